@@ -1,0 +1,39 @@
+# agentic-pipeline: the user's commands (README). Each target installs what it needs first.
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+DATA_DIR ?= $(or $(AGENTIC_PIPELINE_DATA_DIR),$(CURDIR)/data)
+DEMO_DAYS ?= 7
+DEMO_EPISODES ?= 60
+DEMO_START := $(shell date -u -d '$(DEMO_DAYS) days ago' +%F)
+DEMO_END := $(shell date -u -d '1 day ago' +%F)
+export AGENTIC_PIPELINE_DATA_DIR := $(DATA_DIR)
+export DAGSTER_HOME := $(DATA_DIR)/dagster_home
+
+.PHONY: install test lint demo dev clean
+
+$(BIN)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $@
+
+install: $(BIN)/.installed
+
+lint: install
+	$(BIN)/ruff check .
+
+test: install lint
+	$(BIN)/python -m pytest
+
+demo: install
+	$(BIN)/agentic-pipeline simulate --start $(DEMO_START) --days $(DEMO_DAYS) \
+		--episodes-per-day $(DEMO_EPISODES) --seed 7
+	$(BIN)/agentic-pipeline materialize --start $(DEMO_START) --end $(DEMO_END)
+
+dev: install
+	$(BIN)/python -c "from assets.cli import prepare_data_root; prepare_data_root('$(DATA_DIR)')"
+	$(BIN)/dagster dev -w workspace.yaml -h 127.0.0.1 -p $(or $(PORT),3000)
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache

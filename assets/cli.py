@@ -1,0 +1,213 @@
+"""``agentic-pipeline``: the project's command line (DESIGN.md §7).
+
+Every command takes ``--data-dir`` (default ``AGENTIC_PIPELINE_DATA_DIR``, else ``./data``).
+``materialize`` runs in-process Dagster runs recorded in the instance under
+``<data root>/dagster_home``, the same instance ``make dev`` shows.
+"""
+
+import argparse
+import os
+import sys
+from datetime import date, timedelta
+from pathlib import Path
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+DATA_DIR_ENV = "AGENTIC_PIPELINE_DATA_DIR"
+DAGSTER_YAML = """\
+# Local instance for the CLI and `make dev` (see README: Operating it, for the production profile).
+telemetry:
+  enabled: false
+"""
+
+#: The progress display replaces Dagster's per-event console log (the UI still has every event).
+QUIET_RUN_CONFIG = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
+
+console = Console(stderr=False)
+
+
+class UsageError(Exception):
+    """A bad command line: printed without a traceback, exit code 2."""
+
+
+def _parse_day(text: str) -> date:
+    try:
+        return date.fromisoformat(text)
+    except ValueError as exc:
+        raise UsageError(f"not a date (YYYY-MM-DD): {text!r}") from exc
+
+
+def _days(start: date, end: date) -> list[str]:
+    if end < start:
+        raise UsageError(f"--end {end} is before --start {start}")
+    return [(start + timedelta(days=i)).isoformat() for i in range((end - start).days + 1)]
+
+
+def prepare_data_root(data_dir: str) -> Path:
+    """Point the project and Dagster at ``data_dir``; create it and the instance home."""
+    root = Path(data_dir).expanduser().resolve()
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+        home = root / "dagster_home"
+        home.mkdir(exist_ok=True)
+        probe = home / ".write-probe"
+        probe.write_text("ok")
+        probe.unlink()
+    except OSError as exc:
+        raise UsageError(f"data root {root} is not writable: {exc.strerror}") from exc
+    if not (home / "dagster.yaml").exists():
+        (home / "dagster.yaml").write_text(DAGSTER_YAML)
+    os.environ[DATA_DIR_ENV] = str(root)
+    os.environ["DAGSTER_HOME"] = str(home)
+    return root
+
+
+# --- simulate ---------------------------------------------------------------------------------
+
+
+def cmd_simulate(args: argparse.Namespace) -> int:
+    from agentic_pipeline.simulator import write_landing
+
+    root = prepare_data_root(args.data_dir)
+    start = _parse_day(args.start)
+    with console.status(f"simulating {args.days} day(s) x {args.episodes_per_day} episodes"):
+        summary = write_landing(
+            root,
+            start,
+            args.days,
+            args.episodes_per_day,
+            seed=args.seed,
+            transition_share=args.transition_share,
+        )
+    console.print(f"[green]wrote landing files under {root / 'landing'}[/green]")
+    console.print(summary)
+    return 0
+
+
+# --- materialize ------------------------------------------------------------------------------
+
+
+def resolve_selection(defs, selection: str):
+    """Asset keys for ``selection`` (``*``, ``a,b`` or Dagster's selection syntax).
+
+    A multi-asset cannot run half of itself, so every key of a touched multi-asset is included.
+    """
+    from dagster import AssetKey, AssetSelection
+
+    graph = defs.resolve_asset_graph()
+    text = selection.strip()
+    if text in ("*", ""):
+        keys = set(graph.get_all_asset_keys())
+    elif all(part.strip().replace("_", "").isalnum() for part in text.split(",")):
+        keys = {AssetKey(part.strip()) for part in text.split(",")}
+        unknown = keys - set(graph.get_all_asset_keys())
+        if unknown:
+            raise UsageError(f"unknown asset(s): {', '.join(k.to_user_string() for k in unknown)}")
+    else:
+        keys = set(AssetSelection.from_string(text).resolve(graph))
+    for assets_def in defs.assets or []:
+        own = set(getattr(assets_def, "keys", []))
+        if own & keys:
+            keys |= own
+    return sorted(keys, key=lambda k: k.to_user_string())
+
+
+def cmd_materialize(args: argparse.Namespace) -> int:
+    prepare_data_root(args.data_dir)
+    from dagster import DagsterInstance
+
+    from assets.definitions import build_definitions
+    from assets.partitions import daily_partitions
+
+    start = _parse_day(args.start)
+    end = _parse_day(args.end) if args.end else start
+    days = _days(start, end)
+    first = daily_partitions.start.date()
+    if start < first:
+        raise UsageError(
+            f"--start {start} is before the partitions' start date {first} "
+            "(set AGENTIC_PIPELINE_START_DATE to backfill earlier days)"
+        )
+    defs = build_definitions(os.environ[DATA_DIR_ENV])
+    keys = resolve_selection(defs, args.select)
+    job = defs.get_job_def("daily_pipeline")
+    instance = DagsterInstance.get()
+    summary = Table(title="materialized")
+    for column in ("day", "run", "status", "assets"):
+        summary.add_column(column)
+    failed = 0
+    columns = (
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+    )
+    with Progress(*columns, console=console) as progress:
+        task = progress.add_task("materializing", total=len(days))
+        for ds in days:
+            progress.update(task, description=f"materializing {ds}")
+            result = job.execute_in_process(
+                run_config=QUIET_RUN_CONFIG,
+                instance=instance,
+                partition_key=ds,
+                asset_selection=keys,
+                raise_on_error=False,
+                tags={"agentic_pipeline/trigger": "cli"},
+            )
+            n_assets = len(result.get_asset_materialization_events())
+            status = "[green]ok[/green]" if result.success else "[red]failed[/red]"
+            failed += not result.success
+            summary.add_row(ds, result.run_id[:8], status, str(n_assets))
+            if not result.success:
+                for event in result.all_events:
+                    if event.is_failure and event.step_failure_data:
+                        err = event.step_failure_data.error
+                        progress.console.print(f"[red]{ds} {event.step_key}: {err.message.strip()}")
+            progress.advance(task)
+    console.print(summary)
+    console.print(f"selection: {', '.join(k.to_user_string() for k in keys)}")
+    return 1 if failed else 0
+
+
+# --- main ------------------------------------------------------------------------------------
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="agentic-pipeline", description=__doc__.splitlines()[0])
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument(
+        "--data-dir",
+        default=os.environ.get(DATA_DIR_ENV) or "data",
+        help="data root (default: $AGENTIC_PIPELINE_DATA_DIR, else ./data)",
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    sim = sub.add_parser("simulate", parents=[common], help="write simulated landing files")
+    sim.add_argument("--start", required=True)
+    sim.add_argument("--days", type=int, default=7)
+    sim.add_argument("--episodes-per-day", type=int, default=200)
+    sim.add_argument("--seed", type=int, default=0)
+    sim.add_argument("--transition-share", type=float, default=0.3)
+    sim.set_defaults(func=cmd_simulate)
+
+    mat = sub.add_parser("materialize", parents=[common], help="materialize days in-process")
+    mat.add_argument("--start", required=True)
+    mat.add_argument("--end")
+    mat.add_argument("--select", default="*", help="'*', 'a,b' or Dagster selection syntax")
+    mat.set_defaults(func=cmd_materialize)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except UsageError as exc:
+        console.print(f"[red]error:[/red] {exc}")
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,119 @@
+"""``raw_agent_logs`` and ``raw_quarantine``: one day of landing files, restricted zone."""
+
+import pyarrow as pa
+from dagster import (
+    AssetExecutionContext,
+    AssetOut,
+    BackfillPolicy,
+    Failure,
+    MetadataValue,
+    Output,
+    multi_asset,
+)
+
+from agentic_pipeline.ingest import IngestStats, MissingLandingError, ingest_day
+from agentic_pipeline.schema import QUARANTINE_SCHEMA, STEP_SCHEMA
+from assets.metadata import column_schema, counts_md, markdown_table
+from assets.partitions import daily_partitions
+from resources.data_root import DataRootResource
+
+PREVIEW_COLUMNS = (
+    "episode_id",
+    "step",
+    "role",
+    "action_type",
+    "tool_name",
+    "policy_id",
+    "task_type",
+)
+
+
+def _preview(steps: pa.Table) -> MetadataValue:
+    """First rows without any content column: ids, roles, tools and policy only."""
+    head = steps.slice(0, 12).select(list(PREVIEW_COLUMNS)).to_pylist()
+    return markdown_table(head)
+
+
+def _merge(total: IngestStats, day: IngestStats) -> None:
+    for name in (
+        "files",
+        "files_skipped",
+        "bytes_read",
+        "records_read",
+        "records_accepted",
+        "records_quarantined",
+        "episodes",
+        "rows",
+    ):
+        setattr(total, name, getattr(total, name) + getattr(day, name))
+    for name in ("records_by_format", "quarantine_reasons"):
+        merged = getattr(total, name)
+        for key, value in getattr(day, name).items():
+            merged[key] = merged.get(key, 0) + value
+
+
+@multi_asset(
+    outs={
+        "raw_agent_logs": AssetOut(
+            description="Canonical step rows of every agent episode logged that day (raw, "
+            "with personal data). One row per step with lineage to the source record.",
+            metadata={"zone": "restricted"},
+        ),
+        "raw_quarantine": AssetOut(
+            description="Source records that could not be parsed, with file, line and reason.",
+            metadata={"zone": "restricted"},
+        ),
+    },
+    partitions_def=daily_partitions,
+    backfill_policy=BackfillPolicy.single_run(),
+    group_name="ingestion",
+)
+def raw_agent_logs(context: AssetExecutionContext, data_root: DataRootResource):
+    """Read the day's ``landing/YYYY-MM-DD/`` files, auto-detecting the three input formats."""
+    steps, quarantines, total = [], [], IngestStats()
+    for ds in context.partition_keys:
+        try:
+            result = ingest_day(data_root.landing(ds), ds, data_root.benchmark_policy_id)
+        except MissingLandingError as exc:
+            raise Failure(
+                f"no landing folder for {ds}: expected files under {data_root.landing(ds)}"
+            ) from exc
+        stats = result.stats
+        assert stats.records_read == stats.records_accepted + stats.records_quarantined
+        context.log.info(
+            f"{ds}: {stats.records_read} records from {stats.files} files -> "
+            f"{stats.episodes} episodes, {stats.rows} rows, {stats.records_quarantined} quarantined"
+        )
+        steps.append(result.steps)
+        quarantines.append(result.quarantine)
+        _merge(total, stats)
+    step_table = pa.concat_tables(steps) if steps else STEP_SCHEMA.empty_table()
+    quarantine_table = (
+        pa.concat_tables(quarantines) if quarantines else QUARANTINE_SCHEMA.empty_table()
+    )
+    yield Output(
+        step_table,
+        output_name="raw_agent_logs",
+        metadata={
+            "dagster/row_count": step_table.num_rows,
+            "dagster/column_schema": column_schema(STEP_SCHEMA),
+            "episodes": total.episodes,
+            "files_read": total.files,
+            "files_skipped": total.files_skipped,
+            "bytes_read": total.bytes_read,
+            "records_read": total.records_read,
+            "records_accepted": total.records_accepted,
+            "records_quarantined": total.records_quarantined,
+            "records_by_format": counts_md(total.records_by_format, "format", "records"),
+            "preview": _preview(step_table),
+        },
+    )
+    yield Output(
+        quarantine_table,
+        output_name="raw_quarantine",
+        metadata={
+            "dagster/row_count": quarantine_table.num_rows,
+            "dagster/column_schema": column_schema(QUARANTINE_SCHEMA),
+            "reasons": counts_md(total.quarantine_reasons, "reason", "records"),
+        },
+    )

@@ -1,0 +1,6 @@
+"""Dagster resources: thin configurable wrappers over the ``agentic_pipeline`` library."""
+
+from resources.data_root import DataRootResource, default_data_dir
+from resources.io_manager import PartitionedParquetIOManager
+
+__all__ = ["DataRootResource", "PartitionedParquetIOManager", "default_data_dir"]

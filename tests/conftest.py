@@ -1,0 +1,134 @@
+"""Shared fixtures: a throw-away data root and the tau-bench file."""
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+TAU_BENCH = REPO.parent / "shared" / "external" / "tau-bench"
+
+os.environ.setdefault("TLDEXTRACT_PUBLIC_SUFFIX_LIST_URLS", "")
+
+
+@pytest.fixture
+def data_root(tmp_path: Path) -> Path:
+    root = tmp_path / "data"
+    (root / "landing").mkdir(parents=True)
+    return root
+
+
+@pytest.fixture(scope="session")
+def tau_bench_file() -> Path:
+    path = TAU_BENCH / "gpt-4o-airline.json"
+    if not path.exists():
+        pytest.skip(f"tau-bench data not found at {TAU_BENCH} (shared/ folder absent)")
+    return path
+
+
+@pytest.fixture(scope="session")
+def tau_bench_users() -> dict:
+    path = TAU_BENCH / "airline-users.json"
+    if not path.exists():
+        pytest.skip(f"tau-bench users not found at {TAU_BENCH} (shared/ folder absent)")
+    return json.loads(path.read_text())
+
+
+def write_jsonl(path: Path, records: list) -> Path:
+    """Write records (dicts, or raw str/bytes lines) as JSONL."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("wb") as fh:
+        for record in records:
+            if isinstance(record, bytes):
+                fh.write(record + b"\n")
+            elif isinstance(record, str):
+                fh.write(record.encode() + b"\n")
+            else:
+                fh.write(json.dumps(record).encode() + b"\n")
+    return path
+
+
+def chat_episode(episode_id: str = "ep-1", **extra) -> dict:
+    """A small valid Episode-JSONL record."""
+    record = {
+        "episode_id": episode_id,
+        "started_at": "2026-11-28T10:15:00Z",
+        "policy_id": "crm-v2",
+        "propensity": 0.25,
+        "task_type": "update_contact",
+        "task": {"description": "change my email", "goal": {"customer_id": "cus_1"}},
+        "messages": [
+            {"role": "system", "content": "You are a CRM agent."},
+            {"role": "user", "content": "Hi, I'm Ann Lee, my email is ann@example.com"},
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    {
+                        "id": "call_1",
+                        "type": "function",
+                        "function": {
+                            "name": "search_customer",
+                            "arguments": json.dumps({"email": "ann@example.com"}),
+                        },
+                    }
+                ],
+            },
+            {
+                "role": "tool",
+                "tool_call_id": "call_1",
+                "name": "search_customer",
+                "content": json.dumps({"id": "cus_1", "name": "Ann Lee"}),
+            },
+            {"role": "assistant", "content": "Done, Ann."},
+        ],
+        "outcome": {"success": True, "human_takeover": False, "complaint": False, "csat": 5},
+        "usage": {
+            "prompt_tokens": 100,
+            "completion_tokens": 20,
+            "latency_ms": 900,
+            "cost_usd": 0.002,
+        },
+        "reward": 1.0,
+    }
+    record.update(extra)
+    return record
+
+
+def transitions(episode_id: str = "tr-1") -> list[dict]:
+    """A small valid Transition-JSONL episode."""
+    common = {
+        "episode_id": episode_id,
+        "policy_id": "crm-v1",
+        "propensity": 0.5,
+        "task_type": "close_case",
+    }
+    return [
+        {
+            **common,
+            "step": 0,
+            "ts": "2026-11-28T10:00:00Z",
+            "task_description": "close case 7",
+            "action": {"type": "tool", "tool_name": "close_case", "params": {"id": "case_7"}},
+            "obs": {"status": "closed"},
+            "reward": 0.0,
+            "done": False,
+        },
+        {
+            **common,
+            "step": 1,
+            "action": {"type": "respond", "reply": "Closed."},
+            "obs": {"user_message": "Thanks!"},
+            "reward": 0.0,
+            "done": False,
+        },
+        {
+            **common,
+            "step": 2,
+            "action": {"type": "finish"},
+            "obs": None,
+            "reward": 1.0,
+            "done": True,
+        },
+    ]
