@@ -26,7 +26,6 @@ LATE_FILE_LOOKBACK_DAYS = 31
 daily_pipeline_job = define_asset_job(
     name="daily_pipeline",
     selection=AssetSelection.all(),
-    partitions_def=daily_partitions,
     executor_def=in_process_executor,  # one process per run: no ~5 s re-import per step
     description="Every stage for one day: ingest, mask, replay, reward, select.",
 )

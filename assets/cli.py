@@ -132,7 +132,7 @@ def cmd_materialize(args: argparse.Namespace) -> int:
         )
     defs = build_definitions(os.environ[DATA_DIR_ENV])
     keys = resolve_selection(defs, args.select)
-    job = defs.get_job_def("daily_pipeline")
+    job = defs.resolve_job_def("daily_pipeline")
     instance = DagsterInstance.get()
     summary = Table(title="materialized")
     for column in ("day", "run", "status", "assets"):
@@ -205,7 +205,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return args.func(args)
     except UsageError as exc:
-        console.print(f"[red]error:[/red] {exc}")
+        console.print(f"[red]error:[/red] {exc}", soft_wrap=True)
         return 2
 
 
