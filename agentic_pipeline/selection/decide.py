@@ -1,0 +1,318 @@
+"""The daily policy decision: guardrails, champion/challenger and the ``policy_selection`` table.
+
+Per task type, over the trailing window of ``episode_rewards``:
+
+1. a policy is eligible if it has at least ``min_samples`` episodes and the upper confidence
+   bound of its risk rate (share of episodes with a financial write or destructive act) is
+   within ``risk_budget``; a risky policy is never eligible, whatever its reward;
+2. the challenger is the eligible policy with the highest lower confidence bound;
+3. it replaces the current default (the champion) only if it is confidently better: its
+   ``ci_low`` exceeds the champion's mean reward, or its probability of being best is at least
+   ``prob_best_threshold``; otherwise the champion is kept and the reason recorded. A champion
+   with risky episodes whose risk bound breaks the budget is replaced by the challenger (or by
+   nothing); a champion is not dropped merely because its sample is too small to bound its risk.
+
+Linear-model and off-policy estimates are reported next to the bandit statistics.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, fields
+from datetime import date, timedelta
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from agentic_pipeline.selection.bandit import arm_posteriors, prob_best, risk_upper_bound
+from agentic_pipeline.selection.linear import (
+    ContextFeaturizer,
+    linear_estimates,
+    segment_choices,
+)
+from agentic_pipeline.selection.ope import OPEConfig, ope_estimates
+from agentic_pipeline.selection.report import render_report
+
+SELECTION_COLUMNS = [
+    "ds",
+    "task_type",
+    "policy_id",
+    "n_episodes",
+    "mean_reward",
+    "ci_low",
+    "ci_high",
+    "prob_best",
+    "linear_estimate",
+    "linucb_upper",
+    "ope_ips",
+    "ope_snips",
+    "ope_dr",
+    "ope_estimate",
+    "ope_ci_low",
+    "ope_ci_high",
+    "ope_ess",
+    "ope_identified",
+    "risk_rate",
+    "risk_upper",
+    "eligible",
+    "selected",
+    "reason",
+    "window_start",
+    "window_end",
+    "reward_version",
+    # extras
+    "ope_dm",
+    "ope_reason",
+    "n_risky",
+    "is_default",
+]
+
+
+@dataclass(frozen=True)
+class SelectionConfig:
+    """Settings of the daily decision."""
+
+    window_days: int = 7
+    min_samples: int = 30
+    confidence: float = 0.9
+    ci_method: str = "posterior"  # or "bootstrap"
+    prior_strength: float = 1.0
+    prob_best_threshold: float = 0.95
+    n_mc: int = 4000
+    risk_budget: float = 0.05
+    risk_confidence: float = 0.9
+    ridge_alpha: float = 1.0
+    linucb_alpha: float = 1.0
+    segment_keys: tuple[str, ...] = ("tier", "channel")
+    ope_folds: int = 5
+    n_bootstrap: int = 400
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any] | None) -> SelectionConfig:
+        """Build from a plain dict (e.g. Dagster config); unknown keys are rejected."""
+        data = dict(data or {})
+        known = {f.name for f in fields(cls)}
+        unknown = set(data) - known
+        if unknown:
+            raise ValueError(f"selection config: unknown keys {sorted(unknown)}")
+        if "segment_keys" in data:
+            data["segment_keys"] = tuple(data["segment_keys"])
+        return cls(**data)
+
+
+@dataclass
+class SelectionResult:
+    """The ``policy_selection`` table, the JSON-able registry and the markdown report."""
+
+    table: pd.DataFrame
+    registry: dict[str, dict[str, Any]]
+    report_md: str
+    context_decisions: pd.DataFrame = field(default_factory=pd.DataFrame)
+
+
+def _default_of(value: Any) -> str | None:
+    """The policy id of a registry entry (a dict from a previous run) or a plain id."""
+    if value is None:
+        return None
+    if isinstance(value, dict):
+        value = value.get("selected_policy") or value.get("policy_id") or value.get("selected")
+    return None if value is None else str(value)
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, (np.bool_, bool)):
+        return bool(value)
+    if isinstance(value, (np.integer,)):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        return None if not math.isfinite(float(value)) else float(value)
+    if value is pd.NA:
+        return None
+    return value
+
+
+def _f(x: float) -> str:
+    return "nan" if x is None or not np.isfinite(x) else f"{x:.3f}"
+
+
+def _decide(
+    sub: pd.DataFrame, champion: str | None, config: SelectionConfig
+) -> tuple[str | None, str]:
+    """The selected policy of one task type (or None) and the reason."""
+    by_policy = sub.set_index("policy_id")
+    elig = sub[sub["eligible"]]
+    champ = by_policy.loc[champion] if champion in by_policy.index else None
+    # a champion loses its seat on evidence of forbidden acts, not merely on a small sample
+    champ_risky = champ is not None and bool(
+        champ["n_risky"] > 0 and champ["risk_upper"] > config.risk_budget
+    )
+    if elig.empty:
+        if champion is None:
+            return None, "no eligible policy and no current default"
+        if champ_risky:
+            return None, (
+                f"no eligible policy and current default {champion} exceeds the risk budget "
+                f"(risk upper {_f(champ['risk_upper'])} > {config.risk_budget}): needs review"
+            )
+        where = "" if champ is not None else " (no episodes in window)"
+        return champion, f"no eligible policy; keeping current default {champion}{where}"
+    best = elig.sort_values(["ci_low", "mean_reward"], ascending=False).iloc[0]
+    name = str(best["policy_id"])
+    lcb = f"highest lower bound {_f(best['ci_low'])}"
+    if champion is None:
+        return name, f"no current default; {lcb}"
+    if name == champion:
+        return name, f"current default has the {lcb}"
+    if champ is None:
+        return name, f"current default {champion} has no episodes in window; {lcb}"
+    if champ_risky:
+        return name, (
+            f"current default {champion} exceeds the risk budget "
+            f"(risk upper {_f(champ['risk_upper'])}); {lcb}"
+        )
+    beats_ci = best["ci_low"] > champ["mean_reward"]
+    pb = best["prob_best"]
+    beats_pb = bool(np.isfinite(pb) and pb >= config.prob_best_threshold)
+    evidence = (
+        f"{name} ci_low {_f(best['ci_low'])} vs {champion} mean {_f(champ['mean_reward'])}, "
+        f"prob_best {_f(pb)} (threshold {config.prob_best_threshold})"
+    )
+    if beats_ci or beats_pb:
+        return name, f"challenger confidently better than {champion}: {evidence}"
+    return champion, f"keeping current default; challenger not confidently better: {evidence}"
+
+
+def _row_reason(row: pd.Series, config: SelectionConfig) -> str:
+    if row["n_episodes"] < config.min_samples:
+        return f"not eligible: {row['n_episodes']} episodes < min {config.min_samples}"
+    if row["risk_upper"] > config.risk_budget:
+        return (
+            f"not eligible: risk upper {_f(row['risk_upper'])} > budget {config.risk_budget} "
+            f"({row['n_risky']} of {row['n_episodes']} risky)"
+        )
+    return "eligible; not selected"
+
+
+def select_policies(
+    rewards_window: pd.DataFrame,
+    day: str,
+    config: SelectionConfig | None = None,
+    current_defaults: dict[str, Any] | None = None,
+    seed: int = 0,
+) -> SelectionResult:
+    """Decide the default policy per task type on ``day`` over its trailing window.
+
+    ``rewards_window`` is ``episode_rewards`` (any days; rows outside the window ending on
+    ``day`` are ignored). ``current_defaults`` maps task type to a policy id or to the previous
+    registry entry. The result's table has ``SELECTION_COLUMNS``, exactly one ``selected`` row
+    per task type unless nothing may be selected (the registry then says why).
+    """
+    config = config or SelectionConfig()
+    defaults = {k: _default_of(v) for k, v in (current_defaults or {}).items()}
+    end = date.fromisoformat(day)
+    start = (end - timedelta(days=config.window_days - 1)).isoformat()
+    window = rewards_window
+    if "ds" in window:
+        window = window[(window["ds"].astype(str) >= start) & (window["ds"].astype(str) <= day)]
+    window = window[window["reward"].notna()].reset_index(drop=True)
+    window["policy_id"] = window["policy_id"].astype(str)
+    version_col = window.get("reward_version", pd.Series(dtype=object))
+    versions = sorted(version_col.dropna().astype(str).unique())
+    reward_version = "+".join(versions) if versions else None
+    ss_ci, ss_pb, ss_ope = np.random.SeedSequence(seed).spawn(3)
+
+    if window.empty:
+        table = pd.DataFrame(columns=SELECTION_COLUMNS)
+        contexts = pd.DataFrame()
+    else:
+        table = arm_posteriors(
+            window,
+            config.confidence,
+            config.prior_strength,
+            config.ci_method,
+            config.n_bootstrap,
+            np.random.default_rng(ss_ci),
+        )
+        risky = (
+            window["risky"].astype(bool)
+            if "risky" in window
+            else (window["financial_writes"] + window["destructive_actions"]) > 0
+        )
+        n_risky = risky.groupby([window["task_type"], window["policy_id"]]).sum().rename("n_risky")
+        table = table.join(n_risky, on=["task_type", "policy_id"])
+        table["risk_rate"] = table["n_risky"] / table["n_episodes"]
+        table["risk_upper"] = risk_upper_bound(
+            table["n_risky"], table["n_episodes"], config.risk_confidence
+        )
+        table["eligible"] = (table["n_episodes"] >= config.min_samples) & (
+            table["risk_upper"] <= config.risk_budget
+        )
+        table["is_default"] = table["policy_id"].eq(table["task_type"].map(defaults))
+        over_budget = (table["n_risky"] > 0) & (table["risk_upper"] > config.risk_budget)
+        candidates = table["eligible"] | (table["is_default"] & ~over_budget)
+        table["prob_best"] = prob_best(table, candidates, config.n_mc, np.random.default_rng(ss_pb))
+        featurizer = ContextFeaturizer()
+        linear = linear_estimates(
+            window, featurizer, config.ridge_alpha, config.linucb_alpha, config.segment_keys
+        )
+        table = table.merge(linear.table, on=["task_type", "policy_id"], how="left")
+        ope = ope_estimates(
+            window,
+            OPEConfig(config.ope_folds, config.n_bootstrap, config.confidence, config.ridge_alpha),
+            featurizer,
+            np.random.default_rng(ss_ope),
+        )
+        table = table.merge(ope, on=["task_type", "policy_id"], how="left")
+        contexts = linear.contexts
+
+    table["ds"] = day
+    table["window_start"] = start
+    table["window_end"] = day
+    table["reward_version"] = reward_version
+    table["selected"] = False
+    table["reason"] = [_row_reason(r, config) for _, r in table.iterrows()]
+
+    registry: dict[str, dict[str, Any]] = {}
+    for task in sorted(set(table["task_type"]) | set(defaults)):
+        sub = table[table["task_type"] == task]
+        chosen, reason = _decide(sub, defaults.get(task), config)
+        mask = (table["task_type"] == task) & (table["policy_id"] == chosen)
+        table.loc[mask, "selected"] = True
+        table.loc[mask, "reason"] = "selected: " + reason
+        replaced = (table["task_type"] == task) & table["is_default"] & ~mask
+        if replaced.any():
+            table.loc[replaced, "reason"] = table.loc[replaced, "reason"] + "; default replaced"
+        row = table[mask].iloc[0] if mask.any() else None
+        entry = {
+            "task_type": task,
+            "selected_policy": chosen,
+            "previous_default": defaults.get(task),
+            "changed": chosen != defaults.get(task),
+            "n_episodes": None if row is None else row["n_episodes"],
+            "estimate": None if row is None else row["mean_reward"],
+            "ci_low": None if row is None else row["ci_low"],
+            "ci_high": None if row is None else row["ci_high"],
+            "prob_best": None if row is None else row["prob_best"],
+            "ope_estimate": None if row is None else row["ope_estimate"],
+            "reason": reason,
+            "decided_on": day,
+            "window_start": start,
+            "window_end": day,
+            "reward_version": reward_version,
+        }
+        registry[str(task)] = {k: _jsonable(v) for k, v in entry.items()}
+
+    if not contexts.empty:
+        # per context segment, the linear model's best among the eligible policies
+        allowed = table.loc[table["eligible"] | table["selected"], ["task_type", "policy_id"]]
+        contexts = segment_choices(contexts, allowed)
+        chosen_map = {t: e["selected_policy"] for t, e in registry.items()}
+        contexts["selected_policy"] = contexts["task_type"].map(chosen_map)
+        contexts["differs"] = contexts["best_policy"] != contexts["selected_policy"]
+
+    table = table.reindex(columns=SELECTION_COLUMNS)
+    table = table.sort_values(["task_type", "policy_id"]).reset_index(drop=True)
+    table = table.astype({"eligible": bool, "selected": bool, "is_default": bool})
+    report = render_report(table, contexts, registry)
+    return SelectionResult(table, registry, report, contexts)
