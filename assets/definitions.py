@@ -4,6 +4,7 @@ from dagster import Definitions, in_process_executor
 
 from assets.automation import daily_pipeline_job, daily_schedule, late_file_sensor
 from assets.ingestion import raw_agent_logs
+from assets.operations import retention_job, retention_schedule
 from resources import DataRootResource, PartitionedParquetIOManager, default_data_dir
 
 
@@ -12,8 +13,8 @@ def build_definitions(data_dir: str | None = None) -> Definitions:
     data_dir = data_dir or default_data_dir()
     return Definitions(
         assets=[raw_agent_logs],
-        jobs=[daily_pipeline_job],
-        schedules=[daily_schedule],
+        jobs=[daily_pipeline_job, retention_job],
+        schedules=[daily_schedule, retention_schedule],
         sensors=[late_file_sensor],
         resources={
             "data_root": DataRootResource(path=data_dir),
