@@ -1,0 +1,78 @@
+"""``agentic-pipeline report --date D``: a day's stored policy decision in the terminal."""
+
+import pandas as pd
+from rich.console import Console
+from rich.table import Table
+
+from agentic_pipeline.storage import DataRoot
+from assets.selection import CHART_FILE, read_registry, registry_dir
+
+COLUMNS = (
+    ("policy_id", "policy"),
+    ("n_episodes", "n"),
+    ("mean_reward", "mean"),
+    ("ci_low", "ci low"),
+    ("ci_high", "ci high"),
+    ("prob_best", "P(best)"),
+    ("linear_estimate", "linear"),
+    ("ope_estimate", "OPE"),
+    ("risk_rate", "risk"),
+    ("eligible", "eligible"),
+    ("selected", "selected"),
+)
+
+
+def _cell(value: object) -> str:
+    if value is None or value is pd.NA or (isinstance(value, float) and pd.isna(value)):
+        return "–"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{value:.3f}"
+    return str(value)
+
+
+def print_report(data_dir: str, day: str, console: Console) -> int:
+    """Print the ``policy_selection`` decision of ``day`` and its registry; 1 if none stored."""
+    root = DataRoot(data_dir)
+    registry = read_registry(root, day)
+    if not root.has_partition("warehouse", "policy_selection", day):
+        console.print(
+            f"[red]no policy decision stored for {day}[/red]: materialize it first "
+            f"(agentic-pipeline materialize --start {day} --select '*')"
+        )
+        return 1
+    table = root.read_partition("warehouse", "policy_selection", day).to_pandas()
+    entries = (registry or {}).get("task_types", {})
+    if registry is None:
+        console.print(f"[yellow]warning:[/yellow] no registry.json for {day}; showing the table")
+    else:
+        console.print(
+            f"[bold]Policy decision of {day}[/bold] over {registry['window_start']} .. "
+            f"{registry['window_end']}, reward version {registry['reward_version']}, "
+            f"run {registry['run_id']}"
+        )
+    for task in sorted(set(table["task_type"].astype(str)) | set(entries)):
+        sub = table[table["task_type"].astype(str) == task]
+        entry = entries.get(task, {})
+        chosen = entry.get("selected_policy")
+        if not entry and sub["selected"].any():
+            chosen = sub.loc[sub["selected"], "policy_id"].iloc[0]
+        out = Table(
+            title=f"{task}: selected [bold green]{chosen or 'none'}[/bold green]",
+            caption=entry.get("reason"),
+            caption_justify="left",
+        )
+        for _, header in COLUMNS:
+            out.add_column(header, justify="left" if header == "policy" else "right")
+        for row in sub.sort_values("policy_id").to_dict("records"):
+            style = "green" if row["selected"] else None if row["eligible"] else "dim"
+            out.add_row(*(_cell(row[c]) for c, _ in COLUMNS), style=style)
+        console.print(out)
+        notes = sub.loc[sub["ope_identified"].ne(True), "ope_reason"].dropna().unique()
+        for note in notes:
+            console.print(f"  off-policy estimate: {note}")
+    chart = registry_dir(root, day) / CHART_FILE
+    if chart.exists():
+        console.print(f"chart: {chart}")
+    return 0

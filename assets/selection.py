@@ -1,0 +1,268 @@
+"""``policy_selection``: the daily default policy per task type, and the policy registry on disk.
+
+Each day D is decided from ``episode_rewards`` of the trailing window D-(window-1) .. D only (a
+time-window partition mapping; days that do not exist yet are skipped) with the previous day's
+decision as the current default: the latest registry stored for a day before D. Besides the
+table, a run writes under ``<data root>/warehouse/policy_registry/``::
+
+    ds=YYYY-MM-DD/registry.json   per task type: selected policy, estimate, interval, reason,
+                                  window, reward version, Dagster run id
+    ds=YYYY-MM-DD/report.md       the markdown report (also in the materialization metadata)
+    ds=YYYY-MM-DD/chart.png       mean reward and interval per policy
+    latest.json                   the registry of the newest decided day
+
+Every file is written atomically (temporary file, then rename). ``latest.json`` is only replaced
+by a day at least as new as every stored registry, so backfilling old days leaves it alone.
+"""
+
+import base64
+import json
+import os
+import tempfile
+import uuid
+from dataclasses import asdict
+from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pyarrow as pa
+from dagster import (
+    AssetExecutionContext,
+    AssetIn,
+    AssetsDefinition,
+    BackfillPolicy,
+    Failure,
+    MetadataValue,
+    Output,
+    TimeWindowPartitionMapping,
+    asset,
+)
+from upath import UPath
+
+from agentic_pipeline.rewards import RewardSpec
+from agentic_pipeline.selection import (
+    SelectionConfig,
+    SelectionResult,
+    render_chart,
+    select_policies,
+)
+from agentic_pipeline.storage import DataRoot
+from assets.metadata import column_schema, markdown_table
+from assets.partitions import daily_partitions
+from resources.data_root import DataRootResource
+from resources.selection import DEFAULT_WINDOW_DAYS, SelectionResource
+
+SELECTION_CODE_VERSION = "1"
+REGISTRY_ASSET = "policy_registry"
+REGISTRY_FILE = "registry.json"
+REPORT_FILE = "report.md"
+CHART_FILE = "chart.png"
+LATEST_FILE = "latest.json"
+DECISION_COLUMNS = (
+    "task_type",
+    "selected_policy",
+    "previous_default",
+    "changed",
+    "n_episodes",
+    "estimate",
+    "ci_low",
+    "ci_high",
+    "prob_best",
+    "ope_estimate",
+    "reason",
+)
+
+
+# --- the registry on disk ---------------------------------------------------------------------
+
+
+def registry_dir(root: DataRoot, ds: str | None = None) -> UPath:
+    """``warehouse/policy_registry`` (or its ``ds=`` folder)."""
+    if ds is None:
+        return root.asset_dir("warehouse", REGISTRY_ASSET)
+    return root.partition_dir("warehouse", REGISTRY_ASSET, ds)
+
+
+def registry_days(root: DataRoot) -> list[str]:
+    """The days that have a stored registry, sorted."""
+    base = registry_dir(root)
+    if not base.exists():
+        return []
+    days = [p.name[3:] for p in base.iterdir() if p.name.startswith("ds=")]
+    return sorted(ds for ds in days if (registry_dir(root, ds) / REGISTRY_FILE).exists())
+
+
+def read_registry(root: DataRoot, ds: str | None = None) -> dict[str, Any] | None:
+    """The registry decided on ``ds`` (``latest.json`` if ``ds`` is None), or None."""
+    folder = registry_dir(root, ds)
+    path = folder / (LATEST_FILE if ds is None else REGISTRY_FILE)
+    if not path.exists():
+        return None
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def previous_registry(root: DataRoot, ds: str) -> dict[str, Any] | None:
+    """The latest registry stored for a day strictly before ``ds``."""
+    earlier = [d for d in registry_days(root) if d < ds]
+    return read_registry(root, earlier[-1]) if earlier else None
+
+
+def atomic_write(path: UPath, data: bytes) -> None:
+    """Write ``data`` to a temporary file beside ``path``, then rename it over ``path``."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.parent / f".{path.name}.tmp-{uuid.uuid4().hex[:8]}"
+    with tmp.open("wb") as fh:
+        fh.write(data)
+    if path.protocol in ("", "file", "local"):
+        os.replace(str(tmp), str(path))
+    else:
+        tmp.fs.mv(tmp.path, path.path)
+
+
+def registry_document(
+    ds: str,
+    result: SelectionResult,
+    config: SelectionConfig,
+    run_id: str,
+    previous: dict[str, Any] | None,
+) -> dict[str, Any]:
+    """The JSON registry of one day's decision."""
+    entries = {task: {**entry, "run_id": run_id} for task, entry in result.registry.items()}
+    first = next(iter(entries.values()), {})
+    start = (date.fromisoformat(ds) - timedelta(days=config.window_days - 1)).isoformat()
+    return {
+        "ds": ds,
+        "run_id": run_id,
+        "written_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        "window_start": start,
+        "window_end": ds,
+        "window_days": config.window_days,
+        "reward_version": first.get("reward_version"),
+        "previous_registry_ds": (previous or {}).get("ds"),
+        "config": asdict(config),
+        "task_types": entries,
+    }
+
+
+def write_decision(
+    root: DataRoot, ds: str, document: dict[str, Any], result: SelectionResult
+) -> dict[str, UPath]:
+    """Store the registry, report and chart of ``ds``; refresh ``latest.json`` if newest."""
+    folder = registry_dir(root, ds)
+    paths = {
+        "registry": folder / REGISTRY_FILE,
+        "report": folder / REPORT_FILE,
+        "chart": folder / CHART_FILE,
+    }
+    payload = json.dumps(document, indent=2, sort_keys=True).encode()
+    with tempfile.TemporaryDirectory() as tmp:
+        chart = render_chart(result.table, Path(tmp) / CHART_FILE).read_bytes()
+    atomic_write(paths["chart"], chart)
+    atomic_write(paths["report"], result.report_md.encode())
+    atomic_write(paths["registry"], payload)
+    if all(day <= ds for day in registry_days(root)):
+        atomic_write(registry_dir(root) / LATEST_FILE, payload)
+        paths["latest"] = registry_dir(root) / LATEST_FILE
+    return paths
+
+
+# --- the asset --------------------------------------------------------------------------------
+
+
+def _decisions_md(document: dict[str, Any]) -> MetadataValue:
+    rows = []
+    for entry in document["task_types"].values():
+        row = {c: entry.get(c) for c in DECISION_COLUMNS}
+        rows.append({k: round(v, 3) if isinstance(v, float) else v for k, v in row.items()})
+    return markdown_table(rows, max_rows=200)
+
+
+def selection_metadata(
+    table: pd.DataFrame, document: dict[str, Any], paths: dict[str, UPath], chart: bytes
+) -> dict[str, Any]:
+    """Materialization metadata: the day's decisions, report, chart and registry location."""
+    entries = document["task_types"].values()
+    ope = table.loc[table["ds"] == document["ds"], ["task_type", "ope_identified"]]
+    unidentified = sorted(ope.loc[ope["ope_identified"].ne(True), "task_type"].unique())
+    image = base64.b64encode(chart).decode()
+    return {
+        "dagster/row_count": len(table),
+        "dagster/column_schema": column_schema(
+            pa.Table.from_pandas(table, preserve_index=False).schema
+        ),
+        "decision_day": document["ds"],
+        "window": f"{document['window_start']} .. {document['window_end']}",
+        "reward_version": MetadataValue.text(str(document["reward_version"])),
+        "task_types": len(document["task_types"]),
+        "changed_defaults": sum(bool(e.get("changed")) for e in entries),
+        "decisions": _decisions_md(document),
+        "ope_unidentified_task_types": MetadataValue.text(", ".join(map(str, unidentified))),
+        "report": MetadataValue.md(paths["report"].read_text(encoding="utf-8")),
+        "chart": MetadataValue.md(f"![policy selection](data:image/png;base64,{image})"),
+        "chart_path": MetadataValue.path(str(paths["chart"])),
+        "registry_path": MetadataValue.path(str(paths["registry"])),
+    }
+
+
+def selection_code_version(spec: RewardSpec, window_days: int) -> str:
+    """``code_version``: asset code revision + reward spec version + window length."""
+    return f"{SELECTION_CODE_VERSION}+reward-{spec.version}+window-{window_days}"
+
+
+def build_selection_assets(
+    spec: RewardSpec, window_days: int = DEFAULT_WINDOW_DAYS
+) -> list[AssetsDefinition]:
+    """``policy_selection`` over a ``window_days`` trailing window of ``episode_rewards``."""
+    mapping = TimeWindowPartitionMapping(
+        start_offset=-(window_days - 1), end_offset=0, allow_nonexistent_upstream_partitions=True
+    )
+
+    @asset(
+        partitions_def=daily_partitions,
+        ins={"episode_rewards": AssetIn(partition_mapping=mapping)},
+        # one run per day: each decision sees only its own window and the previous decision
+        backfill_policy=BackfillPolicy.multi_run(1),
+        code_version=selection_code_version(spec, window_days),
+        metadata={"zone": "warehouse", "window_days": window_days},
+        group_name="selection",
+        description=f"Per task type and policy, the decision of day ds over the trailing "
+        f"{window_days} days of episode_rewards: bandit statistics, linear and off-policy "
+        "estimates, risk guardrails and the selected default. Also writes the policy registry.",
+    )
+    def policy_selection(
+        context: AssetExecutionContext,
+        episode_rewards: pd.DataFrame,
+        selection: SelectionResource,
+        data_root: DataRootResource,
+    ):
+        """Choose each task type's default policy (champion/challenger with guardrails)."""
+        config = selection.config()
+        if config.window_days > window_days:
+            raise Failure(
+                f"selection.window_days={config.window_days} exceeds the {window_days} days "
+                "the asset loads; rebuild the definitions with a longer window"
+            )
+        root = data_root.root
+        tables, last = [], None
+        for ds in context.partition_keys:  # one day per run under the multi-run backfill
+            previous = previous_registry(root, ds)
+            defaults = (previous or {}).get("task_types") or {}
+            result = select_policies(
+                episode_rewards, ds, config, defaults, seed=selection.seed_for(ds)
+            )
+            document = registry_document(ds, result, config, context.run_id, previous)
+            paths = write_decision(root, ds, document, result)
+            context.log.info(
+                f"{ds}: decided {len(document['task_types'])} task type(s) over "
+                f"{document['window_start']} .. {ds}; previous registry "
+                f"{document['previous_registry_ds']}; wrote {paths['registry']}"
+            )
+            tables.append(result.table)
+            last = (document, paths)
+        table = pd.concat(tables, ignore_index=True) if len(tables) > 1 else tables[0]
+        document, paths = last
+        chart = paths["chart"].read_bytes()
+        yield Output(table, metadata=selection_metadata(table, document, paths, chart))
+
+    return [policy_selection]
