@@ -1,0 +1,160 @@
+"""Structure-aware walk over JSON values (tool arguments, tool results, goals, context).
+
+Keys are never changed. Scalar leaves are handed to a visitor together with the entity type that a
+key-path rule assigns them (``email`` -> ``EMAIL_ADDRESS``, ``first_name`` -> ``PERSON``, ...);
+values under a personal key (``"address": {...}``) inherit it. A
+string that itself holds a JSON object or array is decoded, walked and re-encoded. Subtrees deeper
+than ``max_depth`` go to the visitor's ``too_deep`` as a whole.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any, Protocol
+
+MAX_DEPTH = 64
+
+_KEY_RULES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
+    (re.compile(rx), et)
+    for rx, et in (
+        (r"(?:\w+_)?ip(?:_?address)?|ip_?addr", "IP_ADDRESS"),
+        (r"(?:\w+_)?e_?mail(?:_?address)?|email\d*", "EMAIL_ADDRESS"),
+        (r"(?:\w+_)?(?:phone|mobile|cell|telephone|tel|fax)(?:_?(?:number|no|num))?\d*",
+         "PHONE_NUMBER"),
+        (r"user_?id|user_?name|username|login|handle|account_?id", "USER_ID"),
+        (r"(?:\w+_)?(?:first|last|middle|given|family|full|maiden|display|nick|sur)_?name"
+         r"|name|surname|(?:customer|passenger|contact|person|holder|card_?holder|account_?holder"
+         r"|traveller|traveler|recipient|sender|guest|patient|owner|employee)_?name|"
+         r"cardholder|card_holder|account_holder", "PERSON"),
+        (r"(?:\w+_)?(?:dob|date_?of_?birth|birth_?date|birth_?day|birthdate|birthday)",
+         "DATE_OF_BIRTH"),
+        (r"(?:card_?)?last_?(?:four|4)(?:_digits)?|card_?last_?(?:four|4)", "CARD_LAST4"),
+        (r"cvv|cvc|cvv2|security_?code|card_?pin|pin", "CARD_SECRET"),
+        (r"card|card_?(?:number|no|num|pan|expiry|exp\w*|holder\w*)|credit_?card(?:_?(?:number|no))?"
+         r"|cc|cc_?(?:number|no|num)|pan|debit_?card(?:_?number)?", "CREDIT_CARD"),
+        (r"(?:\w+_)?ssn|social_?security(?:_?number)?|sin", "US_SSN"),
+        (r"(?:\w+_)?iban", "IBAN_CODE"),
+        (r"bank_?account(?:_?number)?|account_?number|routing_?number|sort_?code|bic|swift",
+         "BANK_ACCOUNT"),
+        (r"passport(?:_?(?:number|no))?|driver_?s?_?licen[cs]e(?:_?(?:number|no))?"
+         r"|licen[cs]e_?number|national_?id|tax_?id|tin|nino", "ID_DOCUMENT"),
+        (r"zip|zip_?code|zipcode|post_?code|postal_?code", "ZIP_CODE"),
+        (r"(?:\w+_)?address\w*|street\w*|addr\d*|house_?number|apartment|apt", "STREET_ADDRESS"),
+        (r"(?:home_)?city|town", "LOCATION"),
+        (r"password|passwd|secret|api_?key|access_?token|refresh_?token", "CREDENTIAL"),
+    )
+)
+#: Inside an inherited address, these children are locations (masked, not propagated).
+_ADDRESS_LOCATION_KEYS = frozenset(
+    {"city", "town", "country", "country_code", "state", "province", "region", "county"}
+)
+#: A dict with one of these keys describes a function call: its ``name`` is a tool name.
+_CALL_KEYS = frozenset({"arguments", "kwargs", "args", "parameters", "params", "function"})
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+_NON_ALNUM = re.compile(r"[^a-z0-9]+")
+_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+def normalize_key(key: str) -> str:
+    """``billingAddress`` / ``Billing-Address`` -> ``billing_address``."""
+    return _NON_ALNUM.sub("_", _CAMEL.sub("_", str(key)).lower()).strip("_")
+
+
+def key_entity(key: str) -> str | None:
+    """Entity type a key names (masked whole whatever the value), else ``None``."""
+    k = normalize_key(key)
+    for rx, et in _KEY_RULES:
+        if rx.fullmatch(k):
+            return et
+    return None
+
+
+def child_entity(key: str, inherited: str | None) -> str | None:
+    """Entity of ``key``'s value given the entity inherited from the parent key."""
+    own = key_entity(key)
+    if own is not None:
+        return own
+    if inherited == "STREET_ADDRESS" and normalize_key(key) in _ADDRESS_LOCATION_KEYS:
+        return "LOCATION"
+    return inherited
+
+
+def child_path(path: str, key: str | int) -> str:
+    """JSONPath-like path of a child: ``$.a.b``, ``$.a[0]``, ``$['odd key']``."""
+    if isinstance(key, int):
+        return f"{path}[{key}]"
+    if _IDENT.match(key):
+        return f"{path}.{key}"
+    return f"{path}[{json.dumps(key, ensure_ascii=False)}]"
+
+
+class JsonError(ValueError):
+    """The text is not JSON we can walk (syntax, or nesting beyond the parser's limit)."""
+
+
+def looks_like_json(text: str) -> bool:
+    """Cheap test before trying ``json.loads``: an object or an array."""
+    s = text.strip()
+    return len(s) >= 2 and ((s[0] == "{" and s[-1] == "}") or (s[0] == "[" and s[-1] == "]"))
+
+
+def parse_json(text: str) -> Any:
+    """``json.loads`` raising ``JsonError`` (never with the text) on any failure."""
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise JsonError("nesting too deep for the JSON parser") from None
+    except ValueError as exc:
+        raise JsonError(f"invalid JSON at char {getattr(exc, 'pos', '?')}") from None
+
+
+def dump_like(obj: Any, original: str) -> str:
+    """Re-encode ``obj`` with the separators the original text used (compact or spaced)."""
+    compact = '":"' in original or '","' in original or ('": ' not in original and
+                                                         '", ' not in original)
+    seps = (",", ":") if compact else (", ", ": ")
+    return json.dumps(obj, ensure_ascii=False, separators=seps)
+
+
+class Visitor(Protocol):
+    """Callbacks of ``walk``."""
+
+    def leaf(self, path: str, value: Any, entity: str | None) -> Any:
+        """A scalar (str, int, float; not bool/None): return its replacement."""
+
+    def too_deep(self, path: str, subtree: Any) -> Any:
+        """A subtree below ``max_depth``: return its replacement."""
+
+    def bad_json(self, path: str, text: str) -> Any:
+        """A string that looked like JSON but could not be parsed: return its replacement."""
+
+
+def walk(obj: Any, visitor: Visitor, path: str = "$", entity: str | None = None,
+         depth: int = 0, max_depth: int = MAX_DEPTH) -> Any:
+    """Return a copy of ``obj`` with every leaf replaced by the visitor's answer."""
+    if depth > max_depth:
+        return visitor.too_deep(path, obj)
+    if isinstance(obj, dict):
+        is_call = not _CALL_KEYS.isdisjoint(obj.keys())
+        return {
+            k: walk(v, visitor, child_path(path, k),
+                    None if is_call and k == "name" else child_entity(k, entity),
+                    depth + 1, max_depth)
+            for k, v in obj.items()
+        }
+    if isinstance(obj, list):
+        return [
+            walk(v, visitor, child_path(path, i), entity, depth + 1, max_depth)
+            for i, v in enumerate(obj)
+        ]
+    if obj is None or isinstance(obj, bool):
+        return obj
+    if isinstance(obj, str) and entity is None and looks_like_json(obj):
+        try:
+            inner = parse_json(obj)
+        except JsonError:
+            return visitor.bad_json(path, obj)
+        new = walk(inner, visitor, path, None, depth + 1, max_depth)
+        return obj if new == inner else dump_like(new, obj)
+    return visitor.leaf(path, obj, entity)

@@ -1,0 +1,102 @@
+"""Keyed, consistent pseudonyms: ``<TYPE_3f9a1c2b>`` = HMAC-SHA256(key, type + normalized value).
+
+The same value of the same entity type gets the same token in every episode and every day as long as
+the key is the same, so joins and replay still work on masked data, while nobody without the key can
+recompute (or dictionary-attack) the token of a value.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import logging
+import re
+import unicodedata
+from collections.abc import Callable
+
+from presidio_anonymizer.entities import OperatorConfig
+
+logger = logging.getLogger(__name__)
+
+#: Development key: never use it for real data (``is_dev_key`` tells, the Masker warns).
+DEV_MASKING_KEY = "agentic-pipeline-dev-masking-key-NOT-FOR-PRODUCTION"
+TOKEN_HEX_CHARS = 8
+#: Matches a token this module produced (used to skip already-masked text).
+TOKEN_RE = re.compile(rf"<[A-Z][A-Z0-9_]*_[0-9a-f]{{{TOKEN_HEX_CHARS}}}>")
+
+_DIGIT_TYPES = frozenset({"PHONE_NUMBER", "CREDIT_CARD", "US_SSN", "CARD_LAST4", "US_BANK_NUMBER"})
+_WS = re.compile(r"\s+")
+
+
+def is_dev_key(key: str | bytes) -> bool:
+    """True when ``key`` is the public development key."""
+    k = key.decode("utf-8", "replace") if isinstance(key, bytes) else key
+    return k == DEV_MASKING_KEY
+
+
+def normalize(value: str, entity_type: str) -> str:
+    """Canonical form of a value before hashing (strip, casefold, digits-only for numbers)."""
+    text = unicodedata.normalize("NFKC", str(value)).strip()
+    if entity_type in _DIGIT_TYPES:
+        digits = "".join(ch for ch in text if ch.isdigit())
+        if entity_type == "PHONE_NUMBER":
+            if digits.startswith("00"):
+                digits = digits[2:]
+            if len(digits) == 11 and digits.startswith("1"):
+                digits = digits[1:]  # NANP country code: +1 555... == 555...
+        return digits or text.casefold()
+    if entity_type == "IBAN_CODE":
+        return text.replace(" ", "").casefold()
+    return _WS.sub(" ", text).casefold()
+
+
+def _key_bytes(key: str | bytes) -> bytes:
+    return key if isinstance(key, bytes) else key.encode("utf-8")
+
+
+def pseudonym_for(value: str, entity_type: str, key: str | bytes) -> str:
+    """The token that masking gives ``value`` of ``entity_type`` under ``key`` (used by erasure)."""
+    msg = f"{entity_type}\x1f{normalize(value, entity_type)}".encode("utf-8", "surrogatepass")
+    digest = hmac.new(_key_bytes(key), msg, hashlib.sha256).hexdigest()
+    return f"<{entity_type}_{digest[:TOKEN_HEX_CHARS]}>"
+
+
+def value_hash(value: str, key: str | bytes = b"leak-scan") -> str:
+    """Short keyed hash of a raw value, for leak reports (never the value itself)."""
+    return hmac.new(
+        _key_bytes(key), str(value).encode("utf-8", "surrogatepass"), hashlib.sha256
+    ).hexdigest()[:16]
+
+
+class Pseudonymizer:
+    """Keyed pseudonym factory with a per-instance cache; also builds Presidio operators."""
+
+    def __init__(self, key: str | bytes) -> None:
+        if not key:
+            raise ValueError("masking key must not be empty")
+        if is_dev_key(key):
+            logger.warning(
+                "PII masking uses the public development key DEV_MASKING_KEY: tokens are not "
+                "secret; set AGENTIC_PIPELINE_MASKING_KEY for real data"
+            )
+        self._key = _key_bytes(key)
+        self._cache: dict[tuple[str, str], str] = {}
+
+    def token(self, value: str, entity_type: str) -> str:
+        """Pseudonym of ``value`` (cached)."""
+        k = (entity_type, value)
+        tok = self._cache.get(k)
+        if tok is None:
+            tok = pseudonym_for(value, entity_type, self._key)
+            self._cache[k] = tok
+        return tok
+
+    def operator(self, entity_type: str) -> Callable[[str], str]:
+        """A one-argument function for Presidio's ``custom`` operator."""
+        return lambda text: self.token(text, entity_type)
+
+    def operators(self, entity_types: set[str] | list[str]) -> dict[str, OperatorConfig]:
+        """``{entity_type: OperatorConfig("custom", {"lambda": ...})}`` for ``AnonymizerEngine``."""
+        return {
+            et: OperatorConfig("custom", {"lambda": self.operator(et)}) for et in entity_types
+        }

@@ -1,0 +1,227 @@
+"""High-precision PII patterns and the custom Presidio recognizers built on them.
+
+The same compiled patterns serve the masking recognizers and the leak scan (``scan.py``), so that
+whatever the scan flags, masking also catches.
+
+Decisions (documented for reviewers):
+
+* ``USER_ID``: account handles shaped ``first_last_1234`` (tau-bench style, they embed the name) are
+  masked.
+* Payment-method ids (``credit_card_4421486``, ``gift_card_…``, ``certificate_…``, ``paypal_…``),
+  reservation codes, flight numbers and ``cus_…`` CRM ids are opaque internal ids that identify
+  nobody outside the operator's systems; they are kept so replay and joins work (they also appear as
+  JSON keys, which are never touched).
+* ``CARD_LAST4``: the last four digits of a card when the context says so ("card ending in 7447",
+  "my 7447 card", "last four 7447"); ``DATE_OF_BIRTH``: a date right after "born", "birthday",
+  "date of birth", "DOB". Other dates (bookings, timestamps) are kept.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from presidio_analyzer import LocalRecognizer, RecognizerResult
+from presidio_analyzer.nlp_engine import NlpArtifacts
+
+# --------------------------------------------------------------------------- strict patterns
+EMAIL_RE = re.compile(
+    r"(?<![\w.%+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b"
+)
+PHONE_RE = re.compile(
+    r"(?<![\w+])(?:(?:\+|00)\d{1,3}[\s.-]?|1[\s.-])?"
+    r"(?:\(\d{3}\)\s?|\d{3}[\s.-])\d{3}[\s.-]\d{4}"
+    r"(?:\s?(?:x|ext\.?)\s?\d{1,5})?(?![\w])"
+    r"|(?<![\w+])\+\d{1,3}(?:[\s.-]?\(?\d{1,4}\)?){1,2}(?:[\s.-]?\d{2,4}){2,4}(?![\w])"
+)
+CARD_RE = re.compile(r"(?<![\w-])\d(?:[ -]?\d){12,18}(?![\w-])")
+SSN_RE = re.compile(r"(?<![\w-])(?!000|666|9\d\d)\d{3}-(?!00)\d{2}-(?!0000)\d{4}(?![\w-])")
+IBAN_RE = re.compile(r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?\b")
+IPV4_RE = re.compile(
+    r"(?<![\w.])(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(?![\w.])"
+)
+USER_ID_RE = re.compile(
+    r"(?<![\w])(?!(?:credit|gift|debit)_card_|certificate_|paypal_|call_)[a-z]+_[a-z]+_\d{4}(?![\w])"
+)
+
+_MONTH = (
+    r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|"
+    r"Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)"
+)
+DATE_PATTERN = (
+    r"(?:\d{4}-\d{1,2}-\d{1,2}|\d{1,2}[/.-]\d{1,2}[/.-]\d{2,4}"
+    rf"|{_MONTH}\.? \d{{1,2}}(?:st|nd|rd|th)?,? \d{{4}}"
+    rf"|\d{{1,2}}(?:st|nd|rd|th)? (?:of )?{_MONTH}\.?,? \d{{4}})"
+)
+DOB_RE = re.compile(
+    r"(?i)\b(?:born|birth\s?day|date of birth|birth\s?date|d\.?o\.?b\.?)\b[^\d\n]{0,30}?"
+    rf"({DATE_PATTERN})"
+)
+LAST4_RES = (
+    re.compile(
+        r"(?i)\b(?:card|visa|mastercard|amex|discover|ending|ends|last (?:four|4)(?: digits)?)"
+        r"\b[^\d\n]{0,25}?(?<![\d-])(\d{4})(?![\d-])"
+    ),
+    re.compile(r"(?i)(?<![\w-])(\d{4})(?:\s+(?:visa|mastercard|amex|credit|debit))?\s+card\b"),
+)
+PHONE_CONTEXT_RE = re.compile(
+    r"(?i)\b(?:reach me at|call me(?: at| on)?|text me(?: at| on)?|contact me at|phone|mobile|"
+    r"cell|tel(?:ephone)?|number)\b[^\d\n]{0,20}?(?<![\w-])(?!\d{4}-\d\d?-\d\d?\b)(\+?\(?\d[\d\s().-]{8,18}\d(?:\s?x\d{1,5})?)"
+    r"(?![\w-])"
+)
+_STREET_SUFFIX = (
+    "Street|St|Avenue|Ave|Road|Rd|Drive|Dr|Lane|Ln|Boulevard|Blvd|Court|Ct|Way|Place|Pl|Terrace|"
+    "Ter|Circle|Cir|Parkway|Pkwy|Highway|Hwy|Square|Sq|Trail|Trl|Loop|Row|Crescent|Close|Alley|"
+    "Bypass|Causeway|Center|Common|Corner|Cove|Creek|Crossing|Estates|Expressway|Extension|Falls|"
+    "Ferry|Field|Fields|Flat|Flats|Ford|Forest|Fork|Forks|Fort|Freeway|Garden|Gardens|Gateway|"
+    "Glen|Green|Grove|Harbor|Haven|Heights|Hill|Hills|Hollow|Island|Isle|Junction|Key|Knoll|"
+    "Knolls|Lake|Lakes|Landing|Light|Lights|Manor|Meadow|Meadows|Mill|Mills|Mission|Mount|"
+    "Mountain|Mountains|Neck|Orchard|Oval|Park|Pass|Path|Pike|Pine|Pines|Plain|Plains|Plaza|"
+    "Point|Points|Port|Ports|Prairie|Radial|Ranch|Rapids|Rest|Ridge|Ridges|River|Route|Run|"
+    "Shoal|Shoals|Shore|Shores|Skyway|Spring|Springs|Spur|Station|Stravenue|Stream|Summit|"
+    "Throughway|Trace|Track|Tunnel|Turnpike|Union|Unions|Valley|Valleys|Via|Viaduct|View|Views|"
+    "Village|Villages|Ville|Vista|Walk|Wall|Wells|Bridge|Brook|Brooks|Burg|Burgs|Canyon|Cape|"
+    "Cliff|Cliffs|Club|Crest|Dale|Dam|Divide|Curve|Branch|Bluff|Bluffs|Bottom|Camp|Glens|Greens|"
+    "Groves|Harbors|Mall|Motorway|Overpass|Parks|Inlet|Hwy|Heights"
+)
+_UNIT = r"(?:Apt\.?|Apartment|Suite|Ste\.?|Unit|#)\s*[A-Za-z0-9-]+"
+STREET_RE = re.compile(
+    rf"\b\d{{1,6}}\s+(?:[A-Z][A-Za-z'-]*\.?\s+){{1,4}}(?:{_STREET_SUFFIX})\b\.?"
+    rf"(?:,?\s+{_UNIT})?"
+    rf"|\b{_UNIT}(?=\s|,|$)"
+)
+
+
+def luhn_ok(number: str) -> bool:
+    """Luhn checksum of the digits in ``number``."""
+    digits = [int(c) for c in number if c.isdigit()]
+    if not 13 <= len(digits) <= 19:
+        return False
+    total = 0
+    for i, d in enumerate(reversed(digits)):
+        if i % 2:
+            d *= 2
+            if d > 9:
+                d -= 9
+        total += d
+    return total % 10 == 0
+
+
+def iban_ok(value: str) -> bool:
+    """ISO 13616 mod-97 check."""
+    s = value.replace(" ", "").upper()
+    if not 15 <= len(s) <= 34:
+        return False
+    moved = s[4:] + s[:4]
+    try:
+        return int("".join(str(int(c, 36)) for c in moved)) % 97 == 1
+    except ValueError:
+        return False
+
+
+def strict_matches(text: str) -> Iterator[tuple[int, int, str]]:
+    """High-precision matches ``(start, end, entity_type)``: shared by recognizers and the scan."""
+    for m in EMAIL_RE.finditer(text):
+        yield m.start(), m.end(), "EMAIL_ADDRESS"
+    for m in PHONE_RE.finditer(text):
+        yield m.start(), m.end(), "PHONE_NUMBER"
+    for m in CARD_RE.finditer(text):
+        if luhn_ok(m.group()):
+            yield m.start(), m.end(), "CREDIT_CARD"
+    for m in SSN_RE.finditer(text):
+        yield m.start(), m.end(), "US_SSN"
+    for m in IBAN_RE.finditer(text):
+        if iban_ok(m.group()):
+            yield m.start(), m.end(), "IBAN_CODE"
+    for m in IPV4_RE.finditer(text):
+        yield m.start(), m.end(), "IP_ADDRESS"
+    for m in USER_ID_RE.finditer(text):
+        yield m.start(), m.end(), "USER_ID"
+
+
+# --------------------------------------------------------------------------- recognizers
+class StrictPatternRecognizer(LocalRecognizer):
+    """Presidio recognizer reporting ``strict_matches`` (checksums included)."""
+
+    ENTITIES = ["EMAIL_ADDRESS", "PHONE_NUMBER", "CREDIT_CARD", "US_SSN", "IBAN_CODE",
+                "IP_ADDRESS", "USER_ID"]
+
+    def __init__(self, score: float = 0.9) -> None:
+        self.score = score
+        super().__init__(supported_entities=list(self.ENTITIES), name="StrictPatternRecognizer")
+
+    def load(self) -> None:  # noqa: D102
+        pass
+
+    def analyze(
+        self, text: str, entities: list[str], nlp_artifacts: NlpArtifacts | None = None
+    ) -> list[RecognizerResult]:
+        """Report every strict match of a requested entity type."""
+        wanted = set(entities) if entities else set(self.ENTITIES)
+        return [
+            RecognizerResult(et, s, e, self.score)
+            for s, e, et in strict_matches(text)
+            if et in wanted
+        ]
+
+
+class ContextGroupRecognizer(LocalRecognizer):
+    """Reports group 1 of regexes whose surrounding text gives the context (last four, DOB)."""
+
+    def __init__(self, entity: str, regexes: tuple[re.Pattern[str], ...], score: float,
+                 name: str, group: int = 1) -> None:
+        self.entity = entity
+        self.group = group
+        self.regexes = regexes
+        self.score = score
+        super().__init__(supported_entities=[entity], name=name)
+
+    def load(self) -> None:  # noqa: D102
+        pass
+
+    def analyze(
+        self, text: str, entities: list[str], nlp_artifacts: NlpArtifacts | None = None
+    ) -> list[RecognizerResult]:
+        """Report the span of ``group`` of each match."""
+        if entities and self.entity not in entities:
+            return []
+        g = self.group
+        return [
+            RecognizerResult(self.entity, m.start(g), m.end(g), self.score)
+            for rx in self.regexes
+            for m in rx.finditer(text)
+        ]
+
+
+def card_last4_recognizer() -> ContextGroupRecognizer:
+    """"card ending in 7447", "my 7447 card", "last four digits 7447"."""
+    return ContextGroupRecognizer("CARD_LAST4", LAST4_RES, 0.8, "CardLastFourRecognizer")
+
+
+def phone_context_recognizer() -> ContextGroupRecognizer:
+    """Digit runs right after "reach me at", "phone", "mobile", ... (any format, any region)."""
+    return ContextGroupRecognizer("PHONE_NUMBER", (PHONE_CONTEXT_RE,), 0.75,
+                                  "PhoneContextRecognizer")
+
+
+def dob_recognizer() -> ContextGroupRecognizer:
+    """A date right after a birth keyword."""
+    return ContextGroupRecognizer("DATE_OF_BIRTH", (DOB_RE,), 0.85, "DateOfBirthRecognizer")
+
+
+def street_address_recognizer() -> ContextGroupRecognizer:
+    """US/UK-style street lines ("975 Sunset Drive, Suite 217") and unit designators."""
+    return ContextGroupRecognizer(
+        "STREET_ADDRESS", (STREET_RE,), 0.7, "StreetAddressRecognizer", group=0
+    )
+
+
+def custom_recognizers() -> list[LocalRecognizer]:
+    """All our recognizers, to add to a Presidio registry."""
+    return [
+        StrictPatternRecognizer(),
+        card_last4_recognizer(),
+        phone_context_recognizer(),
+        dob_recognizer(),
+        street_address_recognizer(),
+    ]

@@ -1,0 +1,105 @@
+"""Second line of defence: a high-precision scan of masked tables for personal data.
+
+It looks for strict patterns (email, phone, Luhn-valid card, SSN, IBAN, IPv4, user ids) and for
+every raw value masking found (``known_values``, globally or per episode), and reports *where* a
+leak is (column, row, entity type, a keyed hash of the value), never the value itself.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import pyarrow as pa
+
+from agentic_pipeline.masking.pseudonyms import TOKEN_RE, value_hash
+from agentic_pipeline.masking.recognizers import strict_matches
+
+DEFAULT_SCAN_COLUMNS = ("content", "tool_arguments", "task_description", "task_goal", "context")
+
+
+@dataclass(frozen=True)
+class Leak:
+    """One suspected leak; ``value_hash`` lets two reports be compared without the raw value."""
+
+    column: str
+    row: int
+    entity_type: str
+    value_hash: str
+    detector: str  # "pattern" or "known_value"
+
+    def __str__(self) -> str:
+        where = f"{self.column}[{self.row}]"
+        return f"{self.entity_type} in {where} ({self.detector} {self.value_hash})"
+
+
+class PIILeakError(RuntimeError):
+    """Masked output still holds personal data; the message never includes a raw value."""
+
+    def __init__(self, leaks: Sequence[Leak]) -> None:
+        self.leaks = list(leaks)
+        kinds: dict[str, int] = {}
+        for lk in self.leaks:
+            k = f"{lk.column}:{lk.entity_type}"
+            kinds[k] = kinds.get(k, 0) + 1
+        summary = ", ".join(f"{k}={v}" for k, v in sorted(kinds.items()))
+        super().__init__(f"{len(self.leaks)} PII leak(s) after masking: {summary}")
+
+
+def compile_values(values: Iterable[str]) -> re.Pattern[str] | None:
+    """One case-insensitive, word-bounded alternation of ``values`` (longest first)."""
+    uniq = sorted({v for v in values if v and v.strip()}, key=lambda v: (-len(v), v))
+    if not uniq:
+        return None
+    alts = "|".join(re.escape(v) for v in uniq)
+    return re.compile(rf"(?<!\w)(?:{alts})(?!\w)", re.IGNORECASE)
+
+
+def _column(table: Any, name: str) -> list[Any]:
+    if isinstance(table, pa.Table):
+        return table.column(name).to_pylist()
+    return list(table[name])
+
+
+def _columns(table: Any) -> list[str]:
+    return list(table.column_names if isinstance(table, pa.Table) else table.columns)
+
+
+def scan_for_leaks(
+    table: Any,
+    known_values: Iterable[str] | Mapping[str, Iterable[str]] | None = None,
+    columns: Sequence[str] = DEFAULT_SCAN_COLUMNS,
+    min_known_len: int = 4,
+) -> list[Leak]:
+    """Scan ``columns`` of a pyarrow Table or pandas DataFrame.
+
+    ``known_values`` is either one collection for all rows or a mapping ``episode_id -> values``
+    (then the table needs an ``episode_id`` column). Values shorter than ``min_known_len`` are not
+    searched (too many false alarms). Already-masked tokens are ignored.
+    """
+    present = [c for c in columns if c in _columns(table)]
+    global_rx: re.Pattern[str] | None = None
+    per_episode: dict[str, re.Pattern[str] | None] = {}
+    episodes: list[Any] | None = None
+    if isinstance(known_values, Mapping):
+        episodes = _column(table, "episode_id")
+        for ep, vals in known_values.items():
+            per_episode[ep] = compile_values(v for v in vals if len(v) >= min_known_len)
+    elif known_values is not None:
+        global_rx = compile_values(v for v in known_values if len(v) >= min_known_len)
+    leaks: list[Leak] = []
+    for col in present:
+        for row, cell in enumerate(_column(table, col)):
+            if not isinstance(cell, str) or not cell:
+                continue
+            text = TOKEN_RE.sub(" ", cell)
+            for s, e, et in strict_matches(text):
+                leaks.append(Leak(col, row, et, value_hash(text[s:e]), "pattern"))
+            rx = global_rx if episodes is None else per_episode.get(episodes[row])
+            if rx is not None:
+                for m in rx.finditer(text):
+                    leaks.append(Leak(col, row, "KNOWN_VALUE", value_hash(m.group().casefold()),
+                                      "known_value"))
+    return leaks

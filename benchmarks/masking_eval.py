@@ -1,0 +1,67 @@
+"""Masking recall on labeled corpora (simulated logs + tau-bench with airline-users.json as truth).
+
+Targets: zero leaks of emails, phones, card numbers, SSNs, IBANs, user ids, dates of birth;
+>= 98% of person names and street addresses masked. Exit status 1 when a target is missed.
+
+    python benchmarks/masking_eval.py --sim 200 --tau 200 --workers 2
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+import time
+from pathlib import Path
+
+from agentic_pipeline.masking import Masker, mask_steps
+from agentic_pipeline.masking.evaluation import (
+    HIGH_RECALL,
+    ZERO_LEAK,
+    LabeledCorpus,
+    format_recall,
+    measure_recall,
+    simulated_corpus,
+    tau_bench_corpus,
+)
+
+TAU = Path(__file__).resolve().parents[1].parent / "shared" / "external" / "tau-bench"
+
+
+def evaluate(name: str, corpus: LabeledCorpus, masker: Masker) -> bool:
+    """Mask, print the figures, return whether the targets are met."""
+    t = time.perf_counter()
+    res = mask_steps(corpus.table, masker)
+    secs = time.perf_counter() - t
+    fig = measure_recall(corpus.table, res.masked, corpus.planted)
+    print(f"\n== {name}: {corpus.n_episodes} episodes, {corpus.table.num_rows} rows, {secs:.1f}s, "
+          f"scan leaks {res.stats['leaks']}")
+    print(format_recall(fig))
+    ok = all(fig.get(et, {"leaked": 0})["leaked"] == 0 for et in ZERO_LEAK)
+    ok &= all(fig[et]["recall"] >= 0.98 for et in HIGH_RECALL if et in fig)
+    print("targets met" if ok else "TARGETS MISSED")
+    return ok
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--sim", type=int, default=100, help="simulated episodes")
+    ap.add_argument("--tau", type=int, default=200, help="tau-bench episodes (0: none)")
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--seed", type=int, default=5)
+    args = ap.parse_args()
+    logging.basicConfig(level=logging.ERROR)
+    ok = True
+    with Masker(n_workers=args.workers) as masker:
+        ok &= evaluate("simulated", simulated_corpus(args.sim, seed=args.seed), masker)
+        if args.tau and (TAU / "gpt-4o-airline.json").exists():
+            tau = tau_bench_corpus(TAU / "gpt-4o-airline.json", TAU / "airline-users.json",
+                                   limit=args.tau)
+            ok &= evaluate("tau-bench airline", tau, masker)
+        elif args.tau:
+            print(f"tau-bench data not found at {TAU}: skipped")
+    sys.exit(0 if ok else 1)
+
+
+if __name__ == "__main__":
+    main()
