@@ -1,0 +1,190 @@
+"""``replayed_episodes`` and the shadow pair ``shadow_episodes`` + ``behaviour_diff`` (warehouse).
+
+Thin wrappers: :func:`agentic_pipeline.replay.replay_day` replays each day of
+``masked_trajectories``; :mod:`agentic_pipeline.environments.shadow` runs the configured candidate
+on the day's recorded CRM tasks and compares it with the logged behaviour. Metadata holds counts
+and rates only, never content.
+"""
+
+import pandas as pd
+import pyarrow as pa
+from dagster import (
+    AssetExecutionContext,
+    AssetIn,
+    AssetOut,
+    BackfillPolicy,
+    Failure,
+    Output,
+    asset,
+    multi_asset,
+)
+
+from agentic_pipeline.environments.shadow import (
+    DIFF_SCHEMA,
+    SHADOW_EPISODES_SCHEMA,
+    ShadowQuotaExceeded,
+    ShadowRunner,
+    behaviour_diff,
+    recorded_tasks,
+    shadow_table,
+)
+from agentic_pipeline.replay import REPLAYED_EPISODES_SCHEMA, replay_day, to_arrow
+from assets.metadata import column_schema, counts_md, markdown_table
+from assets.partitions import daily_partitions
+from resources.shadow import ShadowResource
+
+RATE_FACTS = (
+    "success",
+    "premature_finish",
+    "loop_detected",
+    "human_takeover",
+)
+
+
+def _day(frame: pd.DataFrame, ds: str) -> pd.DataFrame:
+    return frame[frame["ds"] == ds] if len(frame) else frame
+
+
+def policy_rates(replayed: pd.DataFrame) -> list[dict]:
+    """Fact rates per policy (rounded), for the markdown metadata."""
+    rows = []
+    for policy_id, group in sorted(replayed.groupby("policy_id", dropna=False), key=str):
+        n = len(group)
+        row = {"policy_id": policy_id, "episodes": n}
+        for fact in RATE_FACTS:
+            row[fact] = round(float(group[fact].astype(bool).mean()), 3)
+        row["financial_write"] = round(float((group["financial_writes"] > 0).mean()), 3)
+        row["destructive"] = round(float((group["destructive_actions"] > 0).mean()), 3)
+        row["errors_per_episode"] = round(float(group["n_errors"].mean()), 3)
+        rows.append(row)
+    return rows
+
+
+@asset(
+    ins={"masked_trajectories": AssetIn("masked_trajectories")},
+    partitions_def=daily_partitions,
+    backfill_policy=BackfillPolicy.single_run(),
+    metadata={"zone": "warehouse"},
+    group_name="replay",
+    description="One row per episode: replay status and behavioural facts (success, errors, "
+    "retries, loops, premature finish, financial writes, destructive acts, takeover).",
+)
+def replayed_episodes(context: AssetExecutionContext, masked_trajectories: pd.DataFrame):
+    """Replay every episode of each day in the run against its cassette (and CRM sandbox)."""
+    days = [replay_day(_day(masked_trajectories, ds), ds) for ds in context.partition_keys]
+    frame = pd.concat(days, ignore_index=True) if days else replay_day(pd.DataFrame())
+    table = to_arrow(frame)
+    context.log.info(
+        f"replayed {table.num_rows} episodes over {len(context.partition_keys)} day(s)"
+    )
+    counts = frame["replay_status"].value_counts().to_dict() if len(frame) else {}
+    yield Output(
+        table,
+        metadata={
+            "dagster/row_count": table.num_rows,
+            "dagster/column_schema": column_schema(REPLAYED_EPISODES_SCHEMA),
+            "status_counts": counts_md({str(k): int(v) for k, v in counts.items()}, "status"),
+            "success_source": counts_md(
+                {str(k): int(v) for k, v in frame["success_source"].value_counts().items()}
+                if len(frame)
+                else {},
+                "source",
+            ),
+            "rates_by_policy": markdown_table(policy_rates(frame) if len(frame) else []),
+        },
+    )
+
+
+@multi_asset(
+    outs={
+        "shadow_episodes": AssetOut(
+            description="The shadow candidate's episodes on the day's recorded CRM tasks: replay "
+            "facts, dangerous attempts and the (masked-input) trajectory, beside the logged ones.",
+            metadata={"zone": "warehouse"},
+        ),
+        "behaviour_diff": AssetOut(
+            description="Logged policy vs shadow candidate per task type: action distribution, "
+            "tool use, steps to completion, error rate, success and risk.",
+            metadata={"zone": "warehouse"},
+        ),
+    },
+    ins={
+        "masked_trajectories": AssetIn("masked_trajectories"),
+        "replayed_episodes": AssetIn("replayed_episodes"),
+    },
+    partitions_def=daily_partitions,
+    backfill_policy=BackfillPolicy.single_run(),
+    group_name="replay",
+)
+def shadow_assets(
+    context: AssetExecutionContext,
+    masked_trajectories: pd.DataFrame,
+    replayed_episodes: pd.DataFrame,
+    shadow: ShadowResource,
+):
+    """Run the candidate in shadow (sandbox only, quota and kill switch) and diff behaviours."""
+    tasks, skipped = recorded_tasks(masked_trajectories.to_dict("records"))
+    over_quota = max(0, len(tasks) - shadow.max_episodes)
+    tasks = tasks[: shadow.max_episodes]
+    runner = ShadowRunner(
+        shadow.build_policy(), shadow.quota, max_steps=shadow.max_steps, seed=shadow.seed
+    )
+    kill_reason = None
+    try:
+        runner.run(tasks)
+    except ShadowQuotaExceeded as exc:
+        kill_reason = str(exc)
+        context.log.warning(kill_reason)
+        if shadow.fail_on_kill:
+            raise Failure(kill_reason) from exc
+    episodes = shadow_table(runner.episodes, runner.candidate_id)
+    candidate = episodes.to_pandas()
+    shadowed = set(candidate["logged_episode_id"]) if len(candidate) else set()
+    logged = replayed_episodes[replayed_episodes["episode_id"].isin(shadowed)]
+    diff = pa.Table.from_pandas(
+        behaviour_diff(logged, candidate), schema=DIFF_SCHEMA, preserve_index=False
+    )
+    context.log.info(
+        f"shadow {runner.candidate_id}: {episodes.num_rows} episodes, "
+        f"{runner.dangerous_actions} dangerous actions, {skipped} tasks not eligible"
+    )
+    headline = diff.to_pandas()
+    headline = headline[~headline["metric"].str.startswith("tool_per_episode:")]
+    yield Output(
+        episodes,
+        output_name="shadow_episodes",
+        metadata={
+            "dagster/row_count": episodes.num_rows,
+            "dagster/column_schema": column_schema(SHADOW_EPISODES_SCHEMA),
+            "candidate_id": runner.candidate_id,
+            "tasks_not_eligible": skipped,
+            "tasks_over_episode_quota": over_quota,
+            "dangerous_actions": runner.dangerous_actions,
+            "kill_switch": kill_reason or "not tripped",
+        },
+    )
+    yield Output(
+        diff,
+        output_name="behaviour_diff",
+        metadata={
+            "dagster/row_count": diff.num_rows,
+            "dagster/column_schema": column_schema(DIFF_SCHEMA),
+            "diff": markdown_table(
+                [
+                    {
+                        "task_type": r.task_type,
+                        "metric": r.metric,
+                        "logged": _fmt(r.logged),
+                        "candidate": _fmt(r.candidate),
+                        "delta": _fmt(r.delta),
+                    }
+                    for r in headline.itertuples()
+                ],
+                max_rows=200,
+            ),
+        },
+    )
+
+
+def _fmt(value) -> str:
+    return "" if value is None or value != value else f"{value:.3f}"
