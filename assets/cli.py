@@ -171,6 +171,16 @@ def cmd_materialize(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
+# --- report ---------------------------------------------------------------------------------
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from assets.report import print_report
+
+    root = prepare_data_root(args.data_dir)
+    return print_report(str(root), _parse_day(args.date).isoformat(), console)
+
+
 # --- main ------------------------------------------------------------------------------------
 
 
@@ -197,6 +207,10 @@ def build_parser() -> argparse.ArgumentParser:
     mat.add_argument("--end")
     mat.add_argument("--select", default="*", help="'*', 'a,b' or Dagster selection syntax")
     mat.set_defaults(func=cmd_materialize)
+
+    rep = sub.add_parser("report", parents=[common], help="print the policy decision for a day")
+    rep.add_argument("--date", required=True)
+    rep.set_defaults(func=cmd_report)
     return parser
 
 

@@ -4,21 +4,43 @@ from dagster import Definitions, in_process_executor
 
 from assets.automation import daily_pipeline_job, daily_schedule, late_file_sensor
 from assets.ingestion import raw_agent_logs
+from assets.masking import masked_trajectories, no_personal_data_in_masked
 from assets.operations import retention_job, retention_schedule
+from assets.replay import replayed_episodes, shadow_assets
+from assets.rewards import build_reward_assets, build_reward_checks
+from assets.selection import build_selection_assets
 from resources import DataRootResource, PartitionedParquetIOManager, default_data_dir
+from resources.masking import masking_resource_from_env
+from resources.reward_spec import RewardSpecResource
+from resources.selection import SelectionResource
+from resources.shadow import ShadowResource
 
 
 def build_definitions(data_dir: str | None = None) -> Definitions:
     """All assets, checks, jobs, schedules, sensors and resources over one data root."""
     data_dir = data_dir or default_data_dir()
+    reward_spec = RewardSpecResource()  # $AGENTIC_PIPELINE_REWARD_SPEC, else the packaged spec
+    spec = reward_spec.load()  # its version is part of the reward assets' code_version
     return Definitions(
-        assets=[raw_agent_logs],
+        assets=[
+            raw_agent_logs,
+            masked_trajectories,
+            replayed_episodes,
+            shadow_assets,
+            *build_reward_assets(spec),
+            *build_selection_assets(spec),
+        ],
+        asset_checks=[no_personal_data_in_masked, *build_reward_checks(spec)],
         jobs=[daily_pipeline_job, retention_job],
         schedules=[daily_schedule, retention_schedule],
         sensors=[late_file_sensor],
         resources={
             "data_root": DataRootResource(path=data_dir),
             "io_manager": PartitionedParquetIOManager(path=data_dir),
+            "masking": masking_resource_from_env(),
+            "shadow": ShadowResource(),
+            "reward_spec": reward_spec,
+            "selection": SelectionResource(),
         },
         executor=in_process_executor,
     )

@@ -1,18 +1,75 @@
 """One partitioned Parquet IO manager for every daily asset (DESIGN.md §3).
 
-Outputs are pandas DataFrames or Arrow tables with a ``ds`` column. A run over several partitions
-(a single-run backfill) hands over one multi-day frame, which is split into one file per day; every
-day of the run is written, an empty day included, so re-materializing replaces exactly those days.
-The zone comes from the asset's ``zone`` metadata (``restricted`` for raw personal data).
+Outputs:
+
+- a pandas DataFrame or Arrow table with a ``ds`` column: a run over several partitions (a
+  single-run backfill) hands over one multi-day frame, which is split into one file per day;
+- a :class:`DayTables`: the asset yields one day at a time and each day is written as soon as it
+  is produced, so a backfill of a month never holds more than one day in memory. Metadata the asset
+  computes while its days are consumed is attached to the materialization afterwards.
+
+Every day of the run is written, an empty day included, so re-materializing replaces exactly those
+days. The zone comes from the asset's ``zone`` metadata (``restricted`` for raw personal data).
+
 Inputs load the requested upstream days (a window mapping may ask for several; days that do not
-exist yet, near the start date, are skipped) as one pandas DataFrame.
+exist yet, near the start date, are skipped) as one pandas DataFrame, or, when the input's metadata
+says ``{"load": "by_day"}``, as a lazy :class:`DayReader` that reads one day at a time.
 """
+
+from collections.abc import Callable, Iterable, Iterator
 
 import pandas as pd
 import pyarrow as pa
 from dagster import ConfigurableIOManager, InputContext, OutputContext
 
 from agentic_pipeline.storage import DataRoot, split_by_day
+
+Table = pa.Table | pd.DataFrame
+
+
+def _arrow(table: Table) -> pa.Table:
+    if isinstance(table, pa.Table):
+        return table
+    return pa.Table.from_pandas(table, preserve_index=False)
+
+
+class DayTables:
+    """An output produced day by day: an iterable of ``(ds, table)`` and a metadata callback.
+
+    ``metadata()`` is called once every day has been written; its result is attached to the
+    materialization (counts, schema, previews: never personal data).
+    """
+
+    def __init__(
+        self, days: Iterable[tuple[str, Table]], metadata: Callable[[], dict] | None = None
+    ):
+        self._days = days
+        self._metadata = metadata
+
+    def __iter__(self) -> Iterator[tuple[str, Table]]:
+        return iter(self._days)
+
+    def metadata(self) -> dict:
+        return self._metadata() if self._metadata else {}
+
+
+class DayReader:
+    """Lazy access to the upstream days of one input: iterate ``(ds, DataFrame)`` pairs."""
+
+    def __init__(self, root: DataRoot, zone: str, asset: str, days: list[str]):
+        self.root, self.zone, self.asset = root, zone, asset
+        self.days = [ds for ds in days if root.has_partition(zone, asset, ds)]
+        self.missing = [ds for ds in days if ds not in self.days]
+
+    def read_table(self, ds: str) -> pa.Table:
+        return self.root.read_partition(self.zone, self.asset, ds)
+
+    def read(self, ds: str) -> pd.DataFrame:
+        return self.read_table(ds).to_pandas()
+
+    def __iter__(self) -> Iterator[tuple[str, pd.DataFrame]]:
+        for ds in self.days:
+            yield ds, self.read(ds)
 
 
 def _zone(metadata) -> str:
@@ -35,20 +92,29 @@ class PartitionedParquetIOManager(ConfigurableIOManager):
     def handle_output(self, context: OutputContext, obj) -> None:
         if obj is None:
             return
-        table = (
-            obj if isinstance(obj, pa.Table) else pa.Table.from_pandas(obj, preserve_index=False)
-        )
         days = context.asset_partition_keys if context.has_asset_partitions else []
         if not days:
             raise ValueError(f"{context.asset_key.to_user_string()} must be daily-partitioned")
-        zone = _zone(context.definition_metadata)
-        for ds, day_table in split_by_day(table, days).items():
-            self.root.write_partition(zone, _asset_name(context), ds, day_table)
-        context.log.debug(f"wrote {table.num_rows} rows over {len(days)} day(s) to {zone}")
+        zone, name = _zone(context.definition_metadata), _asset_name(context)
+        if isinstance(obj, DayTables):
+            pending = set(days)
+            for ds, table in obj:
+                if ds not in pending:
+                    raise ValueError(f"{name}: day {ds} is not one of the run's partitions")
+                (day_table,) = split_by_day(_arrow(table), [ds]).values()
+                self.root.write_partition(zone, name, ds, day_table)
+                pending.discard(ds)
+            if pending:
+                raise ValueError(f"{name}: no output for {sorted(pending)}")
+            context.add_output_metadata(obj.metadata())
+            return
+        for ds, day_table in split_by_day(_arrow(obj), days).items():
+            self.root.write_partition(zone, name, ds, day_table)
 
-    def load_input(self, context: InputContext) -> pd.DataFrame:
+    def load_input(self, context: InputContext) -> pd.DataFrame | DayReader:
         upstream = context.upstream_output
         zone = _zone(upstream.definition_metadata if upstream else None)
-        days = context.asset_partition_keys
-        table = self.root.read_partitions(zone, _asset_name(context), days)
-        return table.to_pandas()
+        days = list(context.asset_partition_keys)
+        if (context.definition_metadata or {}).get("load") == "by_day":
+            return DayReader(self.root, zone, _asset_name(context), days)
+        return self.root.read_partitions(zone, _asset_name(context), days).to_pandas()

@@ -1,0 +1,135 @@
+"""``masked_trajectories`` and ``pii_audit``: the day's steps with personal data pseudonymized.
+
+Two lines of defence: ``mask_steps`` scans its own output (patterns plus every raw value it found)
+and raises before anything is written; the blocking check ``no_personal_data_in_masked`` scans what
+was stored and stops downstream assets. Metadata and logs carry counts only, never values.
+"""
+
+from collections import Counter
+
+import pyarrow as pa
+from dagster import (
+    AssetCheckExecutionContext,
+    AssetCheckResult,
+    AssetExecutionContext,
+    AssetIn,
+    AssetKey,
+    AssetOut,
+    BackfillPolicy,
+    Failure,
+    Output,
+    asset_check,
+    multi_asset,
+)
+
+from agentic_pipeline.masking import AUDIT_SCHEMA, PIILeakError, mask_steps, scan_for_leaks
+from agentic_pipeline.schema import STEP_SCHEMA
+from agentic_pipeline.storage import DataRoot
+from assets.metadata import column_schema, counts_md
+from assets.partitions import daily_partitions
+from resources.data_root import DataRootResource
+from resources.io_manager import DayReader, DayTables
+from resources.masking import MaskingResource
+
+MASKING_POOL = "masking"
+
+
+@multi_asset(
+    outs={
+        "masked_trajectories": AssetOut(
+            description="One row per step (DESIGN.md §6) with personal data replaced by keyed "
+            "pseudonyms such as <EMAIL_ADDRESS_3f9a1c2b>; same value, same token, every day.",
+            metadata={"zone": "warehouse"},
+        ),
+        "pii_audit": AssetOut(
+            description="What was masked where: episode, step, field path, entity type, "
+            "detector, score and pseudonym. Never the raw value.",
+            metadata={"zone": "warehouse"},
+        ),
+    },
+    ins={"raw_agent_logs": AssetIn(metadata={"load": "by_day"})},
+    partitions_def=daily_partitions,
+    backfill_policy=BackfillPolicy.single_run(),
+    pool=MASKING_POOL,
+    group_name="masking",
+)
+def masked_trajectories(
+    context: AssetExecutionContext, raw_agent_logs: DayReader, masking: MaskingResource
+):
+    """Mask the free text and JSON of every step with Presidio, one day at a time."""
+    if masking.uses_dev_key():
+        context.log.warning("masking with the development key (set AGENTIC_PIPELINE_MASKING_KEY)")
+    audits: list[tuple[str, pa.Table]] = []
+    totals: Counter = Counter()
+    entities: Counter = Counter()
+    fields: Counter = Counter()
+    detectors: Counter = Counter()
+
+    def masked_days():
+        with masking.build_masker() as masker:
+            for ds in context.partition_keys:
+                if ds not in raw_agent_logs.days:
+                    raise Failure(f"raw_agent_logs has no partition for {ds}: materialize it first")
+                raw = raw_agent_logs.read_table(ds)
+                try:
+                    result = mask_steps(raw, masker)
+                except PIILeakError as exc:  # the message holds counts only
+                    raise Failure(f"{ds}: masking left personal data, nothing written: {exc}")
+                stats = result.stats
+                totals.update(rows=raw.num_rows, strings=stats["strings"])
+                entities.update(stats["entities"])
+                fields.update(stats["fields"])
+                detectors.update(stats["detectors"])
+                context.log.info(
+                    f"{ds}: masked {raw.num_rows} rows, {result.audit.num_rows} detections"
+                )
+                audits.append((ds, result.audit))
+                yield ds, result.masked.cast(STEP_SCHEMA)
+
+    def masked_metadata() -> dict:
+        return {
+            "dagster/row_count": totals["rows"],
+            "dagster/column_schema": column_schema(STEP_SCHEMA),
+            "strings_seen": totals["strings"],
+            "by_entity_type": counts_md(dict(entities), "entity type", "masked"),
+            "by_field": counts_md(dict(fields), "field", "masked"),
+            "by_detector": counts_md(dict(detectors), "detector", "masked"),
+            "masking_key": "development key" if masking.uses_dev_key() else "production key",
+        }
+
+    yield Output(DayTables(masked_days(), masked_metadata), output_name="masked_trajectories")
+    audit_rows = sum(t.num_rows for _, t in audits)
+    yield Output(
+        DayTables(audits),
+        output_name="pii_audit",
+        metadata={
+            "dagster/row_count": audit_rows,
+            "dagster/column_schema": column_schema(AUDIT_SCHEMA),
+            "by_entity_type": counts_md(dict(entities), "entity type", "masked"),
+        },
+    )
+
+
+@asset_check(
+    asset=AssetKey("masked_trajectories"),
+    partitions_def=daily_partitions,
+    blocking=True,
+    description="The stored partition holds no email, phone, card (Luhn), SSN, IBAN, IP or "
+    "user-id pattern; downstream assets do not run otherwise.",
+)
+def no_personal_data_in_masked(
+    context: AssetCheckExecutionContext, data_root: DataRootResource
+) -> AssetCheckResult:
+    root: DataRoot = data_root.root
+    ds = context.partition_key
+    table = root.read_partition("warehouse", "masked_trajectories", ds)
+    leaks = scan_for_leaks(table)
+    by_kind = Counter(f"{leak.column}:{leak.entity_type}" for leak in leaks)
+    return AssetCheckResult(
+        passed=not leaks,
+        metadata={
+            "rows_scanned": table.num_rows,
+            "leaks": len(leaks),
+            "leaks_by_column_and_type": counts_md(dict(by_kind), "column:type", "leaks"),
+        },
+    )
