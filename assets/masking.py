@@ -74,7 +74,8 @@ def masked_trajectories(
                 try:
                     result = mask_steps(raw, masker)
                 except PIILeakError as exc:  # the message holds counts only
-                    raise Failure(f"{ds}: masking left personal data, nothing written: {exc}")
+                    message = f"{ds}: masking left personal data, nothing written: {exc}"
+                    raise Failure(message) from None
                 stats = result.stats
                 totals.update(rows=raw.num_rows, strings=stats["strings"])
                 entities.update(stats["entities"])
