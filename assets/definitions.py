@@ -9,6 +9,7 @@ from assets.operations import retention_job, retention_schedule
 from assets.replay import replayed_episodes, shadow_assets
 from assets.rewards import build_reward_assets, build_reward_checks
 from assets.selection import build_selection_assets
+from assets.training import training_datasets
 from resources import DataRootResource, PartitionedParquetIOManager, default_data_dir
 from resources.masking import masking_resource_from_env
 from resources.reward_spec import RewardSpecResource
@@ -29,6 +30,7 @@ def build_definitions(data_dir: str | None = None) -> Definitions:
             shadow_assets,
             *build_reward_assets(spec),
             *build_selection_assets(spec),
+            training_datasets,
         ],
         asset_checks=[no_personal_data_in_masked, *build_reward_checks(spec)],
         jobs=[daily_pipeline_job, retention_job],
