@@ -17,9 +17,13 @@ from rich.table import Table
 
 DATA_DIR_ENV = "AGENTIC_PIPELINE_DATA_DIR"
 DAGSTER_YAML = """\
-# Local instance for the CLI and `make dev` (see README: Operating it, for the production profile).
+# Local instance for the CLI and `make dev` (README "Operating it" has the production profile).
 telemetry:
   enabled: false
+# at most one masking step (Presidio + spaCy workers) at a time across all runs
+concurrency:
+  pools:
+    default_limit: 1
 """
 
 #: The progress display replaces Dagster's per-event console log (the UI still has every event).
@@ -205,8 +209,9 @@ def _downstream_of_masked(defs):
 
     masked = AssetSelection.assets("masked_trajectories")
     graph = defs.resolve_asset_graph()
-    return sorted(masked.downstream().resolve(graph) - masked.resolve(graph),
-                  key=lambda k: k.to_user_string())
+    return sorted(
+        masked.downstream().resolve(graph) - masked.resolve(graph), key=lambda k: k.to_user_string()
+    )
 
 
 def cmd_erase(args: argparse.Namespace) -> int:
@@ -238,47 +243,79 @@ def cmd_erase(args: argparse.Namespace) -> int:
     job = defs.resolve_job_def("daily_pipeline")
     instance = DagsterInstance.get()
     for part in receipt.partitions_touched:
-        if part["asset"] in ("raw_agent_logs", "raw_quarantine", "masked_trajectories",
-                             "pii_audit"):
-            instance.report_runless_asset_event(AssetMaterialization(
-                AssetKey(part["asset"]), partition=part["ds"],
-                metadata={"erasure_receipt": receipt.receipt_id,
-                          "rows_removed": part["rows_removed"]},
-            ))
+        if part["asset"] in (
+            "raw_agent_logs",
+            "raw_quarantine",
+            "masked_trajectories",
+            "pii_audit",
+        ):
+            instance.report_runless_asset_event(
+                AssetMaterialization(
+                    AssetKey(part["asset"]),
+                    partition=part["ds"],
+                    metadata={
+                        "erasure_receipt": receipt.receipt_id,
+                        "rows_removed": part["rows_removed"],
+                    },
+                )
+            )
     downstream = _downstream_of_masked(defs)
     stored = set(root.partitions("warehouse", "policy_selection"))
-    later = sorted({
-        (date.fromisoformat(d) + timedelta(days=i)).isoformat()
-        for d in plan.days for i in range(1, DEFAULT_WINDOW_DAYS)
-    } & stored - set(plan.days))
-    runs = [(ds, downstream) for ds in plan.days if root.has_partition(
-        "warehouse", "masked_trajectories", ds)]
+    later = sorted(
+        {
+            (date.fromisoformat(d) + timedelta(days=i)).isoformat()
+            for d in plan.days
+            for i in range(1, DEFAULT_WINDOW_DAYS)
+        }
+        & stored - set(plan.days)
+    )
+    runs = [
+        (ds, downstream)
+        for ds in plan.days
+        if root.has_partition("warehouse", "masked_trajectories", ds)
+    ]
     runs += [(ds, [AssetKey("policy_selection")]) for ds in later]
     failed = 0
-    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                  console=console) as progress:
+    with Progress(
+        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), console=console
+    ) as progress:
         task = progress.add_task("re-materializing", total=len(runs))
         for ds, keys in runs:
             progress.update(task, description=f"re-materializing {ds}")
             result = job.execute_in_process(
-                run_config=QUIET_RUN_CONFIG, instance=instance, partition_key=ds,
-                asset_selection=keys, raise_on_error=False,
-                tags={"agentic_pipeline/trigger": "erasure",
-                      "agentic_pipeline/erasure_receipt": receipt.receipt_id},
+                run_config=QUIET_RUN_CONFIG,
+                instance=instance,
+                partition_key=ds,
+                asset_selection=keys,
+                raise_on_error=False,
+                tags={
+                    "agentic_pipeline/trigger": "erasure",
+                    "agentic_pipeline/erasure_receipt": receipt.receipt_id,
+                },
             )
             failed += not result.success
             receipt.rematerialized.append(
-                {"ds": ds, "run_id": result.run_id, "success": result.success,
-                 "assets": [k.to_user_string() for k in keys]})
+                {
+                    "ds": ds,
+                    "run_id": result.run_id,
+                    "success": result.success,
+                    "assets": [k.to_user_string() for k in keys],
+                }
+            )
             progress.advance(task)
     path = write_receipt(root, receipt)
     leftovers = remaining_mentions(root, args.subject, plan.pseudonyms)
-    console.print(f"removed {receipt.rows_removed} rows of {receipt.episodes_removed} episode(s) "
-                  f"from {len(receipt.partitions_touched)} partition(s); receipt: {path}",
-                  soft_wrap=True)
+    console.print(
+        f"removed {receipt.rows_removed} rows of {receipt.episodes_removed} episode(s) "
+        f"from {len(receipt.partitions_touched)} partition(s); receipt: {path}",
+        soft_wrap=True,
+    )
     if leftovers or failed:
-        console.print(f"[red]erasure incomplete[/red]: {failed} failed run(s); still mentioned "
-                      f"in: {', '.join(leftovers) or 'none'}", soft_wrap=True)
+        console.print(
+            f"[red]erasure incomplete[/red]: {failed} failed run(s); still mentioned "
+            f"in: {', '.join(leftovers) or 'none'}",
+            soft_wrap=True,
+        )
         return 1
     return 0
 
@@ -310,16 +347,22 @@ def build_parser() -> argparse.ArgumentParser:
     mat.add_argument("--select", default="*", help="'*', 'a,b' or Dagster selection syntax")
     mat.set_defaults(func=cmd_materialize)
 
-    exp = sub.add_parser("export", parents=[common],
-                         help="concatenate training datasets of several days into one file")
+    exp = sub.add_parser(
+        "export",
+        parents=[common],
+        help="concatenate training datasets of several days into one file",
+    )
     exp.add_argument("--start", required=True)
     exp.add_argument("--end")
     exp.add_argument("--format", required=True, choices=["sft", "dpo", "dpo-openai", "rl"])
     exp.add_argument("--out", required=True)
     exp.set_defaults(func=cmd_export)
 
-    era = sub.add_parser("erase", parents=[common],
-                         help="erase one person's episodes everywhere (right to be forgotten)")
+    era = sub.add_parser(
+        "erase",
+        parents=[common],
+        help="erase one person's episodes everywhere (right to be forgotten)",
+    )
     era.add_argument("--subject", required=True, help="an email, phone number or user id")
     era.set_defaults(func=cmd_erase)
 

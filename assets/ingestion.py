@@ -2,12 +2,17 @@
 
 import pyarrow as pa
 from dagster import (
+    AssetCheckExecutionContext,
+    AssetCheckResult,
+    AssetCheckSeverity,
     AssetExecutionContext,
+    AssetKey,
     AssetOut,
     BackfillPolicy,
     Failure,
     MetadataValue,
     Output,
+    asset_check,
     multi_asset,
 )
 
@@ -76,7 +81,8 @@ def raw_agent_logs(context: AssetExecutionContext, data_root: DataRootResource):
             result = ingest_day(data_root.landing(ds), ds, data_root.benchmark_policy_id)
         except MissingLandingError as exc:
             raise Failure(
-                f"no landing folder for {ds}: expected files under {data_root.landing(ds)}"
+                f"no landing folder for {ds}: expected files under {data_root.landing(ds)}",
+                allow_retries=False,
             ) from exc
         stats = result.stats
         assert stats.records_read == stats.records_accepted + stats.records_quarantined
@@ -115,5 +121,42 @@ def raw_agent_logs(context: AssetExecutionContext, data_root: DataRootResource):
             "dagster/row_count": quarantine_table.num_rows,
             "dagster/column_schema": column_schema(QUARANTINE_SCHEMA),
             "reasons": counts_md(total.quarantine_reasons, "reason", "records"),
+        },
+    )
+
+
+MAX_QUARANTINE_SHARE = 0.05
+
+
+@asset_check(
+    asset=AssetKey("raw_agent_logs"),
+    partitions_def=daily_partitions,
+    description="Completeness of the day: it has episodes and at most 5% of its source records "
+    "were quarantined (warns, does not block).",
+)
+def raw_day_complete(context: AssetCheckExecutionContext, data_root: DataRootResource):
+    root = data_root.root
+    per_day = {}
+    for ds in context.partition_keys:  # one day, or every day of a single-run backfill
+        steps = root.read_partition("restricted", "raw_agent_logs", ds, columns=["episode_id"])
+        episodes = len(set(steps.column("episode_id").to_pylist()))
+        quarantined = (
+            root.read_partition("restricted", "raw_quarantine", ds, columns=[]).num_rows
+            if root.has_partition("restricted", "raw_quarantine", ds)
+            else 0
+        )
+        share = quarantined / max(1, episodes + quarantined)
+        per_day[ds] = {"episodes": episodes, "quarantined": quarantined, "share": round(share, 4)}
+    incomplete = [
+        ds for ds, d in per_day.items() if d["episodes"] == 0 or d["share"] > MAX_QUARANTINE_SHARE
+    ]
+    return AssetCheckResult(
+        passed=not incomplete,
+        severity=AssetCheckSeverity.WARN,
+        metadata={
+            "episodes": sum(d["episodes"] for d in per_day.values()),
+            "quarantined_records": sum(d["quarantined"] for d in per_day.values()),
+            "incomplete_days": ", ".join(incomplete) or "none",
+            "per_day": markdown_table([{"day": ds, **d} for ds, d in per_day.items()]),
         },
     )
