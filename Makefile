@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 DATA_DIR ?= $(or $(AGENTIC_PIPELINE_DATA_DIR),$(CURDIR)/data)
 DEMO_DAYS ?= 7
-DEMO_EPISODES ?= 60
+DEMO_EPISODES ?= 150
 DEMO_START := $(shell date -u -d '$(DEMO_DAYS) days ago' +%F)
 DEMO_END := $(shell date -u -d '1 day ago' +%F)
 export AGENTIC_PIPELINE_DATA_DIR := $(DATA_DIR)
@@ -30,6 +30,7 @@ demo: install
 	$(BIN)/agentic-pipeline simulate --start $(DEMO_START) --days $(DEMO_DAYS) \
 		--episodes-per-day $(DEMO_EPISODES) --seed 7
 	$(BIN)/agentic-pipeline materialize --start $(DEMO_START) --end $(DEMO_END)
+	$(BIN)/agentic-pipeline report --date $(DEMO_END)
 
 dev: install
 	$(BIN)/python -c "from assets.cli import prepare_data_root; prepare_data_root('$(DATA_DIR)')"
