@@ -11,7 +11,7 @@ The restricted zone (raw personal data) is created with 0700 folders and 0600 fi
 import os
 import shutil
 import uuid
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 
 import pyarrow as pa
@@ -65,16 +65,30 @@ class DataRoot:
         """Replace one day of ``asset`` with ``table`` (its ``ds`` column, if any, is dropped)."""
         if "ds" in table.column_names:
             table = table.drop_columns(["ds"])
+        sink = pa.BufferOutputStream()
+        pq.write_table(table, sink, compression="zstd")
+        final = self.replace_partition_files(zone, asset, ds, {PART_FILE: sink.getvalue()})
+        return final / PART_FILE
+
+    def replace_partition_files(
+        self, zone: str, asset: str, ds: str, files: Mapping[str, bytes | pa.Buffer]
+    ) -> UPath:
+        """Replace the whole ``ds=`` folder of ``asset`` with ``files`` (name -> content).
+
+        The files are written to a staging folder that is swapped in by rename, so readers see the
+        old day or the new one, and re-writing a day touches nothing else.
+        """
         final = self.partition_dir(zone, asset, ds)
         staging = final.parent / f".ds={ds}.tmp-{uuid.uuid4().hex[:8]}"
         self._mkdir(staging, zone)
-        part = staging / PART_FILE
-        with part.open("wb") as fh:
-            pq.write_table(table, fh, compression="zstd")
-        if self.is_local:
-            os.chmod(str(part), FILE_MODE[zone])
+        for name, payload in files.items():
+            path = staging / name
+            with path.open("wb") as fh:
+                fh.write(payload)
+            if self.is_local:
+                os.chmod(str(path), FILE_MODE[zone])
         self._swap_in(staging, final)
-        return final / PART_FILE
+        return final
 
     def _swap_in(self, staging: UPath, final: UPath) -> None:
         if self.is_local:

@@ -37,9 +37,7 @@ import hashlib
 import json
 import math
 import os
-import shutil
 import tempfile
-import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, timedelta
@@ -1088,30 +1086,8 @@ def summary_bytes(summary: pd.DataFrame) -> bytes:
 def write_day_files(
     data_root: str | os.PathLike | UPath, ds: str, files: Mapping[str, bytes]
 ) -> UPath:
-    """Replace ``warehouse/training_datasets/ds=<ds>/`` atomically with ``files``.
-
-    The files are written to a staging folder that is swapped in by rename, so readers see the
-    old day or the new one, and re-writing a day touches nothing else.
-    """
-    root = DataRoot(data_root)
-    final = root.partition_dir("warehouse", ASSET_NAME, ds)
-    staging = final.parent / f".ds={ds}.tmp-{uuid.uuid4().hex[:8]}"
-    staging.mkdir(parents=True, exist_ok=True)
-    for name, payload in files.items():
-        (staging / name).write_bytes(payload)
-    if root.is_local:
-        trash = None
-        if final.exists():
-            trash = final.parent / f".trash-{final.name}-{uuid.uuid4().hex[:8]}"
-            os.rename(str(final), str(trash))
-        os.rename(str(staging), str(final))
-        if trash is not None:
-            shutil.rmtree(str(trash))
-    else:  # object stores have no atomic folder rename
-        if final.exists():
-            final.fs.rm(final.path, recursive=True)
-        final.fs.mv(staging.path, final.path, recursive=True)
-    return final
+    """Replace ``warehouse/training_datasets/ds=<ds>/`` atomically with ``files``."""
+    return DataRoot(data_root).replace_partition_files("warehouse", ASSET_NAME, ds, files)
 
 
 def _days(start: str, end: str) -> list[str]:
