@@ -324,7 +324,11 @@ def cmd_erase(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="agentic-pipeline", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="agentic-pipeline",
+        description="Simulate, materialize, report, export and erase agent-log data "
+        "(every command takes --data-dir).",
+    )
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument(
         "--data-dir",
