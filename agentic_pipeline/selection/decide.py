@@ -5,8 +5,11 @@ Per task type, over the trailing window of ``episode_rewards``:
 1. a policy is eligible if it has at least ``min_samples`` episodes and the upper confidence
    bound of its risk rate (share of episodes with a financial write or destructive act) is
    within ``risk_budget``; a risky policy is never eligible, whatever its reward;
-2. the challenger is the eligible policy with the highest lower confidence bound;
-3. it replaces the current default (the champion) only if it is confidently better: its
+2. with no current default (cold start) the eligible policy ranked first by the bandit (highest
+   probability of being best, then highest mean reward) is selected: there is no incumbent to
+   protect, and a lower-bound ranking would favour whichever policy got more traffic;
+3. otherwise the challenger is the eligible policy with the highest lower confidence bound; it
+   replaces the current default (the champion) only if it is confidently better: its
    ``ci_low`` exceeds the champion's mean reward, or its probability of being best is at least
    ``prob_best_threshold``; otherwise the champion is kept and the reason recorded. A champion
    with risky episodes whose risk bound breaks the budget is replaced by the challenger (or by
@@ -157,11 +160,16 @@ def _decide(
             )
         where = "" if champ is not None else " (no episodes in window)"
         return champion, f"no eligible policy; keeping current default {champion}{where}"
+    if champion is None:
+        top = elig.assign(_pb=elig["prob_best"].fillna(-1.0))
+        top = top.sort_values(["_pb", "mean_reward"], ascending=False).iloc[0]
+        return str(top["policy_id"]), (
+            f"no current default; best by the bandit ranking: prob_best {_f(top['prob_best'])}, "
+            f"mean {_f(top['mean_reward'])}"
+        )
     best = elig.sort_values(["ci_low", "mean_reward"], ascending=False).iloc[0]
     name = str(best["policy_id"])
     lcb = f"highest lower bound {_f(best['ci_low'])}"
-    if champion is None:
-        return name, f"no current default; {lcb}"
     if name == champion:
         return name, f"current default has the {lcb}"
     if champ is None:
