@@ -166,7 +166,7 @@ def cmd_materialize(args: argparse.Namespace) -> int:
             summary.add_row(ds, result.run_id[:8], status, str(n_assets))
             if not result.success:
                 for event in result.all_events:
-                    if event.is_failure and event.step_failure_data:
+                    if event.is_step_failure:
                         err = event.step_failure_data.error
                         progress.console.print(f"[red]{ds} {event.step_key}: {err.message.strip()}")
             progress.advance(task)

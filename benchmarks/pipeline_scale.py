@@ -65,10 +65,13 @@ def measure(days: int, per_day: int, seed: int) -> list[dict]:
         data = Path(tmp) / "data"
         write_landing(data, START, days, per_day, seed=seed)
         for stage in STAGES:
-            out = subprocess.run(
+            proc = subprocess.run(
                 [sys.executable, __file__, "--child", stage, str(data), str(days)],
-                check=True, capture_output=True, text=True,
-            ).stdout
+                capture_output=True, text=True,
+            )
+            if proc.returncode:
+                raise SystemExit(f"{stage} failed on {days} day(s):\n{proc.stderr[-3000:]}")
+            out = proc.stdout
             row = json.loads(out.strip().splitlines()[-1])
             row.update(days=days, episodes=days * per_day)
             row["episodes_per_second"] = row["episodes"] / row["seconds"]

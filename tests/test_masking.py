@@ -240,3 +240,18 @@ def test_recall_on_small_labeled_corpora():
                     assert figures[et]["recall"] >= 0.98, (et, figures[et])
     if len(corpora) == 1:
         pytest.skip(f"tau-bench data not found at {TAU}: only the simulated corpus was checked")
+
+
+def test_self_introduced_name_without_a_record_is_masked_everywhere(masker):
+    """A name only ever given in a greeting (no CRM record read) is masked and propagated."""
+    rows = [
+        {"ds": "2026-11-29", "episode_id": "intro", "step": 0, "role": "user",
+         "action_type": "message",
+         "content": "Hello! this is Angelica Burgess. My login issue (case_c806cd) is sorted."},
+        {"ds": "2026-11-29", "episode_id": "intro", "step": 1, "role": "assistant",
+         "action_type": "respond", "content": "All done, Angelica: case case_c806cd is closed."},
+    ]
+    result = mask_steps(_table(rows), masker)
+    texts = result.masked.column("content").to_pylist()
+    assert not any("Angelica" in t or "Burgess" in t for t in texts)
+    assert "case_c806cd" in texts[0] and "case_c806cd" in texts[1]  # ids are kept

@@ -216,6 +216,21 @@ def street_address_recognizer() -> ContextGroupRecognizer:
     )
 
 
+#: A person introducing or signing as themselves: "this is Angelica Burgess", "my name is ...",
+#: "Regards, Ann Lee". spaCy's small model misses names right after a greeting; this does not.
+INTRO_RE = re.compile(
+    r"(?:\b[Tt]his is|\b[Mm]y name is|\b[Nn]ame(?: is|:)|\bI'm|\bI am|\b[Rr]egards,|"
+    r"\b[Ss]incerely,|\b[Cc]heers,|\b[Bb]est,)\s+"
+    r"((?:Mr|Mrs|Ms|Dr)\.?\s+)?([A-Z][a-zA-Z'\u2019-]+(?:\s+[A-Z][a-zA-Z'\u2019-]+){0,2})"
+)
+
+
+def self_introduction_recognizer() -> ContextGroupRecognizer:
+    """The name after "this is", "my name is", "I'm", or a sign-off ("Regards,")."""
+    return ContextGroupRecognizer("PERSON", (INTRO_RE,), 0.85, "SelfIntroductionRecognizer",
+                                  group=2)
+
+
 def custom_recognizers() -> list[LocalRecognizer]:
     """All our recognizers, to add to a Presidio registry."""
     return [
@@ -224,4 +239,5 @@ def custom_recognizers() -> list[LocalRecognizer]:
         phone_context_recognizer(),
         dob_recognizer(),
         street_address_recognizer(),
+        self_introduction_recognizer(),
     ]
