@@ -4,7 +4,8 @@ from dagster import ConfigurableResource
 
 from agentic_pipeline.selection import SelectionConfig
 
-DEFAULT_WINDOW_DAYS = 14
+_DEFAULTS = SelectionConfig()  # the library holds the defaults; the resource only exposes them
+DEFAULT_WINDOW_DAYS = _DEFAULTS.window_days
 
 
 class SelectionResource(ConfigurableResource):
@@ -15,19 +16,19 @@ class SelectionResource(ConfigurableResource):
     """
 
     window_days: int = DEFAULT_WINDOW_DAYS
-    min_samples: int = 30
-    confidence: float = 0.9
-    ci_method: str = "posterior"  # or "bootstrap"
-    prior_strength: float = 1.0
-    prob_best_threshold: float = 0.95
-    n_mc: int = 4000
-    risk_budget: float = 0.05
-    risk_confidence: float = 0.9
-    ridge_alpha: float = 1.0
-    linucb_alpha: float = 1.0
-    segment_keys: list[str] = ["tier", "channel"]
-    ope_folds: int = 5
-    n_bootstrap: int = 400
+    min_samples: int = _DEFAULTS.min_samples
+    confidence: float = _DEFAULTS.confidence
+    ci_method: str = _DEFAULTS.ci_method  # "posterior" or "bootstrap"
+    prior_strength: float = _DEFAULTS.prior_strength
+    prob_best_threshold: float = _DEFAULTS.prob_best_threshold
+    n_mc: int = _DEFAULTS.n_mc
+    risk_budget: float = _DEFAULTS.risk_budget
+    risk_confidence: float = _DEFAULTS.risk_confidence
+    ridge_alpha: float = _DEFAULTS.ridge_alpha
+    linucb_alpha: float = _DEFAULTS.linucb_alpha
+    segment_keys: list[str] = list(_DEFAULTS.segment_keys)
+    ope_folds: int = _DEFAULTS.ope_folds
+    n_bootstrap: int = _DEFAULTS.n_bootstrap
     seed: int = 0  # added to the day (YYYYMMDD) so that re-running a day gives the same decision
 
     def config(self) -> SelectionConfig:

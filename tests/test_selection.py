@@ -95,7 +95,7 @@ def test_table_contract_and_registry_is_json() -> None:
     res = select_policies(w, DAY, CONFIG, {"refund": None}, seed=0)
     t = res.table
     assert list(t.columns) == SELECTION_COLUMNS
-    assert (t["ds"] == DAY).all() and (t["window_start"] == "2026-11-22").all()
+    assert (t["ds"] == DAY).all() and (t["window_start"] == "2026-11-15").all()  # 14-day window
     assert t["n_episodes"].sum() == 190  # the old day is outside the 7-day window
     assert t.groupby("task_type")["selected"].sum().eq(1).all()
     small = t.set_index(["task_type", "policy_id"]).loc[("update_contact", "b")]

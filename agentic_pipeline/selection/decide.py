@@ -76,7 +76,7 @@ SELECTION_COLUMNS = [
 class SelectionConfig:
     """Settings of the daily decision."""
 
-    window_days: int = 7
+    window_days: int = 14
     min_samples: int = 30
     confidence: float = 0.9
     ci_method: str = "posterior"  # or "bootstrap"
