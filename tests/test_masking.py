@@ -255,3 +255,13 @@ def test_self_introduced_name_without_a_record_is_masked_everywhere(masker):
     texts = result.masked.column("content").to_pylist()
     assert not any("Angelica" in t or "Burgess" in t for t in texts)
     assert "case_c806cd" in texts[0] and "case_c806cd" in texts[1]  # ids are kept
+
+
+def test_known_value_scan_reads_json_values_not_keys():
+    """A customer surnamed "Case" does not turn the JSON key "case" into a leak."""
+    rows = pa.Table.from_pylist([
+        {"episode_id": "e", "content": '{"case": {"case_id": "case_42a5e9", "status": "closed"}}'},
+        {"episode_id": "e", "content": '{"note": "called Mr Case back"}'},
+    ])
+    leaks = scan_for_leaks(rows, known_values={"e": ["Case"]}, columns=["content"])
+    assert [leak.row for leak in leaks] == [1]

@@ -14,6 +14,7 @@ from typing import Any
 
 import pyarrow as pa
 
+from agentic_pipeline.masking.json_walker import JsonError, looks_like_json, parse_json
 from agentic_pipeline.masking.pseudonyms import TOKEN_RE, value_hash
 from agentic_pipeline.masking.recognizers import strict_matches
 
@@ -67,6 +68,28 @@ def _columns(table: Any) -> list[str]:
     return list(table.column_names if isinstance(table, pa.Table) else table.columns)
 
 
+def _json_values_text(text: str) -> str:
+    """For a JSON cell, its values only: keys are schema, not data (a customer surnamed "Case"
+    must not make the key ``"case"`` a leak). Other text is returned as it is."""
+    if not looks_like_json(text):
+        return text
+    try:
+        obj = parse_json(text)
+    except JsonError:
+        return text
+    values: list[str] = []
+    stack = [obj]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+        elif node is not None:
+            values.append(str(node))
+    return "\n".join(values)
+
+
 def scan_for_leaks(
     table: Any,
     known_values: Iterable[str] | Mapping[str, Iterable[str]] | None = None,
@@ -99,7 +122,7 @@ def scan_for_leaks(
                 leaks.append(Leak(col, row, et, value_hash(text[s:e]), "pattern"))
             rx = global_rx if episodes is None else per_episode.get(episodes[row])
             if rx is not None:
-                for m in rx.finditer(text):
+                for m in rx.finditer(_json_values_text(text)):
                     leaks.append(Leak(col, row, "KNOWN_VALUE", value_hash(m.group().casefold()),
                                       "known_value"))
     return leaks
