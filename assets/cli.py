@@ -182,7 +182,9 @@ def cmd_report(args: argparse.Namespace) -> int:
     from assets.report import print_report
 
     root = prepare_data_root(args.data_dir)
-    return print_report(str(root), _parse_day(args.date).isoformat(), console)
+    # piped or captured output has no terminal width: give the decision table room to be read
+    out = console if console.is_terminal else Console(width=140)
+    return print_report(str(root), _parse_day(args.date).isoformat(), out)
 
 
 # --- export ---------------------------------------------------------------------------------
