@@ -214,3 +214,17 @@ def test_unknown_files_are_counted_not_read(data_root):
     (folder / "notes.txt").write_text("not a log")
     result = _ingest(data_root)
     assert result.stats.files == 1 and result.stats.files_skipped == 1
+
+
+def test_landing_through_an_fsspec_url():
+    """The landing folder may be any fsspec/UPath URL, here an in-memory filesystem."""
+    from upath import UPath
+
+    folder = UPath("memory://agentic-landing/landing") / DS
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "a.jsonl").write_text(json.dumps(chat_episode("mem-1")) + "\n")
+    with gzip.open((folder / "b.jsonl.gz").open("wb"), "wt") as fh:
+        fh.write(json.dumps(chat_episode("mem-2")) + "\n")
+    result = ingest_day(folder, DS)
+    assert result.stats.episodes == 2 and result.stats.records_quarantined == 0
+    assert result.steps.column("source_file").to_pylist()[0].startswith("memory://")
