@@ -80,8 +80,13 @@ def _opt_float(value: Any, field: str) -> float | None:
     return float(value)
 
 
+INT64_MAX = 2**63 - 1
+
+
 def _opt_int(value: Any, field: str) -> int | None:
     number = _opt_float(value, field)
+    if number is not None and abs(number) > INT64_MAX:
+        raise RecordError(f"'{field}' is out of range")
     return None if number is None else int(number)
 
 
@@ -352,7 +357,7 @@ def assemble_transitions(transitions: Iterable[Transition]) -> tuple[Row, list[R
             if attrs.get(key) is None:
                 attrs[key] = value
         rec, action = t.record, t.record["action"]
-        base = {"episode_id": t.episode_id, "ts": rec.get("ts"), **t.lineage}
+        base = {"episode_id": t.episode_id, "ts": _opt_str(rec.get("ts"), "ts"), **t.lineage}
         reward = _opt_float(rec.get("reward"), "reward")
         step_reward_sum += reward or 0.0
         obs = rec.get("obs")

@@ -89,6 +89,8 @@ def _decode(raw_bytes: bytes, file: str, index: int) -> _SourceRecord:
         return _SourceRecord(file, index, sha, bad, error="not valid UTF-8")
     try:
         return _SourceRecord(file, index, sha, text, value=json.loads(text))
+    except RecursionError:
+        return _SourceRecord(file, index, sha, text, error="invalid JSON: nested too deeply")
     except json.JSONDecodeError as exc:  # the message holds positions only, no content
         return _SourceRecord(
             file, index, sha, text, error=f"invalid JSON: {exc.msg} at col {exc.colno}"
@@ -149,7 +151,7 @@ def _read_json_array(path: UPath, stats: IngestStats) -> Iterator[_SourceRecord]
     stats.bytes_read += len(data)
     try:
         value = json.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
         reason = "not valid UTF-8" if isinstance(exc, UnicodeDecodeError) else "invalid JSON file"
         yield _SourceRecord(name, 0, hashlib.sha256(data).hexdigest(), None, error=reason)
         return
@@ -171,12 +173,10 @@ def _file_stem(path: UPath) -> str:
 class DayIngestor:
     """Accumulates one day's canonical rows and quarantine rows in Arrow batches."""
 
-    def __init__(self, ds: str, benchmark_policy_id: str | None = None, batch_rows: int = 5000):
+    def __init__(self, ds: str, benchmark_policy_id: str | None = None):
         self.ds = ds
         self.benchmark_policy_id = benchmark_policy_id
-        self.batch_rows = batch_rows
         self.stats = IngestStats()
-        self._rows: list[Row] = []
         self._batches: list[pa.RecordBatch] = []
         self._quarantine: list[Row] = []
         self._episode_ids: set[str] = set()
@@ -211,10 +211,14 @@ class DayIngestor:
                 for t in records:
                     self._reject_transition(t, str(exc))
                 continue
-            self._emit(episode_id, attrs, rows, lineage=None)
+            try:
+                self._emit(episode_id, attrs, rows, lineage=None)
+            except RecordError as exc:
+                for t in records:
+                    self._reject_transition(t, str(exc))
+                continue
             self.stats.records_accepted += len(records)
-        self._flush()
-        steps = pa.Table.from_batches(self._batches, schema=STEP_SCHEMA)
+        steps = pa.Table.from_batches(self._batches, schema=STEP_SCHEMA).combine_chunks()
         quarantine = pa.Table.from_pylist(self._quarantine, schema=QUARANTINE_SCHEMA)
         self.stats.rows = steps.num_rows
         return IngestResult(steps=steps, quarantine=quarantine, stats=self.stats)
@@ -247,17 +251,19 @@ class DayIngestor:
         self.stats.records_accepted += 1
 
     def _emit(self, episode_id: str, attrs: Row, rows: list[Row], lineage: Row | None) -> None:
+        """Convert one episode to Arrow now, so a value Arrow cannot hold (a lone surrogate, an
+        oversized number) rejects this episode instead of failing the day's batch."""
+        full = [
+            {"ds": self.ds, **attrs, **(lineage or {}), **row, "step": step}
+            for step, row in enumerate(rows)
+        ]
+        try:
+            batch = pa.RecordBatch.from_pylist(full, schema=STEP_SCHEMA)
+        except (pa.ArrowException, UnicodeError, OverflowError, TypeError, ValueError) as exc:
+            raise RecordError(f"value not representable ({type(exc).__name__})") from None
         self._episode_ids.add(episode_id)
         self.stats.episodes += 1
-        for step, row in enumerate(rows):
-            self._rows.append({"ds": self.ds, **attrs, **(lineage or {}), **row, "step": step})
-        if len(self._rows) >= self.batch_rows:
-            self._flush()
-
-    def _flush(self) -> None:
-        if self._rows:
-            self._batches.append(pa.RecordBatch.from_pylist(self._rows, schema=STEP_SCHEMA))
-            self._rows = []
+        self._batches.append(batch)
 
     def _reject(self, source: _SourceRecord, reason: str) -> None:
         value = source.value if isinstance(source.value, dict) else {}

@@ -140,6 +140,10 @@ MALFORMED = {
         {"episode_id": "t", "step": 0, "action": {"type": "dance"}}
     ).encode(),
     "duplicate episode": json.dumps(chat_episode("dup")).encode(),
+    "lone surrogate": b'{"episode_id": "s", "messages": [{"role": "user", "content": "\\ud800"}]}',
+    "huge integer": json.dumps({"episode_id": "h", "usage": {"prompt_tokens": 1e20},
+                                "messages": [{"role": "user", "content": "x"}]}).encode(),
+    "deep nesting": b'{"episode_id": "d", "messages": ' + b"[" * 100_000 + b"]" * 100_000 + b"}",
 }
 
 
