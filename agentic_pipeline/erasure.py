@@ -17,6 +17,7 @@ from datetime import UTC, datetime
 
 import pyarrow as pa
 import pyarrow.compute as pc
+import pyarrow.parquet as pq
 
 from agentic_pipeline.masking import pseudonym_for
 from agentic_pipeline.storage import ZONES, DataRoot
@@ -58,6 +59,7 @@ class Receipt:
     rows_removed: int
     partitions_touched: list[dict]
     rematerialized: list[dict] = field(default_factory=list)
+    verified_clean: bool | None = None  # set once every table and file was scanned afterwards
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), indent=2, sort_keys=True)
@@ -172,27 +174,30 @@ def write_receipt(root: DataRoot, receipt: Receipt) -> str:
 def remaining_mentions(root: DataRoot, subject: str, pseudonyms: dict[str, str]) -> list[str]:
     """Tables and files that still mention the subject or its pseudonyms (should be none).
 
-    Every Parquet partition of both zones is scanned, and every JSON/JSONL/markdown file of the
-    warehouse (training exports, registries) except the erasure receipts themselves.
+    Every Parquet file of both zones is scanned (``rl.parquet`` of the training exports too),
+    and every JSON/JSONL/markdown file, except the erasure receipts themselves.
     """
     found = []
     needles = [subject, *pseudonyms.values()]
     lowered = [n.lower() for n in needles]
-    warehouse = root.root / "warehouse"
-    if warehouse.exists():
-        for path in sorted(warehouse.rglob("*")):
-            if path.suffix in (".json", ".jsonl", ".md") and RECEIPTS_DIR not in path.parts:
-                text = path.read_text(errors="replace").lower()
-                if any(n in text for n in lowered):
-                    found.append(str(path.relative_to(root.root)))
     for zone in ZONES:
-        for asset in _assets(root, zone):
-            for ds in root.partitions(zone, asset):
-                if not root.has_partition(zone, asset, ds):
-                    continue
-                table = root.read_partition(zone, asset, ds)
+        base = root.root / zone
+        if not base.exists():
+            continue
+        for path in sorted(base.rglob("*")):
+            if RECEIPTS_DIR in path.parts or not path.is_file():
+                continue
+            if path.suffix == ".parquet":
+                with path.open("rb") as fh:
+                    table = pq.read_table(fh)
                 text_cols = [f.name for f in table.schema if pa.types.is_string(f.type)
                              or pa.types.is_large_string(f.type)]
-                if pc.any(_contains_any(table, text_cols, needles, True)).as_py():
-                    found.append(f"{zone}/{asset}/ds={ds}")
+                hit = pc.any(_contains_any(table, text_cols, needles, True)).as_py()
+            elif path.suffix in (".json", ".jsonl", ".md"):
+                text = path.read_text(errors="replace").lower()
+                hit = any(n in text for n in lowered)
+            else:
+                continue
+            if hit:
+                found.append(str(path.relative_to(root.root)))
     return found

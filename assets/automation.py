@@ -63,7 +63,7 @@ def late_landing_days(instance, data_root: DataRootResource, now: datetime) -> d
 
     Returns {day: newest file mtime}. Only the last ``LATE_FILE_LOOKBACK_DAYS`` days are looked at.
     """
-    landing = data_root.root.landing()
+    landing = data_root.landing_root()
     if not landing.exists():
         return {}
     valid = set(daily_partitions.get_partition_keys(current_time=now))

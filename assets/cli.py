@@ -229,7 +229,6 @@ def cmd_erase(args: argparse.Namespace) -> int:
     )
     from agentic_pipeline.storage import DataRoot
     from assets.definitions import build_definitions
-    from assets.selection import DEFAULT_WINDOW_DAYS
     from resources.masking import masking_resource_from_env
 
     root = DataRoot(root_path)
@@ -267,7 +266,7 @@ def cmd_erase(args: argparse.Namespace) -> int:
         {
             (date.fromisoformat(d) + timedelta(days=i)).isoformat()
             for d in plan.days
-            for i in range(1, DEFAULT_WINDOW_DAYS)
+            for i in range(1, defs.resources["selection"].window_days)
         }
         & stored - set(plan.days)
     )
@@ -305,8 +304,9 @@ def cmd_erase(args: argparse.Namespace) -> int:
                 }
             )
             progress.advance(task)
-    path = write_receipt(root, receipt)
     leftovers = remaining_mentions(root, args.subject, plan.pseudonyms)
+    receipt.verified_clean = not leftovers and not failed
+    path = write_receipt(root, receipt)
     console.print(
         f"removed {receipt.rows_removed} rows of {receipt.episodes_removed} episode(s) "
         f"from {len(receipt.partitions_touched)} partition(s); receipt: {path}",

@@ -26,7 +26,9 @@ class DataRootResource(ConfigurableResource):
     def root(self) -> DataRoot:
         return DataRoot(self.path)
 
+    def landing_root(self) -> UPath:
+        """The folder holding one ``YYYY-MM-DD`` folder per day."""
+        return UPath(self.landing_path) if self.landing_path else self.root.landing()
+
     def landing(self, ds: str) -> UPath:
-        if self.landing_path:
-            return UPath(self.landing_path) / ds
-        return self.root.landing(ds)
+        return self.landing_root() / ds

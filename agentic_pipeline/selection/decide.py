@@ -72,6 +72,9 @@ SELECTION_COLUMNS = [
 ]
 
 
+UNKNOWN = "unknown"
+
+
 @dataclass(frozen=True)
 class SelectionConfig:
     """Settings of the daily decision."""
@@ -224,7 +227,9 @@ def select_policies(
     if "ds" in window:
         window = window[(window["ds"].astype(str) >= start) & (window["ds"].astype(str) <= day)]
     window = window[window["reward"].notna()].reset_index(drop=True)
-    window["policy_id"] = window["policy_id"].astype(str)
+    # both are optional in the logs: an episode without them is decided under "unknown"
+    for col in ("policy_id", "task_type"):
+        window[col] = window[col].astype(object).where(window[col].notna(), UNKNOWN).astype(str)
     version_col = window.get("reward_version", pd.Series(dtype=object))
     versions = sorted(version_col.dropna().astype(str).unique())
     reward_version = "+".join(versions) if versions else None
