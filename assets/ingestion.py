@@ -21,6 +21,7 @@ from agentic_pipeline.schema import QUARANTINE_SCHEMA, STEP_SCHEMA
 from assets.metadata import column_schema, counts_md, markdown_table
 from assets.partitions import daily_partitions
 from resources.data_root import DataRootResource
+from resources.io_manager import DayTables
 
 PREVIEW_COLUMNS = (
     "episode_id",
@@ -74,34 +75,42 @@ def _merge(total: IngestStats, day: IngestStats) -> None:
     group_name="ingestion",
 )
 def raw_agent_logs(context: AssetExecutionContext, data_root: DataRootResource):
-    """Read the day's ``landing/YYYY-MM-DD/`` files, auto-detecting the three input formats."""
-    steps, quarantines, total = [], [], IngestStats()
-    for ds in context.partition_keys:
-        try:
-            result = ingest_day(data_root.landing(ds), ds, data_root.benchmark_policy_id)
-        except MissingLandingError as exc:
-            raise Failure(
-                f"no landing folder for {ds}: expected files under {data_root.landing(ds)}",
-                allow_retries=False,
-            ) from exc
-        stats = result.stats
-        assert stats.records_read == stats.records_accepted + stats.records_quarantined
-        context.log.info(
-            f"{ds}: {stats.records_read} records from {stats.files} files -> "
-            f"{stats.episodes} episodes, {stats.rows} rows, {stats.records_quarantined} quarantined"
+    """Read the day's ``landing/YYYY-MM-DD/`` files, auto-detecting the three input formats.
+
+    Days are ingested and written one at a time (a backfill never holds a range in memory); every
+    landing folder is checked first, so a missing day fails the run before anything is written.
+    """
+    missing = [ds for ds in context.partition_keys if not data_root.landing(ds).exists()]
+    if missing:
+        raise Failure(
+            f"no landing folder for {', '.join(missing)}: expected files under "
+            f"{data_root.landing_root()}/YYYY-MM-DD",
+            allow_retries=False,
         )
-        steps.append(result.steps)
-        quarantines.append(result.quarantine)
-        _merge(total, stats)
-    step_table = pa.concat_tables(steps) if steps else STEP_SCHEMA.empty_table()
-    quarantine_table = (
-        pa.concat_tables(quarantines) if quarantines else QUARANTINE_SCHEMA.empty_table()
-    )
-    yield Output(
-        step_table,
-        output_name="raw_agent_logs",
-        metadata={
-            "dagster/row_count": step_table.num_rows,
+    total, quarantines, head = IngestStats(), [], []
+
+    def ingested_days():
+        for ds in context.partition_keys:
+            try:
+                result = ingest_day(data_root.landing(ds), ds, data_root.benchmark_policy_id)
+            except MissingLandingError as exc:  # removed while the run was going
+                raise Failure(f"landing folder for {ds} disappeared", allow_retries=False) from exc
+            stats = result.stats
+            assert stats.records_read == stats.records_accepted + stats.records_quarantined
+            context.log.info(
+                f"{ds}: {stats.records_read} records from {stats.files} files -> "
+                f"{stats.episodes} episodes, {stats.rows} rows, "
+                f"{stats.records_quarantined} quarantined"
+            )
+            _merge(total, stats)
+            quarantines.append((ds, result.quarantine))
+            if not head:
+                head.append(result.steps.slice(0, 12))
+            yield ds, result.steps
+
+    def step_metadata() -> dict:
+        return {
+            "dagster/row_count": total.rows,
             "dagster/column_schema": column_schema(STEP_SCHEMA),
             "episodes": total.episodes,
             "files_read": total.files,
@@ -111,14 +120,15 @@ def raw_agent_logs(context: AssetExecutionContext, data_root: DataRootResource):
             "records_accepted": total.records_accepted,
             "records_quarantined": total.records_quarantined,
             "records_by_format": counts_md(total.records_by_format, "format", "records"),
-            "preview": _preview(step_table),
-        },
-    )
+            "preview": _preview(head[0] if head else STEP_SCHEMA.empty_table()),
+        }
+
+    yield Output(DayTables(ingested_days(), step_metadata), output_name="raw_agent_logs")
     yield Output(
-        quarantine_table,
+        DayTables(quarantines),
         output_name="raw_quarantine",
         metadata={
-            "dagster/row_count": quarantine_table.num_rows,
+            "dagster/row_count": sum(t.num_rows for _, t in quarantines),
             "dagster/column_schema": column_schema(QUARANTINE_SCHEMA),
             "reasons": counts_md(total.quarantine_reasons, "reason", "records"),
         },

@@ -31,6 +31,7 @@ from agentic_pipeline.environments.shadow import (
 from agentic_pipeline.replay import REPLAYED_EPISODES_SCHEMA, replay_day, to_arrow
 from assets.metadata import column_schema, counts_md, markdown_table
 from assets.partitions import daily_partitions
+from resources.io_manager import DayReader
 from resources.shadow import ShadowResource
 
 RATE_FACTS = (
@@ -39,10 +40,6 @@ RATE_FACTS = (
     "loop_detected",
     "human_takeover",
 )
-
-
-def _day(frame: pd.DataFrame, ds: str) -> pd.DataFrame:
-    return frame[frame["ds"] == ds] if len(frame) else frame
 
 
 def policy_rates(replayed: pd.DataFrame) -> list[dict]:
@@ -61,7 +58,7 @@ def policy_rates(replayed: pd.DataFrame) -> list[dict]:
 
 
 @asset(
-    ins={"masked_trajectories": AssetIn("masked_trajectories")},
+    ins={"masked_trajectories": AssetIn("masked_trajectories", metadata={"load": "by_day"})},
     partitions_def=daily_partitions,
     backfill_policy=BackfillPolicy.single_run(),
     metadata={"zone": "warehouse"},
@@ -69,9 +66,17 @@ def policy_rates(replayed: pd.DataFrame) -> list[dict]:
     description="One row per episode: replay status and behavioural facts (success, errors, "
     "retries, loops, premature finish, financial writes, destructive acts, takeover).",
 )
-def replayed_episodes(context: AssetExecutionContext, masked_trajectories: pd.DataFrame):
-    """Replay every episode of each day in the run against its cassette (and CRM sandbox)."""
-    days = [replay_day(_day(masked_trajectories, ds), ds) for ds in context.partition_keys]
+def replayed_episodes(context: AssetExecutionContext, masked_trajectories: DayReader):
+    """Replay every episode of each day in the run against its cassette (and CRM sandbox).
+
+    The masked steps are read one day at a time; only the per-episode facts are kept.
+    """
+    if masked_trajectories.missing:
+        raise Failure(
+            f"masked_trajectories has no partition for {', '.join(masked_trajectories.missing)}",
+            allow_retries=False,
+        )
+    days = [replay_day(masked_trajectories.read(ds), ds) for ds in context.partition_keys]
     frame = pd.concat(days, ignore_index=True) if days else replay_day(pd.DataFrame())
     table = to_arrow(frame)
     context.log.info(

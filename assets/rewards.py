@@ -14,6 +14,7 @@ from dagster import (
     AssetCheckResult,
     AssetChecksDefinition,
     AssetExecutionContext,
+    AssetIn,
     AssetsDefinition,
     BackfillPolicy,
     Failure,
@@ -33,6 +34,7 @@ from agentic_pipeline.rewards import (
 from agentic_pipeline.rewards import step_rewards as compute_step_rewards
 from assets.metadata import column_schema, markdown_table
 from assets.partitions import daily_partitions
+from resources.io_manager import DayReader, DayTables
 from resources.reward_spec import RewardSpecResource
 
 #: Bump when the asset code changes in a way that changes its output.
@@ -121,6 +123,10 @@ def build_reward_assets(spec: RewardSpec) -> list[AssetsDefinition]:
         yield Output(rewards, metadata=reward_metadata(rewards, replayed_episodes, run_spec))
 
     @asset(
+        ins={
+            "masked_trajectories": AssetIn(metadata={"load": "by_day"}),
+            "episode_rewards": AssetIn(),
+        },
         partitions_def=daily_partitions,
         backfill_policy=BackfillPolicy.single_run(),
         code_version=code_version,
@@ -131,26 +137,48 @@ def build_reward_assets(spec: RewardSpec) -> list[AssetsDefinition]:
     )
     def step_rewards(
         context: AssetExecutionContext,
-        masked_trajectories: pd.DataFrame,
+        masked_trajectories: DayReader,
         episode_rewards: pd.DataFrame,
         reward_spec: RewardSpecResource,
     ):
-        """Per-step rewards that sum, per episode, to the episode reward."""
+        """Per-step rewards that sum, per episode, to the episode reward (one day at a time)."""
         run_spec = _runtime_spec(reward_spec, spec)
-        steps = compute_step_rewards(masked_trajectories, episode_rewards, run_spec)
-        n_eps = steps["episode_id"].nunique()
-        context.log.info(f"{len(steps)} step rewards for {n_eps} episodes")
-        meta: dict[str, object] = {
-            "dagster/row_count": len(steps),
-            "dagster/column_schema": column_schema(_table(steps).schema),
-            "reward_version": run_spec.version,
-            "episodes": int(n_eps),
-        }
-        if len(steps):
-            meta["mean_step_reward"] = float(steps["step_reward"].mean())
-            first = steps.groupby(["ds", "episode_id"])["return_to_go"].first()
-            meta["mean_return_to_go_at_start"] = float(first.mean())
-        yield Output(steps, metadata=meta)
+        totals = {"rows": 0, "episodes": 0, "reward_sum": 0.0, "start_sum": 0.0}
+        schema: list = []
+
+        def days():
+            for ds in context.partition_keys:
+                if ds not in masked_trajectories.days:
+                    raise Failure(
+                        f"masked_trajectories has no partition for {ds}", allow_retries=False
+                    )
+                day_rewards = episode_rewards[episode_rewards["ds"].astype(str) == ds]
+                steps = compute_step_rewards(masked_trajectories.read(ds), day_rewards, run_spec)
+                totals["rows"] += len(steps)
+                totals["episodes"] += int(steps["episode_id"].nunique())
+                if len(steps):
+                    totals["reward_sum"] += float(steps["step_reward"].sum())
+                    first = steps.groupby("episode_id")["return_to_go"].first()
+                    totals["start_sum"] += float(first.sum())
+                table = _table(steps)
+                schema[:] = [table.schema]
+                yield ds, table
+
+        def metadata() -> dict:
+            meta: dict[str, object] = {
+                "dagster/row_count": totals["rows"],
+                "reward_version": run_spec.version,
+                "episodes": totals["episodes"],
+            }
+            if schema:
+                meta["dagster/column_schema"] = column_schema(schema[0])
+            if totals["rows"]:
+                meta["mean_step_reward"] = totals["reward_sum"] / totals["rows"]
+                meta["mean_return_to_go_at_start"] = totals["start_sum"] / totals["episodes"]
+            context.log.info(f"{totals['rows']} step rewards for {totals['episodes']} episodes")
+            return meta
+
+        yield Output(DayTables(days(), metadata))
 
     return [episode_rewards, step_rewards]
 
