@@ -44,7 +44,8 @@ def run_stage(stage: str, data_dir: str, days: int) -> dict:
     keys = [AssetKey(k) for k in STAGES[stage]]
     quiet = {"loggers": {"console": {"config": {"log_level": "ERROR"}}}}
     seconds = 0.0
-    with DagsterInstance.ephemeral() as instance:
+    # an on-disk instance, as users have: an ephemeral one keeps every event in memory
+    with DagsterInstance.local_temp() as instance:
         for i in range(days):
             ds = (START + timedelta(days=i)).isoformat()
             t0 = time.perf_counter()
