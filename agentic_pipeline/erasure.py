@@ -5,9 +5,12 @@ kept. Episodes are found in the warehouse by pseudonym and in the restricted zon
 then every Parquet table of both zones that has an ``episode_id`` (or ``logged_episode_id``) column
 loses those episodes' rows, and quarantined records that quote the value are dropped. Aggregates
 (replay facts, rewards, decisions) are recomputed by the caller from what remains. A receipt records
-the pseudonyms, the partitions touched and the rows removed, never the value itself.
+the pseudonyms, the partitions touched and the rows removed, never the value itself. The landing
+files of the affected days are rewritten without the subject's records too, so that re-ingesting a
+day cannot bring them back.
 """
 
+import gzip
 import json
 import re
 import uuid
@@ -18,6 +21,7 @@ from datetime import UTC, datetime
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
+from upath import UPath
 
 from agentic_pipeline.masking import pseudonym_for
 from agentic_pipeline.storage import ZONES, DataRoot
@@ -160,6 +164,79 @@ def apply_erasure(root: DataRoot, plan: ErasurePlan, subject: str) -> Receipt:
     )
 
 
+def erase_from_landing(
+    landing_root: UPath, plan: ErasurePlan, subject: str
+) -> list[dict]:
+    """Rewrite the landing files of the planned days without the subject's records.
+
+    Otherwise any re-ingestion of those days (a backfill, the late-file sensor, a key rotation)
+    would bring the erased episodes back. A record goes when its episode is erased (every step
+    of a transition episode, whatever it says) or when its text mentions the subject.
+    """
+    touched = []
+    needle = subject.lower()
+    for ds in plan.days:
+        erased = plan.episodes_by_day.get(ds, set())
+        folder = landing_root / ds
+        if not folder.exists():
+            continue
+        for path in sorted(p for p in folder.iterdir() if p.is_file()):
+            removed = _rewrite_landing_file(path, erased, needle)
+            if removed:
+                touched.append({"zone": "landing", "asset": path.name, "ds": ds,
+                                "rows_removed": removed})
+    return touched
+
+
+def _drop_record(value: object, text: str, erased: set[str], needle: str, stem: str) -> bool:
+    if needle in text.lower():
+        return True
+    if isinstance(value, dict):
+        ids = {str(value.get("episode_id"))}
+        if "traj" in value:  # benchmark files: the id is derived from the file and the task
+            ids.add(f"{stem}-task{value.get('task_id')}-trial{value.get('trial')}")
+        return bool(ids & erased)
+    return False
+
+
+def _rewrite_landing_file(path: UPath, erased: set[str], needle: str) -> int:
+    name = path.name
+    stem = name.split(".", 1)[0]
+    raw = path.read_bytes()
+    if name.endswith(".gz"):
+        raw = gzip.decompress(raw)
+    if name.endswith(".json"):
+        value = json.loads(raw)
+        items = value if isinstance(value, list) else [value]
+        kept = [v for v in items if not _drop_record(
+            v, json.dumps(v, ensure_ascii=False), erased, needle, stem)]
+        removed = len(items) - len(kept)
+        payload = json.dumps(kept if isinstance(value, list) else (kept[0] if kept else []),
+                             ensure_ascii=False, indent=1).encode()
+    else:
+        lines = raw.split(b"\n")
+        kept_lines = []
+        for line in lines:
+            text = line.decode("utf-8", errors="replace")
+            try:
+                value = json.loads(text) if text.strip() else None
+            except (json.JSONDecodeError, RecursionError):
+                value = None
+            if text.strip() and _drop_record(value, text, erased, needle, stem):
+                continue
+            kept_lines.append(line)
+        removed = len(lines) - len(kept_lines)
+        payload = b"\n".join(kept_lines)
+    if not removed:
+        return 0
+    if name.endswith(".gz"):
+        payload = gzip.compress(payload, mtime=0)
+    staging = path.parent / f".{name}.erasure-{uuid.uuid4().hex[:8]}"
+    staging.write_bytes(payload)
+    staging.rename(path)
+    return removed
+
+
 def write_receipt(root: DataRoot, receipt: Receipt) -> str:
     """Store the receipt as ``warehouse/erasure_receipts/<id>.json`` (atomically)."""
     folder = root.root / "warehouse" / RECEIPTS_DIR
@@ -171,11 +248,13 @@ def write_receipt(root: DataRoot, receipt: Receipt) -> str:
     return str(final)
 
 
-def remaining_mentions(root: DataRoot, subject: str, pseudonyms: dict[str, str]) -> list[str]:
+def remaining_mentions(
+    root: DataRoot, subject: str, pseudonyms: dict[str, str], landing_root: UPath | None = None
+) -> list[str]:
     """Tables and files that still mention the subject or its pseudonyms (should be none).
 
     Every Parquet file of both zones is scanned (``rl.parquet`` of the training exports too),
-    and every JSON/JSONL/markdown file, except the erasure receipts themselves.
+    every JSON/JSONL/markdown file except the erasure receipts themselves, and the landing files.
     """
     found = []
     needles = [subject, *pseudonyms.values()]
@@ -200,4 +279,12 @@ def remaining_mentions(root: DataRoot, subject: str, pseudonyms: dict[str, str])
                 continue
             if hit:
                 found.append(str(path.relative_to(root.root)))
+    landing = landing_root if landing_root is not None else root.landing()
+    if landing.exists():
+        for path in sorted(p for p in landing.rglob("*") if p.is_file()):
+            raw = path.read_bytes()
+            if path.name.endswith(".gz"):
+                raw = gzip.decompress(raw)
+            if subject.lower() in raw.decode("utf-8", errors="replace").lower():
+                found.append(f"landing/{path.parent.name}/{path.name}")
     return found

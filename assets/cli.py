@@ -223,6 +223,7 @@ def cmd_erase(args: argparse.Namespace) -> int:
     from agentic_pipeline.erasure import (
         UnknownSubjectError,
         apply_erasure,
+        erase_from_landing,
         plan_erasure,
         remaining_mentions,
         write_receipt,
@@ -239,8 +240,9 @@ def cmd_erase(args: argparse.Namespace) -> int:
         raise UsageError(f"{exc}; nothing was changed") from None
     console.print(f"erasing {plan.n_episodes} episode(s) over {len(plan.days)} day(s)")
     receipt = apply_erasure(root, plan, args.subject)
-
     defs = build_definitions(str(root_path))
+    landing_root = defs.resources["data_root"].landing_root()
+    receipt.partitions_touched += erase_from_landing(landing_root, plan, args.subject)
     job = defs.resolve_job_def("daily_pipeline")
     instance = DagsterInstance.get()
     for part in receipt.partitions_touched:
@@ -304,7 +306,7 @@ def cmd_erase(args: argparse.Namespace) -> int:
                 }
             )
             progress.advance(task)
-    leftovers = remaining_mentions(root, args.subject, plan.pseudonyms)
+    leftovers = remaining_mentions(root, args.subject, plan.pseudonyms, landing_root)
     receipt.verified_clean = not leftovers and not failed
     path = write_receipt(root, receipt)
     console.print(

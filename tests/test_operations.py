@@ -85,6 +85,13 @@ def test_erasing_a_customer_leaves_nothing_of_theirs(backfilled, capsys):
         "episode_rewards",
     }
     assert all(r["success"] for r in receipt["rematerialized"])
+    assert receipt["verified_clean"] is True
+    assert "landing" in {p["zone"] for p in receipt["partitions_touched"]}
+    # re-ingesting an erased day (a backfill, the late-file sensor) cannot bring them back
+    days = sorted({p["ds"] for p in receipt["partitions_touched"]})
+    assert cli_main(["materialize", "--start", days[0], "--select", "raw_agent_logs",
+                     "--data-dir", str(root)]) == 0
+    assert remaining_mentions(DataRoot(root), email, {"EMAIL_ADDRESS": token}) == []
 
 
 def _found_email(root: Path) -> str:
