@@ -37,12 +37,20 @@ def apply_raw_retention(
         datetime.fromisoformat(config.today).date() if config.today else datetime.now(UTC).date()
     )
     deletions = apply_retention(
-        data_root.root, today, config.keep_days, context.run_id, dry_run=config.dry_run
+        data_root.root,
+        today,
+        config.keep_days,
+        context.run_id,
+        dry_run=config.dry_run,
+        landing_root=data_root.landing_root(),
     )
     by_asset: dict[str, list[str]] = {}
     for d in deletions:
         by_asset.setdefault(d.asset, []).append(d.partition)
     for asset, days in sorted(by_asset.items()):
+        if asset == "landing":
+            context.log.info(f"retention: landing files of {len(days)} day(s) deleted")
+            continue
         context.log_event(
             AssetObservation(
                 asset_key=AssetKey(asset),
@@ -54,7 +62,7 @@ def apply_raw_retention(
                 },
             )
         )
-        if not config.dry_run:
+        if not config.dry_run and asset != "landing":
             _wipe_partitions(context, asset, days)
         context.log.info(f"retention: {asset}: {len(days)} day(s) deleted ({days[0]}..{days[-1]})")
     if not deletions:

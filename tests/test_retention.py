@@ -35,11 +35,14 @@ def test_retention_job_deletes_old_restricted_days_and_audits(data_root):
         assert root.partitions("warehouse", "derived") == ["2026-10-01"]  # derived data stays
         audit = root.read_partition("warehouse", "retention_audit", "2026-11-30").to_pylist()
         assert sorted((a["asset"], a["partition"]) for a in audit) == [
+            ("landing", "2026-10-01"),
+            ("landing", "2026-10-02"),
             ("raw_agent_logs", "2026-10-01"),
             ("raw_agent_logs", "2026-10-02"),
             ("raw_quarantine", "2026-10-01"),
             ("raw_quarantine", "2026-10-02"),
         ]
+        assert sorted(p.name for p in (data_root / "landing").iterdir()) == ["2026-11-20"]
         assert {a["run_id"] for a in audit} == {result.run_id}
         assert audit[0]["rows"] >= 0 and audit[0]["deleted_at"]
         # the event log says it too
@@ -58,7 +61,7 @@ def test_retention_job_deletes_old_restricted_days_and_audits(data_root):
             },
         )
         assert again.success
-        assert len(root.read_partition("warehouse", "retention_audit", "2026-11-30")) == 4
+        assert len(root.read_partition("warehouse", "retention_audit", "2026-11-30")) == 6
 
 
 def _one_row(ds):
