@@ -27,6 +27,8 @@ from agentic_pipeline.formats import (
     parse_episode,
     parse_transition,
 )
+from agentic_pipeline.masking.recognizers import strict_matches
+from agentic_pipeline.masking.scan import ID_COLUMNS
 from agentic_pipeline.schema import QUARANTINE_SCHEMA, STEP_SCHEMA
 
 LANDING_SUFFIXES = (".jsonl", ".jsonl.gz", ".json")
@@ -170,6 +172,22 @@ def _file_stem(path: UPath) -> str:
     return name
 
 
+def _reject_personal_ids(rows: list[Row]) -> None:
+    """Identifier columns are kept verbatim downstream (never masked), so a record whose ids look
+    like personal data (an email as episode id, say) is quarantined here."""
+    seen: set[str] = set()
+    for row in rows:
+        for col in ID_COLUMNS:
+            value = row.get(col)
+            if isinstance(value, str) and value not in seen:
+                seen.add(value)
+                kinds = {kind for _, _, kind in strict_matches(value)}
+                if kinds:
+                    raise RecordError(
+                        f"'{col}' looks like personal data ({', '.join(sorted(kinds))})"
+                    )
+
+
 class DayIngestor:
     """Accumulates one day's canonical rows and quarantine rows in Arrow batches."""
 
@@ -257,6 +275,7 @@ class DayIngestor:
             {"ds": self.ds, **attrs, **(lineage or {}), **row, "step": step}
             for step, row in enumerate(rows)
         ]
+        _reject_personal_ids(full)
         try:
             batch = pa.RecordBatch.from_pylist(full, schema=STEP_SCHEMA)
         except (pa.ArrowException, UnicodeError, OverflowError, TypeError, ValueError) as exc:

@@ -18,7 +18,17 @@ from agentic_pipeline.masking.json_walker import JsonError, looks_like_json, par
 from agentic_pipeline.masking.pseudonyms import TOKEN_RE, value_hash
 from agentic_pipeline.masking.recognizers import strict_matches
 
-DEFAULT_SCAN_COLUMNS = ("content", "tool_arguments", "task_description", "task_goal", "context")
+#: Identifier columns are never masked (replay and joins need them), so they are scanned too: a
+#: producer that puts an email into an episode id is caught (ingestion quarantines such records).
+ID_COLUMNS = ("episode_id", "task_id", "tool_name", "tool_call_id", "policy_id", "task_type")
+DEFAULT_SCAN_COLUMNS = (
+    "content",
+    "tool_arguments",
+    "task_description",
+    "task_goal",
+    "context",
+    *ID_COLUMNS,
+)
 
 
 @dataclass(frozen=True)
@@ -123,6 +133,9 @@ def scan_for_leaks(
             rx = global_rx if episodes is None else per_episode.get(episodes[row])
             if rx is not None:
                 for m in rx.finditer(_json_values_text(text)):
-                    leaks.append(Leak(col, row, "KNOWN_VALUE", value_hash(m.group().casefold()),
-                                      "known_value"))
+                    leaks.append(
+                        Leak(
+                            col, row, "KNOWN_VALUE", value_hash(m.group().casefold()), "known_value"
+                        )
+                    )
     return leaks
