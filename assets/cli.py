@@ -90,6 +90,42 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     return 0
 
 
+# --- running days ----------------------------------------------------------------------------
+
+
+def run_days(job, instance, runs: list, tags: dict[str, str], verb: str) -> list:
+    """One in-process run per ``(day, asset keys)`` with a progress bar; step failures printed.
+
+    Returns the ``ExecuteInProcessResult`` of each run, in order.
+    """
+    results = []
+    columns = (
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+    )
+    with Progress(*columns, console=console) as progress:
+        task = progress.add_task(verb, total=len(runs))
+        for ds, keys in runs:
+            progress.update(task, description=f"{verb} {ds}")
+            result = job.execute_in_process(
+                run_config=QUIET_RUN_CONFIG,
+                instance=instance,
+                partition_key=ds,
+                asset_selection=keys,
+                raise_on_error=False,
+                tags=tags,
+            )
+            for event in result.all_events if not result.success else []:
+                if event.is_step_failure:
+                    err = event.step_failure_data.error
+                    progress.console.print(f"[red]{ds} {event.step_key}: {err.message.strip()}")
+            results.append(result)
+            progress.advance(task)
+    return results
+
+
 # --- materialize ------------------------------------------------------------------------------
 
 
@@ -138,41 +174,18 @@ def cmd_materialize(args: argparse.Namespace) -> int:
     keys = resolve_selection(defs, args.select)
     job = defs.resolve_job_def("daily_pipeline")
     instance = DagsterInstance.get()
+    runs = [(ds, keys) for ds in days]
+    results = run_days(job, instance, runs, {"agentic_pipeline/trigger": "cli"}, "materializing")
     summary = Table(title="materialized")
     for column in ("day", "run", "status", "assets"):
         summary.add_column(column)
-    failed = 0
-    columns = (
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-    )
-    with Progress(*columns, console=console) as progress:
-        task = progress.add_task("materializing", total=len(days))
-        for ds in days:
-            progress.update(task, description=f"materializing {ds}")
-            result = job.execute_in_process(
-                run_config=QUIET_RUN_CONFIG,
-                instance=instance,
-                partition_key=ds,
-                asset_selection=keys,
-                raise_on_error=False,
-                tags={"agentic_pipeline/trigger": "cli"},
-            )
-            n_assets = len(result.get_asset_materialization_events())
-            status = "[green]ok[/green]" if result.success else "[red]failed[/red]"
-            failed += not result.success
-            summary.add_row(ds, result.run_id[:8], status, str(n_assets))
-            if not result.success:
-                for event in result.all_events:
-                    if event.is_step_failure:
-                        err = event.step_failure_data.error
-                        progress.console.print(f"[red]{ds} {event.step_key}: {err.message.strip()}")
-            progress.advance(task)
+    for ds, result in zip(days, results, strict=True):
+        status = "[green]ok[/green]" if result.success else "[red]failed[/red]"
+        n_assets = len(result.get_asset_materialization_events())
+        summary.add_row(ds, result.run_id[:8], status, str(n_assets))
     console.print(summary)
     console.print(f"selection: {', '.join(k.to_user_string() for k in keys)}")
-    return 1 if failed else 0
+    return 1 if any(not r.success for r in results) else 0
 
 
 # --- report ---------------------------------------------------------------------------------
@@ -278,34 +291,21 @@ def cmd_erase(args: argparse.Namespace) -> int:
         if root.has_partition("warehouse", "masked_trajectories", ds)
     ]
     runs += [(ds, [AssetKey("policy_selection")]) for ds in later]
-    failed = 0
-    with Progress(
-        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), console=console
-    ) as progress:
-        task = progress.add_task("re-materializing", total=len(runs))
-        for ds, keys in runs:
-            progress.update(task, description=f"re-materializing {ds}")
-            result = job.execute_in_process(
-                run_config=QUIET_RUN_CONFIG,
-                instance=instance,
-                partition_key=ds,
-                asset_selection=keys,
-                raise_on_error=False,
-                tags={
-                    "agentic_pipeline/trigger": "erasure",
-                    "agentic_pipeline/erasure_receipt": receipt.receipt_id,
-                },
-            )
-            failed += not result.success
-            receipt.rematerialized.append(
-                {
-                    "ds": ds,
-                    "run_id": result.run_id,
-                    "success": result.success,
-                    "assets": [k.to_user_string() for k in keys],
-                }
-            )
-            progress.advance(task)
+    tags = {
+        "agentic_pipeline/trigger": "erasure",
+        "agentic_pipeline/erasure_receipt": receipt.receipt_id,
+    }
+    results = run_days(job, instance, runs, tags, "re-materializing")
+    receipt.rematerialized = [
+        {
+            "ds": ds,
+            "run_id": r.run_id,
+            "success": r.success,
+            "assets": [k.to_user_string() for k in keys],
+        }
+        for (ds, keys), r in zip(runs, results, strict=True)
+    ]
+    failed = sum(not r.success for r in results)
     leftovers = remaining_mentions(root, args.subject, plan.pseudonyms, landing_root)
     receipt.verified_clean = not leftovers and not failed
     path = write_receipt(root, receipt)
