@@ -9,7 +9,7 @@ or quarantined with a reason, so ``records_read == records_accepted + records_qu
 import hashlib
 import json
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,12 +27,19 @@ from agentic_pipeline.formats import (
     parse_episode,
     parse_transition,
 )
-from agentic_pipeline.masking.recognizers import strict_matches
-from agentic_pipeline.masking.scan import ID_COLUMNS
-from agentic_pipeline.schema import QUARANTINE_SCHEMA, STEP_SCHEMA
+from agentic_pipeline.pii_patterns import strict_matches
+from agentic_pipeline.schema import ID_COLUMNS, QUARANTINE_SCHEMA, STEP_SCHEMA
 
 LANDING_SUFFIXES = (".jsonl", ".jsonl.gz", ".json")
-RAW_RECORD_LIMIT = 20_000  # characters of a rejected record kept in the (restricted) quarantine
+RAW_RECORD_LIMIT = 20_000
+BATCH_ROWS = 5_000  # rows converted to Arrow at once
+_ARROW_ERRORS = (
+    pa.ArrowException,
+    UnicodeError,
+    OverflowError,
+    TypeError,
+    ValueError,
+)  # characters of a rejected record kept in the (restricted) quarantine
 
 
 class MissingLandingError(FileNotFoundError):
@@ -196,6 +203,9 @@ class DayIngestor:
         self.benchmark_policy_id = benchmark_policy_id
         self.stats = IngestStats()
         self._batches: list[pa.RecordBatch] = []
+        # episodes waiting for conversion: (rows, number of source records, reject callback)
+        self._pending: list[tuple[list[Row], int, Callable[[str], None]]] = []
+        self._pending_rows = 0
         self._quarantine: list[Row] = []
         self._episode_ids: set[str] = set()
         self._transitions: dict[str, dict[int, Transition]] = {}
@@ -229,14 +239,17 @@ class DayIngestor:
                 for t in records:
                     self._reject_transition(t, str(exc))
                 continue
-            try:
-                self._emit(episode_id, attrs, rows, lineage=None)
-            except RecordError as exc:
+
+            def reject(reason: str, records: list[Transition] = records) -> None:
                 for t in records:
-                    self._reject_transition(t, str(exc))
-                continue
-            self.stats.records_accepted += len(records)
-        steps = pa.Table.from_batches(self._batches, schema=STEP_SCHEMA).combine_chunks()
+                    self._reject_transition(t, reason)
+
+            try:
+                self._emit(episode_id, attrs, rows, None, len(records), reject)
+            except RecordError as exc:
+                reject(str(exc))
+        self._flush()
+        steps = pa.Table.from_batches(self._batches, schema=STEP_SCHEMA)
         quarantine = pa.Table.from_pylist(self._quarantine, schema=QUARANTINE_SCHEMA)
         self.stats.rows = steps.num_rows
         return IngestResult(steps=steps, quarantine=quarantine, stats=self.stats)
@@ -265,24 +278,50 @@ class DayIngestor:
             episode_id, attrs, rows = parse_episode(source.value)
         if episode_id in self._episode_ids:
             raise RecordError("duplicate episode_id in this day")
-        self._emit(episode_id, attrs, rows, lineage)
-        self.stats.records_accepted += 1
+        self._emit(episode_id, attrs, rows, lineage, 1, lambda reason: self._reject(source, reason))
 
-    def _emit(self, episode_id: str, attrs: Row, rows: list[Row], lineage: Row | None) -> None:
-        """Convert one episode to Arrow now, so a value Arrow cannot hold (a lone surrogate, an
-        oversized number) rejects this episode instead of failing the day's batch."""
+    def _emit(
+        self,
+        episode_id: str,
+        attrs: Row,
+        rows: list[Row],
+        lineage: Row | None,
+        n_records: int,
+        reject: Callable[[str], None],
+    ) -> None:
+        """Accept one episode; its rows are converted to Arrow with others in ``_flush``."""
         full = [
             {"ds": self.ds, **attrs, **(lineage or {}), **row, "step": step}
             for step, row in enumerate(rows)
         ]
         _reject_personal_ids(full)
-        try:
-            batch = pa.RecordBatch.from_pylist(full, schema=STEP_SCHEMA)
-        except (pa.ArrowException, UnicodeError, OverflowError, TypeError, ValueError) as exc:
-            raise RecordError(f"value not representable ({type(exc).__name__})") from None
         self._episode_ids.add(episode_id)
         self.stats.episodes += 1
-        self._batches.append(batch)
+        self.stats.records_accepted += n_records
+        self._pending.append((full, n_records, reject))
+        self._pending_rows += len(full)
+        if self._pending_rows >= BATCH_ROWS:
+            self._flush()
+
+    def _flush(self) -> None:
+        """Convert the pending episodes in one batch. If Arrow refuses a value (a lone surrogate,
+        an oversized number), convert them one by one and quarantine only the episodes at fault."""
+        if not self._pending:
+            return
+        pending, self._pending, self._pending_rows = self._pending, [], 0
+        try:
+            rows = [row for full, _, _ in pending for row in full]
+            self._batches.append(pa.RecordBatch.from_pylist(rows, schema=STEP_SCHEMA))
+            return
+        except _ARROW_ERRORS:
+            pass
+        for full, n_records, reject in pending:
+            try:
+                self._batches.append(pa.RecordBatch.from_pylist(full, schema=STEP_SCHEMA))
+            except _ARROW_ERRORS as exc:
+                self.stats.episodes -= 1
+                self.stats.records_accepted -= n_records
+                reject(f"value not representable ({type(exc).__name__})")
 
     def _reject(self, source: _SourceRecord, reason: str) -> None:
         value = source.value if isinstance(source.value, dict) else {}

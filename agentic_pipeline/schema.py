@@ -69,6 +69,10 @@ LINEAGE_FIELDS: tuple[tuple[str, pa.DataType], ...] = (
     ("source_sha256", pa.string()),
 )
 
+#: Identifier columns: kept verbatim by masking (replay and joins need them), so ingestion rejects
+#: records whose ids look like personal data and the leak scan checks them.
+ID_COLUMNS = ("episode_id", "task_id", "tool_name", "tool_call_id", "policy_id", "task_type")
+
 STEP_SCHEMA = pa.schema([("ds", pa.string()), *STEP_FIELDS, *EPISODE_FIELDS, *LINEAGE_FIELDS])
 
 #: Records that could not be parsed; kept in the restricted zone with the reason.

@@ -19,29 +19,22 @@ Decisions (documented for reviewers):
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 
 from presidio_analyzer import LocalRecognizer, RecognizerResult
 from presidio_analyzer.nlp_engine import NlpArtifacts
 
 # --------------------------------------------------------------------------- strict patterns
-EMAIL_RE = re.compile(
-    r"(?<![\w.%+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b"
-)
-PHONE_RE = re.compile(
-    r"(?<![\w+])(?:(?:\+|00)\d{1,3}[\s.-]?|1[\s.-])?"
-    r"(?:\(\d{3}\)\s?|\d{3}[\s.-])\d{3}[\s.-]\d{4}"
-    r"(?:\s?(?:x|ext\.?)\s?\d{1,5})?(?![\w])"
-    r"|(?<![\w+])\+\d{1,3}(?:[\s.-]?\(?\d{1,4}\)?){1,2}(?:[\s.-]?\d{2,4}){2,4}(?![\w])"
-)
-CARD_RE = re.compile(r"(?<![\w-])\d(?:[ -]?\d){12,18}(?![\w-])")
-SSN_RE = re.compile(r"(?<![\w-])(?!000|666|9\d\d)\d{3}-(?!00)\d{2}-(?!0000)\d{4}(?![\w-])")
-IBAN_RE = re.compile(r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?\b")
-IPV4_RE = re.compile(
-    r"(?<![\w.])(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(?![\w.])"
-)
-USER_ID_RE = re.compile(
-    r"(?<![\w])(?!(?:credit|gift|debit)_card_|certificate_|paypal_|call_)[a-z]+_[a-z]+_\d{4}(?![\w])"
+from agentic_pipeline.pii_patterns import (  # noqa: E402,F401  (re-exported for the masking package)
+    CARD_RE,
+    EMAIL_RE,
+    IBAN_RE,
+    IPV4_RE,
+    PHONE_RE,
+    SSN_RE,
+    USER_ID_RE,
+    iban_ok,
+    luhn_ok,
+    strict_matches,
 )
 
 _MONTH = (
@@ -92,59 +85,19 @@ STREET_RE = re.compile(
 )
 
 
-def luhn_ok(number: str) -> bool:
-    """Luhn checksum of the digits in ``number``."""
-    digits = [int(c) for c in number if c.isdigit()]
-    if not 13 <= len(digits) <= 19:
-        return False
-    total = 0
-    for i, d in enumerate(reversed(digits)):
-        if i % 2:
-            d *= 2
-            if d > 9:
-                d -= 9
-        total += d
-    return total % 10 == 0
-
-
-def iban_ok(value: str) -> bool:
-    """ISO 13616 mod-97 check."""
-    s = value.replace(" ", "").upper()
-    if not 15 <= len(s) <= 34:
-        return False
-    moved = s[4:] + s[:4]
-    try:
-        return int("".join(str(int(c, 36)) for c in moved)) % 97 == 1
-    except ValueError:
-        return False
-
-
-def strict_matches(text: str) -> Iterator[tuple[int, int, str]]:
-    """High-precision matches ``(start, end, entity_type)``: shared by recognizers and the scan."""
-    for m in EMAIL_RE.finditer(text):
-        yield m.start(), m.end(), "EMAIL_ADDRESS"
-    for m in PHONE_RE.finditer(text):
-        yield m.start(), m.end(), "PHONE_NUMBER"
-    for m in CARD_RE.finditer(text):
-        if luhn_ok(m.group()):
-            yield m.start(), m.end(), "CREDIT_CARD"
-    for m in SSN_RE.finditer(text):
-        yield m.start(), m.end(), "US_SSN"
-    for m in IBAN_RE.finditer(text):
-        if iban_ok(m.group()):
-            yield m.start(), m.end(), "IBAN_CODE"
-    for m in IPV4_RE.finditer(text):
-        yield m.start(), m.end(), "IP_ADDRESS"
-    for m in USER_ID_RE.finditer(text):
-        yield m.start(), m.end(), "USER_ID"
-
-
 # --------------------------------------------------------------------------- recognizers
 class StrictPatternRecognizer(LocalRecognizer):
     """Presidio recognizer reporting ``strict_matches`` (checksums included)."""
 
-    ENTITIES = ["EMAIL_ADDRESS", "PHONE_NUMBER", "CREDIT_CARD", "US_SSN", "IBAN_CODE",
-                "IP_ADDRESS", "USER_ID"]
+    ENTITIES = [
+        "EMAIL_ADDRESS",
+        "PHONE_NUMBER",
+        "CREDIT_CARD",
+        "US_SSN",
+        "IBAN_CODE",
+        "IP_ADDRESS",
+        "USER_ID",
+    ]
 
     def __init__(self, score: float = 0.9) -> None:
         self.score = score
@@ -168,8 +121,14 @@ class StrictPatternRecognizer(LocalRecognizer):
 class ContextGroupRecognizer(LocalRecognizer):
     """Reports group 1 of regexes whose surrounding text gives the context (last four, DOB)."""
 
-    def __init__(self, entity: str, regexes: tuple[re.Pattern[str], ...], score: float,
-                 name: str, group: int = 1) -> None:
+    def __init__(
+        self,
+        entity: str,
+        regexes: tuple[re.Pattern[str], ...],
+        score: float,
+        name: str,
+        group: int = 1,
+    ) -> None:
         self.entity = entity
         self.group = group
         self.regexes = regexes
@@ -194,14 +153,15 @@ class ContextGroupRecognizer(LocalRecognizer):
 
 
 def card_last4_recognizer() -> ContextGroupRecognizer:
-    """"card ending in 7447", "my 7447 card", "last four digits 7447"."""
+    """ "card ending in 7447", "my 7447 card", "last four digits 7447"."""
     return ContextGroupRecognizer("CARD_LAST4", LAST4_RES, 0.8, "CardLastFourRecognizer")
 
 
 def phone_context_recognizer() -> ContextGroupRecognizer:
     """Digit runs right after "reach me at", "phone", "mobile", ... (any format, any region)."""
-    return ContextGroupRecognizer("PHONE_NUMBER", (PHONE_CONTEXT_RE,), 0.75,
-                                  "PhoneContextRecognizer")
+    return ContextGroupRecognizer(
+        "PHONE_NUMBER", (PHONE_CONTEXT_RE,), 0.75, "PhoneContextRecognizer"
+    )
 
 
 def dob_recognizer() -> ContextGroupRecognizer:
@@ -227,8 +187,9 @@ INTRO_RE = re.compile(
 
 def self_introduction_recognizer() -> ContextGroupRecognizer:
     """The name after "this is", "my name is", "I'm", or a sign-off ("Regards,")."""
-    return ContextGroupRecognizer("PERSON", (INTRO_RE,), 0.85, "SelfIntroductionRecognizer",
-                                  group=2)
+    return ContextGroupRecognizer(
+        "PERSON", (INTRO_RE,), 0.85, "SelfIntroductionRecognizer", group=2
+    )
 
 
 def custom_recognizers() -> list[LocalRecognizer]:

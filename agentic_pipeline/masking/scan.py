@@ -16,11 +16,10 @@ import pyarrow as pa
 
 from agentic_pipeline.masking.json_walker import JsonError, looks_like_json, parse_json
 from agentic_pipeline.masking.pseudonyms import TOKEN_RE, value_hash
-from agentic_pipeline.masking.recognizers import strict_matches
+from agentic_pipeline.pii_patterns import strict_matches
+from agentic_pipeline.schema import ID_COLUMNS
 
-#: Identifier columns are never masked (replay and joins need them), so they are scanned too: a
-#: producer that puts an email into an episode id is caught (ingestion quarantines such records).
-ID_COLUMNS = ("episode_id", "task_id", "tool_name", "tool_call_id", "policy_id", "task_type")
+#: Identifier columns are never masked (replay and joins need them), so they are scanned too.
 DEFAULT_SCAN_COLUMNS = (
     "content",
     "tool_arguments",

@@ -1,0 +1,74 @@
+"""High-precision patterns of personal data, shared by ingestion, masking and the leak scan.
+
+Plain regular expressions with checksums (Luhn for cards, mod-97 for IBANs): no Presidio or spaCy
+import, so ingestion can use them without loading the NLP stack.
+"""
+
+import re
+from collections.abc import Iterator
+
+EMAIL_RE = re.compile(
+    r"(?<![\w.%+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b"
+)
+PHONE_RE = re.compile(
+    r"(?<![\w+])(?:(?:\+|00)\d{1,3}[\s.-]?|1[\s.-])?"
+    r"(?:\(\d{3}\)\s?|\d{3}[\s.-])\d{3}[\s.-]\d{4}"
+    r"(?:\s?(?:x|ext\.?)\s?\d{1,5})?(?![\w])"
+    r"|(?<![\w+])\+\d{1,3}(?:[\s.-]?\(?\d{1,4}\)?){1,2}(?:[\s.-]?\d{2,4}){2,4}(?![\w])"
+)
+CARD_RE = re.compile(r"(?<![\w-])\d(?:[ -]?\d){12,18}(?![\w-])")
+SSN_RE = re.compile(r"(?<![\w-])(?!000|666|9\d\d)\d{3}-(?!00)\d{2}-(?!0000)\d{4}(?![\w-])")
+IBAN_RE = re.compile(r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?\b")
+IPV4_RE = re.compile(
+    r"(?<![\w.])(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(?![\w.])"
+)
+USER_ID_RE = re.compile(
+    r"(?<![\w])(?!(?:credit|gift|debit)_card_|certificate_|paypal_|call_)[a-z]+_[a-z]+_\d{4}(?![\w])"
+)
+
+
+def luhn_ok(number: str) -> bool:
+    """Luhn checksum of the digits in ``number``."""
+    digits = [int(c) for c in number if c.isdigit()]
+    if not 13 <= len(digits) <= 19:
+        return False
+    total = 0
+    for i, d in enumerate(reversed(digits)):
+        if i % 2:
+            d *= 2
+            if d > 9:
+                d -= 9
+        total += d
+    return total % 10 == 0
+
+
+def iban_ok(value: str) -> bool:
+    """ISO 13616 mod-97 check."""
+    s = value.replace(" ", "").upper()
+    if not 15 <= len(s) <= 34:
+        return False
+    moved = s[4:] + s[:4]
+    try:
+        return int("".join(str(int(c, 36)) for c in moved)) % 97 == 1
+    except ValueError:
+        return False
+
+
+def strict_matches(text: str) -> Iterator[tuple[int, int, str]]:
+    """High-precision matches ``(start, end, entity_type)``: shared by recognizers and the scan."""
+    for m in EMAIL_RE.finditer(text):
+        yield m.start(), m.end(), "EMAIL_ADDRESS"
+    for m in PHONE_RE.finditer(text):
+        yield m.start(), m.end(), "PHONE_NUMBER"
+    for m in CARD_RE.finditer(text):
+        if luhn_ok(m.group()):
+            yield m.start(), m.end(), "CREDIT_CARD"
+    for m in SSN_RE.finditer(text):
+        yield m.start(), m.end(), "US_SSN"
+    for m in IBAN_RE.finditer(text):
+        if iban_ok(m.group()):
+            yield m.start(), m.end(), "IBAN_CODE"
+    for m in IPV4_RE.finditer(text):
+        yield m.start(), m.end(), "IP_ADDRESS"
+    for m in USER_ID_RE.finditer(text):
+        yield m.start(), m.end(), "USER_ID"
