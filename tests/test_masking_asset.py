@@ -121,3 +121,34 @@ def test_leak_check_is_blocking_and_per_partition():
     (spec,) = no_personal_data_in_masked.check_specs
     assert spec.blocking is True
     assert no_personal_data_in_masked.partitions_def is not None
+
+
+def test_a_leaking_day_in_a_range_writes_nothing_and_earlier_days_keep_their_audit(tmp_path):
+    """A personal value used as a JSON key is not masked (keys are schema), so the leak scan
+    stops that day; the days before it in the same single-run backfill stay complete."""
+    import json
+
+    from conftest import chat_episode, write_jsonl
+
+    root = tmp_path / "data"
+    days = ["2026-11-12", "2026-11-13"]
+    write_jsonl(root / "landing" / days[0] / "e.jsonl", [chat_episode("clean-1")])
+    leaky = chat_episode("leaky-1")
+    leaky["messages"][3]["content"] = json.dumps({"by_email": {"bob.smith@example.com": 1}})
+    write_jsonl(root / "landing" / days[1] / "e.jsonl", [leaky])
+    defs = build_definitions(str(root))
+    with DagsterInstance.ephemeral() as instance:
+        result = defs.resolve_job_def("daily_pipeline").execute_in_process(
+            instance=instance,
+            asset_selection=[AssetKey(k) for k in STAGES],
+            tags={"dagster/asset_partition_range_start": days[0],
+                  "dagster/asset_partition_range_end": days[1]},
+            raise_on_error=False,
+        )
+    assert not result.success
+    failure = next(e for e in result.all_events if e.is_step_failure)
+    message = failure.step_failure_data.error.message
+    assert "masking left personal data" in message and "bob.smith" not in message
+    data = DataRoot(root)
+    assert data.partitions("warehouse", "masked_trajectories") == [days[0]]
+    assert data.partitions("warehouse", "pii_audit") == [days[0]]
