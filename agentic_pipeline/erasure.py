@@ -118,20 +118,13 @@ def plan_erasure(root: DataRoot, subject: str, key: str) -> ErasurePlan:
     return plan
 
 
-def _assets(root: DataRoot, zone: str) -> list[str]:
-    base = root.root / zone
-    if not base.exists():
-        return []
-    return sorted(p.name for p in base.iterdir() if p.is_dir() and not p.name.startswith("."))
-
-
 def apply_erasure(root: DataRoot, plan: ErasurePlan, subject: str) -> Receipt:
     """Remove the planned episodes from every table of both zones; return the receipt."""
     touched: list[dict] = []
     removed_rows = 0
     by_day = defaultdict(set, plan.episodes_by_day)
     for zone in ZONES:
-        for asset in _assets(root, zone):
+        for asset in root.assets(zone):
             for ds in root.partitions(zone, asset):
                 episodes = by_day.get(ds, set())
                 quarantine = asset == "raw_quarantine" and ds in plan.quarantine_days
@@ -164,9 +157,7 @@ def apply_erasure(root: DataRoot, plan: ErasurePlan, subject: str) -> Receipt:
     )
 
 
-def erase_from_landing(
-    landing_root: UPath, plan: ErasurePlan, subject: str
-) -> list[dict]:
+def erase_from_landing(landing_root: UPath, plan: ErasurePlan, subject: str) -> list[dict]:
     """Rewrite the landing files of the planned days without the subject's records.
 
     Otherwise any re-ingestion of those days (a backfill, the late-file sensor, a key rotation)
@@ -183,8 +174,9 @@ def erase_from_landing(
         for path in sorted(p for p in folder.iterdir() if p.is_file()):
             removed = _rewrite_landing_file(path, erased, needle)
             if removed:
-                touched.append({"zone": "landing", "asset": path.name, "ds": ds,
-                                "rows_removed": removed})
+                touched.append(
+                    {"zone": "landing", "asset": path.name, "ds": ds, "rows_removed": removed}
+                )
     return touched
 
 
@@ -208,11 +200,17 @@ def _rewrite_landing_file(path: UPath, erased: set[str], needle: str) -> int:
     if name.endswith(".json"):
         value = json.loads(raw)
         items = value if isinstance(value, list) else [value]
-        kept = [v for v in items if not _drop_record(
-            v, json.dumps(v, ensure_ascii=False), erased, needle, stem)]
+        kept = [
+            v
+            for v in items
+            if not _drop_record(v, json.dumps(v, ensure_ascii=False), erased, needle, stem)
+        ]
         removed = len(items) - len(kept)
-        payload = json.dumps(kept if isinstance(value, list) else (kept[0] if kept else []),
-                             ensure_ascii=False, indent=1).encode()
+        payload = json.dumps(
+            kept if isinstance(value, list) else (kept[0] if kept else []),
+            ensure_ascii=False,
+            indent=1,
+        ).encode()
     else:
         lines = raw.split(b"\n")
         kept_lines = []
@@ -269,8 +267,11 @@ def remaining_mentions(
             if path.suffix == ".parquet":
                 with path.open("rb") as fh:
                     table = pq.read_table(fh)
-                text_cols = [f.name for f in table.schema if pa.types.is_string(f.type)
-                             or pa.types.is_large_string(f.type)]
+                text_cols = [
+                    f.name
+                    for f in table.schema
+                    if pa.types.is_string(f.type) or pa.types.is_large_string(f.type)
+                ]
                 hit = pc.any(_contains_any(table, text_cols, needles, True)).as_py()
             elif path.suffix in (".json", ".jsonl", ".md"):
                 text = path.read_text(errors="replace").lower()

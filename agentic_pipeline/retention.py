@@ -35,14 +35,6 @@ class Deletion:
     rows: int
 
 
-def restricted_assets(root: DataRoot) -> list[str]:
-    """Every asset stored in the restricted zone."""
-    base = root.root / "restricted"
-    if not base.exists():
-        return []
-    return sorted(p.name for p in base.iterdir() if p.is_dir() and not p.name.startswith("."))
-
-
 def expired(root: DataRoot, today: date, keep_days: int) -> list[tuple[str, str]]:
     """(asset, day) of restricted partitions older than ``keep_days`` days before ``today``."""
     if keep_days < 1:
@@ -50,7 +42,7 @@ def expired(root: DataRoot, today: date, keep_days: int) -> list[tuple[str, str]
     cutoff = (today - timedelta(days=keep_days)).isoformat()
     return [
         (asset, ds)
-        for asset in restricted_assets(root)
+        for asset in root.assets("restricted")
         for ds in root.partitions("restricted", asset)
         if ds < cutoff
     ]

@@ -12,6 +12,7 @@ import os
 import shutil
 import uuid
 from collections.abc import Iterable, Iterator, Mapping
+from datetime import date, timedelta
 from pathlib import Path
 
 import pyarrow as pa
@@ -116,6 +117,13 @@ class DataRoot:
 
     # -- reading ------------------------------------------------------------------------------
 
+    def assets(self, zone: str) -> list[str]:
+        """The assets stored in ``zone``, sorted (staging and trash folders excluded)."""
+        base = self.root / zone
+        if not base.exists():
+            return []
+        return sorted(p.name for p in base.iterdir() if p.is_dir() and not p.name.startswith("."))
+
     def partitions(self, zone: str, asset: str) -> list[str]:
         """The days stored for ``asset``, sorted."""
         base = self.asset_dir(zone, asset)
@@ -160,6 +168,13 @@ class DataRoot:
         path = self.partition_dir(zone, asset, ds) / PART_FILE
         with path.open("rb") as fh:
             yield from pq.ParquetFile(fh).iter_batches(batch_size=batch_size)
+
+
+def day_range(start: date, end: date) -> list[str]:
+    """Every day from ``start`` to ``end`` inclusive, as ``YYYY-MM-DD``."""
+    if end < start:
+        raise ValueError(f"end {end} is before start {start}")
+    return [(start + timedelta(days=i)).isoformat() for i in range((end - start).days + 1)]
 
 
 def split_by_day(table: pa.Table, days: Iterable[str]) -> dict[str, pa.Table]:

@@ -40,7 +40,7 @@ import os
 import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import date, timedelta
+from datetime import date
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -53,7 +53,7 @@ from upath import UPath
 
 from agentic_pipeline.rewards import COMPONENTS, RewardSpec, load_reward_spec
 from agentic_pipeline.rewards import step_rewards as compute_step_rewards
-from agentic_pipeline.storage import PART_FILE, DataRoot
+from agentic_pipeline.storage import PART_FILE, DataRoot, day_range
 
 ASSET_NAME = "training_datasets"
 SFT_FILE = "sft.jsonl"
@@ -1090,13 +1090,6 @@ def write_day_files(
     return DataRoot(data_root).replace_partition_files("warehouse", ASSET_NAME, ds, files)
 
 
-def _days(start: str, end: str) -> list[str]:
-    first, last = date.fromisoformat(start), date.fromisoformat(end)
-    if last < first:
-        raise ValueError("end must not be before start")
-    return [(first + timedelta(days=i)).isoformat() for i in range((last - first).days + 1)]
-
-
 def export_range(
     data_root_path: str | os.PathLike | UPath,
     start: str,
@@ -1114,7 +1107,10 @@ def export_range(
         raise ValueError(f"unknown format {fmt!r}: expected one of {sorted(FORMAT_FILES)}")
     root = DataRoot(data_root_path)
     name = FORMAT_FILES[fmt]
-    paths = [root.partition_dir("warehouse", ASSET_NAME, ds) / name for ds in _days(start, end)]
+    paths = [
+        root.partition_dir("warehouse", ASSET_NAME, ds) / name
+        for ds in day_range(date.fromisoformat(start), date.fromisoformat(end))
+    ]
     paths = [p for p in paths if p.exists()]
     out = Path(out_path)
     out.parent.mkdir(parents=True, exist_ok=True)

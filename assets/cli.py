@@ -15,6 +15,8 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from agentic_pipeline.storage import day_range
+
 DATA_DIR_ENV = "AGENTIC_PIPELINE_DATA_DIR"
 DAGSTER_YAML = """\
 # Local instance for the CLI and `make dev` (README "Operating it" has the production profile).
@@ -44,9 +46,10 @@ def _parse_day(text: str) -> date:
 
 
 def _days(start: date, end: date) -> list[str]:
-    if end < start:
-        raise UsageError(f"--end {end} is before --start {start}")
-    return [(start + timedelta(days=i)).isoformat() for i in range((end - start).days + 1)]
+    try:
+        return day_range(start, end)
+    except ValueError:
+        raise UsageError(f"--end {end} is before --start {start}") from None
 
 
 def prepare_data_root(data_dir: str) -> Path:
