@@ -8,7 +8,7 @@ Every command takes ``--data-dir`` (default ``AGENTIC_PIPELINE_DATA_DIR``, else 
 import argparse
 import os
 import sys
-from datetime import date, timedelta
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 from rich.console import Console
@@ -50,6 +50,59 @@ def _days(start: date, end: date) -> list[str]:
         return day_range(start, end)
     except ValueError:
         raise UsageError(f"--end {end} is before --start {start}") from None
+
+
+def _ended_days(start: date, end: date, today: date | None = None) -> list[str]:
+    """The days from ``start`` to ``end``, refusing any day that has not ended yet (UTC).
+
+    A daily partition exists only once its day is over, so today and later days are refused here,
+    before Dagster is loaded, instead of ending in an unknown-partition traceback.
+    """
+    days = _days(start, end)
+    today = today or datetime.now(UTC).date()
+    if end >= today:
+        first_open = max(start, today)
+        latest = (today - timedelta(days=1)).isoformat()
+        raise UsageError(
+            f"day {first_open} has not ended yet (UTC); a day can be materialized once it is "
+            f"over: the latest is {latest} (use --end {latest})"
+        )
+    return days
+
+
+def _check_landing(root: Path, days: list[str]) -> None:
+    """Refuse days whose landing folder is missing or holds no log file, naming them."""
+    from agentic_pipeline.ingest import LANDING_SUFFIXES
+
+    def has_logs(ds: str) -> bool:
+        folder = root / "landing" / ds
+        return folder.is_dir() and any(
+            p.name.endswith(LANDING_SUFFIXES) for p in folder.iterdir() if p.is_file()
+        )
+
+    empty = [ds for ds in days if not has_logs(ds)]
+    if empty:
+        shown = ", ".join(empty[:5]) + (f" and {len(empty) - 5} more" if len(empty) > 5 else "")
+        raise UsageError(
+            f"no landing files for {shown} under {root / 'landing'}: put the day's "
+            "*.jsonl, *.jsonl.gz or *.json files in landing/YYYY-MM-DD/ (or run `simulate`), "
+            "or leave raw_agent_logs out of --select"
+        )
+
+
+def _check_zones_writable(root: Path) -> None:
+    """Fail at once, before any run, when a zone of the data root cannot be written."""
+    for zone in ("restricted", "warehouse"):
+        folder = root / zone
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            probe = folder / f".write-probe-{os.getpid()}"
+            probe.write_text("ok")
+            probe.unlink()
+        except OSError as exc:
+            raise UsageError(
+                f"{folder} is not writable ({exc.strerror}): fix its permissions and re-run"
+            ) from None
 
 
 def prepare_data_root(data_dir: str) -> Path:
@@ -149,7 +202,16 @@ def resolve_selection(defs, selection: str):
         if unknown:
             raise UsageError(f"unknown asset(s): {', '.join(k.to_user_string() for k in unknown)}")
     else:
-        keys = set(AssetSelection.from_string(text).resolve(graph))
+        try:
+            keys = set(AssetSelection.from_string(text).resolve(graph))
+        except Exception as exc:  # Dagster raises several types for a bad selection string
+            reason = one_line_error(exc)
+            raise UsageError(f"--select {text!r} is not a valid selection ({reason})") from None
+    if not keys:
+        raise UsageError(
+            f"--select {text!r} matches no asset; known assets: "
+            + ", ".join(sorted(k.to_user_string() for k in graph.get_all_asset_keys()))
+        )
     for assets_def in defs.assets or []:
         own = set(getattr(assets_def, "keys", []))
         if own & keys:
@@ -158,15 +220,20 @@ def resolve_selection(defs, selection: str):
 
 
 def cmd_materialize(args: argparse.Namespace) -> int:
-    prepare_data_root(args.data_dir)
-    from dagster import DagsterInstance
+    # arguments, days and the data root are checked before Dagster is loaded (a bad command line
+    # is refused at once, and a refused day never leaves a failed run in the instance)
+    start = _parse_day(args.start)
+    end = _parse_day(args.end) if args.end else start
+    days = _ended_days(start, end)
+    root = prepare_data_root(args.data_dir)
+    _check_zones_writable(root)
+    if args.select.strip() in ("*", ""):
+        _check_landing(root, days)
+    from dagster import AssetKey, DagsterInstance
 
     from assets.definitions import build_definitions
     from assets.partitions import daily_partitions
 
-    start = _parse_day(args.start)
-    end = _parse_day(args.end) if args.end else start
-    days = _days(start, end)
     first = daily_partitions.start.date()
     if start < first:
         raise UsageError(
@@ -175,6 +242,8 @@ def cmd_materialize(args: argparse.Namespace) -> int:
         )
     defs = build_definitions(os.environ[DATA_DIR_ENV])
     keys = resolve_selection(defs, args.select)
+    if AssetKey("raw_agent_logs") in keys:
+        _check_landing(root, days)
     job = defs.resolve_job_def("daily_pipeline")
     instance = DagsterInstance.get()
     runs = [(ds, keys) for ds in days]
@@ -342,6 +411,9 @@ def build_parser() -> argparse.ArgumentParser:
         default=os.environ.get(DATA_DIR_ENV) or "data",
         help="data root (default: $AGENTIC_PIPELINE_DATA_DIR, else ./data)",
     )
+    common.add_argument(
+        "--debug", action="store_true", help="print the full traceback of an unexpected error"
+    )
     sub = parser.add_subparsers(dest="command", required=True)
 
     sim = sub.add_parser("simulate", parents=[common], help="write simulated landing files")
@@ -384,12 +456,44 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run one command; every error is one line on the terminal (``--debug`` for a traceback)."""
     args = build_parser().parse_args(argv)
+    quiet_dagster_warnings()
     try:
         return args.func(args)
     except UsageError as exc:
-        console.print(f"[red]error:[/red] {exc}", soft_wrap=True)
+        console.print(f"[red]error:[/red] {exc}", soft_wrap=True, markup=True, highlight=False)
         return 2
+    except KeyboardInterrupt:
+        console.print("[red]interrupted[/red]")
+        return 130
+    except Exception as exc:
+        if getattr(args, "debug", False):
+            raise
+        console.print(
+            f"[red]error:[/red] {one_line_error(exc)} (re-run with --debug for the traceback)",
+            soft_wrap=True,
+            highlight=False,
+        )
+        return 1
+
+
+def quiet_dagster_warnings() -> None:
+    """Hide Dagster's beta/preview notices for features this project uses on purpose."""
+    import warnings
+
+    for pattern in ("dagster", "dagster._core"):
+        warnings.filterwarnings("ignore", category=UserWarning, module=pattern)
+    warnings.filterwarnings("ignore", message=".*is currently in (beta|preview).*")
+    warnings.filterwarnings("ignore", message="Asset job .* varying BackfillPolicies")
+
+
+def one_line_error(exc: BaseException) -> str:
+    """``Type: first line of the message``, without the chained causes Dagster wraps around."""
+    while exc.__cause__ is not None and not str(exc).strip():
+        exc = exc.__cause__
+    lines = [line for line in str(exc).strip().splitlines() if line.strip()]
+    return f"{type(exc).__name__}: {lines[0].strip()}" if lines else type(exc).__name__
 
 
 if __name__ == "__main__":
