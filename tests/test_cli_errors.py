@@ -1,4 +1,4 @@
-"""CLI errors are one line, never a traceback; refused commands leave no run behind (issue 11.10)."""
+"""CLI errors are one line, never a traceback; a refused command leaves no run (issue 11.10)."""
 
 import os
 import subprocess
