@@ -267,9 +267,16 @@ def cmd_report(args: argparse.Namespace) -> int:
     from assets.report import print_report
 
     root = prepare_data_root(args.data_dir)
+    day = _parse_day(args.date).isoformat()
+    if args.json:
+        from assets.report import report_json
+
+        text, code = report_json(str(root), day)
+        print(text)
+        return code
     # piped or captured output has no terminal width: give the decision table room to be read
     out = console if console.is_terminal else Console(width=140)
-    return print_report(str(root), _parse_day(args.date).isoformat(), out)
+    return print_report(str(root), day, out)
 
 
 # --- export ---------------------------------------------------------------------------------
@@ -399,58 +406,127 @@ def cmd_erase(args: argparse.Namespace) -> int:
 # --- main ------------------------------------------------------------------------------------
 
 
+def _day_arg(text: str) -> str:
+    """An argparse type: a ``YYYY-MM-DD`` day, refused at parse time (before anything loads)."""
+    try:
+        return date.fromisoformat(text).isoformat()
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a date (YYYY-MM-DD): {text!r}") from None
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def _share(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"must be between 0 and 1, got {value}")
+    return value
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("agentic-pipeline")
+    except PackageNotFoundError:  # running from a source tree that was not installed
+        return "unknown"
+
+
+class _HelpFormatter(argparse.HelpFormatter):
+    """Shows an option's default in its help when it has a meaningful one."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        text = action.help or ""
+        if action.default not in (None, False, argparse.SUPPRESS) and "%(default)" not in text:
+            text += " (default: %(default)s)"
+        return text
+
+
 def build_parser() -> argparse.ArgumentParser:
+    formatter = _HelpFormatter
     parser = argparse.ArgumentParser(
         prog="agentic-pipeline",
         description="Simulate, materialize, report, export and erase agent-log data "
         "(every command takes --data-dir).",
     )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument(
         "--data-dir",
         default=os.environ.get(DATA_DIR_ENV) or "data",
-        help="data root (default: $AGENTIC_PIPELINE_DATA_DIR, else ./data)",
+        help="data root (from $AGENTIC_PIPELINE_DATA_DIR when set)",
     )
     common.add_argument(
         "--debug", action="store_true", help="print the full traceback of an unexpected error"
     )
     sub = parser.add_subparsers(dest="command", required=True)
 
-    sim = sub.add_parser("simulate", parents=[common], help="write simulated landing files")
-    sim.add_argument("--start", required=True)
-    sim.add_argument("--days", type=int, default=7)
-    sim.add_argument("--episodes-per-day", type=int, default=200)
-    sim.add_argument("--seed", type=int, default=0)
-    sim.add_argument("--transition-share", type=float, default=0.3)
+    def command(name: str, help: str) -> argparse.ArgumentParser:
+        return sub.add_parser(
+            name, parents=[common], help=help, description=help, formatter_class=formatter
+        )
+
+    sim = command("simulate", "write simulated landing files (landing/YYYY-MM-DD/)")
+    sim.add_argument(
+        "--start", required=True, type=_day_arg, metavar="YYYY-MM-DD", help="first day"
+    )
+    sim.add_argument("--days", type=_positive_int, default=7, help="number of days")
+    sim.add_argument("--episodes-per-day", type=_positive_int, default=200, help="episodes per day")
+    sim.add_argument("--seed", type=int, default=0, help="random seed (same seed, same bytes)")
+    sim.add_argument(
+        "--transition-share",
+        type=_share,
+        default=0.3,
+        help="share of episodes written as transition JSONL (0..1)",
+    )
     sim.set_defaults(func=cmd_simulate)
 
-    mat = sub.add_parser("materialize", parents=[common], help="materialize days in-process")
-    mat.add_argument("--start", required=True)
-    mat.add_argument("--end")
-    mat.add_argument("--select", default="*", help="'*', 'a,b' or Dagster selection syntax")
+    mat = command("materialize", "materialize days in-process, recorded in the Dagster instance")
+    mat.add_argument(
+        "--start", required=True, type=_day_arg, metavar="YYYY-MM-DD", help="first day"
+    )
+    mat.add_argument(
+        "--end", type=_day_arg, metavar="YYYY-MM-DD", help="last day (default: --start)"
+    )
+    mat.add_argument(
+        "--select",
+        default="*",
+        help="assets: '*', comma-separated keys, or Dagster selection syntax "
+        "(e.g. 'key:episode_rewards+')",
+    )
     mat.set_defaults(func=cmd_materialize)
 
-    exp = sub.add_parser(
-        "export",
-        parents=[common],
-        help="concatenate training datasets of several days into one file",
+    exp = command("export", "concatenate training datasets of several days into one file")
+    exp.add_argument(
+        "--start", required=True, type=_day_arg, metavar="YYYY-MM-DD", help="first day"
     )
-    exp.add_argument("--start", required=True)
-    exp.add_argument("--end")
-    exp.add_argument("--format", required=True, choices=["sft", "dpo", "dpo-openai", "rl"])
-    exp.add_argument("--out", required=True)
+    exp.add_argument(
+        "--end", type=_day_arg, metavar="YYYY-MM-DD", help="last day (default: --start)"
+    )
+    exp.add_argument(
+        "--format", required=True, choices=["sft", "dpo", "dpo-openai", "rl"], help="dataset"
+    )
+    exp.add_argument("--out", required=True, help="output file (JSONL, or Parquet for rl)")
     exp.set_defaults(func=cmd_export)
 
-    era = sub.add_parser(
-        "erase",
-        parents=[common],
-        help="erase one person's episodes everywhere (right to be forgotten)",
-    )
+    era = command("erase", "erase one person's episodes everywhere (right to be forgotten)")
     era.add_argument("--subject", required=True, help="an email, phone number or user id")
     era.set_defaults(func=cmd_erase)
 
-    rep = sub.add_parser("report", parents=[common], help="print the policy decision for a day")
-    rep.add_argument("--date", required=True)
+    rep = command("report", "print the policy decision stored for a day")
+    rep.add_argument("--date", required=True, type=_day_arg, metavar="YYYY-MM-DD", help="the day")
+    rep.add_argument("--json", action="store_true", help="print the decision as JSON (for scripts)")
     rep.set_defaults(func=cmd_report)
     return parser
 
