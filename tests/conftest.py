@@ -10,6 +10,8 @@ REPO = Path(__file__).resolve().parents[1]
 TAU_BENCH = REPO.parent / "shared" / "external" / "tau-bench"
 
 os.environ.setdefault("TLDEXTRACT_PUBLIC_SUFFIX_LIST_URLS", "")
+# tests use their own data roots: partitions must not start at the days of a local ./data
+os.environ.setdefault("AGENTIC_PIPELINE_START_DATE", "2025-01-01")
 
 
 @pytest.fixture
