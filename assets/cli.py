@@ -28,6 +28,10 @@ concurrency:
     default_limit: 1
 """
 
+#: Runs launched by the UI carry this label of their code location; the CLI's in-process runs get
+#: it too, so the UI lists them under the daily_pipeline job and on the overview timeline.
+LOCATION_TAGS = {".dagster/repository": "__repository__@agentic_pipeline"}
+
 #: The progress display replaces Dagster's per-event console log (the UI still has every event).
 QUIET_RUN_CONFIG = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
 
@@ -247,7 +251,8 @@ def cmd_materialize(args: argparse.Namespace) -> int:
     job = defs.resolve_job_def("daily_pipeline")
     instance = DagsterInstance.get()
     runs = [(ds, keys) for ds in days]
-    results = run_days(job, instance, runs, {"agentic_pipeline/trigger": "cli"}, "materializing")
+    tags = {**LOCATION_TAGS, "agentic_pipeline/trigger": "cli"}
+    results = run_days(job, instance, runs, tags, "materializing")
     summary = Table(title="materialized")
     for column in ("day", "run", "status", "assets"):
         summary.add_column(column)
