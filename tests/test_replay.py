@@ -293,11 +293,6 @@ CORRUPTED = {
         "diverged",
         "orphan_result",
     ),
-    "unknown tool": (
-        _rows(USER, call("a"), result("a"), call("b", "launch_rockets", "{}"), result("b")),
-        "diverged",
-        "unknown_tool",
-    ),
     "unparsable arguments": (
         _rows(USER, call("a", args='{"email": '), result("a", '{"error": "bad"}')),
         "diverged",
@@ -306,7 +301,7 @@ CORRUPTED = {
     "nameless call without id": (
         _rows(USER, {"role": "assistant", "action_type": "tool_call"}, REPLY),
         "diverged",
-        "unknown_tool",
+        "unnamed_tool",
     ),
     "no agent action": (_rows(USER), "incomplete", "truncated"),
 }
