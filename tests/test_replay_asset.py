@@ -20,6 +20,7 @@ from agentic_pipeline.storage import DataRoot
 from assets.partitions import daily_partitions
 from assets.replay import replayed_episodes, shadow_assets
 from resources import PartitionedParquetIOManager
+from resources.catalogue import ToolCatalogueResource
 from resources.shadow import ShadowResource
 
 DAYS = ["2026-04-01", "2026-04-02"]
@@ -47,6 +48,7 @@ def _defs(root, **shadow) -> Definitions:
         resources={
             "io_manager": PartitionedParquetIOManager(path=str(root)),
             "shadow": ShadowResource(**shadow),
+            "tool_catalogue": ToolCatalogueResource(),
         },
         executor=in_process_executor,
     )
