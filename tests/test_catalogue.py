@@ -16,7 +16,7 @@ from agentic_pipeline.catalogue import (
     infer_effect,
     load_catalogue,
 )
-from agentic_pipeline.ingest import DayIngestor
+from agentic_pipeline.ingest import DayIngestor, ingest_day
 from agentic_pipeline.replay import replay_day
 from resources.catalogue import ToolCatalogueResource
 from resources.reward_spec import RewardSpecResource
@@ -126,7 +126,8 @@ tool_sets:
 """
 
 
-def _helpdesk_steps() -> pd.DataFrame:
+def _helpdesk_steps(tmp_path: Path) -> pd.DataFrame:
+    """A landing file of three help-desk episodes (Episode JSONL), ingested."""
     episodes = {
         "h1": [
             ("lookup_ticket", {"id": "1"}, '{"ok": true}'),
@@ -143,33 +144,48 @@ def _helpdesk_steps() -> pd.DataFrame:
             ("page_oncall", {}, "ok"),
         ],
     }
-    rows = []
+    lines = []
     for eid, calls in episodes.items():
-        steps = [{"role": "user", "action_type": "message", "content": "help"}]
+        messages = [{"role": "user", "content": "help"}]
         for k, (name, args, result) in enumerate(calls):
             cid = f"{eid}-{k}"
-            steps.append(
+            messages.append(
                 {
                     "role": "assistant",
-                    "action_type": "tool_call",
-                    "tool_name": name,
-                    "tool_call_id": cid,
-                    "tool_arguments": json.dumps(args),
+                    "tool_calls": [
+                        {
+                            "id": cid,
+                            "type": "function",
+                            "function": {"name": name, "arguments": json.dumps(args)},
+                        }
+                    ],
                 }
             )
-            steps.append({"role": "tool", "action_type": "tool_result", "tool_call_id": cid,
-                          "content": result})  # fmt: skip
-        steps.append({"role": "assistant", "action_type": "respond", "content": "bye"})
-        for i, step in enumerate(steps):
-            rows.append({"ds": "d", "episode_id": eid, "task_type": "helpdesk", "step": i,
-                         "outcome_success": True, **step})  # fmt: skip
-    return pd.DataFrame(rows)
+            messages.append({"role": "tool", "tool_call_id": cid, "content": result})
+        messages.append({"role": "assistant", "content": "bye"})
+        lines.append(
+            json.dumps(
+                {
+                    "episode_id": eid,
+                    "task_type": "helpdesk",
+                    "outcome": {"success": True},
+                    "messages": messages,
+                }
+            )
+        )
+    day = tmp_path / "landing" / "2026-05-04"
+    day.mkdir(parents=True)
+    (day / "helpdesk.jsonl").write_text("\n".join(lines) + "\n")
+    result = ingest_day(day, "2026-05-04")
+    assert result.stats.records_accepted == 3
+    return result.steps.to_pandas()  # fmt: skip
 
 
 def test_another_domain_counted_per_its_catalogue(tmp_path):
     path = tmp_path / "helpdesk.yaml"
     path.write_text(HELPDESK_YAML)
-    out = replay_day(_helpdesk_steps(), rules=load_catalogue(path)).set_index("episode_id")
+    out = replay_day(_helpdesk_steps(tmp_path), rules=load_catalogue(path))
+    out = out.set_index("episode_id")
     assert set(out["tool_set"]) == {"helpdesk"} and set(out["replay_status"]) == {"ok"}
     assert out["n_writes"].to_dict() == {"h1": 2, "h2": 2, "h3": 2}
     assert out["financial_writes"].to_dict() == {"h1": 1, "h2": 1, "h3": 1}
@@ -179,8 +195,9 @@ def test_another_domain_counted_per_its_catalogue(tmp_path):
     assert out["unknown_tools"].sum() == 0 and out["inferred_effects"].isna().all()
 
 
-def test_another_domain_without_a_catalogue_is_inferred_and_never_diverges():
-    out = replay_day(_helpdesk_steps()).set_index("episode_id")
+def test_another_domain_without_a_catalogue_is_inferred_and_never_diverges(tmp_path, monkeypatch):
+    monkeypatch.delenv(CATALOGUE_ENV, raising=False)
+    out = replay_day(_helpdesk_steps(tmp_path)).set_index("episode_id")
     assert set(out["tool_set"]) == {"unknown"}
     assert set(out["replay_status"]) == {"ok"}  # unknown tools alone never diverge
     assert out["unknown_tools"].to_dict() == {"h1": 3, "h2": 2, "h3": 2}

@@ -83,6 +83,9 @@ def test_replayed_episodes_and_shadow_for_one_day(root):
         assert "replay_status" in [c.name for c in meta["dagster/column_schema"].schema.columns]
         assert "| policy_id |" in meta["rates_by_policy"].value
         assert "ok" in meta["status_counts"].value
+        assert meta["tool_catalogue"].value == ToolCatalogueResource().load().version
+        assert meta["unknown_tools"].value == 0 and "crm" in meta["tool_sets"].value
+        assert {"n_writes", "unknown_tools"} <= set(replayed.columns)
         text = " ".join(str(v.value) for v in meta.values())
         assert "@" not in text  # no personal data in the metadata
 
