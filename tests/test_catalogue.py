@@ -12,6 +12,7 @@ from upath import UPath
 
 from agentic_pipeline.catalogue import (
     CATALOGUE_ENV,
+    Catalogue,
     builtin_catalogue,
     infer_effect,
     load_catalogue,
@@ -341,3 +342,51 @@ def test_tau_bench_airline_facts_unchanged_and_without_catalogue_inferred(tmp_pa
     assert inferred["send_certificate"] == "financial"  # "certificate" speaks of money
     assert inferred["transfer_to_human_agents"] == "handover"
     assert int(bare["destructive_actions"].sum()) == 69
+
+
+@pytest.mark.parametrize(
+    "text,error",
+    [
+        ("Error: not found", True),
+        ("error while booking", True),
+        ("ValueError: amount must be positive", True),
+        ("pydantic_core.ValidationError: 1 validation error", True),
+        ("KeyNotFoundException: x", True),
+        ('{"error": "timeout"}', True),
+        ('{"errors": [{"msg": "bad"}]}', True),
+        ('{"status": 404, "detail": "no such order"}', True),
+        ('{"statusCode": "503"}', True),
+        ("HTTP/1.1 500 Internal Server Error", True),
+        ("404 Not Found", True),
+        ('{"error": null, "status": 200}', False),
+        ('{"status": "available"}', False),
+        ("The ValueError was fixed: ok", False),
+        ("Order #W123 shipped", False),
+        (None, False),
+    ],
+)
+def test_default_error_patterns(text, error):
+    assert builtin_catalogue().get("nothing").is_error(text) is error
+
+
+def test_catalogue_error_patterns_add_prefixes_keys_and_status_codes():
+    cat = load_catalogue(None, builtins=False).merged(
+        Catalogue.from_dict(
+            {
+                "tool_sets": {
+                    "x": {
+                        "errors": {
+                            "prefixes": ["FAILED"],
+                            "json_keys": ["fault"],
+                            "status_keys": ["rc"],
+                            "status_codes": [299],
+                        }
+                    }
+                }
+            }
+        )
+    )
+    x = cat.get("x")
+    assert x.is_error("FAILED to book") and x.is_error('{"fault": "x"}')
+    assert x.is_error('{"rc": 404}') and x.is_error('{"status": 299}')
+    assert not x.is_error('{"rc": 200}') and not x.is_error("fine")

@@ -7,7 +7,8 @@ A tool result is an error when it
 - is a JSON object with a non-empty ``error`` (or ``errors``) value, or with an HTTP status code
   of 400-599 under ``status``, ``status_code``, ``statusCode`` or ``http_status``;
 - is an HTTP 4xx/5xx body in text (``HTTP/1.1 404 Not Found``, ``500 Internal Server Error``);
-- matches one of the catalogue's extra ``prefixes`` or ``json_keys``.
+- matches one of the catalogue's extra ``prefixes`` or ``json_keys``, or carries one of its
+  ``status_codes`` under a status key (default keys plus its ``status_keys``).
 """
 
 from __future__ import annotations
@@ -24,12 +25,12 @@ _STATUS_KEYS = ("status", "status_code", "statusCode", "http_status")
 _ERROR_KEYS = ("error", "errors")
 
 
-def _http_error(value: Any) -> bool:
+def _status(value: Any) -> int | None:
     if isinstance(value, bool):
-        return False
+        return None
     if isinstance(value, str) and value.isdigit():
         value = int(value)
-    return isinstance(value, int) and 400 <= value <= 599
+    return value if isinstance(value, int) else None
 
 
 @dataclass(frozen=True)
@@ -38,25 +39,35 @@ class ErrorPatterns:
 
     prefixes: tuple[str, ...] = ()
     json_keys: tuple[str, ...] = ()
+    status_keys: tuple[str, ...] = ()
+    #: Status codes that mean an error besides 400-599.
+    status_codes: tuple[int, ...] = ()
 
     @classmethod
     def from_dict(cls, data: Any, where: str) -> ErrorPatterns:
         data = data or {}
-        if not isinstance(data, dict) or set(data) - {"prefixes", "json_keys"}:
-            raise ValueError(f"{where}: 'errors' takes only 'prefixes' and 'json_keys'")
+        keys = {"prefixes", "json_keys", "status_keys", "status_codes"}
+        if not isinstance(data, dict) or set(data) - keys:
+            raise ValueError(f"{where}: 'errors' takes only {', '.join(sorted(keys))}")
+        codes = data.get("status_codes") or []
+        if not isinstance(codes, list) or not all(
+            isinstance(c, int) and not isinstance(c, bool) for c in codes
+        ):
+            raise ValueError(f"{where}.errors.status_codes must be a list of integers")
         return cls(
             tuple(_strings(data.get("prefixes"), f"{where}.errors.prefixes")),
             tuple(_strings(data.get("json_keys"), f"{where}.errors.json_keys")),
+            tuple(_strings(data.get("status_keys"), f"{where}.errors.status_keys")),
+            tuple(codes),
         )
 
-    def to_dict(self) -> dict[str, list[str]]:
-        return {"prefixes": list(self.prefixes), "json_keys": list(self.json_keys)}
-
-    def merged(self, other: ErrorPatterns) -> ErrorPatterns:
-        return ErrorPatterns(
-            tuple(dict.fromkeys(self.prefixes + other.prefixes)),
-            tuple(dict.fromkeys(self.json_keys + other.json_keys)),
-        )
+    def to_dict(self) -> dict[str, list]:
+        return {
+            "prefixes": list(self.prefixes),
+            "json_keys": list(self.json_keys),
+            "status_keys": list(self.status_keys),
+            "status_codes": list(self.status_codes),
+        }
 
     def is_error(self, text: str | None) -> bool:
         """Whether a logged tool result is an error (default patterns and this catalogue's)."""
@@ -78,7 +89,11 @@ class ErrorPatterns:
         for key in (*_ERROR_KEYS, *self.json_keys):
             if value.get(key) not in (None, False, "", [], {}):
                 return True
-        return any(_http_error(value.get(k)) for k in _STATUS_KEYS)
+        for key in (*_STATUS_KEYS, *self.status_keys):
+            code = _status(value.get(key))
+            if code is not None and (400 <= code <= 599 or code in self.status_codes):
+                return True
+        return False
 
 
 DEFAULT_ERRORS = ErrorPatterns()
