@@ -19,6 +19,8 @@ Row = dict[str, Any]
 INT64_MAX = 2**63 - 1
 #: Longest Python-repr argument text handed to ``ast.literal_eval`` (it is recursive).
 MAX_REPR_CHARS = 100_000
+#: A Python repr of a dict holds one of these (quotes, literals); JSON text rarely does.
+_REPR_MARKERS = ("'", "None", "True", "False")
 #: Marks the ids of tool calls logged without one (results were paired with calls by order).
 INFERRED_ID_PREFIX = "inferred-"
 #: Put before a tool result the format flags as an error (Anthropic ``is_error``, tau2
@@ -144,6 +146,8 @@ def tool_arguments(value: Any, where: str) -> str:
         return json_text(value) or "{}"
     if not isinstance(value, str):
         raise RecordError(f"{where}: arguments must be a JSON string, got {type(value).__name__}")
+    if not any(marker in value for marker in _REPR_MARKERS):
+        return value  # no Python-only syntax: JSON (or text replay reports), not parsed here
     try:
         json.loads(value)
         return value
