@@ -18,14 +18,15 @@ from upath import UPath
 
 from agentic_pipeline.formats import (
     BenchmarkNaming,
+    ParseContext,
     RecordError,
     Row,
     Transition,
     assemble_transitions,
     detect_format,
-    parse_benchmark,
-    parse_episode,
+    parse_record,
     parse_transition,
+    split_container,
 )
 from agentic_pipeline.pii_patterns import strict_matches
 from agentic_pipeline.schema import ID_COLUMNS, QUARANTINE_SCHEMA, STEP_SCHEMA
@@ -142,7 +143,7 @@ def _read_jsonl(path: UPath, stats: IngestStats) -> Iterator[_SourceRecord]:
             for line_no, line in enumerate(lines, start=1):  # noqa: B007 (used after the loop)
                 stats.bytes_read += len(line)
                 if line.strip():
-                    yield _decode(line.rstrip(b"\r\n"), name, line_no)
+                    yield from _split(_decode(line.rstrip(b"\r\n"), name, line_no))
         except (EOFError, zlib.error) as exc:
             kind = "truncated" if isinstance(exc, EOFError) else "corrupt"
             yield _SourceRecord(
@@ -165,10 +166,24 @@ def _read_json_array(path: UPath, stats: IngestStats) -> Iterator[_SourceRecord]
         yield _SourceRecord(name, 0, hashlib.sha256(data).hexdigest(), None, error=reason)
         return
     del data
-    for index, element in enumerate(value if isinstance(value, list) else [value]):
+    elements = value if isinstance(value, list) else split_container(value) or [value]
+    for index, element in enumerate(elements):
         text = json.dumps(element, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
         sha = hashlib.sha256(text.encode("utf-8")).hexdigest()
         yield _SourceRecord(name, index, sha, text, value=element)
+
+
+def _split(source: _SourceRecord) -> Iterator[_SourceRecord]:
+    """The records of a container line (a multi-trace OTLP export, a tau2 results object), each
+    with the line's number and its own hash; any other line as it is."""
+    parts = split_container(source.value) if source.error is None else None
+    if parts is None:
+        yield source
+        return
+    for element in parts:
+        text = json.dumps(element, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+        sha = hashlib.sha256(text.encode("utf-8")).hexdigest()
+        yield _SourceRecord(source.file, source.index, sha, text, value=element)
 
 
 def _file_stem(path: UPath) -> str:
@@ -272,10 +287,9 @@ class DayIngestor:
                 raise RecordError("duplicate step number in transition episode")
             steps[t.step] = t
             return
-        if fmt == "benchmark_json":
-            episode_id, attrs, rows = parse_benchmark(source.value, source.index, naming, stem)
-        else:
-            episode_id, attrs, rows = parse_episode(source.value)
+        episode_id, attrs, rows = parse_record(
+            fmt, source.value, ParseContext(source.index, naming, stem)
+        )
         if episode_id in self._episode_ids:
             raise RecordError("duplicate episode_id in this day")
         self._emit(episode_id, attrs, rows, lineage, 1, lambda reason: self._reject(source, reason))

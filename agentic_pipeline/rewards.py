@@ -106,11 +106,13 @@ class RewardSpec:
     csat_center: float = 3.0
     csat_half_range: float = 2.0
     gamma: float = 0.99
+    #: Version of the tool catalogue the facts were derived with ("" = not attached).
+    catalogue: str = ""
 
     def __post_init__(self) -> None:
         for f in fields(self):
             value = getattr(self, f.name)
-            if f.name != "label" and (not np.isfinite(value) or value < 0):
+            if f.name not in ("label", "catalogue") and (not np.isfinite(value) or value < 0):
                 raise ValueError(f"reward spec: {f.name} must be a finite number >= 0, got {value}")
         if not 0.0 < self.gamma <= 1.0:
             raise ValueError(f"reward spec: gamma must be in (0, 1], got {self.gamma}")
@@ -132,13 +134,20 @@ class RewardSpec:
     @property
     def content_hash(self) -> str:
         """Short hash of every weight (stable across key order and formatting)."""
-        payload = json.dumps(asdict(self), sort_keys=True, default=float)
+        weights = {k: v for k, v in asdict(self).items() if k != "catalogue"}
+        payload = json.dumps(weights, sort_keys=True, default=float)
         return hashlib.sha256(payload.encode()).hexdigest()[:8]
 
     @property
     def version(self) -> str:
-        """Human label plus content hash, e.g. ``v1-3f9a1c2b``."""
-        return f"{self.label}-{self.content_hash}"
+        """Human label plus content hash, e.g. ``v1-3f9a1c2b``; with the tool catalogue's
+        version appended when attached (``v1-3f9a1c2b+catalogue-v1-0c1d2e3f``)."""
+        base = f"{self.label}-{self.content_hash}"
+        return f"{base}+catalogue-{self.catalogue}" if self.catalogue else base
+
+    def with_catalogue(self, catalogue_version: str) -> RewardSpec:
+        """This spec tied to a tool catalogue version (a catalogue change changes the version)."""
+        return replace(self, catalogue=catalogue_version)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> RewardSpec:

@@ -31,6 +31,7 @@ from agentic_pipeline.environments.shadow import (
 from agentic_pipeline.replay import REPLAYED_EPISODES_SCHEMA, replay_day, to_arrow
 from assets.metadata import column_schema, counts_md, markdown_table
 from assets.partitions import daily_partitions
+from resources.catalogue import ToolCatalogueResource
 from resources.io_manager import DayReader
 from resources.shadow import ShadowResource
 
@@ -66,18 +67,29 @@ def policy_rates(replayed: pd.DataFrame) -> list[dict]:
     description="One row per episode: replay status and behavioural facts (success, errors, "
     "retries, loops, premature finish, financial writes, destructive acts, takeover).",
 )
-def replayed_episodes(context: AssetExecutionContext, masked_trajectories: DayReader):
+def replayed_episodes(
+    context: AssetExecutionContext,
+    masked_trajectories: DayReader,
+    tool_catalogue: ToolCatalogueResource,
+):
     """Replay every episode of each day in the run against its cassette (and CRM sandbox).
 
-    The masked steps are read one day at a time; only the per-episode facts are kept.
+    The masked steps are read one day at a time; only the per-episode facts are kept. Effects
+    (writes, financial, destructive, hand-over) and error patterns come from the tool catalogue.
     """
+    catalogue = tool_catalogue.load()
     if masked_trajectories.missing:
         raise Failure(
             f"masked_trajectories has no partition for {', '.join(masked_trajectories.missing)}",
             allow_retries=False,
         )
-    days = [replay_day(masked_trajectories.read(ds), ds) for ds in context.partition_keys]
-    frame = pd.concat(days, ignore_index=True) if days else replay_day(pd.DataFrame())
+    days = [
+        replay_day(masked_trajectories.read(ds), ds, rules=catalogue)
+        for ds in context.partition_keys
+    ]
+    frame = (
+        pd.concat(days, ignore_index=True) if days else replay_day(pd.DataFrame(), rules=catalogue)
+    )
     table = to_arrow(frame)
     context.log.info(
         f"replayed {table.num_rows} episodes over {len(context.partition_keys)} day(s)"
@@ -96,6 +108,14 @@ def replayed_episodes(context: AssetExecutionContext, masked_trajectories: DayRe
                 "source",
             ),
             "rates_by_policy": markdown_table(policy_rates(frame) if len(frame) else []),
+            "tool_catalogue": catalogue.version,
+            "tool_sets": counts_md(
+                {str(k): int(v) for k, v in frame["tool_set"].value_counts().items()}
+                if len(frame)
+                else {},
+                "tool set",
+            ),
+            "unknown_tools": int(frame["unknown_tools"].fillna(0).sum()) if len(frame) else 0,
         },
     )
 
