@@ -72,3 +72,29 @@ def strict_matches(text: str) -> Iterator[tuple[int, int, str]]:
         yield m.start(), m.end(), "IP_ADDRESS"
     for m in USER_ID_RE.finditer(text):
         yield m.start(), m.end(), "USER_ID"
+
+
+#: Identifier and label columns (episode, task and tool-call ids, tool names, policy ids, task
+#: types, source file labels) are kept verbatim downstream, so they must look like machine ids:
+#: ASCII letters and digits plus ``_ . : / -``, starting with a letter or digit, at most 160
+#: characters. This refuses whitespace (names, street addresses), ``@`` (emails) and ``+``.
+IDENTIFIER_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:/-]{0,159}")
+_PHONE_LIKE_RE = re.compile(r"[0-9().-]+")
+_PHONE_LIKE_DIGITS = 7
+
+
+def identifier_problem(value: str) -> str | None:
+    """Why ``value`` is not a safe identifier (a reason without the value), or ``None``.
+
+    Real ids pass: uuids, ``call_…``/``toolu_…``, ``gpt-4o``, ``airline``, small integers,
+    ``meta-llama/Llama-3-8B``. A value made only of digits and phone punctuation with 7 digits
+    or more is refused as phone-like, and so is anything :func:`strict_matches` finds.
+    """
+    if not IDENTIFIER_RE.fullmatch(value):
+        return "is not a strict identifier (ASCII letters, digits and _.:/- only, at most 160)"
+    if _PHONE_LIKE_RE.fullmatch(value) and sum(c.isdigit() for c in value) >= _PHONE_LIKE_DIGITS:
+        return "looks like a phone number"
+    kinds = sorted({kind for _, _, kind in strict_matches(value)})
+    if kinds:
+        return f"looks like personal data ({', '.join(kinds)})"
+    return None
