@@ -21,6 +21,7 @@ import hashlib
 import hmac
 import json
 import os
+import re
 import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, fields
@@ -265,10 +266,14 @@ class _Cut:
     """Reading stopped at the byte budget; the rest of the file is not read."""
 
 
+_BLANK_RUN = re.compile(rb"(?:[ \t\r]*\n)+")
+
+
 def _bounded_lines(
     chunks: Iterator[bytes], max_line: int, budget: int, stats: "IngestStats"
-) -> Iterator[bytes | _Oversized | _Cut]:
-    """Lines of a byte stream (without their newline), holding at most ``max_line`` bytes.
+) -> Iterator[tuple[int, bytes | _Oversized | _Cut]]:
+    """``(line number, line)`` of a byte stream's non-blank lines, holding at most ``max_line``
+    bytes; runs of blank lines are skipped in C, so a bomb of newlines costs no Python loop.
 
     A longer line is skipped to the next newline (hashed on the way) and yields ``_Oversized``.
     After ``budget`` bytes, a ``_Cut`` is yielded if any data is left and reading stops.
@@ -276,7 +281,7 @@ def _bounded_lines(
     pending = bytearray()
     skip: Any = None  # a sha256 object while skipping an oversized line
     skip_size, skip_head = 0, b""
-    consumed = 0
+    consumed, line_no = 0, 1
     for chunk in chunks:
         cut = consumed + len(chunk) > budget
         if cut:
@@ -284,7 +289,11 @@ def _bounded_lines(
         consumed += len(chunk)
         stats.bytes_read += len(chunk)
         start = 0
-        while True:
+        while start < len(chunk):
+            if not pending and skip is None and (blank := _BLANK_RUN.match(chunk, start)):
+                line_no += chunk.count(b"\n", start, blank.end())
+                start = blank.end()
+                continue
             newline = chunk.find(b"\n", start)
             piece = chunk[start : newline if newline >= 0 else len(chunk)]
             if skip is not None:
@@ -301,19 +310,20 @@ def _bounded_lines(
             if newline < 0:
                 break
             if skip is not None:
-                yield _Oversized(skip_size, skip.hexdigest(), skip_head)
+                yield line_no, _Oversized(skip_size, skip.hexdigest(), skip_head)
                 skip = None
-            else:
-                yield bytes(pending)
-                pending.clear()
+            elif pending.strip():
+                yield line_no, bytes(pending)
+            pending.clear()
+            line_no += 1
             start = newline + 1
         if cut:
-            yield _Cut()
+            yield line_no, _Cut()
             return
     if skip is not None:
-        yield _Oversized(skip_size, skip.hexdigest(), skip_head)
-    elif pending:
-        yield bytes(pending)
+        yield line_no, _Oversized(skip_size, skip.hexdigest(), skip_head)
+    elif pending.strip():
+        yield line_no, bytes(pending)
 
 
 def _sanitize(text: str | None) -> str | None:
@@ -428,7 +438,7 @@ class DayIngestor:
         )
         line_no = 0
         try:
-            for line_no, line in enumerate(lines, start=1):  # noqa: B007 (used after the loop)
+            for line_no, line in lines:
                 if isinstance(line, _Cut):
                     yield _SourceRecord(
                         label,
@@ -446,7 +456,7 @@ class DayIngestor:
                         line.head.decode("utf-8", errors="replace"),
                         error=f"record exceeds the {self.limits.max_record_bytes}-byte limit",
                     )
-                elif line.strip():
+                else:
                     yield _decode(line.rstrip(b"\r"), label, line_no)
         except (EOFError, zlib.error) as exc:
             kind = "truncated" if isinstance(exc, EOFError) else "corrupt"
