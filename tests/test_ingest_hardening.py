@@ -395,3 +395,53 @@ def test_a_file_swapped_for_a_symlink_after_listing_is_not_followed(tmp_path):
 
 def test_gzip_test_helper_round_trips():
     assert gzip.decompress(_gzip_stream([b"a", b"b"])) == b"ab"
+
+
+# --- the asset: limits on the resource, refusals and personal data in the event log ----------
+
+
+def test_asset_takes_limits_from_the_resource_and_keeps_the_event_log_clean(data_root):
+    from dagster import DagsterInstance, materialize
+
+    from agentic_pipeline.storage import DataRoot
+    from assets.ingestion import raw_agent_logs
+    from resources import DataRootResource, PartitionedParquetIOManager
+
+    folder = data_root / "landing" / DS
+    adversarial = chat_episode("adv", task_type="Jane Doe 12 Main Street")
+    write_jsonl(
+        folder / "jane.doe@example.com.jsonl",
+        [chat_episode("e0"), chat_episode("e1"), adversarial, chat_episode("e3")],
+    )
+    os.symlink("/etc/passwd", folder / "passwd.jsonl")
+    resources = {
+        "data_root": DataRootResource(path=str(data_root), max_day_records=4),
+        "io_manager": PartitionedParquetIOManager(path=str(data_root)),
+    }
+    with DagsterInstance.ephemeral() as instance:
+        result = materialize(
+            [raw_agent_logs], resources=resources, partition_key=DS, instance=instance
+        )
+        assert result.success
+        logs = " ".join(
+            str(e.message) + str(getattr(e.dagster_event, "event_specific_data", ""))
+            for e in instance.all_logs(result.run_id)
+        )
+    mats = {
+        m.asset_key.path[-1]: m.metadata
+        for m in (
+            e.event_specific_data.materialization for e in result.get_asset_materialization_events()
+        )
+    }
+    meta = mats["raw_agent_logs"]
+    assert meta["files_refused"].value == 1 and meta["records_read"].value == 5
+    assert meta["records_accepted"].value == 2 and meta["records_quarantined"].value == 3
+    reasons = mats["raw_quarantine"]["reasons"].value
+    assert "refused file" in reasons and "day record limit (4) reached" in reasons
+    assert "task_type' is not a strict identifier" in reasons
+    for secret in ("jane", "Jane", "Main Street", "/bin/"):
+        assert secret not in logs, logs[max(0, logs.find(secret) - 300) : logs.find(secret) + 100]
+    steps = DataRoot(data_root).read_partition("restricted", "raw_agent_logs", DS)
+    assert steps.schema.field("started_at").type == pa.timestamp("us", tz="UTC")
+    assert set(steps.column("source_file").to_pylist()) == {steps.column("source_file")[0].as_py()}
+    assert steps.column("source_file")[0].as_py().startswith("file-")
