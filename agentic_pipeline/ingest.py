@@ -70,6 +70,8 @@ class IngestLimits:
     max_json_file_bytes: int = 64 * _MiB  # a .json array is parsed whole: larger files refused
     max_day_bytes: int = 256 * _MiB  # decompressed bytes read per day
     max_day_records: int = 200_000  # source records (lines, array elements) per day
+    max_episode_bytes: int = 16 * _MiB  # one episode's rows (attributes repeat on every row)
+    max_day_output_bytes: int = 512 * _MiB  # all the day's accepted rows
     max_quarantine_raw_bytes: int = 64 * _MiB  # raw text kept in the day's quarantine
 
     def __post_init__(self) -> None:
@@ -357,6 +359,7 @@ class DayIngestor:
         self._episode_ids: set[str] = set()
         self._transitions: dict[str, dict[int, Transition]] = {}
         self._checked_ids: set[str] = set()
+        self._output_bytes = 0  # estimated size of the accepted rows
 
     # -- public -------------------------------------------------------------------------------
 
@@ -602,6 +605,14 @@ class DayIngestor:
             for step, row in enumerate(rows)
         ]
         self._check_ids(full)
+        size = _row_bytes(attrs) * len(rows) + sum(_row_bytes(row) for row in rows)
+        if size > self.limits.max_episode_bytes:
+            raise RecordError(
+                f"episode expands beyond the {self.limits.max_episode_bytes}-byte limit"
+            )
+        if self._output_bytes + size > self.limits.max_day_output_bytes:
+            raise RecordError(f"day output limit ({self.limits.max_day_output_bytes}) reached")
+        self._output_bytes += size
         self._episode_ids.add(episode_id)
         self.stats.episodes += 1
         self.stats.records_accepted += n_records
@@ -698,6 +709,11 @@ class DayIngestor:
                 "raw_record": raw,
             }
         )
+
+
+def _row_bytes(row: Row) -> int:
+    """Estimated Arrow size of a row's values: text length plus 8 bytes per value."""
+    return sum(len(v) + 8 if isinstance(v, str) else 8 for v in row.values()) + 64
 
 
 def _skip_ws(text: str, pos: int) -> int:

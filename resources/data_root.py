@@ -32,6 +32,8 @@ class DataRootResource(ConfigurableResource):
     max_json_file_bytes: int = _LIMITS.max_json_file_bytes  # a .json array file, parsed whole
     max_day_bytes: int = _LIMITS.max_day_bytes  # decompressed bytes read per day
     max_day_records: int = _LIMITS.max_day_records  # source records per day
+    max_episode_bytes: int = _LIMITS.max_episode_bytes  # one episode's rows
+    max_day_output_bytes: int = _LIMITS.max_day_output_bytes  # all the day's accepted rows
     max_quarantine_raw_bytes: int = _LIMITS.max_quarantine_raw_bytes  # raw text kept per day
 
     @property
@@ -52,6 +54,8 @@ class DataRootResource(ConfigurableResource):
             max_json_file_bytes=self.max_json_file_bytes,
             max_day_bytes=self.max_day_bytes,
             max_day_records=self.max_day_records,
+            max_episode_bytes=self.max_episode_bytes,
+            max_day_output_bytes=self.max_day_output_bytes,
             max_quarantine_raw_bytes=self.max_quarantine_raw_bytes,
         )
 

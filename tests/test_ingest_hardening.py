@@ -278,6 +278,29 @@ def test_a_json_file_over_its_limit_is_refused(data_root, tau_bench_file):
     assert _reasons(result) == [f"JSON file exceeds the {MiB}-byte limit: the file is not read"]
 
 
+def test_an_episode_that_expands_by_repetition_is_quarantined(data_root):
+    """Episode attributes repeat on every row: a 100 KB description over 2,000 one-word messages
+    is a 170 KB record but 200 MB of rows."""
+    folder = data_root / "landing" / DS
+    wide = chat_episode("wide")
+    wide["task"]["description"] = "x" * 100_000
+    wide["messages"] = [{"role": "user", "content": "hi"}] * 2_000
+    write_jsonl(folder / "a.jsonl", [wide, chat_episode("ok")])
+    result = _ingest(folder)
+    assert result.stats.episodes == 1 and result.steps.nbytes < MiB
+    assert _reasons(result) == [f"episode expands beyond the {16 * MiB}-byte limit"]
+
+
+def test_day_output_limit_quarantines_the_episodes_over_it(data_root):
+    folder = data_root / "landing" / DS
+    folder.mkdir(parents=True)
+    (folder / "a.jsonl").write_bytes(_good_lines("a", 10))
+    one = _ingest(folder).steps.nbytes // 10
+    result = _ingest(folder, max_day_output_bytes=3 * one)
+    assert 0 < result.stats.episodes < 10
+    assert set(_reasons(result)) == {f"day output limit ({3 * one}) reached"}
+
+
 def test_quarantine_raw_text_has_a_budget(data_root):
     folder = data_root / "landing" / DS
     write_jsonl(folder / "a.jsonl", [b"{bad json " + b"x" * 5_000] * 10)
