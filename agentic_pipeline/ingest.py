@@ -391,7 +391,9 @@ class DayIngestor:
                     self._take(source, naming, _file_stem(path))
         except OSError as exc:  # a symlink swapped in after the listing (ELOOP), a vanished file
             self.stats.files -= 1
-            self.refuse_file(path, f"refused file: could not be opened or read ({type(exc).__name__})")
+            self.refuse_file(
+                path, f"refused file: could not be opened or read ({type(exc).__name__})"
+            )
 
     def refuse_file(self, path: UPath, reason: str) -> None:
         """Count a landing file that is not read and quarantine one row for it."""

@@ -63,6 +63,7 @@ def test_timestamps_are_typed_and_unparseable_ones_quarantined(data_root):
 
 def test_source_file_is_relative_and_a_personal_name_is_hashed(data_root):
     folder = data_root / "landing" / DS
+    write_jsonl(folder / "2026-11-28.jsonl", [chat_episode("f4")])
     write_jsonl(folder / "jane.doe@example.com.jsonl", [chat_episode("f1"), b"{bad"])
     write_jsonl(folder / "Jane Doe 415-555-0199.jsonl", [chat_episode("f2")])
     write_jsonl(folder / "episodes-000.jsonl", [chat_episode("f3")])
@@ -74,7 +75,7 @@ def test_source_file_is_relative_and_a_personal_name_is_hashed(data_root):
             strict=True,
         )
     )
-    assert labels["f3"] == "episodes-000.jsonl"
+    assert labels["f3"] == "episodes-000.jsonl" and labels["f4"] == "2026-11-28.jsonl"
     for eid in ("f1", "f2"):
         assert labels[eid].startswith("file-") and labels[eid].endswith(".jsonl")
         assert identifier_problem(labels[eid]) is None
@@ -134,6 +135,8 @@ REAL_IDS = [
     "0b6e2c1a-0000-4000-8000-000000000001:shadow:cand-1",
     "book_reservation",
     "functions.get_weather",
+    "20261128-0001",
+    "1234567890123456789",  # a snowflake id (19 digits) is longer than any phone number
 ]
 
 
@@ -264,9 +267,10 @@ def test_day_byte_limit_cuts_the_day(data_root):
     assert 0 < result.stats.episodes < 40
     assert result.stats.bytes_read == size // 2
     reasons = _reasons(result)
-    assert reasons == [
-        f"day byte limit ({size // 2}) reached: the records from this line on are not read"
-    ] * 2
+    assert (
+        reasons
+        == [f"day byte limit ({size // 2}) reached: the records from this line on are not read"] * 2
+    )
 
 
 def test_a_json_file_over_its_limit_is_refused(data_root, tau_bench_file):
