@@ -1,6 +1,7 @@
 """The data root (DESIGN.md §3) as a Dagster resource."""
 
 import os
+from dataclasses import fields
 
 from dagster import ConfigurableResource
 from upath import UPath
@@ -48,16 +49,7 @@ class DataRootResource(ConfigurableResource):
         return self.landing_root() / ds
 
     def ingest_limits(self) -> IngestLimits:
-        return IngestLimits(
-            max_record_bytes=self.max_record_bytes,
-            max_file_bytes=self.max_file_bytes,
-            max_json_file_bytes=self.max_json_file_bytes,
-            max_day_bytes=self.max_day_bytes,
-            max_day_records=self.max_day_records,
-            max_episode_bytes=self.max_episode_bytes,
-            max_day_output_bytes=self.max_day_output_bytes,
-            max_quarantine_raw_bytes=self.max_quarantine_raw_bytes,
-        )
+        return IngestLimits(**{f.name: getattr(self, f.name) for f in fields(IngestLimits)})
 
     def file_name_key(self) -> str | None:
         """Key of the hashed ``source_file`` of landing files whose name holds personal data:

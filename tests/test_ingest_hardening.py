@@ -314,9 +314,16 @@ def test_quarantine_raw_text_has_a_budget(data_root):
     assert sum(r is not None for r in raws) == 2 and sum(len(r) for r in raws if r) <= 12_000
 
 
-def test_limits_must_be_positive():
+def test_limits_must_be_positive_and_are_all_on_the_resource():
+    from dataclasses import fields
+
+    from resources import DataRootResource
+
     with pytest.raises(ValueError, match="max_day_records"):
         IngestLimits(max_day_records=0)
+    resource = DataRootResource(path="/tmp/x", max_record_bytes=1234)
+    assert resource.ingest_limits() == IngestLimits(max_record_bytes=1234)
+    assert {f.name for f in fields(IngestLimits)} <= set(DataRootResource.model_fields)
 
 
 # --- 6. a bad record never fails a day -------------------------------------------------------
