@@ -88,6 +88,10 @@ def raw_agent_logs(context: AssetExecutionContext, data_root: DataRootResource):
             f"{data_root.landing_root()}/YYYY-MM-DD",
             allow_retries=False,
         )
+    try:
+        limits = data_root.ingest_limits()
+    except ValueError as exc:  # a configuration error: retrying cannot fix it
+        raise Failure(str(exc), allow_retries=False) from exc
     total, quarantines, head = IngestStats(), [], []
 
     def ingested_days():
@@ -97,7 +101,7 @@ def raw_agent_logs(context: AssetExecutionContext, data_root: DataRootResource):
                     data_root.landing(ds),
                     ds,
                     data_root.benchmark_policy_id,
-                    limits=data_root.ingest_limits(),
+                    limits=limits,
                     file_name_key=data_root.file_name_key(),
                 )
             except MissingLandingError as exc:  # removed while the run was going
