@@ -168,12 +168,15 @@ def is_success_claim(text: str | None) -> bool:
 def _duration_s(rows: list[Mapping[str, Any]]) -> float | None:
     stamps = []
     for row in rows:
-        ts = _clean(row.get("ts"))
-        if not isinstance(ts, str):
-            continue
-        try:
-            t = dt.datetime.fromisoformat(ts)
-        except ValueError:
+        ts = _clean(row.get("ts"))  # a datetime (STEP_SCHEMA) or, from older rows, ISO text
+        if isinstance(ts, dt.datetime):
+            t = ts
+        elif isinstance(ts, str):
+            try:
+                t = dt.datetime.fromisoformat(ts)
+            except ValueError:
+                continue
+        else:
             continue
         stamps.append(t if t.tzinfo else t.replace(tzinfo=dt.UTC))
     if len(stamps) < 2:

@@ -44,6 +44,7 @@ def _merge(total: IngestStats, day: IngestStats) -> None:
     for name in (
         "files",
         "files_skipped",
+        "files_refused",
         "bytes_read",
         "records_read",
         "records_accepted",
@@ -87,12 +88,22 @@ def raw_agent_logs(context: AssetExecutionContext, data_root: DataRootResource):
             f"{data_root.landing_root()}/YYYY-MM-DD",
             allow_retries=False,
         )
+    try:
+        limits = data_root.ingest_limits()
+    except ValueError as exc:  # a configuration error: retrying cannot fix it
+        raise Failure(str(exc), allow_retries=False) from exc
     total, quarantines, head = IngestStats(), [], []
 
     def ingested_days():
         for ds in context.partition_keys:
             try:
-                result = ingest_day(data_root.landing(ds), ds, data_root.benchmark_policy_id)
+                result = ingest_day(
+                    data_root.landing(ds),
+                    ds,
+                    data_root.benchmark_policy_id,
+                    limits=limits,
+                    file_name_key=data_root.file_name_key(),
+                )
             except MissingLandingError as exc:  # removed while the run was going
                 raise Failure(f"landing folder for {ds} disappeared", allow_retries=False) from exc
             stats = result.stats
@@ -100,7 +111,7 @@ def raw_agent_logs(context: AssetExecutionContext, data_root: DataRootResource):
             context.log.info(
                 f"{ds}: {stats.records_read} records from {stats.files} files -> "
                 f"{stats.episodes} episodes, {stats.rows} rows, "
-                f"{stats.records_quarantined} quarantined"
+                f"{stats.records_quarantined} quarantined, {stats.files_refused} files refused"
             )
             _merge(total, stats)
             quarantines.append((ds, result.quarantine))
@@ -115,6 +126,7 @@ def raw_agent_logs(context: AssetExecutionContext, data_root: DataRootResource):
             "episodes": total.episodes,
             "files_read": total.files,
             "files_skipped": total.files_skipped,
+            "files_refused": total.files_refused,
             "bytes_read": total.bytes_read,
             "records_read": total.records_read,
             "records_accepted": total.records_accepted,
