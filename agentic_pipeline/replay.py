@@ -57,6 +57,7 @@ from agentic_pipeline.environments.replay import (
     is_error_result,
     seed_crm_sandbox,
 )
+from agentic_pipeline.jsonutil import safe_loads
 from agentic_pipeline.risk import DEFAULT_RULES, RiskRules, detect_tool_set
 
 LOOP_MIN_CALLS = 3
@@ -161,11 +162,14 @@ def _duration_s(rows: list[Mapping[str, Any]]) -> float | None:
     stamps = []
     for row in rows:
         ts = _clean(row.get("ts"))
-        if not isinstance(ts, str):
-            continue
-        try:
-            t = dt.datetime.fromisoformat(ts)
-        except ValueError:
+        if isinstance(ts, dt.datetime):  # a timestamp column (pandas Timestamp included)
+            t = ts
+        elif isinstance(ts, str):
+            try:
+                t = dt.datetime.fromisoformat(ts)
+            except ValueError:
+                continue
+        else:
             continue
         stamps.append(t if t.tzinfo else t.replace(tzinfo=dt.UTC))
     if len(stamps) < 2:
@@ -174,12 +178,7 @@ def _duration_s(rows: list[Mapping[str, Any]]) -> float | None:
 
 
 def _goal(text: Any) -> dict[str, Any] | None:
-    if not isinstance(text, str):
-        return None
-    try:
-        goal = json.loads(text)
-    except ValueError:
-        return None
+    goal = safe_loads(text)  # bad or too deeply nested JSON: no goal
     return goal if isinstance(goal, dict) else None
 
 

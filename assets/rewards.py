@@ -8,7 +8,6 @@ still hold the same spec; a run refuses to write rewards under a version it was 
 
 import numpy as np
 import pandas as pd
-import pyarrow as pa
 from dagster import (
     AssetCheckExecutionContext,
     AssetCheckResult,
@@ -26,10 +25,13 @@ from dagster import (
 
 from agentic_pipeline.rewards import (
     COMPONENTS,
+    EPISODE_REWARDS_SCHEMA,
     RewardSpec,
+    episode_rewards_table,
     reward_bounds,
     reward_hacking_signals,
     score_episodes,
+    step_rewards_table,
 )
 from agentic_pipeline.rewards import step_rewards as compute_step_rewards
 from assets.metadata import column_schema, markdown_table
@@ -64,16 +66,11 @@ def _round(value: object, digits: int = 3) -> object:
     return value
 
 
-def _table(df: pd.DataFrame) -> pa.Table:
-    return pa.Table.from_pandas(df, preserve_index=False)
-
-
 def reward_metadata(rewards: pd.DataFrame, replayed: pd.DataFrame, spec: RewardSpec) -> dict:
     """Materialization metadata of ``episode_rewards`` (aggregates only, no content)."""
-    table = _table(rewards)
     meta: dict[str, object] = {
         "dagster/row_count": len(rewards),
-        "dagster/column_schema": column_schema(table.schema),
+        "dagster/column_schema": column_schema(EPISODE_REWARDS_SCHEMA),
         "reward_version": spec.version,
         "days": MetadataValue.text(", ".join(sorted(rewards["ds"].astype(str).unique()))),
     }
@@ -120,7 +117,10 @@ def build_reward_assets(spec: RewardSpec) -> list[AssetsDefinition]:
             f"scored {len(rewards)} episodes over {len(context.partition_keys)} day(s) "
             f"with reward {run_spec.version}"
         )
-        yield Output(rewards, metadata=reward_metadata(rewards, replayed_episodes, run_spec))
+        yield Output(
+            episode_rewards_table(rewards),  # fixed schema: types never depend on the day
+            metadata=reward_metadata(rewards, replayed_episodes, run_spec),
+        )
 
     @asset(
         ins={
@@ -160,7 +160,7 @@ def build_reward_assets(spec: RewardSpec) -> list[AssetsDefinition]:
                     totals["reward_sum"] += float(steps["step_reward"].sum())
                     first = steps.groupby("episode_id")["return_to_go"].first()
                     totals["start_sum"] += float(first.sum())
-                table = _table(steps)
+                table = step_rewards_table(steps)
                 schema[:] = [table.schema]
                 yield ds, table
 

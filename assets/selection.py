@@ -26,7 +26,6 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
-import pyarrow as pa
 from dagster import (
     AssetExecutionContext,
     AssetIn,
@@ -42,12 +41,14 @@ from upath import UPath
 
 from agentic_pipeline.rewards import RewardSpec
 from agentic_pipeline.selection import (
+    SELECTION_SCHEMA,
     SelectionConfig,
     SelectionResult,
     render_chart,
     select_policies,
 )
 from agentic_pipeline.storage import DataRoot
+from agentic_pipeline.tables import conform
 from assets.metadata import column_schema, markdown_table
 from assets.partitions import daily_partitions
 from resources.data_root import DataRootResource
@@ -188,9 +189,7 @@ def selection_metadata(
     image = base64.b64encode(chart).decode()
     return {
         "dagster/row_count": len(table),
-        "dagster/column_schema": column_schema(
-            pa.Table.from_pandas(table, preserve_index=False).schema
-        ),
+        "dagster/column_schema": column_schema(SELECTION_SCHEMA),
         "decision_day": document["ds"],
         "window": f"{document['window_start']} .. {document['window_end']}",
         "reward_version": MetadataValue.text(str(document["reward_version"])),
@@ -263,6 +262,9 @@ def build_selection_assets(
         table = pd.concat(tables, ignore_index=True) if len(tables) > 1 else tables[0]
         document, paths = last
         chart = paths["chart"].read_bytes()
-        yield Output(table, metadata=selection_metadata(table, document, paths, chart))
+        yield Output(
+            conform(table, SELECTION_SCHEMA),  # fixed schema: types never depend on the day
+            metadata=selection_metadata(table, document, paths, chart),
+        )
 
     return [policy_selection]

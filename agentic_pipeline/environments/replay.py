@@ -78,7 +78,7 @@ def parse_arguments(text: str | None) -> dict[str, Any] | None:
         return {}
     try:
         value = json.loads(text)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, RecursionError):  # RecursionError: nested too deep
         return None
     return value if isinstance(value, dict) else None
 
@@ -89,7 +89,7 @@ def parse_result(text: str | None) -> Any:
         return None
     try:
         return json.loads(text)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, RecursionError):  # RecursionError: nested too deep
         return text
 
 
