@@ -29,7 +29,7 @@ from agentic_pipeline.environments.shadow import (
     shadow_table,
 )
 from agentic_pipeline.replay import REPLAYED_EPISODES_SCHEMA, replay_day, to_arrow
-from assets.metadata import column_schema, counts_md, markdown_table
+from assets.metadata import column_schema, counts_md, markdown_table, safe_metadata
 from assets.partitions import daily_partitions
 from resources.io_manager import DayReader
 from resources.shadow import ShadowResource
@@ -85,7 +85,7 @@ def replayed_episodes(context: AssetExecutionContext, masked_trajectories: DayRe
     counts = frame["replay_status"].value_counts().to_dict() if len(frame) else {}
     yield Output(
         table,
-        metadata={
+        metadata=safe_metadata({
             "dagster/row_count": table.num_rows,
             "dagster/column_schema": column_schema(REPLAYED_EPISODES_SCHEMA),
             "status_counts": counts_md({str(k): int(v) for k, v in counts.items()}, "status"),
@@ -96,7 +96,7 @@ def replayed_episodes(context: AssetExecutionContext, masked_trajectories: DayRe
                 "source",
             ),
             "rates_by_policy": markdown_table(policy_rates(frame) if len(frame) else []),
-        },
+        }),
     )
 
 
@@ -128,7 +128,8 @@ def shadow_assets(
     shadow: ShadowResource,
 ):
     """Run the candidate in shadow (sandbox only, quota and kill switch) and diff behaviours."""
-    tasks, skipped = recorded_tasks(masked_trajectories.to_dict("records"))
+    skip_reasons: dict[str, int] = {}
+    tasks, skipped = recorded_tasks(masked_trajectories.to_dict("records"), skip_reasons)
     over_quota = max(0, len(tasks) - shadow.max_episodes)
     tasks = tasks[: shadow.max_episodes]
     runner = ShadowRunner(
@@ -158,20 +159,21 @@ def shadow_assets(
     yield Output(
         episodes,
         output_name="shadow_episodes",
-        metadata={
+        metadata=safe_metadata({
             "dagster/row_count": episodes.num_rows,
             "dagster/column_schema": column_schema(SHADOW_EPISODES_SCHEMA),
             "candidate_id": runner.candidate_id,
             "tasks_not_eligible": skipped,
+            "tasks_skipped": counts_md({**skip_reasons, **runner.failed}, "reason"),
             "tasks_over_episode_quota": over_quota,
             "dangerous_actions": runner.dangerous_actions,
             "kill_switch": kill_reason or "not tripped",
-        },
+        }),
     )
     yield Output(
         diff,
         output_name="behaviour_diff",
-        metadata={
+        metadata=safe_metadata({
             "dagster/row_count": diff.num_rows,
             "dagster/column_schema": column_schema(DIFF_SCHEMA),
             "diff": markdown_table(
@@ -187,7 +189,7 @@ def shadow_assets(
                 ],
                 max_rows=200,
             ),
-        },
+        }),
     )
 
 

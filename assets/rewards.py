@@ -34,7 +34,7 @@ from agentic_pipeline.rewards import (
     step_rewards_table,
 )
 from agentic_pipeline.rewards import step_rewards as compute_step_rewards
-from assets.metadata import column_schema, markdown_table
+from assets.metadata import column_schema, markdown_table, safe_metadata
 from assets.partitions import daily_partitions
 from resources.io_manager import DayReader, DayTables
 from resources.reward_spec import RewardSpecResource
@@ -88,7 +88,7 @@ def reward_metadata(rewards: pd.DataFrame, replayed: pd.DataFrame, spec: RewardS
         meta["reward_hacking_signals"] = markdown_table(rows, max_rows=200)
         flagged = signals.loc[signals["flags"].astype(bool), ["policy_id", "task_type", "flags"]]
         meta["reward_hacking_flags"] = len(flagged)
-    return meta
+    return safe_metadata(meta)
 
 
 def build_reward_assets(spec: RewardSpec) -> list[AssetsDefinition]:
@@ -176,7 +176,7 @@ def build_reward_assets(spec: RewardSpec) -> list[AssetsDefinition]:
                 meta["mean_step_reward"] = totals["reward_sum"] / totals["rows"]
                 meta["mean_return_to_go_at_start"] = totals["start_sum"] / totals["episodes"]
             context.log.info(f"{totals['rows']} step rewards for {totals['episodes']} episodes")
-            return meta
+            return safe_metadata(meta)
 
         yield Output(DayTables(days(), metadata))
 
@@ -201,14 +201,14 @@ def build_reward_checks(spec: RewardSpec) -> list[AssetChecksDefinition]:
         ]
         return AssetCheckResult(
             passed=outside.empty,
-            metadata={
+            metadata=safe_metadata({
                 "low": low,
                 "high": high,
                 "min_reward": float(reward.min()) if reward.notna().any() else None,
                 "max_reward": float(reward.max()) if reward.notna().any() else None,
                 "n_outside": len(outside),
                 "examples": MetadataValue.text(", ".join(outside["episode_id"].astype(str)[:5])),
-            },
+            }),
         )
 
     @asset_check(
@@ -229,11 +229,11 @@ def build_reward_checks(spec: RewardSpec) -> list[AssetChecksDefinition]:
             mismatch = int((~np.isclose(total, episode_rewards["reward"], atol=1e-9)).sum())
         return AssetCheckResult(
             passed=not absent and not nulls and not mismatch,
-            metadata={
+            metadata=safe_metadata({
                 "absent_columns": MetadataValue.text(", ".join(absent)),
                 "null_counts": MetadataValue.json(nulls),
                 "sum_mismatches": mismatch,
-            },
+            }),
         )
 
     @asset_check(
@@ -253,12 +253,12 @@ def build_reward_checks(spec: RewardSpec) -> list[AssetChecksDefinition]:
         found = sorted({v for vs in versions.values() for v in vs})
         return AssetCheckResult(
             passed=not mixed,
-            metadata={
+            metadata=safe_metadata({
                 "versions": MetadataValue.json({str(k): v for k, v in versions.items()}),
                 "mixed_days": MetadataValue.json({str(k): v for k, v in mixed.items()}),
                 "current_spec_version": spec.version,
                 "is_current": found == [spec.version],
-            },
+            }),
         )
 
     return [rewards_within_bounds, reward_components_complete, single_reward_version]

@@ -49,7 +49,7 @@ from agentic_pipeline.selection import (
 )
 from agentic_pipeline.storage import DataRoot
 from agentic_pipeline.tables import conform
-from assets.metadata import column_schema, markdown_table
+from assets.metadata import column_schema, markdown_table, safe_metadata
 from assets.partitions import daily_partitions
 from resources.data_root import DataRootResource
 from resources.selection import DEFAULT_WINDOW_DAYS, SelectionResource
@@ -187,7 +187,7 @@ def selection_metadata(
     ope = table.loc[table["ds"] == document["ds"], ["task_type", "ope_identified"]]
     unidentified = sorted(ope.loc[ope["ope_identified"].ne(True), "task_type"].unique())
     image = base64.b64encode(chart).decode()
-    return {
+    return safe_metadata({
         "dagster/row_count": len(table),
         "dagster/column_schema": column_schema(SELECTION_SCHEMA),
         "decision_day": document["ds"],
@@ -201,7 +201,7 @@ def selection_metadata(
         "chart": MetadataValue.md(f"![policy selection](data:image/png;base64,{image})"),
         "chart_path": MetadataValue.path(str(paths["chart"])),
         "registry_path": MetadataValue.path(str(paths["registry"])),
-    }
+    })
 
 
 def selection_code_version(spec: RewardSpec, window_days: int) -> str:

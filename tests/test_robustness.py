@@ -2,13 +2,32 @@
 a deterministic audit; a private data root; permanent errors not retried."""
 
 
+import datetime as dt
+import json
+
 import numpy as np
+import pandas as pd
 import pyarrow as pa
 import pytest
-from dagster import DagsterInstance
+from dagster import AssetKey, DagsterInstance
 from test_reward_assets import ARMS, local_defs, replayed, run, write_upstream
 
+from agentic_pipeline.environments.shadow import (
+    ShadowQuota,
+    ShadowRunner,
+    recorded_tasks,
+    shadow_table,
+)
+from agentic_pipeline.ingest import ingest_day
+from agentic_pipeline.policies import get_policy
+from agentic_pipeline.replay import replay_day
+from agentic_pipeline.rewards import load_reward_spec, score_episodes, step_rewards
+from agentic_pipeline.selection import SelectionConfig, select_policies
+from agentic_pipeline.selection.linear import ContextFeaturizer
+from agentic_pipeline.simulator import write_landing
 from agentic_pipeline.storage import DataRoot
+from agentic_pipeline.training import build_training_datasets
+from assets.metadata import REDACTED, REDACTIONS_KEY
 
 DAY1, DAY2 = "2026-11-01", "2026-11-02"
 
@@ -44,3 +63,95 @@ def test_selection_window_mixing_int_and_null_first_message_chars(data_root, ins
     assert result.success
     table = root.read_partition("warehouse", "policy_selection", DAY2).to_pandas()
     assert table["n_episodes"].sum() == sum(n for n, _ in ARMS.values()) * 2
+
+
+# --- point 6: one record never fails a day ------------------------------------------------------
+
+DEEP = "[" * 10_000 + "]" * 10_000  # json.loads raises RecursionError on it
+
+
+@pytest.fixture(scope="module")
+def poisoned_steps(tmp_path_factory) -> tuple[pd.DataFrame, str]:
+    """A simulated day whose first CRM episode carries JSON nested 10,000 deep in every JSON and
+    text field (tool arguments, tool results, goal, context, user message)."""
+    root = tmp_path_factory.mktemp("robust")
+    write_landing(root, dt.date.fromisoformat(DAY1), 1, 30, seed=3, transition_share=0.0)
+    steps = ingest_day(root / "landing" / DAY1, DAY1).steps.to_pandas()
+    bad = sorted(steps["episode_id"].unique())[0]
+    rows = steps["episode_id"] == bad
+    for col in ("tool_arguments", "task_goal", "context"):
+        steps.loc[rows & steps[col].notna(), col] = DEEP
+    steps.loc[rows & steps["action_type"].isin(["tool_result", "message"]), "content"] = DEEP
+    return steps, bad
+
+
+def test_deeply_nested_json_skips_the_episode_not_the_day(poisoned_steps):
+    steps, bad = poisoned_steps
+    n_episodes = steps["episode_id"].nunique()
+    # shadow: the poisoned episode is not a runnable task; the others are
+    reasons: dict[str, int] = {}
+    tasks, skipped = recorded_tasks(steps.to_dict("records"), reasons)
+    assert len(tasks) + skipped == n_episodes and bad not in {t.episode_id for t in tasks}
+    assert sum(reasons.values()) == skipped
+    runner = ShadowRunner(get_policy("crm-efficient-v3"), ShadowQuota(1000, 1000))
+    runner.run(tasks)
+    assert len(shadow_table(runner.episodes, runner.candidate_id)) == len(tasks)
+    # replay: one row per episode, the poisoned one included
+    replayed_day = replay_day(steps)
+    assert len(replayed_day) == n_episodes
+    # rewards, step rewards, training, selection features
+    spec = load_reward_spec()
+    rewards = score_episodes(replayed_day, spec)
+    assert len(step_rewards(steps, rewards, spec)["episode_id"].unique()) == n_episodes
+    datasets = build_training_datasets(steps, rewards)
+    assert datasets.rl and bad not in {r["episode_id"] for r in datasets.rl}
+    assert sum(datasets.skipped.values()) >= 1
+    features = ContextFeaturizer().fit(rewards).transform(rewards)
+    assert features.shape[0] == n_episodes
+    result = select_policies(rewards, DAY1, SelectionConfig(n_mc=200, ope_folds=2))
+    assert result.table["n_episodes"].sum() == n_episodes
+
+
+def test_a_raising_shadow_episode_is_dropped_and_counted(poisoned_steps):
+    steps, _ = poisoned_steps
+    tasks, _ = recorded_tasks(steps.to_dict("records"))
+    base = get_policy("crm-efficient-v3")
+    victim = tasks[0].episode_id
+
+    def policy(state):
+        if state.task.task_id == tasks[0].task.task_id:
+            raise KeyError("corrupted recorded task")
+        return base(state)
+
+    policy.policy_id = "crm-efficient-v3"
+    runner = ShadowRunner(policy, ShadowQuota(1000, 1000))
+    runner.run(tasks)
+    assert runner.failed == {"episode_error:KeyError": 1}
+    assert victim not in {e.logged_episode_id for e in runner.episodes}
+    assert len(runner.episodes) == len(tasks) - 1
+
+
+# --- point 3: metadata holds no value that has not passed the leak scan ------------------------
+
+LEAKY_POLICY = "ann.lee@example.com"
+
+
+def _materialization_metadata(instance, key: str) -> dict:
+    event = instance.get_latest_materialization_event(AssetKey(key))
+    return event.asset_materialization.metadata
+
+
+def test_metadata_tables_keyed_by_personal_values_are_redacted(data_root, instance):
+    arms = {**ARMS, ("refund", LEAKY_POLICY): (12, 0.9)}  # a policy id that is an email
+    write_upstream(data_root, DAY1, replayed(DAY1, arms, seed=4), steps=False)
+    defs = local_defs(data_root)
+    assert run(defs, instance, ["episode_rewards", "policy_selection"], DAY1).success
+    for key in ("episode_rewards", "policy_selection"):
+        meta = _materialization_metadata(instance, key)
+        text = json.dumps({k: str(getattr(v, "value", v)) for k, v in meta.items()})
+        assert LEAKY_POLICY not in text, key
+        assert meta[REDACTIONS_KEY].value > 0, key
+        assert REDACTED in text
+    # the rest of the tables is kept: the other policies are still listed
+    signals = _materialization_metadata(instance, "episode_rewards")["reward_hacking_signals"]
+    assert "| a |" in signals.value.replace("  ", " ")
