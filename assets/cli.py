@@ -12,6 +12,7 @@ from datetime import date, timedelta
 from pathlib import Path
 
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
@@ -122,8 +123,10 @@ def run_days(job, instance, runs: list, tags: dict[str, str], verb: str) -> list
             )
             for event in result.all_events if not result.success else []:
                 if event.is_step_failure:
-                    err = event.step_failure_data.error
-                    progress.console.print(f"[red]{ds} {event.step_key}: {err.message.strip()}")
+                    from assets.retries import failure_cause
+
+                    cause = escape(failure_cause(event.step_failure_data.error))  # one line
+                    progress.console.print(f"[red]{ds} {event.step_key}: {cause}")
             results.append(result)
             progress.advance(task)
     return results

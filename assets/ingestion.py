@@ -18,8 +18,9 @@ from dagster import (
 
 from agentic_pipeline.ingest import IngestStats, MissingLandingError, ingest_day
 from agentic_pipeline.schema import QUARANTINE_SCHEMA, STEP_SCHEMA
-from assets.metadata import column_schema, counts_md, markdown_table
+from assets.metadata import column_schema, counts_md, markdown_table, safe_metadata
 from assets.partitions import daily_partitions
+from assets.retries import retry_transient
 from resources.data_root import DataRootResource
 from resources.io_manager import DayTables
 
@@ -74,6 +75,7 @@ def _merge(total: IngestStats, day: IngestStats) -> None:
     backfill_policy=BackfillPolicy.single_run(),
     group_name="ingestion",
 )
+@retry_transient
 def raw_agent_logs(context: AssetExecutionContext, data_root: DataRootResource):
     """Read the day's ``landing/YYYY-MM-DD/`` files, auto-detecting the three input formats.
 
@@ -109,7 +111,7 @@ def raw_agent_logs(context: AssetExecutionContext, data_root: DataRootResource):
             yield ds, result.steps
 
     def step_metadata() -> dict:
-        return {
+        return safe_metadata({
             "dagster/row_count": total.rows,
             "dagster/column_schema": column_schema(STEP_SCHEMA),
             "episodes": total.episodes,
@@ -121,17 +123,17 @@ def raw_agent_logs(context: AssetExecutionContext, data_root: DataRootResource):
             "records_quarantined": total.records_quarantined,
             "records_by_format": counts_md(total.records_by_format, "format", "records"),
             "preview": _preview(head[0] if head else STEP_SCHEMA.empty_table()),
-        }
+        })
 
     yield Output(DayTables(ingested_days(), step_metadata), output_name="raw_agent_logs")
     yield Output(
         DayTables(quarantines),
         output_name="raw_quarantine",
-        metadata={
+        metadata=safe_metadata({
             "dagster/row_count": sum(t.num_rows for _, t in quarantines),
             "dagster/column_schema": column_schema(QUARANTINE_SCHEMA),
             "reasons": counts_md(total.quarantine_reasons, "reason", "records"),
-        },
+        }),
     )
 
 
@@ -163,10 +165,10 @@ def raw_day_complete(context: AssetCheckExecutionContext, data_root: DataRootRes
     return AssetCheckResult(
         passed=not incomplete,
         severity=AssetCheckSeverity.WARN,
-        metadata={
+        metadata=safe_metadata({
             "episodes": sum(d["episodes"] for d in per_day.values()),
             "quarantined_records": sum(d["quarantined"] for d in per_day.values()),
             "incomplete_days": ", ".join(incomplete) or "none",
             "per_day": markdown_table([{"day": ds, **d} for ds, d in per_day.items()]),
-        },
+        }),
     )

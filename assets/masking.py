@@ -27,6 +27,7 @@ from agentic_pipeline.schema import STEP_SCHEMA
 from agentic_pipeline.storage import DataRoot
 from assets.metadata import column_schema, counts_md, safe_metadata
 from assets.partitions import daily_partitions
+from assets.retries import retry_transient
 from resources.data_root import DataRootResource
 from resources.io_manager import DayReader, DayTables
 from resources.masking import MaskingResource
@@ -53,6 +54,7 @@ MASKING_POOL = "masking"
     pool=MASKING_POOL,
     group_name="masking",
 )
+@retry_transient
 def masked_trajectories(
     context: AssetExecutionContext,
     raw_agent_logs: DayReader,
@@ -75,6 +77,7 @@ def masked_trajectories(
             allow_retries=False,
         )
 
+    @retry_transient  # runs inside the IO manager's handle_output (a dead NER worker: retried)
     def masked_days():
         with masking.build_masker() as masker:
             for ds in context.partition_keys:

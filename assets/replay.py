@@ -31,6 +31,7 @@ from agentic_pipeline.environments.shadow import (
 from agentic_pipeline.replay import REPLAYED_EPISODES_SCHEMA, replay_day, to_arrow
 from assets.metadata import column_schema, counts_md, markdown_table, safe_metadata
 from assets.partitions import daily_partitions
+from assets.retries import retry_transient
 from resources.io_manager import DayReader
 from resources.shadow import ShadowResource
 
@@ -66,6 +67,7 @@ def policy_rates(replayed: pd.DataFrame) -> list[dict]:
     description="One row per episode: replay status and behavioural facts (success, errors, "
     "retries, loops, premature finish, financial writes, destructive acts, takeover).",
 )
+@retry_transient
 def replayed_episodes(context: AssetExecutionContext, masked_trajectories: DayReader):
     """Replay every episode of each day in the run against its cassette (and CRM sandbox).
 
@@ -121,6 +123,7 @@ def replayed_episodes(context: AssetExecutionContext, masked_trajectories: DayRe
     backfill_policy=BackfillPolicy.single_run(),
     group_name="replay",
 )
+@retry_transient
 def shadow_assets(
     context: AssetExecutionContext,
     masked_trajectories: pd.DataFrame,

@@ -36,6 +36,7 @@ from agentic_pipeline.rewards import (
 from agentic_pipeline.rewards import step_rewards as compute_step_rewards
 from assets.metadata import column_schema, markdown_table, safe_metadata
 from assets.partitions import daily_partitions
+from assets.retries import retry_transient
 from resources.io_manager import DayReader, DayTables
 from resources.reward_spec import RewardSpecResource
 
@@ -105,6 +106,7 @@ def build_reward_assets(spec: RewardSpec) -> list[AssetsDefinition]:
         description=f"One row per episode: long-horizon reward {spec.version} and its "
         f"components {', '.join(COMPONENTS)} (bounds [{low:g}, {high:g}]).",
     )
+    @retry_transient
     def episode_rewards(
         context: AssetExecutionContext,
         replayed_episodes: pd.DataFrame,
@@ -135,6 +137,7 @@ def build_reward_assets(spec: RewardSpec) -> list[AssetsDefinition]:
         description="One row per step: the episode reward spread over the agent's steps (cost "
         f"shared, outcome on the last step) and the return-to-go (gamma {spec.gamma:g}).",
     )
+    @retry_transient
     def step_rewards(
         context: AssetExecutionContext,
         masked_trajectories: DayReader,
@@ -146,6 +149,7 @@ def build_reward_assets(spec: RewardSpec) -> list[AssetsDefinition]:
         totals = {"rows": 0, "episodes": 0, "reward_sum": 0.0, "start_sum": 0.0}
         schema: list = []
 
+        @retry_transient  # runs inside the IO manager's handle_output
         def days():
             for ds in context.partition_keys:
                 if ds not in masked_trajectories.days:

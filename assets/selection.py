@@ -51,6 +51,7 @@ from agentic_pipeline.storage import DataRoot
 from agentic_pipeline.tables import conform
 from assets.metadata import column_schema, markdown_table, safe_metadata
 from assets.partitions import daily_partitions
+from assets.retries import retry_transient
 from resources.data_root import DataRootResource
 from resources.selection import DEFAULT_WINDOW_DAYS, SelectionResource
 
@@ -229,6 +230,7 @@ def build_selection_assets(
         f"{window_days} days of episode_rewards: bandit statistics, linear and off-policy "
         "estimates, risk guardrails and the selected default. Also writes the policy registry.",
     )
+    @retry_transient
     def policy_selection(
         context: AssetExecutionContext,
         episode_rewards: pd.DataFrame,

@@ -50,6 +50,7 @@ from agentic_pipeline.training import (
 )
 from assets.metadata import column_schema, counts_md, markdown_table, safe_metadata
 from assets.partitions import daily_partitions
+from assets.retries import retry_transient
 from resources.data_root import DataRootResource
 
 TRAINING_CODE_VERSION = "1"
@@ -181,6 +182,7 @@ def _metadata(summary: pd.DataFrame, totals: _Totals, days: list[str]) -> dict:
     "preference pairs (TRL and OpenAI DPO JSONL) and offline RL / GRPO rows (Parquet), with a "
     "per-format summary table.",
 )
+@retry_transient
 def training_datasets(
     context: AssetExecutionContext,
     config: TrainingDatasetsConfig,

@@ -3,14 +3,17 @@ a deterministic audit; a private data root; permanent errors not retried."""
 
 
 import datetime as dt
+import errno
 import json
+import time
+from concurrent.futures.process import BrokenProcessPool
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pytest
-from dagster import AssetKey, DagsterInstance
-from test_reward_assets import ARMS, local_defs, replayed, run, write_upstream
+from dagster import AssetKey, DagsterInstance, Definitions, Failure, RetryPolicy, asset
+from test_reward_assets import ARMS, UPSTREAM, local_defs, replayed, run, write_upstream
 
 from agentic_pipeline.environments.shadow import (
     ShadowQuota,
@@ -27,7 +30,15 @@ from agentic_pipeline.selection.linear import ContextFeaturizer
 from agentic_pipeline.simulator import write_landing
 from agentic_pipeline.storage import DataRoot
 from agentic_pipeline.training import build_training_datasets
+from assets import retries
+from assets.automation import daily_pipeline_job
+from assets.cli import run_days
 from assets.metadata import REDACTED, REDACTIONS_KEY
+from assets.partitions import daily_partitions
+from assets.retries import is_transient, retry_transient
+from assets.rewards import build_reward_assets
+from resources import DataRootResource, PartitionedParquetIOManager
+from resources.reward_spec import RewardSpecResource
 
 DAY1, DAY2 = "2026-11-01", "2026-11-02"
 
@@ -155,3 +166,77 @@ def test_metadata_tables_keyed_by_personal_values_are_redacted(data_root, instan
     # the rest of the tables is kept: the other policies are still listed
     signals = _materialization_metadata(instance, "episode_rewards")["reward_hacking_signals"]
     assert "| a |" in signals.value.replace("  ", " ")
+
+
+# --- point 6: permanent errors fail at once, with their cause; transient ones are retried -------
+
+
+def _pipeline_defs(root, extra_assets=()):
+    """The project's real ``daily_pipeline`` job over the reward assets (upstream as specs)."""
+    spec = load_reward_spec()
+    return Definitions(
+        assets=[*UPSTREAM, *build_reward_assets(spec), *extra_assets],
+        jobs=[daily_pipeline_job],
+        resources={
+            "data_root": DataRootResource(path=str(root)),
+            "io_manager": PartitionedParquetIOManager(path=str(root)),
+            "reward_spec": RewardSpecResource(),
+        },
+    )
+
+
+def test_bad_data_fails_at_once_and_the_cli_prints_its_cause(data_root, instance, capsys):
+    bad = replayed(DAY1, ARMS, seed=5).to_pandas()
+    bad["success"] = "maybe"  # drifted type: not a boolean
+    write_upstream(data_root, DAY1, pa.Table.from_pandas(bad, preserve_index=False), steps=False)
+    job = _pipeline_defs(data_root).resolve_job_def("daily_pipeline")
+    started = time.monotonic()
+    (result,) = run_days(job, instance, [(DAY1, [AssetKey("episode_rewards")])], {}, "test")
+    assert not result.success
+    assert time.monotonic() - started < 30  # the old policy waited 10 + 20 + 40 s between tries
+    kinds = [e.event_type_value for e in result.all_events]
+    assert "STEP_UP_FOR_RETRY" not in kinds and "STEP_RESTARTED" not in kinds
+    out = capsys.readouterr().out
+    line = next(li for li in out.splitlines() if "episode_rewards:" in li)
+    assert "TypeError" in line and "max_retries" not in line
+
+
+def test_transient_errors_are_retried(data_root, instance, monkeypatch):
+    monkeypatch.setattr(retries, "TRANSIENT_RETRY", RetryPolicy(max_retries=3, delay=0))
+    attempts = []
+
+    @asset(partitions_def=daily_partitions, metadata={"zone": "warehouse"})
+    @retry_transient
+    def flaky_store(context):
+        attempts.append(context.retry_number)
+        if len(attempts) < 3:
+            raise OSError(errno.ETIMEDOUT, "object store timed out")
+        return pd.DataFrame({"x": [1]})
+
+    job = _pipeline_defs(data_root, [flaky_store]).resolve_job_def("daily_pipeline")
+    result = job.execute_in_process(
+        instance=instance, partition_key=DAY1, asset_selection=[AssetKey("flaky_store")]
+    )
+    assert result.success and attempts == [0, 1, 2]
+
+
+@pytest.mark.parametrize(
+    ("exc", "transient"),
+    [
+        (TimeoutError("read timed out"), True),
+        (ConnectionResetError(errno.ECONNRESET, "reset"), True),
+        (OSError(errno.ESTALE, "stale NFS handle"), True),
+        (BrokenProcessPool("a masking worker died"), True),
+        (FileNotFoundError(errno.ENOENT, "no such file"), False),
+        (PermissionError(errno.EACCES, "denied"), False),
+        (OSError(errno.ENOSPC, "disk full"), False),
+        (RecursionError("maximum recursion depth exceeded"), False),
+        (ValueError("incompatible types: int64 vs double"), False),
+        (Failure("personal data left", allow_retries=False), False),
+    ],
+)
+def test_only_transient_errors_count_as_transient(exc, transient):
+    assert is_transient(exc) is transient
+    wrapped = RuntimeError("read failed")
+    wrapped.__cause__ = exc
+    assert is_transient(wrapped) is transient
