@@ -19,6 +19,8 @@ from rich.table import Table
 from agentic_pipeline.storage import day_range
 
 DATA_DIR_ENV = "AGENTIC_PIPELINE_DATA_DIR"
+PRIVATE_DIR_MODE = 0o700
+PRIVATE_FILE_MODE = 0o600
 DAGSTER_YAML = """\
 # Local instance for the CLI and `make dev` (README "Operating it" has the production profile).
 telemetry:
@@ -54,12 +56,20 @@ def _days(start: date, end: date) -> list[str]:
 
 
 def prepare_data_root(data_dir: str) -> Path:
-    """Point the project and Dagster at ``data_dir``; create it and the instance home."""
+    """Point the project and Dagster at ``data_dir``; create it and the instance home.
+
+    The data root and ``dagster_home`` are private (0700, also when they already exist): the
+    restricted zone holds raw personal data and the event log holds run metadata. Dagster creates
+    its SQLite files with the process umask; inside a 0700 folder no other user can reach them,
+    and the ones already there are set to 0600 as well.
+    """
     root = Path(data_dir).expanduser().resolve()
     try:
-        root.mkdir(parents=True, exist_ok=True)
+        root.mkdir(mode=PRIVATE_DIR_MODE, parents=True, exist_ok=True)
         home = root / "dagster_home"
-        home.mkdir(exist_ok=True)
+        home.mkdir(mode=PRIVATE_DIR_MODE, exist_ok=True)
+        for folder in (root, home):
+            os.chmod(folder, PRIVATE_DIR_MODE)
         probe = home / ".write-probe"
         probe.write_text("ok")
         probe.unlink()
@@ -67,6 +77,9 @@ def prepare_data_root(data_dir: str) -> Path:
         raise UsageError(f"data root {root} is not writable: {exc.strerror}") from exc
     if not (home / "dagster.yaml").exists():
         (home / "dagster.yaml").write_text(DAGSTER_YAML)
+    for path in (home / "dagster.yaml", *home.rglob("*.db"), *home.rglob("*.db-*")):
+        if path.is_file():
+            os.chmod(path, PRIVATE_FILE_MODE)
     os.environ[DATA_DIR_ENV] = str(root)
     os.environ["DAGSTER_HOME"] = str(home)
     return root

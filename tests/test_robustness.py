@@ -5,6 +5,8 @@ a deterministic audit; a private data root; permanent errors not retried."""
 import datetime as dt
 import errno
 import json
+import os
+import stat
 import time
 from concurrent.futures.process import BrokenProcessPool
 
@@ -32,7 +34,7 @@ from agentic_pipeline.storage import DataRoot
 from agentic_pipeline.training import build_training_datasets
 from assets import retries
 from assets.automation import daily_pipeline_job
-from assets.cli import run_days
+from assets.cli import DATA_DIR_ENV, prepare_data_root, run_days
 from assets.metadata import REDACTED, REDACTIONS_KEY
 from assets.partitions import daily_partitions
 from assets.retries import is_transient, retry_transient
@@ -240,3 +242,35 @@ def test_only_transient_errors_count_as_transient(exc, transient):
     wrapped = RuntimeError("read failed")
     wrapped.__cause__ = exc
     assert is_transient(wrapped) is transient
+
+
+# --- point 11: a private data root and Dagster instance -----------------------------------------
+
+
+def _mode(path) -> int:
+    return stat.S_IMODE(os.stat(path).st_mode)
+
+
+def test_data_root_and_dagster_home_are_private(tmp_path, monkeypatch):
+    monkeypatch.setenv(DATA_DIR_ENV, "unset")  # restored after the test
+    monkeypatch.setenv("DAGSTER_HOME", "unset")
+    old_umask = os.umask(0o022)  # the usual default: new files world-readable
+    try:
+        root = prepare_data_root(str(tmp_path / "data"))
+        home = root / "dagster_home"
+        assert _mode(root) == _mode(home) == 0o700
+        assert _mode(home / "dagster.yaml") == 0o600
+        # Dagster creates its SQLite storage inside the private home
+        with DagsterInstance.get() as inst:
+            run(local_defs(root), inst, ["episode_rewards"], DAY1, raise_on_error=False)
+        dbs = list(home.rglob("*.db"))
+        assert dbs and all(home in db.parents for db in dbs)
+        prepare_data_root(str(root))  # the next command tightens what Dagster created
+        assert all(_mode(db) == 0o600 for db in dbs)
+        # an existing world-readable root is made private too
+        os.chmod(root, 0o755)
+        os.chmod(home, 0o755)
+        prepare_data_root(str(root))
+        assert _mode(root) == _mode(home) == 0o700
+    finally:
+        os.umask(old_umask)
