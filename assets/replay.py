@@ -171,6 +171,7 @@ def shadow_assets(
             "tasks_over_episode_quota": over_quota,
             "dangerous_actions": runner.dangerous_actions,
             "kill_switch": kill_reason or "not tripped",
+            "json_nonfinite_to_null": runner.nonfinite_to_null,
         }),
     )
     yield Output(

@@ -39,6 +39,7 @@ from dagster import (
 )
 from upath import UPath
 
+from agentic_pipeline.jsonutil import strict_json_dumps_counted
 from agentic_pipeline.rewards import RewardSpec
 from agentic_pipeline.selection import (
     SELECTION_SCHEMA,
@@ -149,15 +150,19 @@ def registry_document(
 
 def write_decision(
     root: DataRoot, ds: str, document: dict[str, Any], result: SelectionResult
-) -> dict[str, UPath]:
-    """Store the registry, report and chart of ``ds``; refresh ``latest.json`` if newest."""
+) -> tuple[dict[str, UPath], int]:
+    """Store the registry, report and chart of ``ds``; refresh ``latest.json`` if newest.
+
+    Returns the paths and the number of non-finite numbers the registry JSON holds as null
+    (strict JSON)."""
     folder = registry_dir(root, ds)
     paths = {
         "registry": folder / REGISTRY_FILE,
         "report": folder / REPORT_FILE,
         "chart": folder / CHART_FILE,
     }
-    payload = json.dumps(document, indent=2, sort_keys=True).encode()
+    text, nonfinite = strict_json_dumps_counted(document, indent=2, sort_keys=True)
+    payload = text.encode()
     with tempfile.TemporaryDirectory() as tmp:
         chart = render_chart(result.table, Path(tmp) / CHART_FILE).read_bytes()
     atomic_write(paths["chart"], chart)
@@ -166,7 +171,7 @@ def write_decision(
     if all(day <= ds for day in registry_days(root)):
         atomic_write(registry_dir(root) / LATEST_FILE, payload)
         paths["latest"] = registry_dir(root) / LATEST_FILE
-    return paths
+    return paths, nonfinite
 
 
 # --- the asset --------------------------------------------------------------------------------
@@ -181,7 +186,11 @@ def _decisions_md(document: dict[str, Any]) -> MetadataValue:
 
 
 def selection_metadata(
-    table: pd.DataFrame, document: dict[str, Any], paths: dict[str, UPath], chart: bytes
+    table: pd.DataFrame,
+    document: dict[str, Any],
+    paths: dict[str, UPath],
+    chart: bytes,
+    nonfinite: int = 0,
 ) -> dict[str, Any]:
     """Materialization metadata: the day's decisions, report, chart and registry location."""
     entries = document["task_types"].values()
@@ -202,6 +211,7 @@ def selection_metadata(
         "chart": MetadataValue.md(f"![policy selection](data:image/png;base64,{image})"),
         "chart_path": MetadataValue.path(str(paths["chart"])),
         "registry_path": MetadataValue.path(str(paths["registry"])),
+        "json_nonfinite_to_null": nonfinite,
     })
 
 
@@ -245,7 +255,7 @@ def build_selection_assets(
                 "the asset loads; rebuild the definitions with a longer window"
             )
         root = data_root.root
-        tables, last = [], None
+        tables, last, nonfinite = [], None, 0
         for ds in context.partition_keys:  # one day per run under the multi-run backfill
             previous = previous_registry(root, ds)
             defaults = (previous or {}).get("task_types") or {}
@@ -253,7 +263,8 @@ def build_selection_assets(
                 episode_rewards, ds, config, defaults, seed=selection.seed_for(ds)
             )
             document = registry_document(ds, result, config, context.run_id, previous)
-            paths = write_decision(root, ds, document, result)
+            paths, replaced = write_decision(root, ds, document, result)
+            nonfinite += replaced
             context.log.info(
                 f"{ds}: decided {len(document['task_types'])} task type(s) over "
                 f"{document['window_start']} .. {ds}; previous registry "
@@ -266,7 +277,7 @@ def build_selection_assets(
         chart = paths["chart"].read_bytes()
         yield Output(
             conform(table, SELECTION_SCHEMA),  # fixed schema: types never depend on the day
-            metadata=selection_metadata(table, document, paths, chart),
+            metadata=selection_metadata(table, document, paths, chart, nonfinite),
         )
 
     return [policy_selection]

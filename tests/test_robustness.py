@@ -1,7 +1,6 @@
 """Issue #11: a bad record never fails a day; metadata holds no unscanned value; strict JSON;
 a deterministic audit; a private data root; permanent errors not retried."""
 
-
 import datetime as dt
 import errno
 import json
@@ -24,6 +23,7 @@ from agentic_pipeline.environments.shadow import (
     shadow_table,
 )
 from agentic_pipeline.ingest import ingest_day
+from agentic_pipeline.jsonutil import strict_json_dumps, strict_json_dumps_counted
 from agentic_pipeline.policies import get_policy
 from agentic_pipeline.replay import replay_day
 from agentic_pipeline.rewards import load_reward_spec, score_episodes, step_rewards
@@ -31,7 +31,7 @@ from agentic_pipeline.selection import SelectionConfig, select_policies
 from agentic_pipeline.selection.linear import ContextFeaturizer
 from agentic_pipeline.simulator import write_landing
 from agentic_pipeline.storage import DataRoot
-from agentic_pipeline.training import build_training_datasets
+from agentic_pipeline.training import TrainingDatasets, build_training_datasets, day_files
 from assets import retries
 from assets.automation import daily_pipeline_job
 from assets.cli import DATA_DIR_ENV, prepare_data_root, run_days
@@ -66,9 +66,9 @@ def test_selection_window_mixing_int_and_null_first_message_chars(data_root, ins
         assert run(defs, instance, ["episode_rewards"], ds).success
     root = DataRoot(data_root)
     types = {
-        ds: root.read_partition("warehouse", "episode_rewards", ds).schema.field(
-            "first_message_chars"
-        ).type
+        ds: root.read_partition("warehouse", "episode_rewards", ds)
+        .schema.field("first_message_chars")
+        .type
         for ds in (DAY1, DAY2)
     }
     assert types[DAY1] == types[DAY2] == pa.int64()
@@ -84,12 +84,18 @@ DEEP = "[" * 10_000 + "]" * 10_000  # json.loads raises RecursionError on it
 
 
 @pytest.fixture(scope="module")
-def poisoned_steps(tmp_path_factory) -> tuple[pd.DataFrame, str]:
-    """A simulated day whose first CRM episode carries JSON nested 10,000 deep in every JSON and
-    text field (tool arguments, tool results, goal, context, user message)."""
+def sim_steps(tmp_path_factory) -> pd.DataFrame:
+    """One simulated day of canonical step rows (30 episodes)."""
     root = tmp_path_factory.mktemp("robust")
     write_landing(root, dt.date.fromisoformat(DAY1), 1, 30, seed=3, transition_share=0.0)
-    steps = ingest_day(root / "landing" / DAY1, DAY1).steps.to_pandas()
+    return ingest_day(root / "landing" / DAY1, DAY1).steps.to_pandas()
+
+
+@pytest.fixture(scope="module")
+def poisoned_steps(sim_steps) -> tuple[pd.DataFrame, str]:
+    """The simulated day, whose first episode carries JSON nested 10,000 deep in every JSON and
+    text field (tool arguments, tool results, goal, context, user message)."""
+    steps = sim_steps.copy()
     bad = sorted(steps["episode_id"].unique())[0]
     rows = steps["episode_id"] == bad
     for col in ("tool_arguments", "task_goal", "context"):
@@ -274,3 +280,56 @@ def test_data_root_and_dagster_home_are_private(tmp_path, monkeypatch):
         assert _mode(root) == _mode(home) == 0o700
     finally:
         os.umask(old_umask)
+
+
+# --- point 11: stored JSON is strict ------------------------------------------------------------
+
+
+def _strict_loads(text: str):
+    def refuse(constant: str):
+        raise ValueError(f"non-standard JSON constant {constant}")
+
+    return json.loads(text, parse_constant=refuse)
+
+
+def test_strict_json_dumps_writes_null_for_non_finite_numbers():
+    value = {"a": float("nan"), "b": [float("inf"), 1.5, {"c": -np.inf}], "d": "NaN", "e": 2}
+    text, replaced = strict_json_dumps_counted(value, sort_keys=True)
+    assert replaced == 3
+    assert _strict_loads(text) == {"a": None, "b": [None, 1.5, {"c": None}], "d": "NaN", "e": 2}
+    assert strict_json_dumps(float("nan")) == "null"
+    assert value["a"] != value["a"]  # the input is not modified
+
+
+def test_training_exports_are_strict_json():
+    messages = [
+        {"role": "user", "content": "reset my case"},
+        {"role": "assistant", "content": "ok"},
+    ]
+    meta = {"episode_id": "e1", "ds": DAY1, "reward": float("nan"), "propensity": float("inf")}
+    datasets = TrainingDatasets(sft=[{"messages": messages, "tools": [], "metadata": meta}])
+    files = day_files(datasets)
+    for name in ("sft.jsonl", "dpo_trl.jsonl", "dpo_openai.jsonl"):
+        for line in files[name].decode().splitlines():
+            assert _strict_loads(line)["metadata"] == {**meta, "reward": None, "propensity": None}
+    assert datasets.nonfinite_to_null == 2
+
+
+def test_shadow_trajectories_are_strict_json(sim_steps):
+    steps = sim_steps.copy()
+    results = steps["action_type"].eq("tool_result") & steps["content"].str.contains(
+        '"customer_id"', na=False
+    )
+    # a logged CRM record with a NaN (json.loads reads it): the candidate's reads return it
+    steps.loc[results, "content"] = steps.loc[results, "content"].str.replace(
+        '"customer_id"', '"score": NaN, "customer_id"', n=1, regex=False
+    )
+    tasks, _ = recorded_tasks(steps.to_dict("records"))
+    runner = ShadowRunner(get_policy("crm-efficient-v3"), ShadowQuota(1000, 1000))
+    runner.run(tasks)
+    table = shadow_table(runner.episodes, runner.candidate_id).to_pandas()
+    for text in table["trajectory"]:
+        for message in _strict_loads(text):
+            if message.get("role") == "tool":
+                _strict_loads(message["content"])
+    assert runner.nonfinite_to_null > 0

@@ -31,7 +31,7 @@ from agentic_pipeline.environments.crm import CRMSandbox
 from agentic_pipeline.environments.openai_policy import OpenAIPolicyError
 from agentic_pipeline.environments.replay import Cassette, seed_crm_sandbox
 from agentic_pipeline.formats import parse_episode
-from agentic_pipeline.jsonutil import safe_loads
+from agentic_pipeline.jsonutil import finite_or_none, safe_loads, strict_json_dumps
 from agentic_pipeline.policies import HUMAN_MARKER
 from agentic_pipeline.replay import (
     REPLAYED_EPISODES_SCHEMA,
@@ -43,7 +43,9 @@ from agentic_pipeline.schema import STEP_SCHEMA
 from agentic_pipeline.simulator import SimulatedUser
 
 DEFAULT_MAX_STEPS = 24
-_DUMPS = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), sort_keys=True).encode
+def _DUMPS(value: Any) -> str:  # noqa: N802  (was a JSONEncoder's bound method)
+    """Strict, compact, sorted JSON (a NaN from a recorded goal or context becomes null)."""
+    return strict_json_dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
 
 
 class ShadowQuotaExceeded(RuntimeError):
@@ -186,6 +188,8 @@ class ShadowRunner:
     dangerous_actions: int = 0
     #: Recorded tasks dropped because their episode raised (error type -> count).
     failed: dict[str, int] = field(default_factory=dict)
+    #: Non-finite numbers in logged actions/observations, stored as JSON null (strict JSON).
+    nonfinite_to_null: int = 0
 
     @property
     def candidate_id(self) -> str:
@@ -237,6 +241,9 @@ class ShadowRunner:
                     self._count_dangerous(episode, action)
                 result = env.step(action)
                 state.history.append((action, result.observation))
+                self.nonfinite_to_null += (
+                    finite_or_none(action.params)[1] + finite_or_none(result.observation)[1]
+                )
                 human = _log(messages, step, action, result.observation) or human
                 if result.done:
                     break
