@@ -55,6 +55,7 @@ from agentic_pipeline.jsonutil import strict_json_dumps, strict_json_dumps_count
 from agentic_pipeline.rewards import COMPONENTS, RewardSpec, load_reward_spec
 from agentic_pipeline.rewards import step_rewards as compute_step_rewards
 from agentic_pipeline.storage import PART_FILE, DataRoot, day_range
+from agentic_pipeline.tables import conform
 
 ASSET_NAME = "training_datasets"
 SFT_FILE = "sft.jsonl"
@@ -1110,10 +1111,27 @@ def write_day(
     return write_day_files(data_root, ds, files)
 
 
+#: The per-day summary as stored (``ds`` lives in the folder name): fixed, so a day without
+#: records (all-null reward columns) has the same types as any other day.
+SUMMARY_SCHEMA = pa.schema(
+    [
+        ("format", pa.string()),
+        ("file", pa.string()),
+        ("records", pa.int64()),
+        ("episodes", pa.int64()),
+        ("reward_mean", pa.float64()),
+        ("reward_min", pa.float64()),
+        ("reward_p50", pa.float64()),
+        ("reward_max", pa.float64()),
+        ("reward_gap_mean", pa.float64()),
+        ("reward_version", pa.string()),
+    ]
+)
+
+
 def summary_bytes(summary: pd.DataFrame) -> bytes:
-    """The summary table as Parquet without its ``ds`` column (it lives in the folder name)."""
-    frame = summary.drop(columns=["ds"], errors="ignore")
-    return _parquet_bytes(pa.Table.from_pandas(frame, preserve_index=False))
+    """The summary table as Parquet (:data:`SUMMARY_SCHEMA`, without ``ds``)."""
+    return _parquet_bytes(conform(summary, SUMMARY_SCHEMA))
 
 
 def write_day_files(
