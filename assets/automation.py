@@ -28,7 +28,7 @@ daily_pipeline_job = define_asset_job(
     selection=AssetSelection.all(),
     executor_def=in_process_executor,  # one process per run: no ~5 s re-import per step
     # no op_retry_policy: it would retry bad data too; assets retry only transient errors
-    # themselves (assets/retries.py)
+    # themselves (resources/retries.py)
     description="Every stage for one day: ingest, mask, replay, reward, select.",
 )
 

@@ -136,7 +136,7 @@ def run_days(job, instance, runs: list, tags: dict[str, str], verb: str) -> list
             )
             for event in result.all_events if not result.success else []:
                 if event.is_step_failure:
-                    from assets.retries import failure_cause
+                    from resources.retries import failure_cause
 
                     cause = escape(failure_cause(event.step_failure_data.error))  # one line
                     progress.console.print(f"[red]{ds} {event.step_key}: {cause}")

@@ -20,9 +20,9 @@ from agentic_pipeline.ingest import IngestStats, MissingLandingError, ingest_day
 from agentic_pipeline.schema import QUARANTINE_SCHEMA, STEP_SCHEMA
 from assets.metadata import column_schema, counts_md, markdown_table, safe_metadata
 from assets.partitions import daily_partitions
-from assets.retries import retry_transient
 from resources.data_root import DataRootResource
 from resources.io_manager import DayTables
+from resources.retries import retry_transient
 
 PREVIEW_COLUMNS = (
     "episode_id",

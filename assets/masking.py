@@ -27,10 +27,10 @@ from agentic_pipeline.schema import STEP_SCHEMA
 from agentic_pipeline.storage import DataRoot
 from assets.metadata import column_schema, counts_md, safe_metadata
 from assets.partitions import daily_partitions
-from assets.retries import retry_transient
 from resources.data_root import DataRootResource
 from resources.io_manager import DayReader, DayTables
 from resources.masking import MaskingResource
+from resources.retries import retry_transient
 
 MASKING_POOL = "masking"
 

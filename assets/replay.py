@@ -31,8 +31,8 @@ from agentic_pipeline.environments.shadow import (
 from agentic_pipeline.replay import REPLAYED_EPISODES_SCHEMA, replay_day, to_arrow
 from assets.metadata import column_schema, counts_md, markdown_table, safe_metadata
 from assets.partitions import daily_partitions
-from assets.retries import retry_transient
 from resources.io_manager import DayReader
+from resources.retries import retry_transient
 from resources.shadow import ShadowResource
 
 RATE_FACTS = (

@@ -36,8 +36,8 @@ from agentic_pipeline.rewards import (
 from agentic_pipeline.rewards import step_rewards as compute_step_rewards
 from assets.metadata import column_schema, markdown_table, safe_metadata
 from assets.partitions import daily_partitions
-from assets.retries import retry_transient
 from resources.io_manager import DayReader, DayTables
+from resources.retries import retry_transient
 from resources.reward_spec import RewardSpecResource
 
 #: Bump when the asset code changes in a way that changes its output.

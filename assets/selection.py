@@ -52,8 +52,8 @@ from agentic_pipeline.storage import DataRoot
 from agentic_pipeline.tables import conform
 from assets.metadata import column_schema, markdown_table, safe_metadata
 from assets.partitions import daily_partitions
-from assets.retries import retry_transient
 from resources.data_root import DataRootResource
+from resources.retries import retry_transient
 from resources.selection import DEFAULT_WINDOW_DAYS, SelectionResource
 
 SELECTION_CODE_VERSION = "1"

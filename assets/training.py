@@ -50,8 +50,8 @@ from agentic_pipeline.training import (
 )
 from assets.metadata import column_schema, counts_md, markdown_table, safe_metadata
 from assets.partitions import daily_partitions
-from assets.retries import retry_transient
 from resources.data_root import DataRootResource
+from resources.retries import retry_transient
 
 TRAINING_CODE_VERSION = "1"
 EXAMPLE_CHARS = 1500

@@ -32,14 +32,13 @@ from agentic_pipeline.selection.linear import ContextFeaturizer
 from agentic_pipeline.simulator import write_landing
 from agentic_pipeline.storage import DataRoot
 from agentic_pipeline.training import TrainingDatasets, build_training_datasets, day_files
-from assets import retries
 from assets.automation import daily_pipeline_job
 from assets.cli import DATA_DIR_ENV, prepare_data_root, run_days
 from assets.metadata import REDACTED, REDACTIONS_KEY
 from assets.partitions import daily_partitions
-from assets.retries import is_transient, retry_transient
 from assets.rewards import build_reward_assets
-from resources import DataRootResource, PartitionedParquetIOManager
+from resources import DataRootResource, PartitionedParquetIOManager, retries
+from resources.retries import is_transient, retry_transient
 from resources.reward_spec import RewardSpecResource
 
 DAY1, DAY2 = "2026-11-01", "2026-11-02"

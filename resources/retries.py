@@ -6,7 +6,8 @@ error shown was ``Exceeded max_retries of 3``. So the jobs carry no retry policy
 asset body is wrapped by :func:`retry_transient`, which turns only *transient* errors (timeouts,
 dropped connections, a busy or stale file handle, a dead worker process) into Dagster's
 ``RetryRequested`` with exponential backoff. Any other exception fails the step at once, with its
-own message.
+own message. The IO manager's ``load_input`` and ``handle_output`` are wrapped too (reading or
+writing a partition on a network file system or an object store).
 """
 
 import errno
@@ -83,6 +84,8 @@ def retry_transient(fn: F) -> F:
         def gen_wrapper(*args: Any, **kwargs: Any) -> Any:
             try:
                 return (yield from fn(*args, **kwargs))
+            except RetryRequested:
+                raise
             except Exception as exc:
                 if is_transient(exc):
                     raise _retry_request(exc, args, kwargs) from exc
@@ -94,6 +97,8 @@ def retry_transient(fn: F) -> F:
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return fn(*args, **kwargs)
+        except RetryRequested:
+            raise
         except Exception as exc:
             if is_transient(exc):
                 raise _retry_request(exc, args, kwargs) from exc
