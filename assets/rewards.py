@@ -41,7 +41,7 @@ from resources.retries import retry_transient
 from resources.reward_spec import RewardSpecResource
 
 #: Bump when the asset code changes in a way that changes its output.
-REWARD_CODE_VERSION = "1"
+REWARD_CODE_VERSION = "2"  # 2: fixed Arrow schemas (first_message_chars int64)
 QUANTILES = (0.05, 0.25, 0.5, 0.75, 0.95)
 BOUNDS_TOLERANCE = 1e-9
 

@@ -56,7 +56,7 @@ from resources.data_root import DataRootResource
 from resources.retries import retry_transient
 from resources.selection import DEFAULT_WINDOW_DAYS, SelectionResource
 
-SELECTION_CODE_VERSION = "1"
+SELECTION_CODE_VERSION = "2"  # 2: fixed Arrow schema
 REGISTRY_ASSET = "policy_registry"
 REGISTRY_FILE = "registry.json"
 REPORT_FILE = "report.md"

@@ -53,7 +53,7 @@ from assets.partitions import daily_partitions
 from resources.data_root import DataRootResource
 from resources.retries import retry_transient
 
-TRAINING_CODE_VERSION = "1"
+TRAINING_CODE_VERSION = "2"  # 2: strict JSON, fixed summary schema, per-episode skips
 EXAMPLE_CHARS = 1500
 VALIDATORS = {
     "sft": validate_sft_record,
