@@ -111,7 +111,7 @@ def raw_agent_logs(context: AssetExecutionContext, data_root: DataRootResource):
             yield ds, result.steps
 
     def step_metadata() -> dict:
-        return safe_metadata({
+        return {
             "dagster/row_count": total.rows,
             "dagster/column_schema": column_schema(STEP_SCHEMA),
             "episodes": total.episodes,
@@ -123,17 +123,20 @@ def raw_agent_logs(context: AssetExecutionContext, data_root: DataRootResource):
             "records_quarantined": total.records_quarantined,
             "records_by_format": counts_md(total.records_by_format, "format", "records"),
             "preview": _preview(head[0] if head else STEP_SCHEMA.empty_table()),
-        })
+        }
 
-    yield Output(DayTables(ingested_days(), step_metadata), output_name="raw_agent_logs")
+    def scanned_metadata() -> dict:  # the preview holds ids read from the raw logs
+        return safe_metadata(step_metadata())
+
+    yield Output(DayTables(ingested_days(), scanned_metadata), output_name="raw_agent_logs")
     yield Output(
         DayTables(quarantines),
         output_name="raw_quarantine",
-        metadata=safe_metadata({
+        metadata={
             "dagster/row_count": sum(t.num_rows for _, t in quarantines),
             "dagster/column_schema": column_schema(QUARANTINE_SCHEMA),
             "reasons": counts_md(total.quarantine_reasons, "reason", "records"),
-        }),
+        },
     )
 
 
@@ -165,10 +168,10 @@ def raw_day_complete(context: AssetCheckExecutionContext, data_root: DataRootRes
     return AssetCheckResult(
         passed=not incomplete,
         severity=AssetCheckSeverity.WARN,
-        metadata=safe_metadata({
+        metadata={
             "episodes": sum(d["episodes"] for d in per_day.values()),
             "quarantined_records": sum(d["quarantined"] for d in per_day.values()),
             "incomplete_days": ", ".join(incomplete) or "none",
             "per_day": markdown_table([{"day": ds, **d} for ds, d in per_day.items()]),
-        }),
+        },
     )

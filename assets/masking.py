@@ -102,26 +102,30 @@ def masked_trajectories(
                 yield ds, result.masked.cast(STEP_SCHEMA)
 
     def masked_metadata() -> dict:
-        return safe_metadata({
-            "dagster/row_count": totals["rows"],
-            "dagster/column_schema": column_schema(STEP_SCHEMA),
-            "strings_seen": totals["strings"],
-            "by_entity_type": counts_md(dict(entities), "entity type", "masked"),
-            "by_field": counts_md(dict(fields), "field", "masked"),
-            "by_detector": counts_md(dict(detectors), "detector", "masked"),
-            "masking_key": "development key" if masking.uses_dev_key() else "production key",
-        })
+        return safe_metadata(
+            {
+                "dagster/row_count": totals["rows"],
+                "dagster/column_schema": column_schema(STEP_SCHEMA),
+                "strings_seen": totals["strings"],
+                "by_entity_type": counts_md(dict(entities), "entity type", "masked"),
+                "by_field": counts_md(dict(fields), "field", "masked"),
+                "by_detector": counts_md(dict(detectors), "detector", "masked"),
+                "masking_key": "development key" if masking.uses_dev_key() else "production key",
+            }
+        )
 
     yield Output(DayTables(masked_days(), masked_metadata), output_name="masked_trajectories")
     audit_rows = sum(t.num_rows for _, t in audits)
     yield Output(
         DayTables(audits),
         output_name="pii_audit",
-        metadata=safe_metadata({
-            "dagster/row_count": audit_rows,
-            "dagster/column_schema": column_schema(AUDIT_SCHEMA),
-            "by_entity_type": counts_md(dict(entities), "entity type", "masked"),
-        }),
+        metadata=safe_metadata(
+            {
+                "dagster/row_count": audit_rows,
+                "dagster/column_schema": column_schema(AUDIT_SCHEMA),
+                "by_entity_type": counts_md(dict(entities), "entity type", "masked"),
+            }
+        ),
     )
 
 
@@ -146,10 +150,12 @@ def no_personal_data_in_masked(
             leaky_days.append(ds)
     return AssetCheckResult(
         passed=not leaky_days,
-        metadata=safe_metadata({
-            "rows_scanned": rows,
-            "leaks": sum(by_kind.values()),
-            "days_with_leaks": ", ".join(leaky_days) or "none",
-            "leaks_by_column_and_type": counts_md(dict(by_kind), "column:type", "leaks"),
-        }),
+        metadata=safe_metadata(
+            {
+                "rows_scanned": rows,
+                "leaks": sum(by_kind.values()),
+                "days_with_leaks": ", ".join(leaky_days) or "none",
+                "leaks_by_column_and_type": counts_md(dict(by_kind), "column:type", "leaks"),
+            }
+        ),
     )

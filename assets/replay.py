@@ -87,18 +87,20 @@ def replayed_episodes(context: AssetExecutionContext, masked_trajectories: DayRe
     counts = frame["replay_status"].value_counts().to_dict() if len(frame) else {}
     yield Output(
         table,
-        metadata=safe_metadata({
-            "dagster/row_count": table.num_rows,
-            "dagster/column_schema": column_schema(REPLAYED_EPISODES_SCHEMA),
-            "status_counts": counts_md({str(k): int(v) for k, v in counts.items()}, "status"),
-            "success_source": counts_md(
-                {str(k): int(v) for k, v in frame["success_source"].value_counts().items()}
-                if len(frame)
-                else {},
-                "source",
-            ),
-            "rates_by_policy": markdown_table(policy_rates(frame) if len(frame) else []),
-        }),
+        metadata=safe_metadata(
+            {
+                "dagster/row_count": table.num_rows,
+                "dagster/column_schema": column_schema(REPLAYED_EPISODES_SCHEMA),
+                "status_counts": counts_md({str(k): int(v) for k, v in counts.items()}, "status"),
+                "success_source": counts_md(
+                    {str(k): int(v) for k, v in frame["success_source"].value_counts().items()}
+                    if len(frame)
+                    else {},
+                    "source",
+                ),
+                "rates_by_policy": markdown_table(policy_rates(frame) if len(frame) else []),
+            }
+        ),
     )
 
 
@@ -162,38 +164,42 @@ def shadow_assets(
     yield Output(
         episodes,
         output_name="shadow_episodes",
-        metadata=safe_metadata({
-            "dagster/row_count": episodes.num_rows,
-            "dagster/column_schema": column_schema(SHADOW_EPISODES_SCHEMA),
-            "candidate_id": runner.candidate_id,
-            "tasks_not_eligible": skipped,
-            "tasks_skipped": counts_md({**skip_reasons, **runner.failed}, "reason"),
-            "tasks_over_episode_quota": over_quota,
-            "dangerous_actions": runner.dangerous_actions,
-            "kill_switch": kill_reason or "not tripped",
-            "json_nonfinite_to_null": runner.nonfinite_to_null,
-        }),
+        metadata=safe_metadata(
+            {
+                "dagster/row_count": episodes.num_rows,
+                "dagster/column_schema": column_schema(SHADOW_EPISODES_SCHEMA),
+                "candidate_id": runner.candidate_id,
+                "tasks_not_eligible": skipped,
+                "tasks_skipped": counts_md({**skip_reasons, **runner.failed}, "reason"),
+                "tasks_over_episode_quota": over_quota,
+                "dangerous_actions": runner.dangerous_actions,
+                "kill_switch": kill_reason or "not tripped",
+                "json_nonfinite_to_null": runner.nonfinite_to_null,
+            }
+        ),
     )
     yield Output(
         diff,
         output_name="behaviour_diff",
-        metadata=safe_metadata({
-            "dagster/row_count": diff.num_rows,
-            "dagster/column_schema": column_schema(DIFF_SCHEMA),
-            "diff": markdown_table(
-                [
-                    {
-                        "task_type": r.task_type,
-                        "metric": r.metric,
-                        "logged": _fmt(r.logged),
-                        "candidate": _fmt(r.candidate),
-                        "delta": _fmt(r.delta),
-                    }
-                    for r in headline.itertuples()
-                ],
-                max_rows=200,
-            ),
-        }),
+        metadata=safe_metadata(
+            {
+                "dagster/row_count": diff.num_rows,
+                "dagster/column_schema": column_schema(DIFF_SCHEMA),
+                "diff": markdown_table(
+                    [
+                        {
+                            "task_type": r.task_type,
+                            "metric": r.metric,
+                            "logged": _fmt(r.logged),
+                            "candidate": _fmt(r.candidate),
+                            "delta": _fmt(r.delta),
+                        }
+                        for r in headline.itertuples()
+                    ],
+                    max_rows=200,
+                ),
+            }
+        ),
     )
 
 

@@ -205,14 +205,18 @@ def build_reward_checks(spec: RewardSpec) -> list[AssetChecksDefinition]:
         ]
         return AssetCheckResult(
             passed=outside.empty,
-            metadata=safe_metadata({
-                "low": low,
-                "high": high,
-                "min_reward": float(reward.min()) if reward.notna().any() else None,
-                "max_reward": float(reward.max()) if reward.notna().any() else None,
-                "n_outside": len(outside),
-                "examples": MetadataValue.text(", ".join(outside["episode_id"].astype(str)[:5])),
-            }),
+            metadata=safe_metadata(
+                {
+                    "low": low,
+                    "high": high,
+                    "min_reward": float(reward.min()) if reward.notna().any() else None,
+                    "max_reward": float(reward.max()) if reward.notna().any() else None,
+                    "n_outside": len(outside),
+                    "examples": MetadataValue.text(
+                        ", ".join(outside["episode_id"].astype(str)[:5])
+                    ),
+                }
+            ),
         )
 
     @asset_check(
@@ -233,11 +237,13 @@ def build_reward_checks(spec: RewardSpec) -> list[AssetChecksDefinition]:
             mismatch = int((~np.isclose(total, episode_rewards["reward"], atol=1e-9)).sum())
         return AssetCheckResult(
             passed=not absent and not nulls and not mismatch,
-            metadata=safe_metadata({
-                "absent_columns": MetadataValue.text(", ".join(absent)),
-                "null_counts": MetadataValue.json(nulls),
-                "sum_mismatches": mismatch,
-            }),
+            metadata=safe_metadata(
+                {
+                    "absent_columns": MetadataValue.text(", ".join(absent)),
+                    "null_counts": MetadataValue.json(nulls),
+                    "sum_mismatches": mismatch,
+                }
+            ),
         )
 
     @asset_check(
@@ -257,12 +263,14 @@ def build_reward_checks(spec: RewardSpec) -> list[AssetChecksDefinition]:
         found = sorted({v for vs in versions.values() for v in vs})
         return AssetCheckResult(
             passed=not mixed,
-            metadata=safe_metadata({
-                "versions": MetadataValue.json({str(k): v for k, v in versions.items()}),
-                "mixed_days": MetadataValue.json({str(k): v for k, v in mixed.items()}),
-                "current_spec_version": spec.version,
-                "is_current": found == [spec.version],
-            }),
+            metadata=safe_metadata(
+                {
+                    "versions": MetadataValue.json({str(k): v for k, v in versions.items()}),
+                    "mixed_days": MetadataValue.json({str(k): v for k, v in mixed.items()}),
+                    "current_spec_version": spec.version,
+                    "is_current": found == [spec.version],
+                }
+            ),
         )
 
     return [rewards_within_bounds, reward_components_complete, single_reward_version]

@@ -197,22 +197,24 @@ def selection_metadata(
     ope = table.loc[table["ds"] == document["ds"], ["task_type", "ope_identified"]]
     unidentified = sorted(ope.loc[ope["ope_identified"].ne(True), "task_type"].unique())
     image = base64.b64encode(chart).decode()
-    return safe_metadata({
-        "dagster/row_count": len(table),
-        "dagster/column_schema": column_schema(SELECTION_SCHEMA),
-        "decision_day": document["ds"],
-        "window": f"{document['window_start']} .. {document['window_end']}",
-        "reward_version": MetadataValue.text(str(document["reward_version"])),
-        "task_types": len(document["task_types"]),
-        "changed_defaults": sum(bool(e.get("changed")) for e in entries),
-        "decisions": _decisions_md(document),
-        "ope_unidentified_task_types": MetadataValue.text(", ".join(map(str, unidentified))),
-        "report": MetadataValue.md(paths["report"].read_text(encoding="utf-8")),
-        "chart": MetadataValue.md(f"![policy selection](data:image/png;base64,{image})"),
-        "chart_path": MetadataValue.path(str(paths["chart"])),
-        "registry_path": MetadataValue.path(str(paths["registry"])),
-        "json_nonfinite_to_null": nonfinite,
-    })
+    return safe_metadata(
+        {
+            "dagster/row_count": len(table),
+            "dagster/column_schema": column_schema(SELECTION_SCHEMA),
+            "decision_day": document["ds"],
+            "window": f"{document['window_start']} .. {document['window_end']}",
+            "reward_version": MetadataValue.text(str(document["reward_version"])),
+            "task_types": len(document["task_types"]),
+            "changed_defaults": sum(bool(e.get("changed")) for e in entries),
+            "decisions": _decisions_md(document),
+            "ope_unidentified_task_types": MetadataValue.text(", ".join(map(str, unidentified))),
+            "report": MetadataValue.md(paths["report"].read_text(encoding="utf-8")),
+            "chart": MetadataValue.md(f"![policy selection](data:image/png;base64,{image})"),
+            "chart_path": MetadataValue.path(str(paths["chart"])),
+            "registry_path": MetadataValue.path(str(paths["registry"])),
+            "json_nonfinite_to_null": nonfinite,
+        }
+    )
 
 
 def selection_code_version(spec: RewardSpec, window_days: int) -> str:
