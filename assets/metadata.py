@@ -17,11 +17,13 @@ from collections.abc import Mapping
 from typing import Any
 
 import pyarrow as pa
-from dagster import MetadataValue, TableColumn, TableSchema
-from dagster._core.definitions.metadata.metadata_value import (
+from dagster import (
     JsonMetadataValue,
     MarkdownMetadataValue,
+    MetadataValue,
     PathMetadataValue,
+    TableColumn,
+    TableSchema,
     TextMetadataValue,
     UrlMetadataValue,
 )

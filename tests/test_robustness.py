@@ -13,7 +13,15 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pytest
-from dagster import AssetKey, DagsterInstance, Definitions, Failure, RetryPolicy, asset
+from dagster import (
+    AssetKey,
+    DagsterInstance,
+    Definitions,
+    Failure,
+    MetadataValue,
+    RetryPolicy,
+    asset,
+)
 from test_reward_assets import ARMS, UPSTREAM, local_defs, replayed, run, write_upstream
 
 from agentic_pipeline.environments.shadow import (
@@ -34,7 +42,7 @@ from agentic_pipeline.storage import DataRoot
 from agentic_pipeline.training import TrainingDatasets, build_training_datasets, day_files
 from assets.automation import daily_pipeline_job
 from assets.cli import DATA_DIR_ENV, prepare_data_root, run_days
-from assets.metadata import REDACTED, REDACTIONS_KEY
+from assets.metadata import REDACTED, REDACTIONS_KEY, counts_md, markdown_table, safe_metadata
 from assets.partitions import daily_partitions
 from assets.rewards import build_reward_assets
 from resources import DataRootResource, PartitionedParquetIOManager, retries
@@ -332,3 +340,32 @@ def test_shadow_trajectories_are_strict_json(sim_steps):
             if message.get("role") == "tool":
                 _strict_loads(message["content"])
     assert runner.nonfinite_to_null > 0
+
+
+def test_safe_metadata_scans_every_kind_of_value():
+    email, phone, card = "jane.doe@example.com", "415-555-0134", "4111 1111 1111 1111"
+    meta = {
+        "table": markdown_table([{"policy_id": email, "n": 3}, {"policy_id": "crm-v2", "n": 2}]),
+        "counts": counts_md({"a|b": 1, phone: 2}, "field"),
+        "report": MetadataValue.md(
+            f"# Report\nwinner {email}\n![chart](data:image/png;base64,QUJD)"
+        ),
+        "text": MetadataValue.text(f"call {phone}"),
+        "json": MetadataValue.json({email: ["ok", card], "n": 1.5}),
+        "path": MetadataValue.path(f"/data/{email}/x"),
+        "plain": "2026-11-01 .. 2026-11-14",
+        "token": "masked as <EMAIL_ADDRESS_3f9a1c2b>",
+        "number": 0.8571428571428571,
+    }
+    out = safe_metadata(meta)
+    text = json.dumps({k: str(getattr(v, "value", v)) for k, v in out.items()})
+    for raw in (email, phone, card):
+        assert raw not in text
+    assert out[REDACTIONS_KEY] == 7
+    assert out["table"].value.splitlines()[3] == "| crm-v2 | 2 |"  # other cells kept
+    assert "a\\|b" in out["counts"].value  # a "|" inside a value stays one cell
+    assert out["report"].value.splitlines()[0] == "# Report"
+    assert out["report"].value.endswith("![chart](data:image/png;base64,QUJD)")
+    assert out["json"].value == {REDACTED: ["ok", REDACTED], "n": 1.5}
+    assert out["plain"] == meta["plain"] and out["token"] == meta["token"]
+    assert out["number"] == meta["number"]
