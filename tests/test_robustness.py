@@ -35,6 +35,7 @@ from agentic_pipeline.jsonutil import strict_json_dumps, strict_json_dumps_count
 from agentic_pipeline.policies import get_policy
 from agentic_pipeline.replay import replay_day
 from agentic_pipeline.rewards import load_reward_spec, score_episodes, step_rewards
+from agentic_pipeline.schema import STEP_SCHEMA
 from agentic_pipeline.selection import SelectionConfig, select_policies
 from agentic_pipeline.selection.linear import ContextFeaturizer
 from agentic_pipeline.simulator import write_landing
@@ -44,10 +45,12 @@ from assets.automation import daily_pipeline_job
 from assets.cli import DATA_DIR_ENV, prepare_data_root, run_days
 from assets.metadata import REDACTED, REDACTIONS_KEY, counts_md, markdown_table, safe_metadata
 from assets.partitions import daily_partitions
+from assets.replay import replayed_episodes, shadow_assets
 from assets.rewards import build_reward_assets
 from resources import DataRootResource, PartitionedParquetIOManager, retries
 from resources.retries import is_transient, retry_transient
 from resources.reward_spec import RewardSpecResource
+from resources.shadow import ShadowResource
 
 DAY1, DAY2 = "2026-11-01", "2026-11-02"
 
@@ -369,3 +372,28 @@ def test_safe_metadata_scans_every_kind_of_value():
     assert out["json"].value == {REDACTED: ["ok", REDACTED], "n": 1.5}
     assert out["plain"] == meta["plain"] and out["token"] == meta["token"]
     assert out["number"] == meta["number"]
+
+
+def test_poisoned_day_materializes_replay_and_shadow(poisoned_steps, tmp_path, instance):
+    """Through Dagster: the day with the 10,000-deep episode materializes replay and shadow."""
+    steps, _ = poisoned_steps
+    root = tmp_path / "data"
+    table = pa.Table.from_pandas(steps, preserve_index=False).cast(STEP_SCHEMA)
+    DataRoot(root).write_partition("warehouse", "masked_trajectories", DAY1, table)
+    defs = Definitions(
+        assets=[UPSTREAM[1], replayed_episodes, shadow_assets],
+        jobs=[daily_pipeline_job],
+        resources={
+            "io_manager": PartitionedParquetIOManager(path=str(root)),
+            "shadow": ShadowResource(),
+        },
+    )
+    keys = [AssetKey(k) for k in ("replayed_episodes", "shadow_episodes", "behaviour_diff")]
+    result = defs.resolve_job_def("daily_pipeline").execute_in_process(
+        instance=instance, partition_key=DAY1, asset_selection=keys
+    )
+    assert result.success
+    replayed_day = DataRoot(root).read_partition("warehouse", "replayed_episodes", DAY1)
+    assert replayed_day.num_rows == steps["episode_id"].nunique()
+    meta = _materialization_metadata(instance, "shadow_episodes")
+    assert "not_eligible" in meta["tasks_skipped"].value
