@@ -66,8 +66,9 @@ def is_transient(exc: BaseException) -> bool:
     return False
 
 
-def _retry_request(exc: BaseException, args: tuple, kwargs: dict) -> RetryRequested:
-    context = kwargs.get("context", args[0] if args else None)
+def _retry_request(args: tuple, kwargs: dict) -> RetryRequested:
+    """The retry of the current attempt (its number from the step context among the arguments)."""
+    context = next((a for a in (*args, *kwargs.values()) if hasattr(a, "retry_number")), None)
     attempt = int(getattr(context, "retry_number", 0) or 0) + 1
     return RetryRequested(
         max_retries=TRANSIENT_RETRY.max_retries,
@@ -88,7 +89,7 @@ def retry_transient(fn: F) -> F:
                 raise
             except Exception as exc:
                 if is_transient(exc):
-                    raise _retry_request(exc, args, kwargs) from exc
+                    raise _retry_request(args, kwargs) from exc
                 raise
 
         return gen_wrapper  # type: ignore[return-value]
@@ -101,7 +102,7 @@ def retry_transient(fn: F) -> F:
             raise
         except Exception as exc:
             if is_transient(exc):
-                raise _retry_request(exc, args, kwargs) from exc
+                raise _retry_request(args, kwargs) from exc
             raise
 
     return wrapper  # type: ignore[return-value]
