@@ -62,6 +62,7 @@ from agentic_pipeline.environments.replay import (
     ReplayEnvironment,
     seed_crm_sandbox,
 )
+from agentic_pipeline.jsonutil import safe_loads
 from agentic_pipeline.risk import RiskRules, detect_tool_set
 
 LOOP_MIN_CALLS = 3
@@ -168,8 +169,8 @@ def is_success_claim(text: str | None) -> bool:
 def _duration_s(rows: list[Mapping[str, Any]]) -> float | None:
     stamps = []
     for row in rows:
-        ts = _clean(row.get("ts"))  # a datetime (STEP_SCHEMA) or, from older rows, ISO text
-        if isinstance(ts, dt.datetime):
+        ts = _clean(row.get("ts"))
+        if isinstance(ts, dt.datetime):  # a timestamp column (pandas Timestamp included)
             t = ts
         elif isinstance(ts, str):
             try:
@@ -185,12 +186,7 @@ def _duration_s(rows: list[Mapping[str, Any]]) -> float | None:
 
 
 def _goal(text: Any) -> dict[str, Any] | None:
-    if not isinstance(text, str):
-        return None
-    try:
-        goal = json.loads(text)
-    except ValueError:
-        return None
+    goal = safe_loads(text)  # bad or too deeply nested JSON: no goal
     return goal if isinstance(goal, dict) else None
 
 

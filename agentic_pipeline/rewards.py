@@ -20,7 +20,10 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 import yaml
+
+from agentic_pipeline.tables import conform
 
 DEFAULT_SPEC_PATH = Path(__file__).with_name("reward_spec.yaml")
 
@@ -44,6 +47,54 @@ CARRIED = (
     "replay_status",
     "success_source",
 )
+
+#: ``episode_rewards`` as stored: fixed, so a day's column types never depend on its values (a
+#: day where one episode lacks a user message must not turn ``first_message_chars`` into floats).
+EPISODE_REWARDS_SCHEMA = pa.schema(
+    [
+        ("ds", pa.string()),
+        ("episode_id", pa.string()),
+        ("policy_id", pa.string()),
+        ("task_type", pa.string()),
+        ("propensity", pa.float64()),
+        ("reward", pa.float64()),
+        ("reward_version", pa.string()),
+        *((c, pa.float64()) for c in COMPONENTS),
+        ("success", pa.bool_()),
+        ("financial_writes", pa.int64()),
+        ("destructive_actions", pa.int64()),
+        ("context", pa.string()),
+        ("first_message_chars", pa.int64()),
+        ("replay_status", pa.string()),
+        ("success_source", pa.string()),
+        ("risky", pa.bool_()),
+    ]
+)
+#: ``step_rewards`` as stored.
+STEP_REWARDS_SCHEMA = pa.schema(
+    [
+        ("ds", pa.string()),
+        ("episode_id", pa.string()),
+        ("step", pa.int32()),
+        ("role", pa.string()),
+        ("action_type", pa.string()),
+        ("tool_name", pa.string()),
+        ("step_reward", pa.float64()),
+        ("return_to_go", pa.float64()),
+        ("reward_version", pa.string()),
+    ]
+)
+
+
+def episode_rewards_table(rewards: pd.DataFrame) -> pa.Table:
+    """:func:`score_episodes` output with :data:`EPISODE_REWARDS_SCHEMA`."""
+    return conform(rewards, EPISODE_REWARDS_SCHEMA)
+
+
+def step_rewards_table(steps: pd.DataFrame) -> pa.Table:
+    """:func:`step_rewards` output with :data:`STEP_REWARDS_SCHEMA`."""
+    return conform(steps, STEP_REWARDS_SCHEMA)
+
 
 #: Step action types that the agent chose (they carry a per-step cost share).
 AGENT_ACTIONS = ("tool_call", "respond", "finish")

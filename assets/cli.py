@@ -12,12 +12,15 @@ from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from agentic_pipeline.storage import day_range
 
 DATA_DIR_ENV = "AGENTIC_PIPELINE_DATA_DIR"
+PRIVATE_DIR_MODE = 0o700
+PRIVATE_FILE_MODE = 0o600
 DAGSTER_YAML = """\
 # Local instance for the CLI and `make dev` (README "Operating it" has the production profile).
 telemetry:
@@ -110,12 +113,20 @@ def _check_zones_writable(root: Path) -> None:
 
 
 def prepare_data_root(data_dir: str) -> Path:
-    """Point the project and Dagster at ``data_dir``; create it and the instance home."""
+    """Point the project and Dagster at ``data_dir``; create it and the instance home.
+
+    The data root and ``dagster_home`` are private (0700, also when they already exist): the
+    restricted zone holds raw personal data and the event log holds run metadata. Dagster creates
+    its SQLite files with the process umask; inside a 0700 folder no other user can reach them,
+    and the ones already there are set to 0600 as well.
+    """
     root = Path(data_dir).expanduser().resolve()
     try:
-        root.mkdir(parents=True, exist_ok=True)
+        root.mkdir(mode=PRIVATE_DIR_MODE, parents=True, exist_ok=True)
         home = root / "dagster_home"
-        home.mkdir(exist_ok=True)
+        home.mkdir(mode=PRIVATE_DIR_MODE, exist_ok=True)
+        for folder in (root, home):
+            os.chmod(folder, PRIVATE_DIR_MODE)
         probe = home / ".write-probe"
         probe.write_text("ok")
         probe.unlink()
@@ -123,6 +134,9 @@ def prepare_data_root(data_dir: str) -> Path:
         raise UsageError(f"data root {root} is not writable: {exc.strerror}") from exc
     if not (home / "dagster.yaml").exists():
         (home / "dagster.yaml").write_text(DAGSTER_YAML)
+    for path in (home / "dagster.yaml", *home.rglob("*.db"), *home.rglob("*.db-*")):
+        if path.is_file():
+            os.chmod(path, PRIVATE_FILE_MODE)
     os.environ[DATA_DIR_ENV] = str(root)
     os.environ["DAGSTER_HOME"] = str(home)
     return root
@@ -179,8 +193,10 @@ def run_days(job, instance, runs: list, tags: dict[str, str], verb: str) -> list
             )
             for event in result.all_events if not result.success else []:
                 if event.is_step_failure:
-                    err = event.step_failure_data.error
-                    progress.console.print(f"[red]{ds} {event.step_key}: {err.message.strip()}")
+                    from resources.retries import failure_cause
+
+                    cause = escape(failure_cause(event.step_failure_data.error))  # one line
+                    progress.console.print(f"[red]{ds} {event.step_key}: {cause}")
             results.append(result)
             progress.advance(task)
     return results

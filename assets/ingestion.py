@@ -18,10 +18,11 @@ from dagster import (
 
 from agentic_pipeline.ingest import IngestStats, MissingLandingError, ingest_day
 from agentic_pipeline.schema import QUARANTINE_SCHEMA, STEP_SCHEMA
-from assets.metadata import column_schema, counts_md, markdown_table
+from assets.metadata import column_schema, counts_md, markdown_table, safe_metadata
 from assets.partitions import daily_partitions
 from resources.data_root import DataRootResource
 from resources.io_manager import DayTables
+from resources.retries import retry_transient
 
 PREVIEW_COLUMNS = (
     "episode_id",
@@ -75,6 +76,7 @@ def _merge(total: IngestStats, day: IngestStats) -> None:
     backfill_policy=BackfillPolicy.single_run(),
     group_name="ingestion",
 )
+@retry_transient
 def raw_agent_logs(context: AssetExecutionContext, data_root: DataRootResource):
     """Read the day's ``landing/YYYY-MM-DD/`` files, auto-detecting the three input formats.
 
@@ -135,7 +137,10 @@ def raw_agent_logs(context: AssetExecutionContext, data_root: DataRootResource):
             "preview": _preview(head[0] if head else STEP_SCHEMA.empty_table()),
         }
 
-    yield Output(DayTables(ingested_days(), step_metadata), output_name="raw_agent_logs")
+    def scanned_metadata() -> dict:  # the preview holds ids read from the raw logs
+        return safe_metadata(step_metadata())
+
+    yield Output(DayTables(ingested_days(), scanned_metadata), output_name="raw_agent_logs")
     yield Output(
         DayTables(quarantines),
         output_name="raw_quarantine",

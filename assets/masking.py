@@ -25,11 +25,12 @@ from dagster import (
 from agentic_pipeline.masking import AUDIT_SCHEMA, PIILeakError, mask_steps, scan_for_leaks
 from agentic_pipeline.schema import STEP_SCHEMA
 from agentic_pipeline.storage import DataRoot
-from assets.metadata import column_schema, counts_md
+from assets.metadata import column_schema, counts_md, safe_metadata
 from assets.partitions import daily_partitions
 from resources.data_root import DataRootResource
 from resources.io_manager import DayReader, DayTables
 from resources.masking import MaskingResource
+from resources.retries import retry_transient
 
 MASKING_POOL = "masking"
 #: The warehouse tables the masking stage writes, scanned whole by the blocking check.
@@ -55,6 +56,7 @@ GUARDED_TABLES = ("masked_trajectories", "pii_audit")
     pool=MASKING_POOL,
     group_name="masking",
 )
+@retry_transient
 def masked_trajectories(
     context: AssetExecutionContext,
     raw_agent_logs: DayReader,
@@ -77,6 +79,7 @@ def masked_trajectories(
             allow_retries=False,
         )
 
+    @retry_transient  # runs inside the IO manager's handle_output (a dead NER worker: retried)
     def masked_days():
         with masking.build_masker() as masker:
             for ds in context.partition_keys:
@@ -101,26 +104,30 @@ def masked_trajectories(
                 yield ds, result.masked.cast(STEP_SCHEMA)
 
     def masked_metadata() -> dict:
-        return {
-            "dagster/row_count": totals["rows"],
-            "dagster/column_schema": column_schema(STEP_SCHEMA),
-            "strings_seen": totals["strings"],
-            "by_entity_type": counts_md(dict(entities), "entity type", "masked"),
-            "by_field": counts_md(dict(fields), "field", "masked"),
-            "by_detector": counts_md(dict(detectors), "detector", "masked"),
-            "masking_key": "development key" if masking.uses_dev_key() else "production key",
-        }
+        return safe_metadata(
+            {
+                "dagster/row_count": totals["rows"],
+                "dagster/column_schema": column_schema(STEP_SCHEMA),
+                "strings_seen": totals["strings"],
+                "by_entity_type": counts_md(dict(entities), "entity type", "masked"),
+                "by_field": counts_md(dict(fields), "field", "masked"),
+                "by_detector": counts_md(dict(detectors), "detector", "masked"),
+                "masking_key": "development key" if masking.uses_dev_key() else "production key",
+            }
+        )
 
     yield Output(DayTables(masked_days(), masked_metadata), output_name="masked_trajectories")
     audit_rows = sum(t.num_rows for _, t in audits)
     yield Output(
         DayTables(audits),
         output_name="pii_audit",
-        metadata={
-            "dagster/row_count": audit_rows,
-            "dagster/column_schema": column_schema(AUDIT_SCHEMA),
-            "by_entity_type": counts_md(dict(entities), "entity type", "masked"),
-        },
+        metadata=safe_metadata(
+            {
+                "dagster/row_count": audit_rows,
+                "dagster/column_schema": column_schema(AUDIT_SCHEMA),
+                "by_entity_type": counts_md(dict(entities), "entity type", "masked"),
+            }
+        ),
     )
 
 
@@ -151,10 +158,12 @@ def no_personal_data_in_masked(
             leaky_days.append(ds)
     return AssetCheckResult(
         passed=not leaky_days,
-        metadata={
-            "rows_scanned": rows,
-            "leaks": sum(by_kind.values()),
-            "days_with_leaks": ", ".join(leaky_days) or "none",
-            "leaks_by_column_and_type": counts_md(dict(by_kind), "column:type", "leaks"),
-        },
+        metadata=safe_metadata(
+            {
+                "rows_scanned": rows,
+                "leaks": sum(by_kind.values()),
+                "days_with_leaks": ", ".join(leaky_days) or "none",
+                "leaks_by_column_and_type": counts_md(dict(by_kind), "column:type", "leaks"),
+            }
+        ),
     )

@@ -79,7 +79,7 @@ def parse_arguments(text: str | None) -> dict[str, Any] | None:
         return {}
     try:
         value = json.loads(text)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, RecursionError):  # RecursionError: nested too deep
         return None
     return value if isinstance(value, dict) else None
 
@@ -90,7 +90,7 @@ def parse_result(text: str | None) -> Any:
         return None
     try:
         return json.loads(text)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, RecursionError):  # RecursionError: nested too deep
         return text
 
 

@@ -13,6 +13,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from agentic_pipeline.jsonutil import strict_json_dumps
 from agentic_pipeline.schema import EPISODE_FIELDS
 
 Row = dict[str, Any]
@@ -91,9 +92,11 @@ def opt_list(value: Any, field: str) -> list:
 
 
 def json_text(value: Any) -> str | None:
+    """JSON text of a parsed value; strict (a NaN or infinity that ``json.loads`` accepted is
+    stored as null, so strict readers can read the column)."""
     if value is None:
         return None
-    return json.dumps(value, ensure_ascii=False, sort_keys=True)
+    return strict_json_dumps(value, ensure_ascii=False, sort_keys=True)
 
 
 def require_id(value: Any, field: str) -> str:
@@ -156,7 +159,7 @@ def tool_arguments(value: Any, where: str) -> str:
     parsed = _literal(value.strip())
     if isinstance(parsed, dict):
         try:
-            return json.dumps(parsed, ensure_ascii=False, sort_keys=True)
+            return strict_json_dumps(parsed, ensure_ascii=False, sort_keys=True)
         except (TypeError, ValueError):  # sets, bytes, complex numbers: not JSON
             return value
     return value

@@ -308,7 +308,7 @@ class _Partition:
             return text
         taken = [(t.start(), t.end()) for t in TOKEN_RE.finditer(text)]
         chosen: list[Span] = []
-        for sp in sorted(spans, key=lambda s: (-s[3], -(s[1] - s[0]), s[0])):
+        for sp in sorted(spans, key=_priority):
             for a, b in _uncovered(text, sp[0], sp[1], taken):
                 chosen.append((a, b, *sp[2:]))
                 taken.append((a, b))
@@ -330,6 +330,15 @@ class _Partition:
             if et in SCAN_KNOWN and strong:  # NER finds are not searched in ids and enums
                 ep.raw_found.add(raw)
         return out.text
+
+
+def _priority(span: Span) -> tuple[float, int, str, str, int, int]:
+    """Total order of detections (first wins): score, length, entity type, detector, start, end.
+
+    Without the last four keys, tied detections kept their input order and the audit (which type
+    and detector a replacement is credited to) could differ between runs."""
+    start, end, entity_type, score, detector = span
+    return (-score, -(end - start), entity_type, detector, start, end)
 
 
 def _uncovered(
