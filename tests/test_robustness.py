@@ -48,6 +48,7 @@ from assets.partitions import daily_partitions
 from assets.replay import replayed_episodes, shadow_assets
 from assets.rewards import build_reward_assets
 from resources import DataRootResource, PartitionedParquetIOManager, retries
+from resources.catalogue import ToolCatalogueResource
 from resources.retries import is_transient, retry_transient
 from resources.reward_spec import RewardSpecResource
 from resources.shadow import ShadowResource
@@ -191,7 +192,7 @@ def test_metadata_tables_keyed_by_personal_values_are_redacted(data_root, instan
 
 def _pipeline_defs(root, extra_assets=()):
     """The project's real ``daily_pipeline`` job over the reward assets (upstream as specs)."""
-    spec = load_reward_spec()
+    spec = RewardSpecResource().load()  # tied to the tool catalogue, as build_definitions does
     return Definitions(
         assets=[*UPSTREAM, *build_reward_assets(spec), *extra_assets],
         jobs=[daily_pipeline_job],
@@ -386,6 +387,7 @@ def test_poisoned_day_materializes_replay_and_shadow(poisoned_steps, tmp_path, i
         resources={
             "io_manager": PartitionedParquetIOManager(path=str(root)),
             "shadow": ShadowResource(),
+            "tool_catalogue": ToolCatalogueResource(),
         },
     )
     keys = [AssetKey(k) for k in ("replayed_episodes", "shadow_episodes", "behaviour_diff")]
