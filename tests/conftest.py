@@ -10,6 +10,10 @@ REPO = Path(__file__).resolve().parents[1]
 TAU_BENCH = REPO.parent / "shared" / "external" / "tau-bench"
 
 os.environ.setdefault("TLDEXTRACT_PUBLIC_SUFFIX_LIST_URLS", "")
+# tests mask with the public development key, and say so explicitly (tests that need a real key
+# or no key at all set or delete the variables with monkeypatch)
+os.environ["AGENTIC_PIPELINE_DEV_MODE"] = "1"
+os.environ.pop("AGENTIC_PIPELINE_MASKING_KEY", None)
 
 
 @pytest.fixture
