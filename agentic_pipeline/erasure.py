@@ -90,6 +90,27 @@ NAME_PART_KEYS = frozenset(
         "nickname",
     }
 )
+#: Key prefixes naming someone else in the subject's record (``agent_email``): never linked.
+OTHER_ROLE_PREFIXES = (
+    "agent",
+    "assignee",
+    "assigned",
+    "owner",
+    "employee",
+    "staff",
+    "support",
+    "rep",
+    "manager",
+    "sender",
+    "recipient",
+    "cc",
+    "bcc",
+    "referrer",
+    "emergency",
+    "guardian",
+    "spouse",
+    "partner",
+)
 _PERSON_RECORD_TYPES = frozenset({"PERSON", "EMAIL_ADDRESS", "PHONE_NUMBER"})
 _EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
 _PHONE = re.compile(r"^\+?[\d\s().x-]{7,}$")
@@ -325,6 +346,10 @@ def _leaf_identifier(
     key: str | None, value: Any, person_record: bool, secret: str
 ) -> Identifier | None:
     """The identifier a structured value is, if any (tokens by their type, customer ids)."""
+    if key is not None and normalize_key(key).startswith(
+        tuple(f"{p}_" for p in OTHER_ROLE_PREFIXES)
+    ):
+        return None  # another person's identifier inside the subject's record
     if isinstance(value, str) and TOKEN_RE.fullmatch(value):
         kind = value[1 : -(TOKEN_HEX_CHARS + 2)]
         return Identifier(kind, value, _strength(kind, key), value)
@@ -528,11 +553,8 @@ def plan_erasure(root: DataRoot, subject: str | list[str], key: str) -> ErasureP
     return plan
 
 
-def apply_erasure(root: DataRoot, plan: ErasurePlan, subject: object = None) -> Receipt:
-    """Remove the planned episodes from every table of both zones; return the receipt.
-
-    ``subject`` is ignored (kept for callers): the plan holds what to match in clear.
-    """
+def apply_erasure(root: DataRoot, plan: ErasurePlan) -> Receipt:
+    """Remove the planned episodes (and quoting quarantined records) from both zones."""
     needles = sorted(plan.clear_values)
     touched: list[dict] = []
     removed_rows = 0
@@ -574,10 +596,8 @@ def apply_erasure(root: DataRoot, plan: ErasurePlan, subject: object = None) -> 
     )
 
 
-def erase_from_landing(
-    landing_root: UPath, plan: ErasurePlan, subject: object = None
-) -> list[dict]:
-    """Rewrite the landing files without the subject's records (``subject`` is ignored).
+def erase_from_landing(landing_root: UPath, plan: ErasurePlan) -> list[dict]:
+    """Rewrite the landing files without the subject's records.
 
     Otherwise any re-ingestion of those days (a backfill, the late-file sensor, a key rotation)
     would bring the erased episodes back. A record goes when its episode is erased (every step

@@ -268,4 +268,72 @@ def test_development_mode_is_announced_once_per_command(tmp_path, monkeypatch, c
     )
     assert code == 0
     captured = capsys.readouterr()
-    assert (captured.out + captured.err).count("PUBLIC development key") == 1
+    said = (captured.out + captured.err).lower()
+    assert said.count("development key") == 1  # one loud notice for the command, not one per day
+    assert "public development key" in said and DEV_ENV.lower() in said
+
+
+# --- linking rules on a hand-made warehouse (no masking run needed) ------------------------------
+
+
+def _tok(value: str, kind: str) -> str:
+    return pseudonym_for(value, kind, REAL_KEY)
+
+
+def _warehouse(root: Path, episodes: dict[str, list[dict]]) -> DataRoot:
+    import pyarrow as pa
+
+    rows = [
+        {"episode_id": ep, "step": i, "content": json.dumps(cell)}
+        for ep, cells in episodes.items()
+        for i, cell in enumerate(cells)
+    ]
+    data = DataRoot(root)
+    data.write_partition(
+        "warehouse", "masked_trajectories", "2026-10-08", pa.Table.from_pylist(rows)
+    )
+    return data
+
+
+def test_linking_stays_inside_the_subjects_record(tmp_path):
+    from agentic_pipeline.erasure import plan_erasure
+
+    email = _tok("ann@example.com", "EMAIL_ADDRESS")
+    phone = _tok("4155550134", "PHONE_NUMBER")
+    agent = _tok("agent.bob@acme.example", "EMAIL_ADDRESS")
+    other_phone = _tok("2125550199", "PHONE_NUMBER")
+    data = _warehouse(
+        tmp_path,
+        {
+            # Ann's record holds her phone and her agent's email; a search lists another customer
+            "ep-1": [
+                {"customer": {"email": email, "phone": phone, "agent_email": agent}},
+                {"results": [{"email": email}, {"phone": other_phone}]},
+            ],
+            "ep-2": [{"caller": {"phone": phone}}],  # Ann again, by phone only
+            "ep-3": [{"customer": {"phone": other_phone}}],  # the other customer
+            "ep-4": [{"agent": {"email": agent}}],  # the agent's own episode
+        },
+    )
+    plan = plan_erasure(data, "ann@example.com", REAL_KEY)
+    assert plan.episodes_by_day == {"2026-10-08": {"ep-1", "ep-2"}}
+    linked = {x["pseudonym"] for x in plan.linked}
+    assert phone in linked and agent not in linked and other_phone not in linked
+
+
+def test_a_name_counts_with_a_birth_date_but_not_alone(tmp_path):
+    from agentic_pipeline.erasure import plan_erasure
+
+    name = _tok("Ann Lee", "PERSON")
+    dob = _tok("1980-04-02", "DATE_OF_BIRTH")
+    data = _warehouse(
+        tmp_path,
+        {
+            "ep-1": [{"passenger": {"name": name, "dob": dob}}],
+            "ep-2": [{"passenger": {"name": name, "dob": _tok("1991-01-01", "DATE_OF_BIRTH")}}],
+        },
+    )
+    with pytest.raises(ValueError, match="alone does not identify"):
+        plan_erasure(data, "Ann Lee", REAL_KEY)
+    plan = plan_erasure(data, ["Ann Lee", "1980-04-02"], REAL_KEY)
+    assert plan.episodes_by_day == {"2026-10-08": {"ep-1"}}
