@@ -367,12 +367,13 @@ def _link(
     cells: list[tuple[str, str]],
     identifiers: Mapping[str, Identifier],
     secret: str,
+    matcher: re.Pattern | None,
 ) -> list[tuple[Identifier, dict]]:
     """New identifiers found in the subject's records of one episode, with their reasons."""
     new: dict[str, tuple[Identifier, dict]] = {}
     for column, text in cells:
-        if not looks_like_json(text):
-            continue
+        if matcher is None or not looks_like_json(text) or not matcher.search(text):
+            continue  # no record here can hold one of the subject's identifiers
         try:
             obj = json.loads(text)
         except (ValueError, RecursionError):
@@ -515,7 +516,7 @@ def plan_erasure(root: DataRoot, subject: str | list[str], key: str) -> ErasureP
         plan.rounds += 1
         new_identifiers = False
         for (ds, ep), _why in sorted(matched.items()):
-            for ident, reason in _link(ep, episodes[(ds, ep)], plan.identifiers, key):
+            for ident, reason in _link(ep, episodes[(ds, ep)], plan.identifiers, key, matcher):
                 plan.identifiers[ident.needle] = ident
                 plan.linked.append({**reason, "ds": ds, "round": plan.rounds})
                 new_identifiers = True
