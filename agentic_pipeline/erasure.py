@@ -213,8 +213,10 @@ def subject_kinds(value: str) -> list[str]:
         if len(digits) == 9:
             kinds.append("US_SSN")
         return [*kinds, "BANK_ACCOUNT", "ID_DOCUMENT", "USER_ID"]
-    if _ID.match(value):
+    if _ID.match(value) and digits:  # ids such as cus_507eabd6 (searched in clear, whole word)
         return ["USER_ID", CLEAR_ID, "ID_DOCUMENT", "IBAN_CODE", "BANK_ACCOUNT"]
+    if _ID.match(value) and not value.isalpha():  # a handle such as ann.lee: its token only
+        return ["USER_ID"]
     if not digits:
         return ["PERSON"]
     return ["STREET_ADDRESS"]

@@ -337,3 +337,23 @@ def test_a_name_counts_with_a_birth_date_but_not_alone(tmp_path):
         plan_erasure(data, "Ann Lee", REAL_KEY)
     plan = plan_erasure(data, ["Ann Lee", "1980-04-02"], REAL_KEY)
     assert plan.episodes_by_day == {"2026-10-08": {"ep-1"}}
+
+
+def test_a_customer_id_kept_in_clear_finds_the_person(tmp_path):
+    from agentic_pipeline.erasure import plan_erasure
+
+    email = _tok("ann@example.com", "EMAIL_ADDRESS")
+    data = _warehouse(
+        tmp_path,
+        {
+            "ep-1": [{"customer": {"customer_id": "cus_ann00042", "email": email}}],
+            "ep-2": [{"customer_id": "cus_ann000421"}],  # another customer, a longer id
+            "ep-3": [{"note": f"wrote from {email}"}],  # Ann's email, in free text
+        },
+    )
+    plan = plan_erasure(data, "cus_ann00042", REAL_KEY)
+    assert plan.episodes_by_day == {"2026-10-08": {"ep-1", "ep-3"}}
+    assert [x["entity_type"] for x in plan.linked] == ["EMAIL_ADDRESS"]
+    assert plan.pseudonyms == {
+        "CUSTOMER_ID": pseudonym_for("cus_ann00042", "CUSTOMER_ID", REAL_KEY)
+    }
