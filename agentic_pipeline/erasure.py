@@ -146,6 +146,8 @@ class ErasurePlan:
     quarantine_days: set[str] = field(default_factory=set)
     subject: list[dict] = field(default_factory=list)
     linked: list[dict] = field(default_factory=list)
+    #: why each warehouse episode is the subject's (pseudonyms only)
+    episodes: list[dict] = field(default_factory=list)
     rounds: int = 0
     #: needle -> identifier (tokens and clear ids; kept in memory only)
     identifiers: dict[str, Identifier] = field(default_factory=dict, repr=False)
@@ -176,6 +178,7 @@ class Receipt:
     partitions_touched: list[dict]
     subject: list[dict] = field(default_factory=list)
     linked: list[dict] = field(default_factory=list)
+    episodes: list[dict] = field(default_factory=list)
     linking_rounds: int = 0
     rematerialized: list[dict] = field(default_factory=list)
     verified_clean: bool | None = None  # set once every table and file was scanned afterwards
@@ -382,7 +385,10 @@ def _link(
             continue
         if not isinstance(obj, dict | list):
             continue
-        leaves = list(_leaves(obj))
+        try:
+            leaves = list(_leaves(obj))
+        except RecursionError:  # deeper than Python can walk: no record is taken from it
+            continue
         person_parents = {
             p
             for p, k, v in leaves
@@ -528,8 +534,9 @@ def plan_erasure(root: DataRoot, subject: str | list[str], key: str) -> ErasureP
                 f"linking reached {n_identifying} identifying identifiers (more than "
                 f"{MAX_IDENTIFYING}); check the subject"
             )
-    for ds, ep in matched:
+    for (ds, ep), why in sorted(matched.items()):
         plan.episodes_by_day.setdefault(ds, set()).add(ep)
+        plan.episodes.append({"ds": ds, "episode_id": ep, "why": why})
     found = {n for ep_key in matched for n in _found(episodes[ep_key], matcher)}
     found_pseudonyms = {i.pseudonym for n, i in given_needles.items() if n in found}
     for g in given:
@@ -538,13 +545,14 @@ def plan_erasure(root: DataRoot, subject: str | list[str], key: str) -> ErasureP
     _recover_raw_values(root, plan, key)
     needles = sorted(plan.clear_values)
     for ds in root.partitions("restricted", "raw_agent_logs") if needles else []:
-        table = root.read_partition(
-            "restricted", "raw_agent_logs", ds, columns=["episode_id", *TEXT_COLUMNS]
-        )
+        table = root.read_partition("restricted", "raw_agent_logs", ds)
         hits = table.filter(_contains_any(table, TEXT_COLUMNS, needles, True))
         ids = {str(e) for e in hits.column("episode_id").to_pylist() if e is not None}
         if ids:
-            plan.episodes_by_day.setdefault(ds, set()).update(ids)
+            known = plan.episodes_by_day.setdefault(ds, set())
+            why = "its raw rows quote an identifying value of the subject"
+            plan.episodes += [{"ds": ds, "episode_id": e, "why": why} for e in sorted(ids - known)]
+            known.update(ids)
     for ds in root.partitions("restricted", "raw_quarantine") if needles else []:
         table = root.read_partition("restricted", "raw_quarantine", ds, columns=["raw_record"])
         if pc.any(_contains_any(table, ["raw_record"], needles, True)).as_py():
@@ -595,6 +603,7 @@ def apply_erasure(root: DataRoot, plan: ErasurePlan) -> Receipt:
         partitions_touched=touched,
         subject=plan.subject,
         linked=plan.linked,
+        episodes=plan.episodes,
         linking_rounds=plan.rounds,
     )
 

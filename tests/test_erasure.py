@@ -357,3 +357,28 @@ def test_a_customer_id_kept_in_clear_finds_the_person(tmp_path):
     assert plan.pseudonyms == {
         "CUSTOMER_ID": pseudonym_for("cus_ann00042", "CUSTOMER_ID", REAL_KEY)
     }
+
+
+def test_linked_values_are_recovered_from_raw_rows_to_find_unmasked_days(tmp_path):
+    import pyarrow as pa
+
+    from agentic_pipeline.erasure import plan_erasure
+
+    ann = {"email": "ann@example.com", "phone": "+1 415 555 0134"}
+    masked = {
+        "email": _tok(ann["email"], "EMAIL_ADDRESS"),
+        "phone": _tok(ann["phone"], "PHONE_NUMBER"),
+    }
+    data = _warehouse(tmp_path, {"ep-1": [{"customer": masked}]})
+    raw = [
+        ("2026-10-08", "ep-1", json.dumps({"customer": ann})),
+        ("2026-10-09", "ep-9", f"please call me back at {ann['phone']}"),  # not masked yet
+        ("2026-10-09", "ep-8", "someone else entirely"),
+    ]
+    for day in ("2026-10-08", "2026-10-09"):
+        rows = [{"episode_id": ep, "step": 0, "content": c} for ds, ep, c in raw if ds == day]
+        data.write_partition("restricted", "raw_agent_logs", day, pa.Table.from_pylist(rows))
+    plan = plan_erasure(data, ann["email"], REAL_KEY)
+    assert plan.episodes_by_day == {"2026-10-08": {"ep-1"}, "2026-10-09": {"ep-9"}}
+    assert ann["phone"] in plan.clear_values  # in memory only, never in the receipt
+    assert {e["episode_id"] for e in plan.episodes} == {"ep-1", "ep-9"}
