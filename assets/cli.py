@@ -202,6 +202,30 @@ def run_days(job, instance, runs: list, tags: dict[str, str], verb: str) -> list
     return results
 
 
+# --- the masking key --------------------------------------------------------------------------
+
+
+def require_masking_key(purpose: str) -> str:
+    """The masking key (``agentic_pipeline.masking.keys``), or a one-line refusal.
+
+    In development mode the notice about the public key is printed once, loudly.
+    """
+    from agentic_pipeline.masking.keys import MissingMaskingKeyError, announce_dev_key, masking_key
+    from agentic_pipeline.masking.pseudonyms import is_dev_key
+
+    try:
+        key = masking_key()
+    except MissingMaskingKeyError as exc:
+        raise UsageError(f"{purpose} refused, {exc}") from None
+    if is_dev_key(key):
+        notice = announce_dev_key()
+        if notice:
+            console.print(
+                f"[bold black on yellow] WARNING [/] [bold yellow]{notice}[/]", soft_wrap=True
+            )
+    return key
+
+
 # --- materialize ------------------------------------------------------------------------------
 
 
@@ -249,6 +273,7 @@ def cmd_materialize(args: argparse.Namespace) -> int:
     _check_zones_writable(root)
     if args.select.strip() in ("*", ""):
         _check_landing(root, days)
+        require_masking_key("masking")
     from dagster import AssetKey, DagsterInstance
 
     from assets.definitions import build_definitions
@@ -264,6 +289,8 @@ def cmd_materialize(args: argparse.Namespace) -> int:
     keys = resolve_selection(defs, args.select)
     if AssetKey("raw_agent_logs") in keys:
         _check_landing(root, days)
+    if any(k.to_user_string() == "masked_trajectories" for k in keys):
+        require_masking_key("masking")  # before any run starts
     job = defs.resolve_job_def("daily_pipeline")
     instance = DagsterInstance.get()
     runs = [(ds, keys) for ds in days]
@@ -310,6 +337,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     start = _parse_day(args.start)
     end = _parse_day(args.end) if args.end else start
     _days(start, end)  # validates the order
+    require_masking_key("export")  # data leaving the pipeline: never under an unannounced dev key
     with console.status(f"exporting {args.format} from {start} to {end}"):
         count = export_range(str(root), start.isoformat(), end.isoformat(), args.format, args.out)
     console.print(f"wrote {count} {args.format} record(s) to {args.out}", soft_wrap=True)
@@ -338,24 +366,26 @@ def cmd_erase(args: argparse.Namespace) -> int:
         apply_erasure,
         erase_from_landing,
         plan_erasure,
-        remaining_mentions,
+        verify_erasure,
         write_receipt,
     )
     from agentic_pipeline.storage import DataRoot
     from assets.definitions import build_definitions
-    from resources.masking import masking_resource_from_env
 
     root = DataRoot(root_path)
-    key = masking_resource_from_env().resolved_key()
+    key = require_masking_key("erasure")  # the same key masking used, from the variable's value
     try:
         plan = plan_erasure(root, args.subject, key)
     except (UnknownSubjectError, ValueError) as exc:
         raise UsageError(f"{exc}; nothing was changed") from None
-    console.print(f"erasing {plan.n_episodes} episode(s) over {len(plan.days)} day(s)")
-    receipt = apply_erasure(root, plan, args.subject)
+    console.print(
+        f"erasing {plan.n_episodes} episode(s) over {len(plan.days)} day(s); "
+        f"{len(plan.linked)} identifier(s) linked to the subject"
+    )
+    receipt = apply_erasure(root, plan)
     defs = build_definitions(str(root_path))
     landing_root = defs.resources["data_root"].landing_root()
-    receipt.partitions_touched += erase_from_landing(landing_root, plan, args.subject)
+    receipt.partitions_touched += erase_from_landing(landing_root, plan)
     job = defs.resolve_job_def("daily_pipeline")
     instance = DagsterInstance.get()
     for part in receipt.partitions_touched:
@@ -406,7 +436,8 @@ def cmd_erase(args: argparse.Namespace) -> int:
         for (ds, keys), r in zip(runs, results, strict=True)
     ]
     failed = sum(not r.success for r in results)
-    leftovers = remaining_mentions(root, args.subject, plan.pseudonyms, landing_root)
+    receipt.verification = verify_erasure(root, plan, landing_root)
+    leftovers = receipt.verification["leftovers"]
     receipt.verified_clean = not leftovers and not failed
     path = write_receipt(root, receipt)
     console.print(
@@ -542,7 +573,13 @@ def build_parser() -> argparse.ArgumentParser:
     exp.set_defaults(func=cmd_export)
 
     era = command("erase", "erase one person's episodes everywhere (right to be forgotten)")
-    era.add_argument("--subject", required=True, help="an email, phone number or user id")
+    era.add_argument(
+        "--subject",
+        required=True,
+        action="append",
+        help="an identifier of the person: email, phone, card, user or customer id; repeat it to "
+        "give several (a name counts only together with another identifier)",
+    )
     era.set_defaults(func=cmd_erase)
 
     rep = command("report", "print the policy decision stored for a day")

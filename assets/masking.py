@@ -23,6 +23,7 @@ from dagster import (
 )
 
 from agentic_pipeline.masking import AUDIT_SCHEMA, PIILeakError, mask_steps, scan_for_leaks
+from agentic_pipeline.masking.keys import MissingMaskingKeyError, announce_dev_key
 from agentic_pipeline.schema import STEP_SCHEMA
 from agentic_pipeline.storage import DataRoot
 from assets.metadata import column_schema, counts_md, safe_metadata
@@ -64,8 +65,16 @@ def masked_trajectories(
     data_root: DataRootResource,
 ):
     """Mask the free text and JSON of every step with Presidio, one day at a time."""
-    if masking.uses_dev_key():
-        context.log.warning("masking with the development key (set AGENTIC_PIPELINE_MASKING_KEY)")
+    try:
+        dev_key = masking.uses_dev_key()
+    except MissingMaskingKeyError as exc:  # a configuration error: retrying cannot fix it
+        raise Failure(str(exc), allow_retries=False) from None
+    if dev_key:  # loud once per process (the CLI prints it before its day runs), quiet after
+        notice = announce_dev_key()
+        if notice:
+            context.log.warning(notice)
+        else:
+            context.log.info("masking with the development key (development mode)")
     audits: list[tuple[str, pa.Table]] = []
     totals: Counter = Counter()
     entities: Counter = Counter()
@@ -112,7 +121,7 @@ def masked_trajectories(
                 "by_entity_type": counts_md(dict(entities), "entity type", "masked"),
                 "by_field": counts_md(dict(fields), "field", "masked"),
                 "by_detector": counts_md(dict(detectors), "detector", "masked"),
-                "masking_key": "development key" if masking.uses_dev_key() else "production key",
+                "masking_key": "development key" if dev_key else "production key",
             }
         )
 
