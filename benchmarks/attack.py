@@ -19,7 +19,116 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 
 #: (attack line, the tests that reproduce it). The node ids are pytest's, relative to the repo.
-ATTACK: list[tuple[str, list[str]]] = []
+E, I, R = (
+    "tests/test_erasure.py::",
+    "tests/test_ingest_hardening.py::",
+    "tests/test_robustness.py::",
+)
+C, X = "tests/test_cli_errors.py::", "tests/test_crash_recovery.py::"
+ATTACK: list[tuple[str, list[str]]] = [
+    (
+        "1 erase with the production key finds the person after retention removed the raw days",
+        [E + "test_erase_uses_the_key_value_and_finds_the_person_after_retention"],
+    ),
+    (
+        "2 erasing by one identifier erases the person (linked identifiers), names need another",
+        [
+            E + "test_erasing_by_email_erases_the_person_everywhere_but_not_a_namesake",
+            E + "test_a_name_alone_cannot_be_erased",
+            E + "test_linking_stays_inside_the_subjects_record",
+            E + "test_a_name_counts_with_a_birth_date_but_not_alone",
+            E + "test_a_customer_id_kept_in_clear_finds_the_person",
+            E + "test_linked_values_are_recovered_from_raw_rows_to_find_unmasked_days",
+        ],
+    ),
+    (
+        "3 no raw PII through ts, started_at, source_file, ids, labels or event-log metadata",
+        [
+            ING + "test_timestamps_are_typed_and_unparseable_ones_quarantined",
+            ING + "test_source_file_is_relative_and_a_personal_name_is_hashed",
+            ING + "test_identifier_columns_must_be_strict_identifiers",
+            ING + "test_unmasked_string_columns_hold_no_personal_data",
+            ING + "test_asset_takes_limits_from_the_resource_and_keeps_the_event_log_clean",
+            "tests/test_leak_scan_columns.py::test_personal_data_in_lineage_and_timestamp_columns_is_found",
+            R + "test_metadata_tables_keyed_by_personal_values_are_redacted",
+            R + "test_safe_metadata_scans_every_kind_of_value",
+        ],
+    ),
+    ("4 kill -9 during masking leaves no slot, no orphan worker, no half-swapped day", []),
+    (
+        "5 unbounded input: gzip bomb, one 2 GiB line, 10^6 episodes a day, a dense 1 MiB record",
+        [
+            ING + "test_one_huge_line_is_skipped_without_being_held",
+            ING + "test_a_gzip_bomb_stops_at_the_expansion_limit",
+            ING + "test_day_record_limit_quarantines_the_overflow_and_counts_add_up",
+            ING + "test_day_byte_limit_cuts_the_day",
+            ING + "test_a_json_file_over_its_limit_is_refused",
+            ING + "test_an_episode_that_expands_by_repetition_is_quarantined",
+            ING + "test_day_output_limit_quarantines_the_episodes_over_it",
+        ],
+    ),
+    (
+        "6 one bad record (huge int, deep nesting, type drift) never fails a day, no blind retries",
+        [
+            ING + "test_records_that_used_to_fail_the_day_are_quarantined",
+            ING + "test_an_unexpected_exception_quarantines_one_record",
+            ING + "test_an_empty_or_all_quarantined_day_has_the_fixed_schema",
+            R + "test_selection_window_mixing_int_and_null_first_message_chars",
+            R + "test_deeply_nested_json_skips_the_episode_not_the_day",
+            R + "test_poisoned_day_materializes_replay_and_shadow",
+            R + "test_bad_data_fails_at_once_and_the_cli_prints_its_cause",
+        ],
+    ),
+    (
+        "7 symlinks in landing (to /etc/passwd, outside the root) are refused unread",
+        [
+            ING + "test_symlinks_and_files_outside_landing_are_refused_unread",
+            ING + "test_a_symlinked_landing_day_is_refused",
+            ING + "test_a_file_swapped_for_a_symlink_after_listing_is_not_followed",
+        ],
+    ),
+    (
+        "8 no masking key: masking, erase and export refuse unless development mode is explicit",
+        [
+            E + "test_without_key_nothing_is_masked_erased_or_exported",
+            E + "test_development_mode_is_announced_once_per_command",
+            E + "test_the_key_comes_from_the_variable_value_or_explicit_dev_mode",
+        ],
+    ),
+    ("9 concurrent writers of one partition and a kill between the renames of a swap", []),
+    (
+        "10 CLI: future day, bad or empty selection, unwritable zone: one line, no run",
+        [
+            C + "test_bad_days_are_refused_in_one_line_before_dagster_loads",
+            C + "test_bad_selection_is_an_error_and_runs_nothing",
+            C + "test_unwritable_zone_fails_at_once",
+            C + "test_unexpected_error_is_one_line_with_debug_hint",
+        ],
+    ),
+    (
+        "11 deterministic audit, strict JSON, private data root and instance",
+        [
+            "tests/test_audit_determinism.py::test_tied_spans_give_the_same_audit_in_any_order",
+            "tests/test_audit_determinism.py::test_recognizers_run_in_name_order",
+            R + "test_strict_json_dumps_writes_null_for_non_finite_numbers",
+            R + "test_ingested_context_and_masked_json_are_strict",
+            R + "test_training_exports_are_strict_json",
+            R + "test_shadow_trajectories_are_strict_json",
+            R + "test_data_root_and_dagster_home_are_private",
+        ],
+    ),
+    (
+        "held before, must keep holding: offline, re-runs identical, stable keyed pseudonyms, "
+        "malformed input quarantined, restricted zone 0700/0600",
+        [
+            "tests/test_masking.py::test_email_analysis_makes_no_network_call",
+            "tests/test_orchestration.py::test_rematerializing_a_day_is_idempotent",
+            "tests/test_masking.py::test_pseudonyms_are_keyed_normalized_and_consistent",
+            "tests/test_ingest.py::test_malformed_records_are_quarantined_with_reasons",
+            "tests/test_storage.py::test_restricted_zone_permissions",
+        ],
+    ),
+]
 
 
 def _node_outcomes(junit: Path) -> dict[str, str]:
@@ -55,8 +164,16 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         junit = Path(tmp) / "attack.xml"
         subprocess.run(
-            [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--junitxml={junit}",
-             *nodes],
+            [
+                sys.executable,
+                "-m",
+                "pytest",
+                "-q",
+                "-p",
+                "no:cacheprovider",
+                f"--junitxml={junit}",
+                *nodes,
+            ],
             cwd=REPO,
             check=False,
         )
