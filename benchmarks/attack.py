@@ -19,12 +19,11 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 
 #: (attack line, the tests that reproduce it). The node ids are pytest's, relative to the repo.
-E, I, R = (
-    "tests/test_erasure.py::",
-    "tests/test_ingest_hardening.py::",
-    "tests/test_robustness.py::",
-)
-C, X = "tests/test_cli_errors.py::", "tests/test_crash_recovery.py::"
+E = "tests/test_erasure.py::"
+ING = "tests/test_ingest_hardening.py::"
+R = "tests/test_robustness.py::"
+C = "tests/test_cli_errors.py::"
+X = "tests/test_crash_recovery.py::"
 ATTACK: list[tuple[str, list[str]]] = [
     (
         "1 erase with the production key finds the person after retention removed the raw days",
