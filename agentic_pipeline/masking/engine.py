@@ -11,6 +11,7 @@ import os
 
 os.environ.setdefault("TLDEXTRACT_PUBLIC_SUFFIX_LIST_URLS", "")  # before tldextract is imported
 
+import bisect  # noqa: E402
 import ctypes  # noqa: E402
 import multiprocessing as mp  # noqa: E402
 import signal  # noqa: E402
@@ -24,6 +25,7 @@ from dataclasses import dataclass  # noqa: E402
 import spacy  # noqa: E402
 import tldextract  # noqa: E402
 from presidio_analyzer import AnalyzerEngine, RecognizerRegistry  # noqa: E402
+from presidio_analyzer.context_aware_enhancers import LemmaContextAwareEnhancer  # noqa: E402
 from presidio_analyzer.nlp_engine import (  # noqa: E402
     NerModelConfiguration,
     NlpArtifacts,
@@ -60,6 +62,9 @@ UNNEEDED_COMPONENTS = ("tok2vec", "tagger", "parser", "attribute_ruler", "lemmat
 #: Texts longer than this are analysed in overlapping chunks (well under spaCy's max_length).
 CHUNK_CHARS = 50_000
 CHUNK_OVERLAP = 200
+#: Default ``AnalyzerConfig.max_ner_chars``: spaCy NER reads about 30,000 characters a second on
+#: one core, so one string costs at most a few seconds of NER.
+MAX_NER_CHARS = 100_000
 DROP_RECOGNIZERS = ("NhsRecognizer", "PhoneRecognizer", "EmailRecognizer")
 
 #: One detection: (start, end, entity_type, score, recognizer name).
@@ -73,6 +78,59 @@ class OfflineEmailRecognizer(EmailRecognizer):
 
     def validate_result(self, pattern_text: str) -> bool:  # noqa: D102
         return _OFFLINE_TLD(pattern_text).fqdn != ""
+
+
+#: How far (tokens) from a detection context words are looked for.
+CONTEXT_WINDOW_TOKENS = 64
+
+
+class LinearContextEnhancer(LemmaContextAwareEnhancer):
+    """Presidio's lemma context enhancer without its quadratic cost on long dense texts.
+
+    Presidio finds each detection's token by scanning every token of the text and tests context
+    words against a *list* of the text's keywords, so a text with n tokens and d detections costs
+    O(n * d): a 16 KiB string of dense personal data took 60 s, a 1 MiB one hours. Here the token
+    is found by bisection over precomputed token ends, keywords are a set and context words are
+    looked for within ``CONTEXT_WINDOW_TOKENS`` of the detection (Presidio walks to the end of the
+    text until it has found enough). Context words further away are the only difference.
+    """
+
+    def _extract_surrounding_words(
+        self, nlp_artifacts: NlpArtifacts, word: str, start: int
+    ) -> list[str]:
+        if not nlp_artifacts.tokens:
+            return [""]
+        index = getattr(nlp_artifacts, "_context_index", None)
+        if index is None:
+            ends = [i + len(t) for i, t in zip(nlp_artifacts.tokens_indices,
+                                                nlp_artifacts.tokens, strict=True)]
+            lemmas = [lemma.lower() for lemma in nlp_artifacts.lemmas]
+            index = (ends, lemmas, frozenset(nlp_artifacts.keywords))
+            nlp_artifacts._context_index = index  # type: ignore[attr-defined]
+        ends, lemmas, keywords = index
+        token = bisect.bisect_right(ends, start)  # first token ending after ``start``
+        if token >= len(ends):
+            raise ValueError("Did not find the detection in the list of tokens")
+        words = set(self._n_words(token, self.context_prefix_count, lemmas, keywords, -1))
+        words.update(self._n_words(token, self.context_suffix_count, lemmas, keywords, 1))
+        return list(words)
+
+    @staticmethod
+    def _n_words(
+        index: int, n_words: int, lemmas: list[str], keywords: frozenset[str], step: int
+    ) -> list[str]:
+        """Up to ``n_words + 1`` keyword lemmas from ``index`` on (the detection's own included,
+        as Presidio does, for context glued to the value), within ``CONTEXT_WINDOW_TOKENS``
+        (Presidio walks to the text's end when keywords are sparse)."""
+        found: list[str] = []
+        i, remaining = index, n_words + 1
+        stop = index + step * CONTEXT_WINDOW_TOKENS
+        while 0 <= i < len(lemmas) and remaining > 0 and i != stop:
+            if lemmas[i] in keywords:
+                found.append(lemmas[i])
+                remaining -= 1
+            i += step
+        return found
 
 
 class NerOnlySpacyNlpEngine(SpacyNlpEngine):
@@ -134,7 +192,8 @@ def build_analyzer(
     for rec in custom_recognizers():
         registry.add_recognizer(rec)
     return AnalyzerEngine(
-        nlp_engine=nlp_engine, registry=registry, supported_languages=[LANGUAGE]
+        nlp_engine=nlp_engine, registry=registry, supported_languages=[LANGUAGE],
+        context_aware_enhancer=LinearContextEnhancer(),
     )
 
 
@@ -154,6 +213,9 @@ class AnalyzerConfig:
     entities: tuple[str, ...] = MASK_ENTITIES
     min_score: float = 0.4
     batch_size: int = 64
+    #: NER reads at most about this many characters of one string (its start); longer strings are
+    #: analysed by the pattern recognizers in full. Bounds the time of one huge dense record.
+    max_ner_chars: int = MAX_NER_CHARS
 
 
 def chunk_text(text: str, size: int = CHUNK_CHARS, overlap: int = CHUNK_OVERLAP) -> list[int]:
@@ -196,20 +258,40 @@ class TextAnalyzer:
         return out
 
     def analyze(self, texts: Sequence[str], use_ner: bool) -> list[list[Span]]:
-        """Detections per text; long texts are chunked and their spans shifted back."""
-        pieces: list[tuple[int, int, str]] = []  # (text index, offset, piece)
+        """Detections per text; long texts are chunked and their spans shifted back.
+
+        With ``use_ner``, NER reads only the first ``max_ner_chars`` characters (about) of a
+        string; the rest is analysed by the pattern recognizers (``ner_limited`` tells which).
+        """
+        pieces: list[tuple[int, int, str, bool]] = []  # (text index, offset, piece, with NER)
         for i, text in enumerate(texts):
-            for start in chunk_text(text):
-                pieces.append((i, start, text[start:start + CHUNK_CHARS]))
-        ptexts = [p[2] for p in pieces]
-        if use_ner:
-            docs = list(self.nlp.pipe(ptexts, batch_size=self.config.batch_size))
-        else:
-            docs = [self.nlp.make_doc(t) for t in ptexts]
+            ner_end = self.ner_end(text) if use_ner else 0
+            for start in chunk_text(text[:ner_end]) if ner_end else []:
+                pieces.append((i, start, text[start:min(start + CHUNK_CHARS, ner_end)], True))
+            rest = max(0, ner_end - CHUNK_OVERLAP) if ner_end < len(text) else len(text)
+            for start in chunk_text(text[rest:]) if rest < len(text) else []:
+                piece = text[rest + start:rest + start + CHUNK_CHARS]
+                pieces.append((i, rest + start, piece, False))
+        ner_texts = [p[2] for p in pieces if p[3]]
+        ner_docs = iter(self.nlp.pipe(ner_texts, batch_size=self.config.batch_size))
+        docs = [next(ner_docs) if p[3] else self.nlp.make_doc(p[2]) for p in pieces]
         results: list[set[Span]] = [set() for _ in texts]
-        for (i, off, _), spans in zip(pieces, self._analyze_docs(ptexts, docs), strict=True):
+        ptexts = [p[2] for p in pieces]
+        for (i, off, _, _), spans in zip(pieces, self._analyze_docs(ptexts, docs), strict=True):
             results[i].update((s + off, e + off, et, sc, rn) for s, e, et, sc, rn in spans)
         return [sorted(r) for r in results]
+
+    def ner_end(self, text: str) -> int:
+        """Where NER stops reading ``text`` (its length when the whole text fits the limit)."""
+        return ner_end(text, self.config.max_ner_chars)
+
+
+def ner_end(text: str, max_ner_chars: int = MAX_NER_CHARS) -> int:
+    """End of the part of ``text`` NER reads: all of it, or up to a space near the limit."""
+    if len(text) <= max_ner_chars:
+        return len(text)
+    cut = text.rfind(" ", max_ner_chars // 2, max_ner_chars)
+    return cut if cut > 0 else max_ner_chars
 
 
 # --------------------------------------------------------------------------- worker processes
