@@ -132,6 +132,9 @@ class _RunStopper:
         self._exit_lock = threading.Lock()
 
     def __enter__(self) -> "_RunStopper":
+        self._active = threading.current_thread() is threading.main_thread()
+        if not self._active:  # signals reach the main thread only: nothing to watch
+            return self
         self._read_fd, write_fd = os.pipe()
         os.set_blocking(write_fd, False)
         self._write_fd = write_fd
@@ -145,6 +148,8 @@ class _RunStopper:
 
     def __exit__(self, *exc: object) -> None:
         self._closing = True
+        if not self._active:
+            return
         for sig, handler in self._old_handlers.items():
             signal.signal(sig, handler)
         signal.set_wakeup_fd(self._old_wakeup)
