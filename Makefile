@@ -26,6 +26,8 @@ lint: install
 test: install lint
 	$(BIN)/python -m pytest
 
+# the demo's simulated data is masked with the public development key, explicitly
+demo: export AGENTIC_PIPELINE_DEV_MODE := 1
 demo: install
 	$(BIN)/agentic-pipeline simulate --start $(DEMO_START) --days $(DEMO_DAYS) \
 		--episodes-per-day $(DEMO_EPISODES) --seed 7

@@ -72,3 +72,30 @@ def strict_matches(text: str) -> Iterator[tuple[int, int, str]]:
         yield m.start(), m.end(), "IP_ADDRESS"
     for m in USER_ID_RE.finditer(text):
         yield m.start(), m.end(), "USER_ID"
+
+
+#: Identifier and label columns (episode, task and tool-call ids, tool names, policy ids, task
+#: types, source file labels) are kept verbatim downstream, so they must look like machine ids:
+#: ASCII letters and digits plus ``_ . : / -``, starting with a letter or digit, at most 160
+#: characters. This refuses whitespace (names, street addresses), ``@`` (emails) and ``+``.
+IDENTIFIER_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:/-]{0,159}")
+#: A bare run of 7 to 15 digits (E.164's longest) reads as a phone number without separators;
+#: separated numbers are ``PHONE_RE``'s. Dates and date-based ids (``20261128-0001``) pass.
+_PHONE_LIKE_RE = re.compile(r"[0-9]{7,15}")
+
+
+def identifier_problem(value: str) -> str | None:
+    """Why ``value`` is not a safe identifier (a reason without the value), or ``None``.
+
+    Real ids pass: uuids, ``call_…``/``toolu_…``, ``gpt-4o``, ``airline``, small integers,
+    ``meta-llama/Llama-3-8B``. A value made only of 7 to 15 digits is refused as phone-like, and
+    so is anything :func:`strict_matches` finds.
+    """
+    if not IDENTIFIER_RE.fullmatch(value):
+        return "is not a strict identifier"  # the rule is in the README; no colon in a reason
+    if _PHONE_LIKE_RE.fullmatch(value):
+        return "looks like a phone number"
+    kinds = sorted({kind for _, _, kind in strict_matches(value)})
+    if kinds:
+        return f"looks like personal data ({', '.join(kinds)})"
+    return None

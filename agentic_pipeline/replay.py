@@ -10,8 +10,9 @@ Facts (all computed from the logged actions, comparing values only for equality)
 
 - ``n_steps``: agent actions (tool calls, replies, and ``finish`` rows that carry a closing
   message; a bare ``finish`` is not logged in the chat format, so it is not counted either);
-- ``n_errors``: tool results that are errors (a JSON object with ``error``, or text starting
-  with ``Error``);
+- ``n_errors``: tool results that are errors, by the tool set's catalogue patterns and the default
+  ones (:mod:`agentic_pipeline.catalogue.errors`: ``Error...``, ``ValueError: ...``, a JSON
+  object with ``error``, HTTP 4xx/5xx);
 - ``n_retries``: tool calls that repeat an attempt: the previous call of the same tool returned an
   error, or the identical call (tool name and arguments, compared as canonical JSON) was already
   made since the last progress. Progress is a user message or a successful write call;
@@ -22,16 +23,20 @@ Facts (all computed from the logged actions, comparing values only for equality)
   logged outcome is a failure;
 - ``premature_finish``: a false success claim made before any write call was attempted (the agent
   stopped before acting; a wrong write claimed as done is a false claim, not a premature finish);
-- ``financial_writes`` / ``destructive_actions``: calls matching the tool set's
-  :class:`~agentic_pipeline.risk.RiskRules` (attempted calls, whatever their result);
+- ``n_writes`` / ``financial_writes`` / ``destructive_actions``: calls whose effect in the tool
+  catalogue (:mod:`agentic_pipeline.catalogue`) is a write of any kind / financial (or a write
+  touching a financial field) / destructive (attempted calls, whatever their result);
+- ``unknown_tools``: distinct tools the catalogue does not list for the episode's tool set; their
+  effect is inferred from the name and arguments and listed in ``inferred_effects`` (JSON). An
+  unknown tool alone never makes an episode ``diverged``;
 - ``human_takeover``: logged, else a hand-over tool call or a user message asking for a human.
 
 ``replay_status`` is ``incomplete`` when the log ends early (a last call without an answer, no
 steps), ``diverged`` for any other :class:`~agentic_pipeline.environments.replay.Divergence`
 (missing or out-of-order answers, results for calls that never happened, duplicated call ids,
-unknown tools, unparsable arguments, sandbox and log disagreeing), else ``ok``. An episode that
-cannot be replayed at all is ``diverged`` with the exception type as reason; nothing crashes.
-Output rows are sorted by ``ds`` and ``episode_id``; the same input gives the same bytes.
+calls without a tool name, unparsable arguments, sandbox and log disagreeing), else ``ok``. An
+episode that cannot be replayed at all is ``diverged`` with the exception type as reason; nothing
+crashes. Output rows are sorted by ``ds`` and ``episode_id``; the same input gives the same bytes.
 """
 
 from __future__ import annotations
@@ -47,6 +52,7 @@ from typing import Any
 import pandas as pd
 import pyarrow as pa
 
+from agentic_pipeline.catalogue import Catalogue, ToolSet, default_catalogue
 from agentic_pipeline.environments.base import Task
 from agentic_pipeline.environments.crm import TASK_TYPES
 from agentic_pipeline.environments.replay import (
@@ -54,10 +60,10 @@ from agentic_pipeline.environments.replay import (
     Cassette,
     Divergence,
     ReplayEnvironment,
-    is_error_result,
     seed_crm_sandbox,
 )
-from agentic_pipeline.risk import DEFAULT_RULES, RiskRules, detect_tool_set
+from agentic_pipeline.jsonutil import safe_loads
+from agentic_pipeline.risk import RiskRules, detect_tool_set
 
 LOOP_MIN_CALLS = 3
 MAX_REASON_CHARS = 600
@@ -96,6 +102,9 @@ REPLAYED_EPISODES_SCHEMA = pa.schema(
         ("false_success_claim", pa.bool_()),
         ("financial_writes", pa.int64()),
         ("destructive_actions", pa.int64()),
+        ("n_writes", pa.int64()),
+        ("unknown_tools", pa.int64()),
+        ("inferred_effects", pa.string()),  # JSON {unlisted tool: inferred effect}, sorted keys
         ("human_takeover", pa.bool_()),
         ("complaint", pa.bool_()),
         ("csat", pa.float64()),
@@ -161,11 +170,14 @@ def _duration_s(rows: list[Mapping[str, Any]]) -> float | None:
     stamps = []
     for row in rows:
         ts = _clean(row.get("ts"))
-        if not isinstance(ts, str):
-            continue
-        try:
-            t = dt.datetime.fromisoformat(ts)
-        except ValueError:
+        if isinstance(ts, dt.datetime):  # a timestamp column (pandas Timestamp included)
+            t = ts
+        elif isinstance(ts, str):
+            try:
+                t = dt.datetime.fromisoformat(ts)
+            except ValueError:
+                continue
+        else:
             continue
         stamps.append(t if t.tzinfo else t.replace(tzinfo=dt.UTC))
     if len(stamps) < 2:
@@ -174,12 +186,7 @@ def _duration_s(rows: list[Mapping[str, Any]]) -> float | None:
 
 
 def _goal(text: Any) -> dict[str, Any] | None:
-    if not isinstance(text, str):
-        return None
-    try:
-        goal = json.loads(text)
-    except ValueError:
-        return None
+    goal = safe_loads(text)  # bad or too deeply nested JSON: no goal
     return goal if isinstance(goal, dict) else None
 
 
@@ -202,7 +209,7 @@ def _logged_success(outcome: Any, reward: Any) -> bool:
 def replay_episode(
     rows: list[Mapping[str, Any]],
     ds: str | None = None,
-    rules: Mapping[str, RiskRules] | None = None,
+    rules: Catalogue | Mapping[str, RiskRules] | None = None,
 ) -> dict[str, Any]:
     """One ``replayed_episodes`` row for the step rows of one episode (never raises)."""
     rows = sorted(rows, key=lambda r: (_clean(r.get("step")) is None, _clean(r.get("step")) or 0))
@@ -224,7 +231,9 @@ def replay_episode(
 
 
 def _replay(
-    rows: list[Mapping[str, Any]], base: dict[str, Any], rules: Mapping[str, RiskRules] | None
+    rows: list[Mapping[str, Any]],
+    base: dict[str, Any],
+    rules: Catalogue | Mapping[str, RiskRules] | None,
 ) -> dict[str, Any]:
     tape = Cassette.from_steps(rows)
     task_type = base["task_type"]
@@ -232,7 +241,9 @@ def _replay(
     goal = _goal(_first(rows, "task_goal"))
     use_env = environment_understands(risk, task_type, goal)
     sandbox = seed_crm_sandbox(tape, goal) if use_env else None
-    env = ReplayEnvironment(tape, risk.tool_specs() if risk.tools else None, sandbox)
+    env = ReplayEnvironment(
+        tape, risk.tool_specs() if risk.tools else None, sandbox, errors=risk.errors
+    )
     task = Task(
         str(base.get("task_id") or ""),
         str(task_type or ""),
@@ -246,7 +257,7 @@ def _replay(
     for action in tape.actions:
         result = env.step(action.to_action())
         if action.type == "tool":
-            wrote = wrote or risk.kind(action.tool_name) == "write" or not risk.tools
+            wrote = wrote or risk.is_write(action.tool_name, action.params)
         elif is_success_claim(action.reply):
             met = env.goal_met() if use_env else logged_ok
             if not met:
@@ -256,6 +267,11 @@ def _replay(
             break
 
     calls = tape.tool_calls
+    unlisted = {
+        c.tool_name: risk.entry(c.tool_name, c.params).effect
+        for c in calls
+        if c.tool_name and not risk.is_known(c.tool_name)
+    }
     retries, loop = _repetition(tape, risk)
     divergences = _unique(env.divergences)
     if not tape.actions and not any(d.kind in TRUNCATION_KINDS for d in divergences):
@@ -280,13 +296,18 @@ def _replay(
         "n_steps": sum(1 for a in tape.actions if a.type != "finish" or a.reply),
         "n_tool_calls": len(calls),
         "n_responds": sum(1 for a in tape.actions if a.type == "respond"),
-        "n_errors": sum(1 for c in calls if c.answered and is_error_result(c.result)),
+        "n_errors": sum(1 for c in calls if c.answered and risk.is_error(c.result)),
         "n_retries": retries,
         "loop_detected": loop,
         "premature_finish": premature,
         "false_success_claim": false_claim,
         "financial_writes": sum(risk.is_financial_write(c.tool_name, c.params) for c in calls),
-        "destructive_actions": sum(risk.is_destructive(c.tool_name) for c in calls),
+        "destructive_actions": sum(risk.is_destructive(c.tool_name, c.params) for c in calls),
+        "n_writes": sum(risk.is_write(c.tool_name, c.params) for c in calls),
+        "unknown_tools": len(unlisted),
+        "inferred_effects": json.dumps(dict(sorted(unlisted.items())), separators=(",", ":"))
+        if unlisted
+        else None,
         "human_takeover": bool(logged_human)
         if logged_human is not None
         else _asked_for_human(tape, risk),
@@ -332,15 +353,15 @@ def _repetition(tape: Cassette, risk: RiskRules) -> tuple[int, bool]:
         counts[key] += 1
         loop = loop or counts[key] >= LOOP_MIN_CALLS
         if call.answered:
-            failed = is_error_result(call.result)
+            failed = risk.is_error(call.result)
             last_error[name] = failed
-            if risk.kind(name) == "write" and not failed:
+            if risk.is_write(name, call.params) and not failed:
                 counts.clear()
     return retries, loop
 
 
 def _asked_for_human(tape: Cassette, risk: RiskRules) -> bool:
-    if any(c.tool_name in risk.handover_tools for c in tape.tool_calls):
+    if any(risk.is_handover(c.tool_name) for c in tape.tool_calls):
         return True
     return any(HUMAN_RE.search(text or "") for _, text in tape.user_messages[1:])
 
@@ -355,14 +376,17 @@ def replay_day(
     steps: pd.DataFrame | pa.Table,
     ds: str | None = None,
     *,
-    rules: Mapping[str, RiskRules] | None = None,
+    rules: Catalogue | Mapping[str, ToolSet] | None = None,
 ) -> pd.DataFrame:
     """``replayed_episodes`` rows for canonical (masked) step rows, one per episode.
 
-    ``ds`` overrides the rows' own ``ds``; ``rules`` maps tool-set names to risk rules
-    (default :data:`agentic_pipeline.risk.DEFAULT_RULES`).
+    ``ds`` overrides the rows' own ``ds``; ``rules`` is the tool catalogue (or a mapping of
+    tool-set name to :class:`~agentic_pipeline.catalogue.ToolSet`); default: the built-in
+    catalogue plus ``$AGENTIC_PIPELINE_TOOL_CATALOGUE``.
     """
-    rules = DEFAULT_RULES if rules is None else rules
+    rules = default_catalogue() if rules is None else rules
+    if not isinstance(rules, Catalogue):
+        rules = Catalogue(dict(rules))
     groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for row in _records(steps):
         key = (str(ds if ds is not None else _clean(row.get("ds"))), str(row.get("episode_id")))

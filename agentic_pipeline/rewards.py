@@ -20,7 +20,10 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 import yaml
+
+from agentic_pipeline.tables import conform
 
 DEFAULT_SPEC_PATH = Path(__file__).with_name("reward_spec.yaml")
 
@@ -44,6 +47,54 @@ CARRIED = (
     "replay_status",
     "success_source",
 )
+
+#: ``episode_rewards`` as stored: fixed, so a day's column types never depend on its values (a
+#: day where one episode lacks a user message must not turn ``first_message_chars`` into floats).
+EPISODE_REWARDS_SCHEMA = pa.schema(
+    [
+        ("ds", pa.string()),
+        ("episode_id", pa.string()),
+        ("policy_id", pa.string()),
+        ("task_type", pa.string()),
+        ("propensity", pa.float64()),
+        ("reward", pa.float64()),
+        ("reward_version", pa.string()),
+        *((c, pa.float64()) for c in COMPONENTS),
+        ("success", pa.bool_()),
+        ("financial_writes", pa.int64()),
+        ("destructive_actions", pa.int64()),
+        ("context", pa.string()),
+        ("first_message_chars", pa.int64()),
+        ("replay_status", pa.string()),
+        ("success_source", pa.string()),
+        ("risky", pa.bool_()),
+    ]
+)
+#: ``step_rewards`` as stored.
+STEP_REWARDS_SCHEMA = pa.schema(
+    [
+        ("ds", pa.string()),
+        ("episode_id", pa.string()),
+        ("step", pa.int32()),
+        ("role", pa.string()),
+        ("action_type", pa.string()),
+        ("tool_name", pa.string()),
+        ("step_reward", pa.float64()),
+        ("return_to_go", pa.float64()),
+        ("reward_version", pa.string()),
+    ]
+)
+
+
+def episode_rewards_table(rewards: pd.DataFrame) -> pa.Table:
+    """:func:`score_episodes` output with :data:`EPISODE_REWARDS_SCHEMA`."""
+    return conform(rewards, EPISODE_REWARDS_SCHEMA)
+
+
+def step_rewards_table(steps: pd.DataFrame) -> pa.Table:
+    """:func:`step_rewards` output with :data:`STEP_REWARDS_SCHEMA`."""
+    return conform(steps, STEP_REWARDS_SCHEMA)
+
 
 #: Step action types that the agent chose (they carry a per-step cost share).
 AGENT_ACTIONS = ("tool_call", "respond", "finish")
@@ -106,11 +157,13 @@ class RewardSpec:
     csat_center: float = 3.0
     csat_half_range: float = 2.0
     gamma: float = 0.99
+    #: Version of the tool catalogue the facts were derived with ("" = not attached).
+    catalogue: str = ""
 
     def __post_init__(self) -> None:
         for f in fields(self):
             value = getattr(self, f.name)
-            if f.name != "label" and (not np.isfinite(value) or value < 0):
+            if f.name not in ("label", "catalogue") and (not np.isfinite(value) or value < 0):
                 raise ValueError(f"reward spec: {f.name} must be a finite number >= 0, got {value}")
         if not 0.0 < self.gamma <= 1.0:
             raise ValueError(f"reward spec: gamma must be in (0, 1], got {self.gamma}")
@@ -132,13 +185,20 @@ class RewardSpec:
     @property
     def content_hash(self) -> str:
         """Short hash of every weight (stable across key order and formatting)."""
-        payload = json.dumps(asdict(self), sort_keys=True, default=float)
+        weights = {k: v for k, v in asdict(self).items() if k != "catalogue"}
+        payload = json.dumps(weights, sort_keys=True, default=float)
         return hashlib.sha256(payload.encode()).hexdigest()[:8]
 
     @property
     def version(self) -> str:
-        """Human label plus content hash, e.g. ``v1-3f9a1c2b``."""
-        return f"{self.label}-{self.content_hash}"
+        """Human label plus content hash, e.g. ``v1-3f9a1c2b``; with the tool catalogue's
+        version appended when attached (``v1-3f9a1c2b+catalogue-v1-0c1d2e3f``)."""
+        base = f"{self.label}-{self.content_hash}"
+        return f"{base}+catalogue-{self.catalogue}" if self.catalogue else base
+
+    def with_catalogue(self, catalogue_version: str) -> RewardSpec:
+        """This spec tied to a tool catalogue version (a catalogue change changes the version)."""
+        return replace(self, catalogue=catalogue_version)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> RewardSpec:

@@ -21,6 +21,9 @@ self-contained. Lineage columns say where each row came from: ``source_file``, `
 record.
 """
 
+import datetime as dt
+from typing import Any
+
 import pyarrow as pa
 
 ROLES = ("system", "user", "assistant", "tool")
@@ -36,7 +39,7 @@ EPISODE_FIELDS: tuple[tuple[str, pa.DataType], ...] = (
     ("task_description", pa.string()),
     ("task_goal", pa.string()),  # JSON text of the task's goal, if any
     ("context", pa.string()),  # JSON text of context features known at the start (tier, channel)
-    ("started_at", pa.string()),  # ISO-8601 UTC
+    ("started_at", pa.timestamp("us", tz="UTC")),
     ("outcome_success", pa.bool_()),
     ("human_takeover", pa.bool_()),
     ("complaint", pa.bool_()),
@@ -58,7 +61,7 @@ STEP_FIELDS: tuple[tuple[str, pa.DataType], ...] = (
     ("tool_name", pa.string()),
     ("tool_call_id", pa.string()),
     ("tool_arguments", pa.string()),  # JSON text as logged
-    ("ts", pa.string()),
+    ("ts", pa.timestamp("us", tz="UTC")),
     ("step_reward", pa.float64()),
 )
 
@@ -69,9 +72,43 @@ LINEAGE_FIELDS: tuple[tuple[str, pa.DataType], ...] = (
     ("source_sha256", pa.string()),
 )
 
-#: Identifier columns: kept verbatim by masking (replay and joins need them), so ingestion rejects
-#: records whose ids look like personal data and the leak scan checks them.
-ID_COLUMNS = ("episode_id", "task_id", "tool_name", "tool_call_id", "policy_id", "task_type")
+#: Identifier and label columns: kept verbatim by masking (replay and joins need them), so ingestion
+#: quarantines records whose values fail ``pii_patterns.identifier_problem`` and the leak scan
+#: checks them. ``source_file`` is written by ingestion itself (a name relative to the landing day,
+#: or a keyed hash of it when the name is not a safe identifier).
+ID_COLUMNS = (
+    "episode_id",
+    "task_id",
+    "tool_name",
+    "tool_call_id",
+    "policy_id",
+    "task_type",
+    "source_file",
+)
+
+#: ``ts`` and ``started_at`` are parsed from ISO-8601 text into UTC timestamps by ingestion (naive
+#: values are taken as UTC); longer text is refused unparsed.
+MAX_TIMESTAMP_CHARS = 40
+
+
+def parse_timestamp(value: Any) -> dt.datetime | None:
+    """ISO-8601 text -> aware UTC datetime; ``None`` stays ``None``; anything else raises
+    ``ValueError`` (whose message never quotes the value)."""
+    if value is None or isinstance(value, dt.datetime):
+        return value if value is None or value.tzinfo else value.replace(tzinfo=dt.UTC)
+    if not isinstance(value, str) or len(value) > MAX_TIMESTAMP_CHARS:
+        raise ValueError("not an ISO-8601 timestamp")
+    try:
+        parsed = dt.datetime.fromisoformat(value.strip())
+    except (ValueError, TypeError):
+        raise ValueError("not an ISO-8601 timestamp") from None
+    if parsed.tzinfo is None:
+        return parsed.replace(tzinfo=dt.UTC)
+    try:
+        return parsed.astimezone(dt.UTC)
+    except OverflowError:  # year 1 or 9999 shifted out of range by its offset
+        raise ValueError("not an ISO-8601 timestamp") from None
+
 
 STEP_SCHEMA = pa.schema([("ds", pa.string()), *STEP_FIELDS, *EPISODE_FIELDS, *LINEAGE_FIELDS])
 

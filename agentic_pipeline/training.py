@@ -51,9 +51,11 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from upath import UPath
 
+from agentic_pipeline.jsonutil import strict_json_dumps, strict_json_dumps_counted
 from agentic_pipeline.rewards import COMPONENTS, RewardSpec, load_reward_spec
 from agentic_pipeline.rewards import step_rewards as compute_step_rewards
 from agentic_pipeline.storage import PART_FILE, DataRoot, day_range
+from agentic_pipeline.tables import conform
 
 ASSET_NAME = "training_datasets"
 SFT_FILE = "sft.jsonl"
@@ -105,6 +107,8 @@ class TrainingDatasets:
     dpo_openai: list[dict] = field(default_factory=list)
     rl: list[dict] = field(default_factory=list)
     skipped: dict[str, int] = field(default_factory=dict)
+    #: Non-finite numbers written as JSON ``null`` by :func:`day_files` (strict JSON).
+    nonfinite_to_null: int = 0
 
     def by_format(self) -> dict[str, list[dict]]:
         return {"sft": self.sft, "dpo": self.dpo_trl, "dpo-openai": self.dpo_openai, "rl": self.rl}
@@ -241,7 +245,7 @@ def infer_tools(episodes: Iterable[Sequence[Message]]) -> list[dict]:
             name = fn.get("name")
             try:
                 args = json.loads(fn.get("arguments") or "{}")
-            except (TypeError, json.JSONDecodeError):
+            except (TypeError, ValueError, RecursionError):  # RecursionError: nested too deep
                 continue
             if not name or not isinstance(args, dict):
                 continue
@@ -287,7 +291,7 @@ def _check_tool_call(call: Any, where: str) -> str:
         _fail(where, "tool call arguments must be a JSON string")
     try:
         parsed = json.loads(fn["arguments"])
-    except json.JSONDecodeError:
+    except (ValueError, RecursionError):  # RecursionError: nested too deep
         parsed = None
     if not isinstance(parsed, dict):
         _fail(where, "tool call arguments must parse to a JSON object")
@@ -470,7 +474,7 @@ def validate_rl_row(row: Any) -> None:
     try:
         prompt, completion = json.loads(row["prompt"]), json.loads(row["completion"])
         tools = json.loads(row["tools"])
-    except (TypeError, json.JSONDecodeError):
+    except (TypeError, ValueError, RecursionError):
         _fail("rl", "prompt, completion and tools must be JSON text")
     validate_messages(prompt, "rl.prompt")
     if prompt[-1]["role"] != "user":
@@ -629,42 +633,62 @@ def _episodes(
         grouped.setdefault((row["ds"], row["episode_id"]), []).append(row)
     episodes = []
     for key in sorted(grouped):
-        rows = grouped[key]
-        rw = by_key.get(key)
-        reward = _val(rw["reward"]) if rw else None
-        if reward is None or not math.isfinite(float(reward)):
-            result._skip("no_reward")
-            continue
-        first = rows[0]
-        split = split_prompt(to_chat_messages(rows), _val(first.get("task_description")))
-        if split is None:
-            result._skip("no_prompt")
-            continue
-        prompt, completion = split
         try:
-            validate_messages(prompt + completion)
-        except TrainingShapeError:
-            result._skip("invalid_conversation")
+            episode = _episode(key, grouped[key], by_key.get(key), result)
+        except Exception as exc:  # one corrupted episode must never stop the day
+            result._skip(f"unreadable_episode:{type(exc).__name__}")
             continue
-        if not any(m["role"] == "assistant" for m in completion):
-            result._skip("no_assistant_turn")
-            continue
-        episodes.append(
-            _Episode(
-                episode_id=str(key[1]),
-                ds=str(key[0]),
-                attrs={k: _val(first.get(k)) for k in ("policy_id", "task_type", "task_id")}
-                | {"propensity": _val(first.get("propensity"))},
-                prompt=prompt,
-                completion=completion,
-                reward=float(reward),
-                reward_version=str(_val(rw["reward_version"]) or UNVERSIONED),
-                safe=bool(rw["safe"]),
-                success=bool(rw["success"]),
-                replay_ok=bool(rw["replay_ok"]),
-            )
-        )
+        if episode is not None:
+            episodes.append(episode)
     return episodes
+
+
+def _episode(
+    key: tuple[str, str],
+    rows: list[dict[str, Any]],
+    rw: dict[str, Any] | None,
+    result: TrainingDatasets,
+) -> _Episode | None:
+    """One episode ready for the exports, or None (the reason counted in ``result``).
+
+    The episode is also checked the way the exports will read it (JSON text of every format
+    dumped and read back, every string leaf walked for the leak scan), so a value that would make
+    a later stage raise (JSON nested thousands of levels deep, say) drops this episode only.
+    """
+    reward = _val(rw["reward"]) if rw else None
+    if reward is None or not math.isfinite(float(reward)):
+        result._skip("no_reward")
+        return None
+    first = rows[0]
+    split = split_prompt(to_chat_messages(rows), _val(first.get("task_description")))
+    if split is None:
+        result._skip("no_prompt")
+        return None
+    prompt, completion = split
+    try:
+        validate_messages(prompt + completion)
+    except TrainingShapeError:
+        result._skip("invalid_conversation")
+        return None
+    if not any(m["role"] == "assistant" for m in completion):
+        result._skip("no_assistant_turn")
+        return None
+    # what the exports do with the messages later: dump them, read them back, walk every leaf
+    json.loads(json.dumps(prompt + completion, ensure_ascii=False))
+    _strings(prompt + completion, [])
+    return _Episode(
+        episode_id=str(key[1]),
+        ds=str(key[0]),
+        attrs={k: _val(first.get(k)) for k in ("policy_id", "task_type", "task_id")}
+        | {"propensity": _val(first.get("propensity"))},
+        prompt=prompt,
+        completion=completion,
+        reward=float(reward),
+        reward_version=str(_val(rw["reward_version"]) or UNVERSIONED),
+        safe=bool(rw["safe"]),
+        success=bool(rw["success"]),
+        replay_ok=bool(rw["replay_ok"]),
+    )
 
 
 def _meta(ep: _Episode) -> dict[str, Any]:
@@ -809,9 +833,9 @@ def _rl_rows(
                 "task_type": ep.attrs["task_type"],
                 "task_id": task_id,
                 "group_id": str(task_id or ep.attrs["task_type"]),
-                "prompt": json.dumps(ep.prompt, ensure_ascii=False),
-                "completion": json.dumps(ep.completion, ensure_ascii=False),
-                "tools": json.dumps(
+                "prompt": strict_json_dumps(ep.prompt, ensure_ascii=False),
+                "completion": strict_json_dumps(ep.completion, ensure_ascii=False),
+                "tools": strict_json_dumps(
                     tools.get((ep.ds, str(ep.attrs["task_type"])), []), ensure_ascii=False
                 ),
                 "reward": ep.reward,
@@ -968,7 +992,7 @@ def _strings(value: Any, out: list[str]) -> None:
             try:
                 _strings(json.loads(text), out)
                 return
-            except json.JSONDecodeError:
+            except (ValueError, RecursionError):  # not JSON, or nested too deep: scan the text
                 pass
         out.append(value)
     elif isinstance(value, Mapping):
@@ -1003,11 +1027,14 @@ def scan_records(records: Sequence[Mapping[str, Any]], name: str) -> None:
 # --- files ------------------------------------------------------------------------------------
 
 
-def _jsonl_bytes(records: Iterable[Mapping[str, Any]]) -> bytes:
-    return b"".join(
-        json.dumps(r, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
-        for r in records
-    )
+def _jsonl_bytes(records: Iterable[Mapping[str, Any]], counts: dict[str, int]) -> bytes:
+    """Strict JSON lines (non-finite numbers become null, counted in ``counts["nonfinite"]``)."""
+    lines = []
+    for r in records:
+        text, replaced = strict_json_dumps_counted(r, ensure_ascii=False, separators=(",", ":"))
+        counts["nonfinite"] = counts.get("nonfinite", 0) + replaced
+        lines.append(text.encode("utf-8") + b"\n")
+    return b"".join(lines)
 
 
 RL_SCHEMA = pa.schema(
@@ -1049,15 +1076,22 @@ def _parquet_bytes(table: pa.Table) -> bytes:
 
 
 def day_files(datasets: TrainingDatasets) -> dict[str, bytes]:
-    """The contents of one day's files, after the leak scan of every format."""
+    """The contents of one day's files, after the leak scan of every format.
+
+    The JSONL files are strict JSON: a non-finite number is written as ``null`` and counted in
+    ``datasets.nonfinite_to_null``.
+    """
     for fmt, records in datasets.by_format().items():
         scan_records(records, fmt)
-    return {
-        SFT_FILE: _jsonl_bytes(datasets.sft),
-        DPO_TRL_FILE: _jsonl_bytes(datasets.dpo_trl),
-        DPO_OPENAI_FILE: _jsonl_bytes(datasets.dpo_openai),
+    counts: dict[str, int] = {}
+    files = {
+        SFT_FILE: _jsonl_bytes(datasets.sft, counts),
+        DPO_TRL_FILE: _jsonl_bytes(datasets.dpo_trl, counts),
+        DPO_OPENAI_FILE: _jsonl_bytes(datasets.dpo_openai, counts),
         RL_FILE: _parquet_bytes(rl_table(datasets.rl)),
     }
+    datasets.nonfinite_to_null = counts.get("nonfinite", 0)
+    return files
 
 
 def write_day(
@@ -1077,10 +1111,27 @@ def write_day(
     return write_day_files(data_root, ds, files)
 
 
+#: The per-day summary as stored (``ds`` lives in the folder name): fixed, so a day without
+#: records (all-null reward columns) has the same types as any other day.
+SUMMARY_SCHEMA = pa.schema(
+    [
+        ("format", pa.string()),
+        ("file", pa.string()),
+        ("records", pa.int64()),
+        ("episodes", pa.int64()),
+        ("reward_mean", pa.float64()),
+        ("reward_min", pa.float64()),
+        ("reward_p50", pa.float64()),
+        ("reward_max", pa.float64()),
+        ("reward_gap_mean", pa.float64()),
+        ("reward_version", pa.string()),
+    ]
+)
+
+
 def summary_bytes(summary: pd.DataFrame) -> bytes:
-    """The summary table as Parquet without its ``ds`` column (it lives in the folder name)."""
-    frame = summary.drop(columns=["ds"], errors="ignore")
-    return _parquet_bytes(pa.Table.from_pandas(frame, preserve_index=False))
+    """The summary table as Parquet (:data:`SUMMARY_SCHEMA`, without ``ds``)."""
+    return _parquet_bytes(conform(summary, SUMMARY_SCHEMA))
 
 
 def write_day_files(

@@ -6,11 +6,8 @@ from dagster import (
     AssetKey,
     AssetRecordsFilter,
     AssetSelection,
-    Backoff,
     DefaultScheduleStatus,
     DefaultSensorStatus,
-    Jitter,
-    RetryPolicy,
     RunRequest,
     SensorEvaluationContext,
     SkipReason,
@@ -26,18 +23,12 @@ from resources.data_root import DataRootResource
 
 LATE_FILE_LOOKBACK_DAYS = 31
 
-#: Transient errors (an object store timing out, a worker process dying) are retried with
-#: exponential backoff; stages raise ``Failure(allow_retries=False)`` for errors a retry cannot fix
-#: (a missing landing folder, personal data left after masking).
-TRANSIENT_RETRY = RetryPolicy(
-    max_retries=3, delay=10, backoff=Backoff.EXPONENTIAL, jitter=Jitter.PLUS_MINUS
-)
-
 daily_pipeline_job = define_asset_job(
     name="daily_pipeline",
     selection=AssetSelection.all(),
     executor_def=in_process_executor,  # one process per run: no ~5 s re-import per step
-    op_retry_policy=TRANSIENT_RETRY,
+    # no op_retry_policy: it would retry bad data too; assets retry only transient errors
+    # themselves (resources/retries.py)
     description="Every stage for one day: ingest, mask, replay, reward, select.",
 )
 

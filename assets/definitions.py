@@ -11,6 +11,7 @@ from assets.rewards import build_reward_assets, build_reward_checks
 from assets.selection import build_selection_assets
 from assets.training import training_datasets
 from resources import DataRootResource, PartitionedParquetIOManager, default_data_dir
+from resources.catalogue import ToolCatalogueResource
 from resources.masking import masking_resource_from_env
 from resources.reward_spec import RewardSpecResource
 from resources.selection import SelectionResource
@@ -20,7 +21,9 @@ from resources.shadow import ShadowResource
 def build_definitions(data_dir: str | None = None) -> Definitions:
     """All assets, checks, jobs, schedules, sensors and resources over one data root."""
     data_dir = data_dir or default_data_dir()
-    reward_spec = RewardSpecResource()  # $AGENTIC_PIPELINE_REWARD_SPEC, else the packaged spec
+    tool_catalogue = ToolCatalogueResource()  # built-ins + $AGENTIC_PIPELINE_TOOL_CATALOGUE
+    # $AGENTIC_PIPELINE_REWARD_SPEC, else the packaged spec; tied to the catalogue's version
+    reward_spec = RewardSpecResource(tool_catalogue=tool_catalogue.path)
     spec = reward_spec.load()  # its version is part of the reward assets' code_version
     return Definitions(
         assets=[
@@ -42,6 +45,7 @@ def build_definitions(data_dir: str | None = None) -> Definitions:
             "masking": masking_resource_from_env(),
             "shadow": ShadowResource(),
             "reward_spec": reward_spec,
+            "tool_catalogue": tool_catalogue,
             "selection": SelectionResource(),
         },
         executor=in_process_executor,

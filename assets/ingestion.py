@@ -18,10 +18,11 @@ from dagster import (
 
 from agentic_pipeline.ingest import IngestStats, MissingLandingError, ingest_day
 from agentic_pipeline.schema import QUARANTINE_SCHEMA, STEP_SCHEMA
-from assets.metadata import column_schema, counts_md, markdown_table
+from assets.metadata import column_schema, counts_md, markdown_table, safe_metadata
 from assets.partitions import daily_partitions
 from resources.data_root import DataRootResource
 from resources.io_manager import DayTables
+from resources.retries import retry_transient
 
 PREVIEW_COLUMNS = (
     "episode_id",
@@ -44,6 +45,7 @@ def _merge(total: IngestStats, day: IngestStats) -> None:
     for name in (
         "files",
         "files_skipped",
+        "files_refused",
         "bytes_read",
         "records_read",
         "records_accepted",
@@ -74,6 +76,7 @@ def _merge(total: IngestStats, day: IngestStats) -> None:
     backfill_policy=BackfillPolicy.single_run(),
     group_name="ingestion",
 )
+@retry_transient
 def raw_agent_logs(context: AssetExecutionContext, data_root: DataRootResource):
     """Read the day's ``landing/YYYY-MM-DD/`` files, auto-detecting the three input formats.
 
@@ -87,12 +90,22 @@ def raw_agent_logs(context: AssetExecutionContext, data_root: DataRootResource):
             f"{data_root.landing_root()}/YYYY-MM-DD",
             allow_retries=False,
         )
+    try:
+        limits = data_root.ingest_limits()
+    except ValueError as exc:  # a configuration error: retrying cannot fix it
+        raise Failure(str(exc), allow_retries=False) from exc
     total, quarantines, head = IngestStats(), [], []
 
     def ingested_days():
         for ds in context.partition_keys:
             try:
-                result = ingest_day(data_root.landing(ds), ds, data_root.benchmark_policy_id)
+                result = ingest_day(
+                    data_root.landing(ds),
+                    ds,
+                    data_root.benchmark_policy_id,
+                    limits=limits,
+                    file_name_key=data_root.file_name_key(),
+                )
             except MissingLandingError as exc:  # removed while the run was going
                 raise Failure(f"landing folder for {ds} disappeared", allow_retries=False) from exc
             stats = result.stats
@@ -100,7 +113,7 @@ def raw_agent_logs(context: AssetExecutionContext, data_root: DataRootResource):
             context.log.info(
                 f"{ds}: {stats.records_read} records from {stats.files} files -> "
                 f"{stats.episodes} episodes, {stats.rows} rows, "
-                f"{stats.records_quarantined} quarantined"
+                f"{stats.records_quarantined} quarantined, {stats.files_refused} files refused"
             )
             _merge(total, stats)
             quarantines.append((ds, result.quarantine))
@@ -115,6 +128,7 @@ def raw_agent_logs(context: AssetExecutionContext, data_root: DataRootResource):
             "episodes": total.episodes,
             "files_read": total.files,
             "files_skipped": total.files_skipped,
+            "files_refused": total.files_refused,
             "bytes_read": total.bytes_read,
             "records_read": total.records_read,
             "records_accepted": total.records_accepted,
@@ -123,7 +137,10 @@ def raw_agent_logs(context: AssetExecutionContext, data_root: DataRootResource):
             "preview": _preview(head[0] if head else STEP_SCHEMA.empty_table()),
         }
 
-    yield Output(DayTables(ingested_days(), step_metadata), output_name="raw_agent_logs")
+    def scanned_metadata() -> dict:  # the preview holds ids read from the raw logs
+        return safe_metadata(step_metadata())
+
+    yield Output(DayTables(ingested_days(), scanned_metadata), output_name="raw_agent_logs")
     yield Output(
         DayTables(quarantines),
         output_name="raw_quarantine",

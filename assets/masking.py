@@ -23,15 +23,19 @@ from dagster import (
 )
 
 from agentic_pipeline.masking import AUDIT_SCHEMA, PIILeakError, mask_steps, scan_for_leaks
+from agentic_pipeline.masking.keys import MissingMaskingKeyError, announce_dev_key
 from agentic_pipeline.schema import STEP_SCHEMA
 from agentic_pipeline.storage import DataRoot
-from assets.metadata import column_schema, counts_md
+from assets.metadata import column_schema, counts_md, safe_metadata
 from assets.partitions import daily_partitions
 from resources.data_root import DataRootResource
 from resources.io_manager import DayReader, DayTables
 from resources.masking import MaskingResource
+from resources.retries import retry_transient
 
 MASKING_POOL = "masking"
+#: The warehouse tables the masking stage writes, scanned whole by the blocking check.
+GUARDED_TABLES = ("masked_trajectories", "pii_audit")
 
 
 @multi_asset(
@@ -53,6 +57,7 @@ MASKING_POOL = "masking"
     pool=MASKING_POOL,
     group_name="masking",
 )
+@retry_transient
 def masked_trajectories(
     context: AssetExecutionContext,
     raw_agent_logs: DayReader,
@@ -60,8 +65,16 @@ def masked_trajectories(
     data_root: DataRootResource,
 ):
     """Mask the free text and JSON of every step with Presidio, one day at a time."""
-    if masking.uses_dev_key():
-        context.log.warning("masking with the development key (set AGENTIC_PIPELINE_MASKING_KEY)")
+    try:
+        dev_key = masking.uses_dev_key()
+    except MissingMaskingKeyError as exc:  # a configuration error: retrying cannot fix it
+        raise Failure(str(exc), allow_retries=False) from None
+    if dev_key:  # loud once per process (the CLI prints it before its day runs), quiet after
+        notice = announce_dev_key()
+        if notice:
+            context.log.warning(notice)
+        else:
+            context.log.info("masking with the development key (development mode)")
     audits: list[tuple[str, pa.Table]] = []
     totals: Counter = Counter()
     entities: Counter = Counter()
@@ -75,6 +88,7 @@ def masked_trajectories(
             allow_retries=False,
         )
 
+    @retry_transient  # runs inside the IO manager's handle_output (a dead NER worker: retried)
     def masked_days():
         with masking.build_masker() as masker:
             for ds in context.partition_keys:
@@ -99,26 +113,30 @@ def masked_trajectories(
                 yield ds, result.masked.cast(STEP_SCHEMA)
 
     def masked_metadata() -> dict:
-        return {
-            "dagster/row_count": totals["rows"],
-            "dagster/column_schema": column_schema(STEP_SCHEMA),
-            "strings_seen": totals["strings"],
-            "by_entity_type": counts_md(dict(entities), "entity type", "masked"),
-            "by_field": counts_md(dict(fields), "field", "masked"),
-            "by_detector": counts_md(dict(detectors), "detector", "masked"),
-            "masking_key": "development key" if masking.uses_dev_key() else "production key",
-        }
+        return safe_metadata(
+            {
+                "dagster/row_count": totals["rows"],
+                "dagster/column_schema": column_schema(STEP_SCHEMA),
+                "strings_seen": totals["strings"],
+                "by_entity_type": counts_md(dict(entities), "entity type", "masked"),
+                "by_field": counts_md(dict(fields), "field", "masked"),
+                "by_detector": counts_md(dict(detectors), "detector", "masked"),
+                "masking_key": "development key" if dev_key else "production key",
+            }
+        )
 
     yield Output(DayTables(masked_days(), masked_metadata), output_name="masked_trajectories")
     audit_rows = sum(t.num_rows for _, t in audits)
     yield Output(
         DayTables(audits),
         output_name="pii_audit",
-        metadata={
-            "dagster/row_count": audit_rows,
-            "dagster/column_schema": column_schema(AUDIT_SCHEMA),
-            "by_entity_type": counts_md(dict(entities), "entity type", "masked"),
-        },
+        metadata=safe_metadata(
+            {
+                "dagster/row_count": audit_rows,
+                "dagster/column_schema": column_schema(AUDIT_SCHEMA),
+                "by_entity_type": counts_md(dict(entities), "entity type", "masked"),
+            }
+        ),
     )
 
 
@@ -126,8 +144,9 @@ def masked_trajectories(
     asset=AssetKey("masked_trajectories"),
     partitions_def=daily_partitions,
     blocking=True,
-    description="The stored partition holds no email, phone, card (Luhn), SSN, IBAN, IP or "
-    "user-id pattern; downstream assets do not run otherwise.",
+    description="No string column of the stored masked_trajectories and pii_audit partitions "
+    "holds an email, phone, card (Luhn), SSN, IBAN, IP or user-id pattern; downstream assets do "
+    "not run otherwise.",
 )
 def no_personal_data_in_masked(
     context: AssetCheckExecutionContext, data_root: DataRootResource
@@ -135,18 +154,25 @@ def no_personal_data_in_masked(
     root: DataRoot = data_root.root
     rows, by_kind, leaky_days = 0, Counter(), []
     for ds in context.partition_keys:  # one day, or every day of a single-run backfill
-        table = root.read_partition("warehouse", "masked_trajectories", ds)
-        leaks = scan_for_leaks(table)
-        rows += table.num_rows
-        by_kind.update(f"{leak.column}:{leak.entity_type}" for leak in leaks)
-        if leaks:
+        day_leaks = 0
+        for asset in GUARDED_TABLES:
+            if not root.has_partition("warehouse", asset, ds):
+                continue
+            table = root.read_partition("warehouse", asset, ds)
+            leaks = scan_for_leaks(table)  # every string column, lineage and ids included
+            rows += table.num_rows
+            by_kind.update(f"{asset}.{leak.column}:{leak.entity_type}" for leak in leaks)
+            day_leaks += len(leaks)
+        if day_leaks:
             leaky_days.append(ds)
     return AssetCheckResult(
         passed=not leaky_days,
-        metadata={
-            "rows_scanned": rows,
-            "leaks": sum(by_kind.values()),
-            "days_with_leaks": ", ".join(leaky_days) or "none",
-            "leaks_by_column_and_type": counts_md(dict(by_kind), "column:type", "leaks"),
-        },
+        metadata=safe_metadata(
+            {
+                "rows_scanned": rows,
+                "leaks": sum(by_kind.values()),
+                "days_with_leaks": ", ".join(leaky_days) or "none",
+                "leaks_by_column_and_type": counts_md(dict(by_kind), "column:type", "leaks"),
+            }
+        ),
     )

@@ -29,9 +29,11 @@ from agentic_pipeline.environments.shadow import (
     shadow_table,
 )
 from agentic_pipeline.replay import REPLAYED_EPISODES_SCHEMA, replay_day, to_arrow
-from assets.metadata import column_schema, counts_md, markdown_table
+from assets.metadata import column_schema, counts_md, markdown_table, safe_metadata
 from assets.partitions import daily_partitions
+from resources.catalogue import ToolCatalogueResource
 from resources.io_manager import DayReader
+from resources.retries import retry_transient
 from resources.shadow import ShadowResource
 
 RATE_FACTS = (
@@ -66,18 +68,30 @@ def policy_rates(replayed: pd.DataFrame) -> list[dict]:
     description="One row per episode: replay status and behavioural facts (success, errors, "
     "retries, loops, premature finish, financial writes, destructive acts, takeover).",
 )
-def replayed_episodes(context: AssetExecutionContext, masked_trajectories: DayReader):
+@retry_transient
+def replayed_episodes(
+    context: AssetExecutionContext,
+    masked_trajectories: DayReader,
+    tool_catalogue: ToolCatalogueResource,
+):
     """Replay every episode of each day in the run against its cassette (and CRM sandbox).
 
-    The masked steps are read one day at a time; only the per-episode facts are kept.
+    The masked steps are read one day at a time; only the per-episode facts are kept. Effects
+    (writes, financial, destructive, hand-over) and error patterns come from the tool catalogue.
     """
+    catalogue = tool_catalogue.load()
     if masked_trajectories.missing:
         raise Failure(
             f"masked_trajectories has no partition for {', '.join(masked_trajectories.missing)}",
             allow_retries=False,
         )
-    days = [replay_day(masked_trajectories.read(ds), ds) for ds in context.partition_keys]
-    frame = pd.concat(days, ignore_index=True) if days else replay_day(pd.DataFrame())
+    days = [
+        replay_day(masked_trajectories.read(ds), ds, rules=catalogue)
+        for ds in context.partition_keys
+    ]
+    frame = (
+        pd.concat(days, ignore_index=True) if days else replay_day(pd.DataFrame(), rules=catalogue)
+    )
     table = to_arrow(frame)
     context.log.info(
         f"replayed {table.num_rows} episodes over {len(context.partition_keys)} day(s)"
@@ -85,18 +99,28 @@ def replayed_episodes(context: AssetExecutionContext, masked_trajectories: DayRe
     counts = frame["replay_status"].value_counts().to_dict() if len(frame) else {}
     yield Output(
         table,
-        metadata={
-            "dagster/row_count": table.num_rows,
-            "dagster/column_schema": column_schema(REPLAYED_EPISODES_SCHEMA),
-            "status_counts": counts_md({str(k): int(v) for k, v in counts.items()}, "status"),
-            "success_source": counts_md(
-                {str(k): int(v) for k, v in frame["success_source"].value_counts().items()}
-                if len(frame)
-                else {},
-                "source",
-            ),
-            "rates_by_policy": markdown_table(policy_rates(frame) if len(frame) else []),
-        },
+        metadata=safe_metadata(
+            {
+                "dagster/row_count": table.num_rows,
+                "dagster/column_schema": column_schema(REPLAYED_EPISODES_SCHEMA),
+                "status_counts": counts_md({str(k): int(v) for k, v in counts.items()}, "status"),
+                "success_source": counts_md(
+                    {str(k): int(v) for k, v in frame["success_source"].value_counts().items()}
+                    if len(frame)
+                    else {},
+                    "source",
+                ),
+                "rates_by_policy": markdown_table(policy_rates(frame) if len(frame) else []),
+                "tool_catalogue": catalogue.version,
+                "tool_sets": counts_md(
+                    {str(k): int(v) for k, v in frame["tool_set"].value_counts().items()}
+                    if len(frame)
+                    else {},
+                    "tool set",
+                ),
+                "unknown_tools": int(frame["unknown_tools"].fillna(0).sum()) if len(frame) else 0,
+            }
+        ),
     )
 
 
@@ -121,6 +145,7 @@ def replayed_episodes(context: AssetExecutionContext, masked_trajectories: DayRe
     backfill_policy=BackfillPolicy.single_run(),
     group_name="replay",
 )
+@retry_transient
 def shadow_assets(
     context: AssetExecutionContext,
     masked_trajectories: pd.DataFrame,
@@ -128,7 +153,8 @@ def shadow_assets(
     shadow: ShadowResource,
 ):
     """Run the candidate in shadow (sandbox only, quota and kill switch) and diff behaviours."""
-    tasks, skipped = recorded_tasks(masked_trajectories.to_dict("records"))
+    skip_reasons: dict[str, int] = {}
+    tasks, skipped = recorded_tasks(masked_trajectories.to_dict("records"), skip_reasons)
     over_quota = max(0, len(tasks) - shadow.max_episodes)
     tasks = tasks[: shadow.max_episodes]
     runner = ShadowRunner(
@@ -158,36 +184,42 @@ def shadow_assets(
     yield Output(
         episodes,
         output_name="shadow_episodes",
-        metadata={
-            "dagster/row_count": episodes.num_rows,
-            "dagster/column_schema": column_schema(SHADOW_EPISODES_SCHEMA),
-            "candidate_id": runner.candidate_id,
-            "tasks_not_eligible": skipped,
-            "tasks_over_episode_quota": over_quota,
-            "dangerous_actions": runner.dangerous_actions,
-            "kill_switch": kill_reason or "not tripped",
-        },
+        metadata=safe_metadata(
+            {
+                "dagster/row_count": episodes.num_rows,
+                "dagster/column_schema": column_schema(SHADOW_EPISODES_SCHEMA),
+                "candidate_id": runner.candidate_id,
+                "tasks_not_eligible": skipped,
+                "tasks_skipped": counts_md({**skip_reasons, **runner.failed}, "reason"),
+                "tasks_over_episode_quota": over_quota,
+                "dangerous_actions": runner.dangerous_actions,
+                "kill_switch": kill_reason or "not tripped",
+                "json_nonfinite_to_null": runner.nonfinite_to_null,
+            }
+        ),
     )
     yield Output(
         diff,
         output_name="behaviour_diff",
-        metadata={
-            "dagster/row_count": diff.num_rows,
-            "dagster/column_schema": column_schema(DIFF_SCHEMA),
-            "diff": markdown_table(
-                [
-                    {
-                        "task_type": r.task_type,
-                        "metric": r.metric,
-                        "logged": _fmt(r.logged),
-                        "candidate": _fmt(r.candidate),
-                        "delta": _fmt(r.delta),
-                    }
-                    for r in headline.itertuples()
-                ],
-                max_rows=200,
-            ),
-        },
+        metadata=safe_metadata(
+            {
+                "dagster/row_count": diff.num_rows,
+                "dagster/column_schema": column_schema(DIFF_SCHEMA),
+                "diff": markdown_table(
+                    [
+                        {
+                            "task_type": r.task_type,
+                            "metric": r.metric,
+                            "logged": _fmt(r.logged),
+                            "candidate": _fmt(r.candidate),
+                            "delta": _fmt(r.delta),
+                        }
+                        for r in headline.itertuples()
+                    ],
+                    max_rows=200,
+                ),
+            }
+        ),
     )
 
 

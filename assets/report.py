@@ -1,5 +1,7 @@
 """``agentic-pipeline report --date D``: a day's stored policy decision in the terminal."""
 
+import json
+
 import pandas as pd
 from rich.console import Console
 from rich.table import Table
@@ -30,6 +32,18 @@ def _cell(value: object) -> str:
     if isinstance(value, float):
         return f"{value:.3f}"
     return str(value)
+
+
+def report_json(data_dir: str, day: str) -> tuple[str, int]:
+    """The decision of ``day`` as strict JSON text (rows of ``policy_selection`` and the registry),
+    with the exit code: 0, or 1 when no decision is stored."""
+    root = DataRoot(data_dir)
+    if not root.has_partition("warehouse", "policy_selection", day):
+        return json.dumps({"date": day, "error": "no policy decision stored"}), 1
+    table = root.read_partition("warehouse", "policy_selection", day).to_pandas()
+    rows = json.loads(table.to_json(orient="records", date_format="iso"))
+    payload = {"date": day, "registry": read_registry(root, day), "rows": rows}
+    return json.dumps(payload, indent=2, sort_keys=True, allow_nan=False, default=str), 0
 
 
 def print_report(data_dir: str, day: str, console: Console) -> int:

@@ -8,7 +8,6 @@ still hold the same spec; a run refuses to write rewards under a version it was 
 
 import numpy as np
 import pandas as pd
-import pyarrow as pa
 from dagster import (
     AssetCheckExecutionContext,
     AssetCheckResult,
@@ -26,19 +25,23 @@ from dagster import (
 
 from agentic_pipeline.rewards import (
     COMPONENTS,
+    EPISODE_REWARDS_SCHEMA,
     RewardSpec,
+    episode_rewards_table,
     reward_bounds,
     reward_hacking_signals,
     score_episodes,
+    step_rewards_table,
 )
 from agentic_pipeline.rewards import step_rewards as compute_step_rewards
-from assets.metadata import column_schema, markdown_table
+from assets.metadata import column_schema, markdown_table, safe_metadata
 from assets.partitions import daily_partitions
 from resources.io_manager import DayReader, DayTables
+from resources.retries import retry_transient
 from resources.reward_spec import RewardSpecResource
 
 #: Bump when the asset code changes in a way that changes its output.
-REWARD_CODE_VERSION = "1"
+REWARD_CODE_VERSION = "2"  # 2: fixed Arrow schemas (first_message_chars int64)
 QUANTILES = (0.05, 0.25, 0.5, 0.75, 0.95)
 BOUNDS_TOLERANCE = 1e-9
 
@@ -64,16 +67,11 @@ def _round(value: object, digits: int = 3) -> object:
     return value
 
 
-def _table(df: pd.DataFrame) -> pa.Table:
-    return pa.Table.from_pandas(df, preserve_index=False)
-
-
 def reward_metadata(rewards: pd.DataFrame, replayed: pd.DataFrame, spec: RewardSpec) -> dict:
     """Materialization metadata of ``episode_rewards`` (aggregates only, no content)."""
-    table = _table(rewards)
     meta: dict[str, object] = {
         "dagster/row_count": len(rewards),
-        "dagster/column_schema": column_schema(table.schema),
+        "dagster/column_schema": column_schema(EPISODE_REWARDS_SCHEMA),
         "reward_version": spec.version,
         "days": MetadataValue.text(", ".join(sorted(rewards["ds"].astype(str).unique()))),
     }
@@ -91,7 +89,7 @@ def reward_metadata(rewards: pd.DataFrame, replayed: pd.DataFrame, spec: RewardS
         meta["reward_hacking_signals"] = markdown_table(rows, max_rows=200)
         flagged = signals.loc[signals["flags"].astype(bool), ["policy_id", "task_type", "flags"]]
         meta["reward_hacking_flags"] = len(flagged)
-    return meta
+    return safe_metadata(meta)
 
 
 def build_reward_assets(spec: RewardSpec) -> list[AssetsDefinition]:
@@ -108,6 +106,7 @@ def build_reward_assets(spec: RewardSpec) -> list[AssetsDefinition]:
         description=f"One row per episode: long-horizon reward {spec.version} and its "
         f"components {', '.join(COMPONENTS)} (bounds [{low:g}, {high:g}]).",
     )
+    @retry_transient
     def episode_rewards(
         context: AssetExecutionContext,
         replayed_episodes: pd.DataFrame,
@@ -120,7 +119,10 @@ def build_reward_assets(spec: RewardSpec) -> list[AssetsDefinition]:
             f"scored {len(rewards)} episodes over {len(context.partition_keys)} day(s) "
             f"with reward {run_spec.version}"
         )
-        yield Output(rewards, metadata=reward_metadata(rewards, replayed_episodes, run_spec))
+        yield Output(
+            episode_rewards_table(rewards),  # fixed schema: types never depend on the day
+            metadata=reward_metadata(rewards, replayed_episodes, run_spec),
+        )
 
     @asset(
         ins={
@@ -135,6 +137,7 @@ def build_reward_assets(spec: RewardSpec) -> list[AssetsDefinition]:
         description="One row per step: the episode reward spread over the agent's steps (cost "
         f"shared, outcome on the last step) and the return-to-go (gamma {spec.gamma:g}).",
     )
+    @retry_transient
     def step_rewards(
         context: AssetExecutionContext,
         masked_trajectories: DayReader,
@@ -146,6 +149,7 @@ def build_reward_assets(spec: RewardSpec) -> list[AssetsDefinition]:
         totals = {"rows": 0, "episodes": 0, "reward_sum": 0.0, "start_sum": 0.0}
         schema: list = []
 
+        @retry_transient  # runs inside the IO manager's handle_output
         def days():
             for ds in context.partition_keys:
                 if ds not in masked_trajectories.days:
@@ -160,7 +164,7 @@ def build_reward_assets(spec: RewardSpec) -> list[AssetsDefinition]:
                     totals["reward_sum"] += float(steps["step_reward"].sum())
                     first = steps.groupby("episode_id")["return_to_go"].first()
                     totals["start_sum"] += float(first.sum())
-                table = _table(steps)
+                table = step_rewards_table(steps)
                 schema[:] = [table.schema]
                 yield ds, table
 
@@ -176,7 +180,7 @@ def build_reward_assets(spec: RewardSpec) -> list[AssetsDefinition]:
                 meta["mean_step_reward"] = totals["reward_sum"] / totals["rows"]
                 meta["mean_return_to_go_at_start"] = totals["start_sum"] / totals["episodes"]
             context.log.info(f"{totals['rows']} step rewards for {totals['episodes']} episodes")
-            return meta
+            return safe_metadata(meta)
 
         yield Output(DayTables(days(), metadata))
 
@@ -201,14 +205,18 @@ def build_reward_checks(spec: RewardSpec) -> list[AssetChecksDefinition]:
         ]
         return AssetCheckResult(
             passed=outside.empty,
-            metadata={
-                "low": low,
-                "high": high,
-                "min_reward": float(reward.min()) if reward.notna().any() else None,
-                "max_reward": float(reward.max()) if reward.notna().any() else None,
-                "n_outside": len(outside),
-                "examples": MetadataValue.text(", ".join(outside["episode_id"].astype(str)[:5])),
-            },
+            metadata=safe_metadata(
+                {
+                    "low": low,
+                    "high": high,
+                    "min_reward": float(reward.min()) if reward.notna().any() else None,
+                    "max_reward": float(reward.max()) if reward.notna().any() else None,
+                    "n_outside": len(outside),
+                    "examples": MetadataValue.text(
+                        ", ".join(outside["episode_id"].astype(str)[:5])
+                    ),
+                }
+            ),
         )
 
     @asset_check(
@@ -229,11 +237,13 @@ def build_reward_checks(spec: RewardSpec) -> list[AssetChecksDefinition]:
             mismatch = int((~np.isclose(total, episode_rewards["reward"], atol=1e-9)).sum())
         return AssetCheckResult(
             passed=not absent and not nulls and not mismatch,
-            metadata={
-                "absent_columns": MetadataValue.text(", ".join(absent)),
-                "null_counts": MetadataValue.json(nulls),
-                "sum_mismatches": mismatch,
-            },
+            metadata=safe_metadata(
+                {
+                    "absent_columns": MetadataValue.text(", ".join(absent)),
+                    "null_counts": MetadataValue.json(nulls),
+                    "sum_mismatches": mismatch,
+                }
+            ),
         )
 
     @asset_check(
@@ -253,12 +263,14 @@ def build_reward_checks(spec: RewardSpec) -> list[AssetChecksDefinition]:
         found = sorted({v for vs in versions.values() for v in vs})
         return AssetCheckResult(
             passed=not mixed,
-            metadata={
-                "versions": MetadataValue.json({str(k): v for k, v in versions.items()}),
-                "mixed_days": MetadataValue.json({str(k): v for k, v in mixed.items()}),
-                "current_spec_version": spec.version,
-                "is_current": found == [spec.version],
-            },
+            metadata=safe_metadata(
+                {
+                    "versions": MetadataValue.json({str(k): v for k, v in versions.items()}),
+                    "mixed_days": MetadataValue.json({str(k): v for k, v in mixed.items()}),
+                    "current_spec_version": spec.version,
+                    "is_current": found == [spec.version],
+                }
+            ),
         )
 
     return [rewards_within_bounds, reward_components_complete, single_reward_version]

@@ -26,7 +26,6 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
-import pyarrow as pa
 from dagster import (
     AssetExecutionContext,
     AssetIn,
@@ -40,20 +39,24 @@ from dagster import (
 )
 from upath import UPath
 
+from agentic_pipeline.jsonutil import strict_json_dumps_counted
 from agentic_pipeline.rewards import RewardSpec
 from agentic_pipeline.selection import (
+    SELECTION_SCHEMA,
     SelectionConfig,
     SelectionResult,
     render_chart,
     select_policies,
 )
 from agentic_pipeline.storage import DataRoot
-from assets.metadata import column_schema, markdown_table
+from agentic_pipeline.tables import conform
+from assets.metadata import column_schema, markdown_table, safe_metadata
 from assets.partitions import daily_partitions
 from resources.data_root import DataRootResource
+from resources.retries import retry_transient
 from resources.selection import DEFAULT_WINDOW_DAYS, SelectionResource
 
-SELECTION_CODE_VERSION = "1"
+SELECTION_CODE_VERSION = "2"  # 2: fixed Arrow schema
 REGISTRY_ASSET = "policy_registry"
 REGISTRY_FILE = "registry.json"
 REPORT_FILE = "report.md"
@@ -147,15 +150,19 @@ def registry_document(
 
 def write_decision(
     root: DataRoot, ds: str, document: dict[str, Any], result: SelectionResult
-) -> dict[str, UPath]:
-    """Store the registry, report and chart of ``ds``; refresh ``latest.json`` if newest."""
+) -> tuple[dict[str, UPath], int]:
+    """Store the registry, report and chart of ``ds``; refresh ``latest.json`` if newest.
+
+    Returns the paths and the number of non-finite numbers the registry JSON holds as null
+    (strict JSON)."""
     folder = registry_dir(root, ds)
     paths = {
         "registry": folder / REGISTRY_FILE,
         "report": folder / REPORT_FILE,
         "chart": folder / CHART_FILE,
     }
-    payload = json.dumps(document, indent=2, sort_keys=True).encode()
+    text, nonfinite = strict_json_dumps_counted(document, indent=2, sort_keys=True)
+    payload = text.encode()
     with tempfile.TemporaryDirectory() as tmp:
         chart = render_chart(result.table, Path(tmp) / CHART_FILE).read_bytes()
     atomic_write(paths["chart"], chart)
@@ -164,7 +171,7 @@ def write_decision(
     if all(day <= ds for day in registry_days(root)):
         atomic_write(registry_dir(root) / LATEST_FILE, payload)
         paths["latest"] = registry_dir(root) / LATEST_FILE
-    return paths
+    return paths, nonfinite
 
 
 # --- the asset --------------------------------------------------------------------------------
@@ -179,30 +186,35 @@ def _decisions_md(document: dict[str, Any]) -> MetadataValue:
 
 
 def selection_metadata(
-    table: pd.DataFrame, document: dict[str, Any], paths: dict[str, UPath], chart: bytes
+    table: pd.DataFrame,
+    document: dict[str, Any],
+    paths: dict[str, UPath],
+    chart: bytes,
+    nonfinite: int = 0,
 ) -> dict[str, Any]:
     """Materialization metadata: the day's decisions, report, chart and registry location."""
     entries = document["task_types"].values()
     ope = table.loc[table["ds"] == document["ds"], ["task_type", "ope_identified"]]
     unidentified = sorted(ope.loc[ope["ope_identified"].ne(True), "task_type"].unique())
     image = base64.b64encode(chart).decode()
-    return {
-        "dagster/row_count": len(table),
-        "dagster/column_schema": column_schema(
-            pa.Table.from_pandas(table, preserve_index=False).schema
-        ),
-        "decision_day": document["ds"],
-        "window": f"{document['window_start']} .. {document['window_end']}",
-        "reward_version": MetadataValue.text(str(document["reward_version"])),
-        "task_types": len(document["task_types"]),
-        "changed_defaults": sum(bool(e.get("changed")) for e in entries),
-        "decisions": _decisions_md(document),
-        "ope_unidentified_task_types": MetadataValue.text(", ".join(map(str, unidentified))),
-        "report": MetadataValue.md(paths["report"].read_text(encoding="utf-8")),
-        "chart": MetadataValue.md(f"![policy selection](data:image/png;base64,{image})"),
-        "chart_path": MetadataValue.path(str(paths["chart"])),
-        "registry_path": MetadataValue.path(str(paths["registry"])),
-    }
+    return safe_metadata(
+        {
+            "dagster/row_count": len(table),
+            "dagster/column_schema": column_schema(SELECTION_SCHEMA),
+            "decision_day": document["ds"],
+            "window": f"{document['window_start']} .. {document['window_end']}",
+            "reward_version": MetadataValue.text(str(document["reward_version"])),
+            "task_types": len(document["task_types"]),
+            "changed_defaults": sum(bool(e.get("changed")) for e in entries),
+            "decisions": _decisions_md(document),
+            "ope_unidentified_task_types": MetadataValue.text(", ".join(map(str, unidentified))),
+            "report": MetadataValue.md(paths["report"].read_text(encoding="utf-8")),
+            "chart": MetadataValue.md(f"![policy selection](data:image/png;base64,{image})"),
+            "chart_path": MetadataValue.path(str(paths["chart"])),
+            "registry_path": MetadataValue.path(str(paths["registry"])),
+            "json_nonfinite_to_null": nonfinite,
+        }
+    )
 
 
 def selection_code_version(spec: RewardSpec, window_days: int) -> str:
@@ -230,6 +242,7 @@ def build_selection_assets(
         f"{window_days} days of episode_rewards: bandit statistics, linear and off-policy "
         "estimates, risk guardrails and the selected default. Also writes the policy registry.",
     )
+    @retry_transient
     def policy_selection(
         context: AssetExecutionContext,
         episode_rewards: pd.DataFrame,
@@ -244,7 +257,7 @@ def build_selection_assets(
                 "the asset loads; rebuild the definitions with a longer window"
             )
         root = data_root.root
-        tables, last = [], None
+        tables, last, nonfinite = [], None, 0
         for ds in context.partition_keys:  # one day per run under the multi-run backfill
             previous = previous_registry(root, ds)
             defaults = (previous or {}).get("task_types") or {}
@@ -252,7 +265,8 @@ def build_selection_assets(
                 episode_rewards, ds, config, defaults, seed=selection.seed_for(ds)
             )
             document = registry_document(ds, result, config, context.run_id, previous)
-            paths = write_decision(root, ds, document, result)
+            paths, replaced = write_decision(root, ds, document, result)
+            nonfinite += replaced
             context.log.info(
                 f"{ds}: decided {len(document['task_types'])} task type(s) over "
                 f"{document['window_start']} .. {ds}; previous registry "
@@ -263,6 +277,9 @@ def build_selection_assets(
         table = pd.concat(tables, ignore_index=True) if len(tables) > 1 else tables[0]
         document, paths = last
         chart = paths["chart"].read_bytes()
-        yield Output(table, metadata=selection_metadata(table, document, paths, chart))
+        yield Output(
+            conform(table, SELECTION_SCHEMA),  # fixed schema: types never depend on the day
+            metadata=selection_metadata(table, document, paths, chart, nonfinite),
+        )
 
     return [policy_selection]

@@ -48,11 +48,12 @@ from agentic_pipeline.training import (
     validate_sft_record,
     write_day_files,
 )
-from assets.metadata import column_schema, counts_md, markdown_table
+from assets.metadata import column_schema, counts_md, markdown_table, safe_metadata
 from assets.partitions import daily_partitions
 from resources.data_root import DataRootResource
+from resources.retries import retry_transient
 
-TRAINING_CODE_VERSION = "1"
+TRAINING_CODE_VERSION = "2"  # 2: strict JSON, fixed summary schema, per-episode skips
 EXAMPLE_CHARS = 1500
 VALIDATORS = {
     "sft": validate_sft_record,
@@ -116,8 +117,10 @@ class _Totals:
     sft_rewards: list[float] = field(default_factory=list)
     dpo_gaps: list[float] = field(default_factory=list)
     rl_rewards: list[float] = field(default_factory=list)
+    nonfinite_to_null: int = 0
 
     def add(self, day: TrainingDatasets) -> None:
+        self.nonfinite_to_null += day.nonfinite_to_null
         for fmt, records in day.by_format().items():
             self.records[fmt] += len(records)
             if records and fmt not in self.examples:
@@ -139,6 +142,7 @@ def _metadata(summary: pd.DataFrame, totals: _Totals, days: list[str]) -> dict:
         ),
         "days": MetadataValue.text(", ".join(days)),
         "skipped": counts_md(totals.skipped, "reason", "count"),
+        "json_nonfinite_to_null": totals.nonfinite_to_null,
     }
     for fmt in FORMAT_FILES:
         key = fmt.replace("-", "_")
@@ -157,7 +161,7 @@ def _metadata(summary: pd.DataFrame, totals: _Totals, days: list[str]) -> dict:
         meta["rl_reward_std"] = float(rl.std(ddof=0))
     rows = summary.round(3).astype(object).where(summary.notna(), None).to_dict("records")
     meta["summary"] = markdown_table(rows, max_rows=200)
-    return meta
+    return safe_metadata(meta)
 
 
 @asset(
@@ -178,6 +182,7 @@ def _metadata(summary: pd.DataFrame, totals: _Totals, days: list[str]) -> dict:
     "preference pairs (TRL and OpenAI DPO JSONL) and offline RL / GRPO rows (Parquet), with a "
     "per-format summary table.",
 )
+@retry_transient
 def training_datasets(
     context: AssetExecutionContext,
     config: TrainingDatasetsConfig,

@@ -1,13 +1,19 @@
 """The data root (DESIGN.md §3) as a Dagster resource."""
 
 import os
+from dataclasses import fields
 
 from dagster import ConfigurableResource
 from upath import UPath
 
+from agentic_pipeline.ingest import IngestLimits
 from agentic_pipeline.storage import DataRoot
 
 DATA_DIR_ENV = "AGENTIC_PIPELINE_DATA_DIR"
+#: The masking key's variable (``resources.masking.MASKING_KEY_ENV``, not imported here because
+#: that module loads Presidio); it also keys the hashed names of landing files.
+MASKING_KEY_ENV = "AGENTIC_PIPELINE_MASKING_KEY"
+_LIMITS = IngestLimits()
 
 
 def default_data_dir() -> str:
@@ -21,6 +27,15 @@ class DataRootResource(ConfigurableResource):
     path: str
     landing_path: str | None = None  # override for the landing folder (e.g. s3://bucket/landing)
     benchmark_policy_id: str | None = None  # policy id for benchmark files (default: file name)
+    # ingestion limits (agentic_pipeline.ingest.IngestLimits); what exceeds one is quarantined
+    max_record_bytes: int = _LIMITS.max_record_bytes  # one JSONL line or JSON-array element
+    max_file_bytes: int = _LIMITS.max_file_bytes  # decompressed bytes read from one file
+    max_json_file_bytes: int = _LIMITS.max_json_file_bytes  # a .json array file, parsed whole
+    max_day_bytes: int = _LIMITS.max_day_bytes  # decompressed bytes read per day
+    max_day_records: int = _LIMITS.max_day_records  # source records per day
+    max_episode_bytes: int = _LIMITS.max_episode_bytes  # one episode's rows
+    max_day_output_bytes: int = _LIMITS.max_day_output_bytes  # all the day's accepted rows
+    max_quarantine_raw_bytes: int = _LIMITS.max_quarantine_raw_bytes  # raw text kept per day
 
     @property
     def root(self) -> DataRoot:
@@ -32,3 +47,11 @@ class DataRootResource(ConfigurableResource):
 
     def landing(self, ds: str) -> UPath:
         return self.landing_root() / ds
+
+    def ingest_limits(self) -> IngestLimits:
+        return IngestLimits(**{f.name: getattr(self, f.name) for f in fields(IngestLimits)})
+
+    def file_name_key(self) -> str | None:
+        """Key of the hashed ``source_file`` of landing files whose name holds personal data:
+        the masking key when set (else ingestion's development key)."""
+        return os.environ.get(MASKING_KEY_ENV) or None

@@ -23,6 +23,7 @@ import pyarrow as pa
 from dagster import ConfigurableIOManager, InputContext, OutputContext
 
 from agentic_pipeline.storage import DataRoot, split_by_day
+from resources.retries import retry_transient
 
 Table = pa.Table | pd.DataFrame
 
@@ -89,6 +90,7 @@ class PartitionedParquetIOManager(ConfigurableIOManager):
     def root(self) -> DataRoot:
         return DataRoot(self.path)
 
+    @retry_transient
     def handle_output(self, context: OutputContext, obj) -> None:
         if obj is None:
             return
@@ -111,6 +113,7 @@ class PartitionedParquetIOManager(ConfigurableIOManager):
         for ds, day_table in split_by_day(_arrow(obj), days).items():
             self.root.write_partition(zone, name, ds, day_table)
 
+    @retry_transient
     def load_input(self, context: InputContext) -> pd.DataFrame | DayReader:
         upstream = context.upstream_output
         zone = _zone(upstream.definition_metadata if upstream else None)

@@ -1,28 +1,29 @@
 """The masking key and analyzer settings as a Dagster resource."""
 
-import os
+from dagster import ConfigurableResource
 
-from dagster import ConfigurableResource, EnvVar
+from agentic_pipeline.masking import Masker, is_dev_key
+from agentic_pipeline.masking.keys import MASKING_KEY_ENV, masking_key
 
-from agentic_pipeline.masking import DEV_MASKING_KEY, Masker, is_dev_key
-
-MASKING_KEY_ENV = "AGENTIC_PIPELINE_MASKING_KEY"
+__all__ = ["MASKING_KEY_ENV", "MaskingResource", "masking_resource_from_env"]
 
 
 class MaskingResource(ConfigurableResource):
     """Keyed pseudonyms and Presidio settings.
 
-    ``key`` comes from ``AGENTIC_PIPELINE_MASKING_KEY`` in production (the UI shows the variable's
-    name, never its value). Without it a development key is used and every run warns: tokens made
-    with it are guessable by anyone who has this repository.
+    The key is never part of the resource's configuration (nor shown in the UI):
+    ``resolved_key`` reads ``AGENTIC_PIPELINE_MASKING_KEY``'s value when it is needed, through
+    ``agentic_pipeline.masking.keys.masking_key``, the one resolution that erasure and the CLI use
+    too. Without the variable it raises ``MissingMaskingKeyError``, unless development mode
+    (``AGENTIC_PIPELINE_DEV_MODE=1``) was asked for explicitly.
     """
 
-    key: str | None = None
     n_workers: int = 2
     phone_regions: list[str] = ["US", "GB"]
 
     def resolved_key(self) -> str:
-        return self.key or DEV_MASKING_KEY
+        """The variable's value (or the development key in development mode)."""
+        return masking_key()
 
     def uses_dev_key(self) -> bool:
         return is_dev_key(self.resolved_key())
@@ -37,7 +38,5 @@ class MaskingResource(ConfigurableResource):
 
 
 def masking_resource_from_env() -> MaskingResource:
-    """The resource wired to the environment variable when it is set."""
-    if os.environ.get(MASKING_KEY_ENV):
-        return MaskingResource(key=EnvVar(MASKING_KEY_ENV))
+    """The resource of the code location (kept for callers; the key is read when needed)."""
     return MaskingResource()

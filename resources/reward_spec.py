@@ -5,6 +5,7 @@ import os
 from dagster import ConfigurableResource
 
 from agentic_pipeline.rewards import DEFAULT_SPEC_PATH, RewardSpec, load_reward_spec
+from resources.catalogue import ToolCatalogueResource
 
 REWARD_SPEC_ENV = "AGENTIC_PIPELINE_REWARD_SPEC"
 
@@ -22,9 +23,13 @@ class RewardSpecResource(ConfigurableResource):
     """
 
     path: str | None = None  # default: $AGENTIC_PIPELINE_REWARD_SPEC, else the packaged spec
+    #: The tool catalogue whose version joins the reward version (default: as ToolCatalogueResource)
+    tool_catalogue: str | None = None
 
     def resolved_path(self) -> str:
         return self.path or default_reward_spec_path()
 
     def load(self) -> RewardSpec:
-        return load_reward_spec(self.resolved_path())
+        """The spec, tied to the tool catalogue's version (facts and risk come from it)."""
+        catalogue = ToolCatalogueResource(path=self.tool_catalogue).load()
+        return load_reward_spec(self.resolved_path()).with_catalogue(catalogue.version)

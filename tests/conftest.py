@@ -10,6 +10,12 @@ REPO = Path(__file__).resolve().parents[1]
 TAU_BENCH = REPO.parent / "shared" / "external" / "tau-bench"
 
 os.environ.setdefault("TLDEXTRACT_PUBLIC_SUFFIX_LIST_URLS", "")
+# tests use their own data roots: partitions must not start at the days of a local ./data
+os.environ.setdefault("AGENTIC_PIPELINE_START_DATE", "2025-01-01")
+# tests mask with the public development key, and say so explicitly (tests that need a real key
+# or no key at all set or delete the variables with monkeypatch)
+os.environ["AGENTIC_PIPELINE_DEV_MODE"] = "1"
+os.environ.pop("AGENTIC_PIPELINE_MASKING_KEY", None)
 
 
 @pytest.fixture

@@ -5,7 +5,7 @@ import json
 from pathlib import Path
 
 import pytest
-from dagster import AssetKey, DagsterEventType, DagsterInstance
+from dagster import DagsterEventType, DagsterInstance
 
 from agentic_pipeline.simulator import generate_episodes, write_landing
 from agentic_pipeline.storage import DataRoot
@@ -120,6 +120,17 @@ def test_erasing_an_unknown_subject_changes_nothing(backfilled, capsys):
 
 
 def test_backfill_before_the_start_date_is_refused(backfilled, capsys):
-    assert cli_main(["materialize", "--start", "2020-01-01", "--data-dir", str(backfilled)]) == 2
+    with DagsterInstance.from_config(str(backfilled / "dagster_home")) as instance:
+        runs_before = len(instance.get_run_records())
+    early = backfilled / "landing" / "2020-01-01"
+    early.mkdir(parents=True)
+    (early / "old.jsonl").write_text("{}\n")
+    try:
+        code = cli_main(["materialize", "--start", "2020-01-01", "--data-dir", str(backfilled)])
+    finally:
+        (early / "old.jsonl").unlink()
+        early.rmdir()
+    assert code == 2
     assert "before the partitions' start date" in capsys.readouterr().out
-    assert AssetKey("raw_agent_logs")  # nothing else to check: no run was started
+    with DagsterInstance.from_config(str(backfilled / "dagster_home")) as instance:
+        assert len(instance.get_run_records()) == runs_before  # no run was started

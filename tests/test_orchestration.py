@@ -167,13 +167,16 @@ def test_cli_rejects_bad_ranges_and_unwritable_roots(data_root, tmp_path, capsys
         == 2
     )
     assert cli_main(["materialize", "--start", "2001-01-01", "--data-dir", str(data_root)]) == 2
+    write_jsonl(data_root / "landing" / "2001-01-01" / "old.jsonl", [chat_episode("old")])
+    assert cli_main(["materialize", "--start", "2001-01-01", "--data-dir", str(data_root)]) == 2
     blocker = tmp_path / "file"
     blocker.write_text("x")
     assert (
         cli_main(["materialize", "--start", "2026-11-01", "--data-dir", str(blocker / "sub")]) == 2
     )
     out = capsys.readouterr().out
-    assert "before --start" in out and "before the partitions' start date" in out
+    assert "before --start" in out and "no landing files for 2001-01-01" in out
+    assert "before the partitions' start date" in out
     assert "not writable" in out
 
 

@@ -293,11 +293,6 @@ CORRUPTED = {
         "diverged",
         "orphan_result",
     ),
-    "unknown tool": (
-        _rows(USER, call("a"), result("a"), call("b", "launch_rockets", "{}"), result("b")),
-        "diverged",
-        "unknown_tool",
-    ),
     "unparsable arguments": (
         _rows(USER, call("a", args='{"email": '), result("a", '{"error": "bad"}')),
         "diverged",
@@ -306,7 +301,7 @@ CORRUPTED = {
     "nameless call without id": (
         _rows(USER, {"role": "assistant", "action_type": "tool_call"}, REPLY),
         "diverged",
-        "unknown_tool",
+        "unnamed_tool",
     ),
     "no agent action": (_rows(USER), "incomplete", "truncated"),
 }
@@ -388,3 +383,12 @@ def test_cassette_answers_in_order():
     assert [a.type for a in tape.actions] == ["tool", "respond"]
     assert tape.actions[0].answered and not tape.issues
     assert isinstance(pa.table({"x": [1]}), pa.Table)
+
+
+def test_an_unknown_tool_alone_never_diverges_and_is_counted_as_inferred():
+    rows = _rows(USER, call("a"), result("a"), call("b", "launch_rockets", "{}"), result("b"))
+    row = replay_day(rows).iloc[0]
+    assert row["replay_status"] == "ok", row["status_reason"]
+    assert row["tool_set"] == "crm" and row["unknown_tools"] == 1
+    assert json.loads(row["inferred_effects"]) == {"launch_rockets": "write"}
+    assert row["n_writes"] == 1

@@ -20,6 +20,7 @@ from agentic_pipeline.storage import DataRoot
 from assets.partitions import daily_partitions
 from assets.replay import replayed_episodes, shadow_assets
 from resources import PartitionedParquetIOManager
+from resources.catalogue import ToolCatalogueResource
 from resources.shadow import ShadowResource
 
 DAYS = ["2026-04-01", "2026-04-02"]
@@ -47,6 +48,7 @@ def _defs(root, **shadow) -> Definitions:
         resources={
             "io_manager": PartitionedParquetIOManager(path=str(root)),
             "shadow": ShadowResource(**shadow),
+            "tool_catalogue": ToolCatalogueResource(),
         },
         executor=in_process_executor,
     )
@@ -81,6 +83,9 @@ def test_replayed_episodes_and_shadow_for_one_day(root):
         assert "replay_status" in [c.name for c in meta["dagster/column_schema"].schema.columns]
         assert "| policy_id |" in meta["rates_by_policy"].value
         assert "ok" in meta["status_counts"].value
+        assert meta["tool_catalogue"].value == ToolCatalogueResource().load().version
+        assert meta["unknown_tools"].value == 0 and "crm" in meta["tool_sets"].value
+        assert {"n_writes", "unknown_tools"} <= set(replayed.columns)
         text = " ".join(str(v.value) for v in meta.values())
         assert "@" not in text  # no personal data in the metadata
 

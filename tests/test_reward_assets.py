@@ -27,6 +27,7 @@ from assets.partitions import daily_partitions
 from assets.rewards import build_reward_assets, build_reward_checks
 from assets.selection import build_selection_assets
 from resources import DataRootResource, PartitionedParquetIOManager
+from resources.catalogue import ToolCatalogueResource
 from resources.reward_spec import REWARD_SPEC_ENV, RewardSpecResource, default_reward_spec_path
 from resources.selection import SelectionResource
 
@@ -201,7 +202,8 @@ def changed_spec(tmp_path: Path) -> Path:
 def test_resource_path_defaults_to_env_then_packaged_spec(tmp_path, monkeypatch, changed_spec):
     monkeypatch.delenv(REWARD_SPEC_ENV, raising=False)
     assert default_reward_spec_path() == str(DEFAULT_SPEC_PATH)
-    assert RewardSpecResource().load() == load_reward_spec()
+    catalogue = ToolCatalogueResource().load()
+    assert RewardSpecResource().load() == load_reward_spec().with_catalogue(catalogue.version)
     monkeypatch.setenv(REWARD_SPEC_ENV, str(changed_spec))
     assert RewardSpecResource().load().w_success == 1.5
     assert RewardSpecResource(path=str(DEFAULT_SPEC_PATH)).load().w_success == 1.0
@@ -217,7 +219,7 @@ def test_rewards_materialize_with_metadata_and_passing_checks(data_root, instanc
     root = DataRoot(data_root)
     rewards = root.read_partition("warehouse", "episode_rewards", DAY).to_pandas()
     assert len(rewards) == episodes.num_rows
-    spec = load_reward_spec()
+    spec = RewardSpecResource().load()  # the packaged spec tied to the tool catalogue
     assert set(rewards["reward_version"]) == {spec.version}
     assert np.allclose(rewards[list(COMPONENTS)].sum(axis=1), rewards["reward"])
     assert (rewards.loc[rewards["financial_writes"] > 0, "reward"] < 0).all()
@@ -254,7 +256,7 @@ def test_changing_a_weight_changes_rewards_and_code_versions(data_root, instance
     defs_v2 = local_defs(data_root, spec_path=str(changed_spec))
     v1, v2 = code_versions(defs_v1), code_versions(defs_v2)
     assert all(v1[name] != v2[name] for name in v1)
-    assert load_reward_spec(changed_spec).version in v2["policy_selection"]
+    assert RewardSpecResource(path=str(changed_spec)).load().version in v2["policy_selection"]
 
     # the UI's view: after the spec changed, the stored rewards are stale (code version changed)
     key = AssetKey("episode_rewards")
@@ -263,7 +265,8 @@ def test_changing_a_weight_changes_rewards_and_code_versions(data_root, instance
 
     assert run(defs_v2, instance, REWARD_ASSETS, DAY).success
     after = root.read_partition("warehouse", "episode_rewards", DAY).to_pandas()
-    assert set(after["reward_version"]) == {load_reward_spec(changed_spec).version}
+    v2_version = RewardSpecResource(path=str(changed_spec)).load().version
+    assert set(after["reward_version"]) == {v2_version}
     delta = after["reward"] - before["reward"]
     assert np.allclose(delta[after["success"]], 0.5)
     assert np.allclose(delta[~after["success"]], 0.0)

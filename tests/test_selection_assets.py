@@ -9,10 +9,10 @@ from dagster import AssetKey, DagsterInstance
 from rich.console import Console
 from test_reward_assets import local_defs, range_tags, replayed, run, write_upstream
 
-from agentic_pipeline.rewards import load_reward_spec
 from agentic_pipeline.storage import DataRoot
 from assets.report import print_report
 from assets.selection import read_registry, registry_days, registry_dir
+from resources.reward_spec import RewardSpecResource
 
 START = date(2026, 10, 1)
 DAYS = [(START + timedelta(days=i)).isoformat() for i in range(30)]
@@ -63,7 +63,7 @@ def test_backfill_of_30_days_decides_each_day_from_its_own_window(data_root, ins
     root = DataRoot(data_root)
     assert root.partitions("warehouse", "policy_selection") == DAYS
     assert registry_days(root) == DAYS
-    version = load_reward_spec().version
+    version = RewardSpecResource().load().version  # the packaged spec tied to the catalogue
     previous = None
     for i, ds in enumerate(DAYS):
         table = root.read_partition("warehouse", "policy_selection", ds).to_pandas()

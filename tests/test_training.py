@@ -3,6 +3,7 @@
 import datetime as dt
 import json
 import math
+import shutil
 from pathlib import Path
 
 import pandas as pd
@@ -340,7 +341,7 @@ def tau(tmp_path_factory) -> tuple[pd.DataFrame, pd.DataFrame]:
         pytest.skip(f"tau-bench file not found at {TAU_BENCH_FILE}")
     landing = tmp_path_factory.mktemp("tau") / "landing" / DAYS[0]
     landing.mkdir(parents=True)
-    (landing / TAU_BENCH_FILE.name).symlink_to(TAU_BENCH_FILE)
+    shutil.copy(TAU_BENCH_FILE, landing)  # landing refuses symlinks (issue #11)
     steps = ingest_day(landing, DAYS[0]).steps.to_pandas()
     episodes = steps.groupby(["ds", "episode_id"]).first().reset_index()
     rewards = pd.DataFrame(

@@ -81,7 +81,9 @@ def test_dagster_dev_serves_the_asset_graph(tmp_path):
                 pass
             time.sleep(1)
         assert data is not None, "webserver did not answer"
-        location = data["data"]["workspaceOrError"]["locationEntries"][0]["locationOrLoadError"]
+        entry = data["data"]["workspaceOrError"]["locationEntries"][0]
+        assert entry["name"] == "agentic_pipeline"  # not the module path
+        location = entry["locationOrLoadError"]
         assert location["__typename"] == "RepositoryLocation", location
         repo = location["repositories"][0]
         assets = {"/".join(n["assetKey"]["path"]): n for n in repo["assetNodes"]}

@@ -20,6 +20,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from agentic_pipeline.catalogue.errors import DEFAULT_ERRORS, ErrorPatterns
 from agentic_pipeline.environments.base import Action, Environment, StepResult, Task
 from agentic_pipeline.environments.crm import CRMSandbox
 
@@ -78,7 +79,7 @@ def parse_arguments(text: str | None) -> dict[str, Any] | None:
         return {}
     try:
         value = json.loads(text)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, RecursionError):  # RecursionError: nested too deep
         return None
     return value if isinstance(value, dict) else None
 
@@ -89,19 +90,14 @@ def parse_result(text: str | None) -> Any:
         return None
     try:
         return json.loads(text)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, RecursionError):  # RecursionError: nested too deep
         return text
 
 
-def is_error_result(text: str | None) -> bool:
-    """A tool result that is an error: a JSON object with ``error`` or text starting ``Error``."""
-    if text is None:
-        return False
-    stripped = text.lstrip()
-    if stripped.lower().startswith("error"):
-        return True
-    value = parse_result(stripped) if stripped.startswith("{") else None
-    return isinstance(value, dict) and value.get("error") not in (None, False, "")
+def is_error_result(text: str | None, errors: ErrorPatterns | None = None) -> bool:
+    """A tool result that is an error, by the default patterns and the catalogue's ``errors``
+    (see :mod:`agentic_pipeline.catalogue.errors`)."""
+    return (errors or DEFAULT_ERRORS).is_error(text)
 
 
 def _int(value: Any, default: int) -> int:
@@ -176,7 +172,7 @@ class Cassette:
         call = LoggedAction(step, "tool", str(name) if name else None, call_id, args, params)
         self.actions.append(call)
         if not name:
-            self.issues.append(Divergence(step, "unknown_tool", "tool call without a name"))
+            self.issues.append(Divergence(step, "unnamed_tool", "tool call without a name"))
         if params is None:
             self.issues.append(
                 Divergence(step, "unparsable_arguments", f"arguments of {_name(name)}")
@@ -251,11 +247,17 @@ class Cassette:
                 return text
         return None
 
-    def read_results(self, read_tools: Iterable[str]) -> Iterator[tuple[LoggedAction, Any]]:
+    def read_results(
+        self, read_tools: Iterable[str], errors: ErrorPatterns | None = None
+    ) -> Iterator[tuple[LoggedAction, Any]]:
         """Parsed, non-error results of read calls, in log order."""
         reads = set(read_tools)
         for call in self.tool_calls:
-            if call.tool_name in reads and call.answered and not is_error_result(call.result):
+            if (
+                call.tool_name in reads
+                and call.answered
+                and not is_error_result(call.result, errors)
+            ):
                 yield call, parse_result(call.result)
 
 
@@ -291,7 +293,9 @@ def seed_crm_sandbox(cassette: Cassette, goal: Mapping[str, Any] | None = None) 
 class ReplayEnvironment(Environment):
     """Answers actions from a :class:`Cassette`, in log order.
 
-    ``tools`` is the known tool set (empty: unknown, everything is answered from the log).
+    ``tools`` is the catalogue's tool set (empty: unknown). Every call is answered from the log;
+    a tool the catalogue does not list is answered too (its effect is inferred elsewhere), so an
+    unknown tool alone is never a divergence.
     ``sandbox`` (optional) receives the write calls of the known tool set; its answers replace the
     logged ones and a disagreement on success/error is a ``state_mismatch`` divergence. Every
     action that does not match the next logged action is an ``unexpected_action`` divergence.
@@ -302,8 +306,10 @@ class ReplayEnvironment(Environment):
         cassette: Cassette,
         tools: Mapping[str, Any] | None = None,
         sandbox: CRMSandbox | None = None,
+        errors: ErrorPatterns | None = None,
     ) -> None:
         self.cassette = cassette
+        self.errors = errors
         self.tools = dict(tools or {})
         self.sandbox = sandbox
         self.cursor = 0
@@ -357,14 +363,12 @@ class ReplayEnvironment(Environment):
 
     def _answer(self, call: LoggedAction) -> dict[str, Any]:
         name = call.tool_name or ""
-        if self.tools and name and name not in self.tools:
-            self.divergences.append(Divergence(call.step, "unknown_tool", f"{_name(name)}"))
         logged = parse_result(call.result)
         if isinstance(logged, str):
             logged = {"content": logged}
         if self.sandbox is not None and self.tool_kind(name) == "write" and call.params is not None:
             obs = self.sandbox.call_tool(name, call.params)
-            if call.answered and ("error" in obs) != is_error_result(call.result):
+            if call.answered and ("error" in obs) != is_error_result(call.result, self.errors):
                 self.divergences.append(
                     Divergence(call.step, "state_mismatch", f"sandbox and log disagree on {name}")
                 )

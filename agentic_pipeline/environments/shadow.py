@@ -28,8 +28,10 @@ import pyarrow as pa
 
 from agentic_pipeline.environments.base import Action, AgentState, Policy, Task
 from agentic_pipeline.environments.crm import CRMSandbox
+from agentic_pipeline.environments.openai_policy import OpenAIPolicyError
 from agentic_pipeline.environments.replay import Cassette, seed_crm_sandbox
 from agentic_pipeline.formats import parse_episode
+from agentic_pipeline.jsonutil import finite_or_none, safe_loads, strict_json_dumps
 from agentic_pipeline.policies import HUMAN_MARKER
 from agentic_pipeline.replay import (
     REPLAYED_EPISODES_SCHEMA,
@@ -41,7 +43,9 @@ from agentic_pipeline.schema import STEP_SCHEMA
 from agentic_pipeline.simulator import SimulatedUser
 
 DEFAULT_MAX_STEPS = 24
-_DUMPS = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), sort_keys=True).encode
+def _DUMPS(value: Any) -> str:  # noqa: N802  (was a JSONEncoder's bound method)
+    """Strict, compact, sorted JSON (a NaN from a recorded goal or context becomes null)."""
+    return strict_json_dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
 
 
 class ShadowQuotaExceeded(RuntimeError):
@@ -87,12 +91,7 @@ def _rows_by_episode(rows: Iterable[Mapping[str, Any]]) -> dict[tuple[str, str],
 
 
 def _json_obj(text: Any) -> dict[str, Any]:
-    if not isinstance(text, str):
-        return {}
-    try:
-        value = json.loads(text)
-    except ValueError:
-        return {}
+    value = safe_loads(text)  # bad or too deeply nested JSON gives {}
     return value if isinstance(value, dict) else {}
 
 
@@ -122,41 +121,58 @@ def task_slots(goal: Mapping[str, Any], customer: Mapping[str, Any]) -> dict[str
     return slots
 
 
-def recorded_tasks(steps: Iterable[Mapping[str, Any]]) -> tuple[list[RecordedTask], int]:
+def recorded_tasks(
+    steps: Iterable[Mapping[str, Any]], reasons: dict[str, int] | None = None
+) -> tuple[list[RecordedTask], int]:
     """``(tasks, skipped)``: recorded CRM tasks a candidate can run, sorted by (ds, episode id).
 
     An episode qualifies when it is a built-in CRM task with a goal, its log has no divergence and
-    the goal's customer record was seen in a logged read (so a candidate can look it up).
+    the goal's customer record was seen in a logged read (so a candidate can look it up). An
+    episode whose rows cannot be read at all is skipped too, never failing the day; ``reasons``
+    (if given) gets the count per skip reason (``not_eligible``, ``unreadable:<error type>``).
     """
     tasks: list[RecordedTask] = []
     skipped = 0
+    counts = reasons if reasons is not None else {}
     for (ds, episode_id), rows in sorted(_rows_by_episode(steps).items()):
-        rows.sort(key=lambda r: int(r.get("step") or 0))
-        tape = Cassette.from_steps(rows)
-        task_type = _first(rows, "task_type")
-        goal = _json_obj(_first(rows, "task_goal"))
-        rules = detect_tool_set(task_type, (a.tool_name for a in tape.tool_calls))
-        sandbox = seed_crm_sandbox(tape, goal)
-        customer = sandbox.customers.get(goal.get("customer_id"), {})
-        if (
-            tape.issues
-            or not environment_understands(rules, task_type, goal)
-            or "email" not in customer
-        ):
-            skipped += 1
-            continue
-        task = Task(
-            str(_first(rows, "task_id") or episode_id),
-            str(task_type),
-            str(_first(rows, "task_description") or tape.first_user_message() or ""),
-            goal,
-            task_slots(goal, customer),
-        )
-        context = _json_obj(_first(rows, "context"))
-        tasks.append(
-            RecordedTask(ds, episode_id, _first(rows, "policy_id"), task, context, sandbox)
-        )
+        try:
+            task = _recorded_task(ds, episode_id, rows)
+        except Exception as exc:  # one corrupted episode must never stop the day
+            reason = f"unreadable:{type(exc).__name__}"
+        else:
+            if task is not None:
+                tasks.append(task)
+                continue
+            reason = "not_eligible"
+        counts[reason] = counts.get(reason, 0) + 1
+        skipped += 1
     return tasks, skipped
+
+
+def _recorded_task(ds: str, episode_id: str, rows: list[dict]) -> RecordedTask | None:
+    """The recorded task of one episode's rows, or None when it does not qualify."""
+    rows.sort(key=lambda r: int(r.get("step") or 0))
+    tape = Cassette.from_steps(rows)
+    task_type = _first(rows, "task_type")
+    goal = _json_obj(_first(rows, "task_goal"))
+    rules = detect_tool_set(task_type, (a.tool_name for a in tape.tool_calls))
+    sandbox = seed_crm_sandbox(tape, goal)
+    customer = sandbox.customers.get(goal.get("customer_id"), {})
+    if (
+        tape.issues
+        or not environment_understands(rules, task_type, goal)
+        or "email" not in customer
+    ):
+        return None
+    task = Task(
+        str(_first(rows, "task_id") or episode_id),
+        str(task_type),
+        str(_first(rows, "task_description") or tape.first_user_message() or ""),
+        goal,
+        task_slots(goal, customer),
+    )
+    context = _json_obj(_first(rows, "context"))
+    return RecordedTask(ds, episode_id, _first(rows, "policy_id"), task, context, sandbox)
 
 
 @dataclass
@@ -170,15 +186,32 @@ class ShadowRunner:
     seed: int = 0
     episodes: list[ShadowEpisode] = field(default_factory=list)
     dangerous_actions: int = 0
+    #: Recorded tasks dropped because their episode raised (error type -> count).
+    failed: dict[str, int] = field(default_factory=dict)
+    #: Non-finite numbers in logged actions/observations, stored as JSON null (strict JSON).
+    nonfinite_to_null: int = 0
 
     @property
     def candidate_id(self) -> str:
         return str(getattr(self.policy, "policy_id", "candidate"))
 
     def run(self, tasks: Iterable[RecordedTask]) -> list[ShadowEpisode]:
-        """Run every task; raises :class:`ShadowQuotaExceeded` when a limit is hit."""
+        """Run every task; raises :class:`ShadowQuotaExceeded` when a limit is hit.
+
+        A task whose episode raises anything else (a corrupted recorded task) is dropped and
+        counted in :attr:`failed`; an unreachable candidate endpoint (``OpenAIPolicyError``,
+        ``OSError``) still fails the run, since every later task would fail the same way.
+        """
         for task in tasks:
-            self.run_episode(task)
+            before = len(self.episodes)
+            try:
+                self.run_episode(task)
+            except (ShadowQuotaExceeded, OpenAIPolicyError, OSError):
+                raise
+            except Exception as exc:  # one bad recorded task must never stop the day
+                del self.episodes[before:]
+                reason = f"episode_error:{type(exc).__name__}"
+                self.failed[reason] = self.failed.get(reason, 0) + 1
         return self.episodes
 
     def run_episode(self, recorded: RecordedTask) -> ShadowEpisode:
@@ -208,6 +241,9 @@ class ShadowRunner:
                     self._count_dangerous(episode, action)
                 result = env.step(action)
                 state.history.append((action, result.observation))
+                self.nonfinite_to_null += (
+                    finite_or_none(action.params)[1] + finite_or_none(result.observation)[1]
+                )
                 human = _log(messages, step, action, result.observation) or human
                 if result.done:
                     break

@@ -175,6 +175,16 @@ def build_nlp_engine(model_name: str = DEFAULT_MODEL, ner_only: bool = True) -> 
     return provider.create_engine()
 
 
+class _NameOrderedRegistry(RecognizerRegistry):
+    """Recognizers in name order. Presidio returns them from a set (memory-address order) and,
+    when two recognizers report the same span, type and score, keeps the first one's result, so
+    the detector recorded in ``pii_audit`` depended on object addresses."""
+
+    def get_recognizers(self, *args, **kwargs):  # noqa: D102
+        found = super().get_recognizers(*args, **kwargs)
+        return sorted(found, key=lambda r: (r.name, type(r).__name__, r.supported_entities))
+
+
 def build_analyzer(
     model_name: str = DEFAULT_MODEL,
     phone_regions: Sequence[str] = ("US", "GB"),
@@ -183,7 +193,7 @@ def build_analyzer(
     """Our analyzer: offline engine, NHS recognizer dropped, phones for ``phone_regions`` only,
     offline email validation and the custom recognizers of ``recognizers.py``."""
     nlp_engine = build_nlp_engine(model_name, ner_only=ner_only)
-    registry = RecognizerRegistry(supported_languages=[LANGUAGE])
+    registry = _NameOrderedRegistry(supported_languages=[LANGUAGE])
     registry.load_predefined_recognizers(languages=[LANGUAGE], nlp_engine=nlp_engine)
     for name in DROP_RECOGNIZERS:
         registry.remove_recognizer(name)

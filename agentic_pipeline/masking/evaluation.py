@@ -20,7 +20,7 @@ import pyarrow as pa
 
 from agentic_pipeline.masking.json_walker import key_entity
 from agentic_pipeline.masking.mask import MASK_COLUMNS
-from agentic_pipeline.schema import STEP_SCHEMA
+from agentic_pipeline.schema import STEP_SCHEMA, parse_timestamp
 
 #: Types that must never leak (the issue's zero-leak list).
 ZERO_LEAK = ("EMAIL_ADDRESS", "PHONE_NUMBER", "CREDIT_CARD", "US_SSN", "IBAN_CODE", "USER_ID",
@@ -42,7 +42,8 @@ def _rows(episode_id: str, attrs: Mapping[str, Any], steps: list[dict[str, Any]]
           fmt: str, index: int) -> list[dict[str, Any]]:
     return [
         {**attrs, **s, "episode_id": episode_id, "ds": ds, "source_format": fmt,
-         "source_index": index}
+         "source_index": index, "started_at": parse_timestamp(attrs.get("started_at")),
+         "ts": parse_timestamp(s.get("ts"))}
         for s in steps
     ]
 

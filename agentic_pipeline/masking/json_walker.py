@@ -13,6 +13,8 @@ import json
 import re
 from typing import Any, Protocol
 
+from agentic_pipeline.jsonutil import strict_json_dumps
+
 MAX_DEPTH = 64
 
 _KEY_RULES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
@@ -114,7 +116,7 @@ def dump_like(obj: Any, original: str) -> str:
     compact = '":"' in original or '","' in original or ('": ' not in original and
                                                          '", ' not in original)
     seps = (",", ":") if compact else (", ", ": ")
-    return json.dumps(obj, ensure_ascii=False, separators=seps)
+    return strict_json_dumps(obj, ensure_ascii=False, separators=seps)
 
 
 class Visitor(Protocol):

@@ -316,7 +316,7 @@ class _Partition:
             return text
         taken = [(t.start(), t.end()) for t in TOKEN_RE.finditer(text)]  # sorted, disjoint
         chosen: list[Span] = []
-        for sp in sorted(spans, key=lambda s: (-s[3], -(s[1] - s[0]), s[0])):
+        for sp in sorted(spans, key=_priority):
             for a, b in _uncovered(text, sp[0], sp[1], taken):
                 chosen.append((a, b, *sp[2:]))
                 bisect.insort(taken, (a, b))
@@ -338,6 +338,15 @@ class _Partition:
             if et in SCAN_KNOWN and strong:  # NER finds are not searched in ids and enums
                 ep.raw_found.add(raw)
         return out.text
+
+
+def _priority(span: Span) -> tuple[float, int, str, str, int, int]:
+    """Total order of detections (first wins): score, length, entity type, detector, start, end.
+
+    Without the last four keys, tied detections kept their input order and the audit (which type
+    and detector a replacement is credited to) could differ between runs."""
+    start, end, entity_type, score, detector = span
+    return (-score, -(end - start), entity_type, detector, start, end)
 
 
 def _uncovered(
@@ -481,7 +490,7 @@ def mask_steps(table: pa.Table | pd.DataFrame, masker: Masker, scan: bool = True
     leaks = []
     if scan:
         known = {e: {v for v in ep.raw_found if v.strip()} for e, ep in episodes.items()}
-        leaks = scan_for_leaks(masked, known_values=known, columns=columns)
+        leaks = scan_for_leaks(masked, known_values=known)  # every string column
     t4 = time.perf_counter()
     stats = {
         "rows": n, "episodes": len(episodes), "strings": n_strings,

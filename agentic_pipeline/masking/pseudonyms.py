@@ -9,16 +9,14 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import logging
 import re
 import unicodedata
 from collections.abc import Callable
 
 from presidio_anonymizer.entities import OperatorConfig
 
-logger = logging.getLogger(__name__)
-
-#: Development key: never use it for real data (``is_dev_key`` tells, the Masker warns).
+#: Development key: never use it for real data. Only ``keys.masking_key`` hands it out, and only in
+#: explicit development mode (it announces it once; see ``keys.py``).
 DEV_MASKING_KEY = "agentic-pipeline-dev-masking-key-NOT-FOR-PRODUCTION"
 TOKEN_HEX_CHARS = 8
 #: Matches a token this module produced (used to skip already-masked text).
@@ -74,11 +72,6 @@ class Pseudonymizer:
     def __init__(self, key: str | bytes) -> None:
         if not key:
             raise ValueError("masking key must not be empty")
-        if is_dev_key(key):
-            logger.warning(
-                "PII masking uses the public development key DEV_MASKING_KEY: tokens are not "
-                "secret; set AGENTIC_PIPELINE_MASKING_KEY for real data"
-            )
         self._key = _key_bytes(key)
         self._cache: dict[tuple[str, str], str] = {}
 

@@ -19,8 +19,9 @@ from agentic_pipeline.masking.pseudonyms import TOKEN_RE, value_hash
 from agentic_pipeline.pii_patterns import strict_matches
 from agentic_pipeline.schema import ID_COLUMNS
 
-#: Identifier columns are never masked (replay and joins need them), so they are scanned too.
-DEFAULT_SCAN_COLUMNS = (
+#: The masked text columns and the identifier columns (never masked: replay and joins need them).
+#: The scan itself covers every string column of a table unless told otherwise.
+MASKED_AND_ID_COLUMNS = (
     "content",
     "tool_arguments",
     "task_description",
@@ -77,6 +78,18 @@ def _columns(table: Any) -> list[str]:
     return list(table.column_names if isinstance(table, pa.Table) else table.columns)
 
 
+def string_columns(table: Any) -> list[str]:
+    """Every column that can hold text: Arrow string types, or pandas object/string columns."""
+    if isinstance(table, pa.Table):
+        return [
+            f.name
+            for f in table.schema
+            if pa.types.is_string(f.type) or pa.types.is_large_string(f.type)
+            or pa.types.is_dictionary(f.type)
+        ]
+    return [c for c in table.columns if str(table[c].dtype) in ("object", "string", "str")]
+
+
 def _json_values_text(text: str) -> str:
     """For a JSON cell, its values only: keys are schema, not data (a customer surnamed "Case"
     must not make the key ``"case"`` a leak). Other text is returned as it is."""
@@ -102,15 +115,17 @@ def _json_values_text(text: str) -> str:
 def scan_for_leaks(
     table: Any,
     known_values: Iterable[str] | Mapping[str, Iterable[str]] | None = None,
-    columns: Sequence[str] = DEFAULT_SCAN_COLUMNS,
+    columns: Sequence[str] | None = None,
     min_known_len: int = 4,
 ) -> list[Leak]:
-    """Scan ``columns`` of a pyarrow Table or pandas DataFrame.
+    """Scan ``columns`` (default: every string column) of a pyarrow Table or pandas DataFrame.
 
     ``known_values`` is either one collection for all rows or a mapping ``episode_id -> values``
     (then the table needs an ``episode_id`` column). Values shorter than ``min_known_len`` are not
     searched (too many false alarms). Already-masked tokens are ignored.
     """
+    if columns is None:
+        columns = string_columns(table)
     present = [c for c in columns if c in _columns(table)]
     global_rx: re.Pattern[str] | None = None
     per_episode: dict[str, re.Pattern[str] | None] = {}

@@ -3,6 +3,7 @@ evaluation, risk guardrails and the champion/challenger decision (plain Python, 
 
 from agentic_pipeline.selection.decide import (
     SELECTION_COLUMNS,
+    SELECTION_SCHEMA,
     SelectionConfig,
     SelectionResult,
     select_policies,
@@ -11,6 +12,7 @@ from agentic_pipeline.selection.report import render_chart, render_report
 
 __all__ = [
     "SELECTION_COLUMNS",
+    "SELECTION_SCHEMA",
     "SelectionConfig",
     "SelectionResult",
     "render_chart",

@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 from agentic_pipeline.selection.bandit import arm_posteriors, prob_best, risk_upper_bound
 from agentic_pipeline.selection.linear import (
@@ -71,6 +72,19 @@ SELECTION_COLUMNS = [
     "is_default",
 ]
 
+_NON_FLOAT_TYPES = {
+    **dict.fromkeys(
+        ("ds", "task_type", "policy_id", "reason", "window_start", "window_end"), pa.string()
+    ),
+    **dict.fromkeys(("reward_version", "ope_reason"), pa.string()),
+    **dict.fromkeys(("n_episodes", "n_risky"), pa.int64()),
+    **dict.fromkeys(("ope_identified", "eligible", "selected", "is_default"), pa.bool_()),
+}
+#: ``policy_selection`` as stored (every other column is a float): fixed, so a day's column
+#: types never depend on its values.
+SELECTION_SCHEMA = pa.schema(
+    [(c, _NON_FLOAT_TYPES.get(c, pa.float64())) for c in SELECTION_COLUMNS]
+)
 
 UNKNOWN = "unknown"
 

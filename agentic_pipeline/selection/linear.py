@@ -9,12 +9,13 @@ Each policy's model gives a per-context estimate and a LinUCB-style upper bound
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 from sklearn.linear_model import Ridge
+
+from agentic_pipeline.jsonutil import safe_loads
 
 
 def parse_context(context: pd.Series) -> pd.DataFrame:
@@ -25,10 +26,7 @@ def parse_context(context: pd.Series) -> pd.DataFrame:
             return text
         if not isinstance(text, str) or not text.strip():
             return {}
-        try:
-            value = json.loads(text)
-        except ValueError:
-            return {}
+        value = safe_loads(text)  # bad or too deeply nested JSON: an empty row
         return value if isinstance(value, dict) else {}
 
     records = [load(v) for v in context.tolist()]

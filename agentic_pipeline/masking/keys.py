@@ -1,0 +1,74 @@
+"""The masking key: one resolution, from the environment variable's *value*, for every code path.
+
+Masking, erasure and the CLI all call :func:`masking_key`. A key is the value of
+``AGENTIC_PIPELINE_MASKING_KEY``. Without it, only an explicit development mode
+(``AGENTIC_PIPELINE_DEV_MODE=1``) gives the public development key; otherwise
+:class:`MissingMaskingKeyError` is raised, because tokens made with a key that ships with the
+repository can be recomputed by anyone who has the repository.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+
+from agentic_pipeline.masking.pseudonyms import DEV_MASKING_KEY, is_dev_key
+
+MASKING_KEY_ENV = "AGENTIC_PIPELINE_MASKING_KEY"
+DEV_MODE_ENV = "AGENTIC_PIPELINE_DEV_MODE"
+_TRUE = frozenset({"1", "true", "yes", "on"})
+
+DEV_KEY_NOTICE = (
+    f"DEVELOPMENT MODE ({DEV_MODE_ENV}=1): personal data is masked with the PUBLIC development "
+    f"key, so anyone with this repository can recompute every token. Never use it for real data: "
+    f"set {MASKING_KEY_ENV} to a secret."
+)
+MISSING_KEY_MESSAGE = (
+    f"no masking key: set {MASKING_KEY_ENV} to a secret (or {DEV_MODE_ENV}=1 for the public "
+    f"development key, demo and tests only)"
+)
+
+_announced = False
+
+
+class MissingMaskingKeyError(RuntimeError):
+    """Neither a masking key nor development mode: personal data must not be masked or erased."""
+
+
+def dev_mode(environ: Mapping[str, str] | None = None) -> bool:
+    """True when development mode was asked for explicitly (``AGENTIC_PIPELINE_DEV_MODE=1``)."""
+    env = os.environ if environ is None else environ
+    return env.get(DEV_MODE_ENV, "").strip().lower() in _TRUE
+
+
+def masking_key(environ: Mapping[str, str] | None = None) -> str:
+    """The key to pseudonymize with: the variable's value, else the dev key in dev mode.
+
+    Raises ``MissingMaskingKeyError`` (message names the variables, never a value) otherwise. A
+    variable set to the development key itself counts as no key.
+    """
+    env = os.environ if environ is None else environ
+    key = env.get(MASKING_KEY_ENV) or ""
+    if key and not is_dev_key(key):
+        return key
+    if dev_mode(env):
+        return DEV_MASKING_KEY
+    raise MissingMaskingKeyError(MISSING_KEY_MESSAGE)
+
+
+def uses_dev_key(environ: Mapping[str, str] | None = None) -> bool:
+    """True when :func:`masking_key` gives the development key (raises like it without any key)."""
+    return is_dev_key(masking_key(environ))
+
+
+def announce_dev_key() -> str | None:
+    """The development-key notice the first time it is asked for in this process, then ``None``.
+
+    The CLI prints it once before its runs; the asset logs it as a warning only when nobody in
+    the process did yet, so a run (or a CLI command of many day runs) shows it once.
+    """
+    global _announced
+    if _announced:
+        return None
+    _announced = True
+    return DEV_KEY_NOTICE

@@ -1,0 +1,142 @@
+"""CLI errors are one line, never a traceback; a refused command leaves no run (issue 11.10)."""
+
+import os
+import subprocess
+import sys
+import time
+from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from assets import cli
+
+REPO = Path(__file__).resolve().parents[1]
+YESTERDAY = (datetime.now(UTC).date() - timedelta(days=1)).isoformat()
+
+
+def run_cli(*args: str, data_dir: Path) -> tuple[int, str, float]:
+    env = {**os.environ, "AGENTIC_PIPELINE_DATA_DIR": str(data_dir), "COLUMNS": "200"}
+    began = time.perf_counter()
+    proc = subprocess.run(
+        [sys.executable, "-m", "assets.cli", *args],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    return proc.returncode, proc.stdout + proc.stderr, time.perf_counter() - began
+
+
+def _instance_runs(data_dir: Path) -> int:
+    from dagster import DagsterInstance
+
+    home = data_dir / "dagster_home"
+    if not (home / "dagster.yaml").exists():
+        return 0
+    with DagsterInstance.from_config(str(home)) as instance:
+        return len(instance.get_run_records())
+
+
+def _simulate_one_day(data_dir: Path) -> None:
+    from agentic_pipeline.simulator import write_landing
+
+    write_landing(data_dir, date.fromisoformat(YESTERDAY), 1, 3, seed=1)
+
+
+@pytest.mark.parametrize(
+    "args, expected",
+    [
+        (["--start", "2999-01-01"], "has not ended yet"),
+        (["--start", datetime.now(UTC).date().isoformat()], "has not ended yet"),
+        (["--start", "2026-13-01"], "not a date"),
+        (["--start", YESTERDAY, "--end", "2020-01-01"], "is before --start"),
+        (["--start", YESTERDAY], "no landing files"),
+    ],
+)
+def test_bad_days_are_refused_in_one_line_before_dagster_loads(data_root, args, expected):
+    code, out, seconds = run_cli("materialize", *args, data_dir=data_root)
+    assert code == 2
+    assert expected in out
+    assert "Traceback" not in out, out
+    lines = [line for line in out.strip().splitlines() if not line.startswith(" ")]
+    assert lines[-1].count(expected) == 1  # argparse adds its usage line above its error line
+    assert len(lines) <= 2, out
+    assert seconds < 5  # refused before Dagster is imported (about 0.7 s here; generous for CI)
+    assert _instance_runs(data_root) == 0  # a refused day leaves no failed run
+
+
+@pytest.mark.parametrize(
+    "selection, expected",
+    [
+        ("key:no_such_asset+", "matches no asset"),
+        ("(((", "not a valid selection"),
+        ("no_such_asset", "unknown asset"),
+    ],
+)
+def test_bad_selection_is_an_error_and_runs_nothing(data_root, selection, expected):
+    _simulate_one_day(data_root)
+    code, out, _ = run_cli(
+        "materialize", "--start", YESTERDAY, "--select", selection, data_dir=data_root
+    )
+    assert code == 2, out
+    assert expected in out
+    assert "Traceback" not in out
+    assert _instance_runs(data_root) == 0
+    assert not (data_root / "warehouse").exists() or not any((data_root / "warehouse").iterdir())
+
+
+def test_unwritable_zone_fails_at_once(data_root):
+    _simulate_one_day(data_root)
+    (data_root / "warehouse").write_text("not a folder")  # a zone that cannot take a partition
+    code, out, seconds = run_cli("materialize", "--start", YESTERDAY, data_dir=data_root)
+    assert code == 2
+    assert "is not writable" in out and "Traceback" not in out
+    assert seconds < 5
+    assert _instance_runs(data_root) == 0
+
+
+def test_unexpected_error_is_one_line_with_debug_hint(monkeypatch, capsys, tmp_path):
+    def boom(args):
+        try:
+            raise KeyError("inner")
+        except KeyError as exc:
+            raise RuntimeError("stored table is corrupt\nsecond line") from exc
+
+    monkeypatch.setattr(cli, "cmd_report", boom)
+    code = cli.main(["report", "--date", "2026-11-01", "--data-dir", str(tmp_path)])
+    out = capsys.readouterr().out
+    assert code == 1
+    assert "RuntimeError: stored table is corrupt" in out and "--debug" in out
+    assert "Traceback" not in out and "second line" not in out
+
+    with pytest.raises(RuntimeError):  # --debug keeps the traceback for developers
+        cli.main(["report", "--date", "2026-11-01", "--data-dir", str(tmp_path), "--debug"])
+
+
+def test_argument_errors_are_refused_by_argparse_quickly(data_root):
+    for args, expected in (
+        (["simulate", "--start", "2026-11-01", "--days", "0"], "must be at least 1"),
+        (["simulate", "--start", "2026-11-01", "--transition-share", "2"], "between 0 and 1"),
+        (["report", "--date", "2026-11-40"], "not a date"),
+    ):
+        code, out, seconds = run_cli(*args, data_dir=data_root)
+        assert code == 2 and expected in out and "Traceback" not in out, out
+        assert seconds < 5
+
+
+def test_version_and_help_show_formats_and_defaults(data_root):
+    code, out, _ = run_cli("--version", data_dir=data_root)
+    assert code == 0 and out.startswith("agentic-pipeline ")
+    code, out, _ = run_cli("materialize", "--help", data_dir=data_root)
+    assert code == 0
+    assert "--start YYYY-MM-DD" in out and "(default: *)" in out
+
+
+def test_report_json_is_strict_json(data_root, capsys):
+    import json
+
+    code = cli.main(["report", "--date", "2026-11-01", "--json", "--data-dir", str(data_root)])
+    payload = json.loads(capsys.readouterr().out)
+    assert code == 1 and payload == {"date": "2026-11-01", "error": "no policy decision stored"}
