@@ -351,3 +351,18 @@ def test_cli_waiting_for_a_busy_pool_says_so_and_stops_on_sigint(simulated_day):
         "stopped by SIGINT: no run started, 1 day(s) not run"
     ]
     assert _masking_holders(instance) == [holder]  # the live holder keeps its slot
+
+
+def test_a_run_marked_failed_by_hand_gives_its_slot_back(tmp_path):
+    """Marking a dead run failed (UI, instance) used to leave its slot held for ever."""
+    from assets.cli import prepare_data_root
+    from assets.housekeeping import release_dead_runs
+
+    data_dir = tmp_path / "data"
+    prepare_data_root(str(data_dir))
+    instance = _instance(data_dir)
+    run_id = _fake_holder(instance, os.getpid())  # its owner is alive: only the status says done
+    instance.report_run_failed(instance.get_run_by_id(run_id), "marked failed by hand")
+    assert _masking_holders(instance) == [run_id]
+    assert release_dead_runs(instance) == [run_id]
+    assert _masking_holders(instance) == []
