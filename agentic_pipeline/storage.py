@@ -134,7 +134,7 @@ class DataRoot:
                     fh.write(payload)
                 if self.is_local:
                     os.chmod(str(path), FILE_MODE[zone])
-            if self.is_local:  # complete: from here on recovery rolls this write forward
+            if self.is_local:  # complete: a swap cut short below is finished by the recovery
                 ready = final.parent / f".ds={ds}{_READY}{tag}"
                 os.rename(str(staging), str(ready))
                 staging = ready
