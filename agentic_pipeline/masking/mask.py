@@ -17,7 +17,9 @@ The audit never holds a raw value; exceptions and logs neither.
 
 from __future__ import annotations
 
+import bisect
 import datetime as dt
+import itertools
 import logging
 import re
 import time
@@ -34,6 +36,7 @@ from agentic_pipeline.masking.engine import (
     CHUNK_CHARS,
     DEFAULT_MODEL,
     MASK_ENTITIES,
+    MAX_NER_CHARS,
     AnalyzerConfig,
     AnalyzerPool,
     Span,
@@ -100,11 +103,13 @@ class Masker:
         max_depth: int = MAX_DEPTH,
         max_text_chars: int = 5_000_000,
         columns: tuple[str, ...] = MASK_COLUMNS,
+        max_ner_chars: int = MAX_NER_CHARS,
     ) -> None:
         self.pseudonyms = Pseudonymizer(key)
         self.pool = AnalyzerPool(
             AnalyzerConfig(model_name=model_name, phone_regions=tuple(phone_regions),
-                           entities=MASK_ENTITIES, min_score=min_score),
+                           entities=MASK_ENTITIES, min_score=min_score,
+                           max_ner_chars=max_ner_chars),
             n_workers=n_workers,
         )
         self.anonymizer = AnonymizerEngine()
@@ -163,10 +168,10 @@ class _Episode:
 
     def add_known(self, value: str, entity_type: str, detector: str, strong: bool = True) -> None:
         """Remember ``value`` (and name parts / date spellings) for propagation."""
-        before = set(self.known)
+        before = len(self.known)
         self._add(value, entity_type, detector)
-        if strong:
-            self.strong.update(k for k in self.known if k not in before)
+        if strong and len(self.known) > before:  # the keys just added are the dict's last ones
+            self.strong.update(itertools.islice(reversed(self.known), len(self.known) - before))
 
     def _add(self, value: str, entity_type: str, detector: str) -> None:
         value = value.strip()
@@ -296,7 +301,10 @@ class _Partition:
             return text
         m = self.masker
         spans: list[Span] = [s for s in self.analysis.get(text, ()) if s[3] >= m.min_score]
-        matcher = ep.matcher if route(text) is Route.NER else ep.strong_matcher
+        is_ner = route(text) is Route.NER
+        if is_ner and len(text) > m.pool.config.max_ner_chars:  # NER read only its start
+            self.record(row, fld, "NER_LIMITED", _GUARD, 1.0, None)
+        matcher = ep.matcher if is_ner else ep.strong_matcher
         if matcher is not None:
             detected = {(s[0], s[1]) for s in spans}
             for hit in matcher.finditer(text):
@@ -306,12 +314,12 @@ class _Partition:
                 spans.append((hit.start(), hit.end(), et, 1.0, "known_entity"))
         if not spans:
             return text
-        taken = [(t.start(), t.end()) for t in TOKEN_RE.finditer(text)]
+        taken = [(t.start(), t.end()) for t in TOKEN_RE.finditer(text)]  # sorted, disjoint
         chosen: list[Span] = []
         for sp in sorted(spans, key=_priority):
             for a, b in _uncovered(text, sp[0], sp[1], taken):
                 chosen.append((a, b, *sp[2:]))
-                taken.append((a, b))
+                bisect.insort(taken, (a, b))
         if not chosen:
             return text
         chosen.sort()
@@ -345,19 +353,23 @@ def _uncovered(
     text: str, start: int, end: int, taken: list[tuple[int, int]]
 ) -> list[tuple[int, int]]:
     """Pieces of ``[start, end)`` not covered by ``taken`` (whitespace-trimmed, >= 2 chars), so a
-    lower-priority span that partly overlaps a better one still masks the rest."""
-    pieces = [(start, end)]
-    for s, e in taken:
-        nxt = []
-        for a, b in pieces:
-            if e <= a or b <= s:
-                nxt.append((a, b))
-                continue
-            if a < s:
-                nxt.append((a, s))
-            if e < b:
-                nxt.append((e, b))
-        pieces = nxt
+    lower-priority span that partly overlaps a better one still masks the rest.
+
+    ``taken`` holds disjoint intervals sorted by start: only the ones overlapping ``[start, end)``
+    are looked at (bisection), so a string with thousands of detections stays linear.
+    """
+    j = bisect.bisect_left(taken, (end,)) - 1  # the last interval starting before ``end``
+    overlapping = []
+    while j >= 0 and taken[j][1] > start:  # disjoint and sorted: their ends increase too
+        overlapping.append(taken[j])
+        j -= 1
+    pieces, pos = [], start
+    for s, e in reversed(overlapping):
+        if s > pos:
+            pieces.append((pos, s))
+        pos = max(pos, e)
+    if pos < end:
+        pieces.append((pos, end))
     out = []
     for a, b in pieces:
         while a < b and not text[a].isalnum():
