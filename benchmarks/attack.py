@@ -53,7 +53,20 @@ ATTACK: list[tuple[str, list[str]]] = [
             R + "test_safe_metadata_scans_every_kind_of_value",
         ],
     ),
-    ("4 kill -9 during masking leaves no slot, no orphan worker, no half-swapped day", []),
+    (
+        "4 kill -9 during masking leaves no slot, no orphan worker, no half-swapped day; "
+        "SIGINT/SIGTERM stop the run cleanly",
+        [
+            X + "test_masking_workers_die_with_their_killed_parent",
+            X + "test_interrupted_masking_stops_its_busy_workers",
+            X + "test_cli_killed_during_masking_leaves_nothing_held",
+            X + "test_cli_stops_cleanly_on_sigterm_during_masking",
+            X + "test_release_dead_runs_frees_the_slot_of_a_dead_owner_only",
+            X + "test_cli_waiting_for_a_busy_pool_says_so_and_stops_on_sigint",
+            X + "test_a_run_marked_failed_by_hand_gives_its_slot_back",
+            "tests/test_storage.py::test_writer_killed_at_any_point_leaves_a_readable_day",
+        ],
+    ),
     (
         "5 unbounded input: gzip bomb, one 2 GiB line, 10^6 episodes a day, a dense 1 MiB record",
         [
@@ -64,6 +77,9 @@ ATTACK: list[tuple[str, list[str]]] = [
             ING + "test_a_json_file_over_its_limit_is_refused",
             ING + "test_an_episode_that_expands_by_repetition_is_quarantined",
             ING + "test_day_output_limit_quarantines_the_episodes_over_it",
+            "tests/test_masking_limits.py::test_ner_reads_a_bounded_start_and_patterns_read_everything",
+            "tests/test_masking_limits.py::test_a_string_longer_than_the_ner_limit_gets_a_guard_record",
+            "tests/test_masking_limits.py::test_masking_time_of_a_dense_record_grows_linearly",
         ],
     ),
     (
@@ -94,7 +110,17 @@ ATTACK: list[tuple[str, list[str]]] = [
             E + "test_the_key_comes_from_the_variable_value_or_explicit_dev_mode",
         ],
     ),
-    ("9 concurrent writers of one partition and a kill between the renames of a swap", []),
+    (
+        "9 concurrent writers of one partition and a kill between the renames of a swap",
+        [
+            "tests/test_storage.py::test_concurrent_writers_of_one_day_serialize",
+            "tests/test_storage.py::test_day_lost_between_renames_is_restored_by_a_read",
+            "tests/test_storage.py::test_trash_left_by_an_interrupted_swap_of_the_old_layout_is_"
+            "renamed_back",
+            "tests/test_storage.py::test_recover_skips_a_day_whose_writer_is_alive",
+            "tests/test_storage.py::test_delete_killed_midway_never_leaves_half_a_day",
+        ],
+    ),
     (
         "10 CLI: future day, bad or empty selection, unwritable zone: one line, no run",
         [
