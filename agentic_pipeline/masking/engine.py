@@ -62,9 +62,11 @@ UNNEEDED_COMPONENTS = ("tok2vec", "tagger", "parser", "attribute_ruler", "lemmat
 #: Texts longer than this are analysed in overlapping chunks (well under spaCy's max_length).
 CHUNK_CHARS = 50_000
 CHUNK_OVERLAP = 200
-#: Default ``AnalyzerConfig.max_ner_chars``: spaCy NER reads about 30,000 characters a second on
-#: one core, so one string costs at most a few seconds of NER.
-MAX_NER_CHARS = 100_000
+#: Default ``AnalyzerConfig.max_ner_chars``. spaCy NER reads about 30,000 characters a second on
+#: one core, so one string costs at most about half a minute of NER. Names past the limit are only
+#: masked where the episode names them elsewhere: the limit is high so that a 1 MiB record is still
+#: read whole, and only larger ones (up to ``Masker.max_text_chars``) are cut.
+MAX_NER_CHARS = 1_000_000
 DROP_RECOGNIZERS = ("NhsRecognizer", "PhoneRecognizer", "EmailRecognizer")
 
 #: One detection: (start, end, entity_type, score, recognizer name).
