@@ -1,4 +1,4 @@
-"""The data root (DESIGN.md §3) as a Dagster resource."""
+"""The data root (landing folder, restricted and warehouse zones) as a Dagster resource."""
 
 import os
 from dataclasses import fields
@@ -10,9 +10,6 @@ from agentic_pipeline.ingest import IngestLimits
 from agentic_pipeline.storage import DataRoot
 
 DATA_DIR_ENV = "AGENTIC_PIPELINE_DATA_DIR"
-#: The masking key's variable (``resources.masking.MASKING_KEY_ENV``, not imported here because
-#: that module loads Presidio); it also keys the hashed names of landing files.
-MASKING_KEY_ENV = "AGENTIC_PIPELINE_MASKING_KEY"
 _LIMITS = IngestLimits()
 
 
@@ -52,6 +49,16 @@ class DataRootResource(ConfigurableResource):
         return IngestLimits(**{f.name: getattr(self, f.name) for f in fields(IngestLimits)})
 
     def file_name_key(self) -> str | None:
-        """Key of the hashed ``source_file`` of landing files whose name holds personal data:
-        the masking key when set (else ingestion's development key)."""
-        return os.environ.get(MASKING_KEY_ENV) or None
+        """Key of the hashed ``source_file`` of landing files whose name holds personal data: the
+        masking key, resolved like every other use of it (``agentic_pipeline.masking.keys``).
+
+        Without a key (and no development mode) ingestion still runs, with its own development
+        key: masking then refuses the day, so no such label reaches the warehouse.
+        """
+        # imported here: the masking package loads Presidio, which ingestion does not need
+        from agentic_pipeline.masking.keys import MissingMaskingKeyError, masking_key
+
+        try:
+            return masking_key()
+        except MissingMaskingKeyError:
+            return None

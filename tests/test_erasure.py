@@ -199,6 +199,20 @@ def test_the_key_comes_from_the_variable_value_or_explicit_dev_mode():
             masking_keys.masking_key(env)
 
 
+def test_landing_file_labels_are_keyed_with_the_same_key(monkeypatch):
+    """Ingestion's hashed file names use the masking key resolved like masking resolves it."""
+    from resources.data_root import DataRootResource
+
+    resource = DataRootResource(path="unused")
+    monkeypatch.setenv(KEY_ENV, REAL_KEY)
+    assert resource.file_name_key() == masking_keys.masking_key() == REAL_KEY
+    monkeypatch.delenv(KEY_ENV)
+    monkeypatch.setenv(DEV_ENV, "1")
+    assert resource.file_name_key() == DEV_MASKING_KEY
+    monkeypatch.delenv(DEV_ENV)
+    assert resource.file_name_key() is None  # ingestion's own key; masking then refuses the day
+
+
 def test_without_key_nothing_is_masked_erased_or_exported(data_root, monkeypatch, capsys):
     monkeypatch.delenv(KEY_ENV, raising=False)
     monkeypatch.delenv(DEV_ENV, raising=False)
