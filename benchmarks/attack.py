@@ -27,7 +27,10 @@ X = "tests/test_crash_recovery.py::"
 ATTACK: list[tuple[str, list[str]]] = [
     (
         "1 erase with the production key finds the person after retention removed the raw days",
-        [E + "test_erase_uses_the_key_value_and_finds_the_person_after_retention"],
+        [
+            E + "test_erase_uses_the_key_value_and_finds_the_person_after_retention",
+            E + "test_landing_file_labels_are_keyed_with_the_same_key",
+        ],
     ),
     (
         "2 erasing by one identifier erases the person (linked identifiers), names need another",
