@@ -185,8 +185,9 @@ class _RunStopper:
     The handlers only record the signal; a watcher thread learns it through the signal wakeup fd
     (Dagster swaps the handlers while a run executes, the wakeup fd stays) and marks the run
     CANCELING. Dagster interrupts the running step at once (its cleanup runs: the masker kills its
-    workers), but an in-process run does not end there: the job's retry policy turns the
-    interrupt into a retry, and a run waiting for a pool slot only records the signal. So once
+    workers), but an in-process run may not end there: a run waiting for a pool slot only records
+    the signal, and under load Dagster may end the step as a failure before CANCELING is
+    recorded (the run is then recorded as canceled after all). So once
     the step had its grace (or at once when the run waits for a slot, or on a second signal) the
     run is marked canceled, its slots are freed and the process exits with one line. Writes are
     crash-safe (``storage.py``), so stopping between two steps loses nothing but the run.
@@ -287,10 +288,17 @@ class _RunStopper:
 
     def release(self) -> str:
         """Cancel the current run if it is not finished and free its slots; its final status."""
+        from dagster import DagsterRunStatus
+
         if self.run_id is None:
             return "not started"
         run = self.instance.get_run_by_id(self.run_id)
-        if run is not None and not run.is_finished:
+        # a run the signal stopped is canceled, also when Dagster saw the interrupt first and
+        # ended the step (and the run) as a failure before CANCELING was recorded
+        stopped = run is not None and (
+            not run.is_finished or run.status == DagsterRunStatus.FAILURE
+        )
+        if stopped:
             self.instance.report_run_canceled(run, f"stopped by {self.signal_name}")
         self.instance.event_log_storage.free_concurrency_slots_for_run(self.run_id)
         run = self.instance.get_run_by_id(self.run_id)
