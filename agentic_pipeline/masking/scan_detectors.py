@@ -265,16 +265,28 @@ _NOT_NAMES = frozenset({
 })
 
 
+#: "Dear Acme support", "Dear Customer Care team": a group is addressed, not a person.
+_GROUP_WORDS = frozenset({
+    "support", "team", "service", "services", "desk", "helpdesk", "department", "staff", "care",
+    "customer", "customers", "sir", "sirs", "madam", "all", "colleagues", "partners", "company",
+    "inc", "ltd", "gmbh", "llc", "corp", "airlines", "airline", "store", "shop", "bank",
+})
+
+
 def name_findings(text: str) -> Iterator[Finding]:
     """Words introduced as a name ("my name is cecilie josefsen", "Dear Mr Øberg")."""
     for trig, capital_only in ((_NAME_TRIGGER_RE, False), (_TITLE_RE, True)):
         for t in trig.finditer(text):
+            following = _WORD_RE.findall(text[t.end() : t.end() + 60])[:4]
+            if any(w.casefold() in _GROUP_WORDS for w in following):
+                continue
             pos, words = t.end(), []
             while len(words) < 3:
                 w = _WORD_RE.match(text, pos)
                 if w is None or w.group().casefold() in _NOT_NAMES or len(w.group()) < 2:
                     break
-                if (capital_only or words) and not w.group()[0].isupper():
+                lower_intro = not capital_only and words and words[0].group()[0].islower()
+                if (capital_only or words) and not lower_intro and not w.group()[0].isupper():
                     break
                 words.append(w)
                 gap = re.match(r"[ \t]+", text[w.end() :])
