@@ -459,11 +459,17 @@ def mask_steps(
     t2 = time.perf_counter()
 
     # known entities: structured values + confident detections anywhere in the episode
+    # (added in a fixed order: strong first, then by score, value and type; ``ep.texts`` is a set
+    # whose order changes with the process's hash seed, and the first addition of a value wins)
     for ep in episodes.values():
-        for s in ep.texts:
-            for a, b, et, sc, det in mp.analysis.get(s, ()):
-                if sc >= masker.propagate_min_score:
-                    ep.add_known(s[a:b], et, "known_entity", strong=det != "SpacyRecognizer")
+        found = sorted(
+            (det == "SpacyRecognizer", -sc, s[a:b], et)
+            for s in ep.texts
+            for a, b, et, sc, det in mp.analysis.get(s, ())
+            if sc >= masker.propagate_min_score
+        )
+        for weak, _, value, et in found:
+            ep.add_known(value, et, "known_entity", strong=not weak)
         ep.matcher = compile_values(ep.known.keys())
         ep.strong_matcher = compile_values(ep.strong)
 
