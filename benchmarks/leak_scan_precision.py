@@ -76,9 +76,7 @@ def _tau2_values(path: Path) -> set[str]:
 def is_personal(value: str, known: set[str]) -> bool:
     """The value is, contains or is part of a known personal value (4+ characters)."""
     v = value.casefold().strip()
-    return v in known or any(
-        (len(k) >= 4 and k in v) or (len(v) >= 4 and v in k) for k in known
-    )
+    return v in known or any((len(k) >= 4 and k in v) or (len(v) >= 4 and v in k) for k in known)
 
 
 def shape(value: str) -> str:
@@ -128,8 +126,10 @@ def measure(label: str, table: Any, known: set[str]) -> dict[str, Any]:
     n_false = sum(false_by_det.values())
     print(f"\n== {label}: {n_eps} episodes, {table.num_rows} rows, {cells} string cells")
     print(f"findings {findings}: true leaks {sum(true_by_det.values())}, false alarms {n_false}")
-    print(f"false alarms per cell {n_false / max(cells, 1):.5f}; episodes a false alarm would "
-          f"withhold {len(false_eps)}/{n_eps} ({len(false_eps) / max(n_eps, 1):.1%})")
+    print(
+        f"false alarms per cell {n_false / max(cells, 1):.5f}; episodes a false alarm would "
+        f"withhold {len(false_eps)}/{n_eps} ({len(false_eps) / max(n_eps, 1):.1%})"
+    )
     for k, v in sorted(true_by_det.items()):
         print(f"  true  {k:<34} {v}")
     for k, v in sorted(false_by_det.items()):
@@ -161,9 +161,11 @@ def main() -> None:
             masked = mask_steps(raw, masker, scan=False).masked
             print(f"\n{label}: masked {raw.num_rows} rows in {time.perf_counter() - t:.1f}s")
             totals.update(measure(f"{label} (masked)", masked, known))
-    print(f"\nALL FILES (masked): false alarms {totals['false']} in {totals['cells']} cells "
-          f"({totals['false'] / max(totals['cells'], 1):.5f} per cell); episodes withheld by a "
-          f"false alarm {totals['false_episodes']}/{totals['episodes']}")
+    print(
+        f"\nALL FILES (masked): false alarms {totals['false']} in {totals['cells']} cells "
+        f"({totals['false'] / max(totals['cells'], 1):.5f} per cell); episodes withheld by a "
+        f"false alarm {totals['false_episodes']}/{totals['episodes']}"
+    )
 
 
 if __name__ == "__main__":

@@ -39,8 +39,11 @@ def _day() -> pa.Table:
     detectors, and one episode whose email is a JSON key (withheld), all on one day."""
     parts = [simulated_corpus(12, seed=3).table]
     if (TAU / "gpt-4o-airline.json").exists():
-        parts.append(tau_bench_corpus(TAU / "gpt-4o-airline.json", TAU / "airline-users.json",
-                                      limit=6, ds=DS).table)
+        parts.append(
+            tau_bench_corpus(
+                TAU / "gpt-4o-airline.json", TAU / "airline-users.json", limit=6, ds=DS
+            ).table
+        )
     # a name found by spaCy (weak) in one text and by the self-introduction recognizer (strong)
     # in another: whether it is masked in the tool argument depended on set iteration order
     jordan = [
@@ -52,17 +55,41 @@ def _day() -> pa.Table:
     leaky = pa.Table.from_pylist(
         [
             *[
-                {"ds": DS, "episode_id": "two-detectors-1", "step": i, "role": "user",
-                 "action_type": "message", "content": text}
+                {
+                    "ds": DS,
+                    "episode_id": "two-detectors-1",
+                    "step": i,
+                    "role": "user",
+                    "action_type": "message",
+                    "content": text,
+                }
                 for i, text in enumerate(jordan)
             ],
-            {"ds": DS, "episode_id": "two-detectors-1", "step": 4, "role": "assistant",
-             "action_type": "tool_call", "tool_name": "find_user",
-             "tool_arguments": '{"query": "Jordan"}'},
-            {"ds": DS, "episode_id": "leaky-1", "step": 0, "role": "user",
-             "action_type": "message", "content": "Hi, I need my booking"},
-            {"ds": DS, "episode_id": "leaky-1", "step": 1, "role": "tool",
-             "action_type": "tool_result", "content": '{"by_email": {"bob.smith@example.com": 1}}'},
+            {
+                "ds": DS,
+                "episode_id": "two-detectors-1",
+                "step": 4,
+                "role": "assistant",
+                "action_type": "tool_call",
+                "tool_name": "find_user",
+                "tool_arguments": '{"query": "Jordan"}',
+            },
+            {
+                "ds": DS,
+                "episode_id": "leaky-1",
+                "step": 0,
+                "role": "user",
+                "action_type": "message",
+                "content": "Hi, I need my booking",
+            },
+            {
+                "ds": DS,
+                "episode_id": "leaky-1",
+                "step": 1,
+                "role": "tool",
+                "action_type": "tool_result",
+                "content": '{"by_email": {"bob.smith@example.com": 1}}',
+            },
         ],
         schema=STEP_SCHEMA,
     )
@@ -86,7 +113,11 @@ def test_one_day_masked_with_1_and_2_workers_twice_each_is_byte_identical(tmp_pa
         env = {**os.environ, "PYTHONPATH": str(REPO), "PYTHONHASHSEED": seed}
         done = subprocess.run(
             [sys.executable, str(script), str(src), str(out), str(workers)],
-            capture_output=True, text=True, cwd=tmp_path, env=env, timeout=600,
+            capture_output=True,
+            text=True,
+            cwd=tmp_path,
+            env=env,
+            timeout=600,
         )
         assert done.returncode == 0, done.stderr[-3000:]
         outputs.append({p.name: p.read_bytes() for p in sorted(out.glob("*.parquet"))})

@@ -71,8 +71,30 @@ _PHONE_WORDS_RE = re.compile(
 )
 _THOUSANDS_RE = re.compile(r"\d{1,3}(?:[ ,.]\d{3})+(?:[.,]\d{1,2})?")
 #: The regions tried first (the project's users and the issue's locales); every other follows.
-_FIRST_REGIONS = ("US", "CA", "GB", "IE", "DE", "FR", "ES", "IT", "NL", "BE", "PL", "CH", "AT",
-                  "PT", "SE", "DK", "NO", "FI", "CZ", "HU", "AU", "IN")
+_FIRST_REGIONS = (
+    "US",
+    "CA",
+    "GB",
+    "IE",
+    "DE",
+    "FR",
+    "ES",
+    "IT",
+    "NL",
+    "BE",
+    "PL",
+    "CH",
+    "AT",
+    "PT",
+    "SE",
+    "DK",
+    "NO",
+    "FI",
+    "CZ",
+    "HU",
+    "AU",
+    "IN",
+)
 _ALL_REGIONS = _FIRST_REGIONS + tuple(
     sorted(r for r in phonenumbers.SUPPORTED_REGIONS if r not in _FIRST_REGIONS)
 )
@@ -117,9 +139,7 @@ def phone_findings(text: str) -> Iterator[Finding]:
 
 
 # ----------------------------------------------------------------------------------- cards
-_CARD_CANDIDATE_RE = re.compile(
-    r"(?<![\w.,/-])[2-6]\d(?:[ -]?\d){10,17}(?![\w-])(?![.,]\d)"
-)
+_CARD_CANDIDATE_RE = re.compile(r"(?<![\w.,/-])[2-6]\d(?:[ -]?\d){10,17}(?![\w-])(?![.,]\d)")
 
 
 def _luhn(digits: str) -> bool:
@@ -141,11 +161,48 @@ def card_findings(text: str) -> Iterator[Finding]:
 # ----------------------------------------------------------------------------------- IBAN
 #: ISO 13616 lengths of the SEPA countries and a few others.
 IBAN_LENGTHS = {
-    "AD": 24, "AT": 20, "BE": 16, "BG": 22, "CH": 21, "CY": 28, "CZ": 24, "DE": 22, "DK": 18,
-    "EE": 20, "ES": 24, "FI": 18, "FR": 27, "GB": 22, "GI": 23, "GR": 27, "HR": 21, "HU": 28,
-    "IE": 22, "IS": 26, "IT": 27, "LI": 21, "LT": 20, "LU": 20, "LV": 21, "MC": 27, "MT": 31,
-    "NL": 18, "NO": 15, "PL": 28, "PT": 25, "RO": 24, "SE": 24, "SI": 19, "SK": 24, "SM": 27,
-    "TR": 26, "UA": 29, "AE": 23, "SA": 24, "IL": 23, "BR": 29,
+    "AD": 24,
+    "AT": 20,
+    "BE": 16,
+    "BG": 22,
+    "CH": 21,
+    "CY": 28,
+    "CZ": 24,
+    "DE": 22,
+    "DK": 18,
+    "EE": 20,
+    "ES": 24,
+    "FI": 18,
+    "FR": 27,
+    "GB": 22,
+    "GI": 23,
+    "GR": 27,
+    "HR": 21,
+    "HU": 28,
+    "IE": 22,
+    "IS": 26,
+    "IT": 27,
+    "LI": 21,
+    "LT": 20,
+    "LU": 20,
+    "LV": 21,
+    "MC": 27,
+    "MT": 31,
+    "NL": 18,
+    "NO": 15,
+    "PL": 28,
+    "PT": 25,
+    "RO": 24,
+    "SE": 24,
+    "SI": 19,
+    "SK": 24,
+    "SM": 27,
+    "TR": 26,
+    "UA": 29,
+    "AE": 23,
+    "SA": 24,
+    "IL": 23,
+    "BR": 29,
 }
 _IBAN_CANDIDATE_RE = re.compile(r"(?<![\w])([A-Z]{2})\d{2}(?:[ -]?[A-Z0-9]){11,30}(?![\w])")
 
@@ -161,8 +218,10 @@ def iban_findings(text: str) -> Iterator[Finding]:
 
 
 # ----------------------------------------------------------------------------------- email
-_LOOSE_EMAIL_RE = re.compile(r"(?<![^\s\"'<>(\[,;:])[^\s@\"'<>()\[\],;:]+@[^\s@\"'<>()\[\],;:]+"
-                             r"\.[^\W\d_]{2,}(?![\w.-]*@)")
+_LOOSE_EMAIL_RE = re.compile(
+    r"(?<![^\s\"'<>(\[,;:])[^\s@\"'<>()\[\],;:]+@[^\s@\"'<>()\[\],;:]+"
+    r"\.[^\W\d_]{2,}(?![\w.-]*@)"
+)
 
 
 def email_findings(text: str) -> Iterator[Finding]:
@@ -252,25 +311,111 @@ _NAME_TRIGGER_RE = re.compile(
     r"ik\s+heet|nazywam\s+się)\s+",
     re.IGNORECASE,
 )
-_TITLE_RE = re.compile(r"\b(?:Mr|Mrs|Ms|Miss|Mx|Dr|Dear|Herr|Frau|Mme|Mlle|Sr|Sra|Sig|Sig\.ra)"
-                       r"\.?\s+")
+_TITLE_RE = re.compile(
+    r"\b(?:Mr|Mrs|Ms|Miss|Mx|Dr|Dear|Herr|Frau|Mme|Mlle|Sr|Sra|Sig|Sig\.ra)"
+    r"\.?\s+"
+)
 _WORD_RE = re.compile(r"[^\W\d_][^\W\d_'’-]*(?:[-'’][^\W\d_]+)*")
-_NOT_NAMES = frozenset({
-    "a", "an", "the", "not", "is", "am", "on", "in", "at", "to", "and", "or", "of", "for", "with",
-    "sir", "madam", "madame", "customer", "customers", "user", "users", "team", "agent", "all",
-    "there", "everyone", "friend", "friends", "colleague", "colleagues", "valued", "support",
-    "client", "member", "members", "guest", "passenger", "traveler", "traveller", "owner",
-    "holder", "unknown", "none", "null", "n", "required", "optional", "string", "name", "here",
-    "back", "anytime", "later", "now", "again", "please", "thanks", "thank", "you", "me",
-})
+_NOT_NAMES = frozenset(
+    {
+        "a",
+        "an",
+        "the",
+        "not",
+        "is",
+        "am",
+        "on",
+        "in",
+        "at",
+        "to",
+        "and",
+        "or",
+        "of",
+        "for",
+        "with",
+        "sir",
+        "madam",
+        "madame",
+        "customer",
+        "customers",
+        "user",
+        "users",
+        "team",
+        "agent",
+        "all",
+        "there",
+        "everyone",
+        "friend",
+        "friends",
+        "colleague",
+        "colleagues",
+        "valued",
+        "support",
+        "client",
+        "member",
+        "members",
+        "guest",
+        "passenger",
+        "traveler",
+        "traveller",
+        "owner",
+        "holder",
+        "unknown",
+        "none",
+        "null",
+        "n",
+        "required",
+        "optional",
+        "string",
+        "name",
+        "here",
+        "back",
+        "anytime",
+        "later",
+        "now",
+        "again",
+        "please",
+        "thanks",
+        "thank",
+        "you",
+        "me",
+    }
+)
 
 
 #: "Dear Acme support", "Dear Customer Care team": a group is addressed, not a person.
-_GROUP_WORDS = frozenset({
-    "support", "team", "service", "services", "desk", "helpdesk", "department", "staff", "care",
-    "customer", "customers", "sir", "sirs", "madam", "all", "colleagues", "partners", "company",
-    "inc", "ltd", "gmbh", "llc", "corp", "airlines", "airline", "store", "shop", "bank",
-})
+_GROUP_WORDS = frozenset(
+    {
+        "support",
+        "team",
+        "service",
+        "services",
+        "desk",
+        "helpdesk",
+        "department",
+        "staff",
+        "care",
+        "customer",
+        "customers",
+        "sir",
+        "sirs",
+        "madam",
+        "all",
+        "colleagues",
+        "partners",
+        "company",
+        "inc",
+        "ltd",
+        "gmbh",
+        "llc",
+        "corp",
+        "airlines",
+        "airline",
+        "store",
+        "shop",
+        "bank",
+    }
+)
 
 
 def name_findings(text: str) -> Iterator[Finding]:
