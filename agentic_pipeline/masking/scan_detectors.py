@@ -7,7 +7,7 @@ these missed would also pass a scan built from them, so the scan adds its own de
 - phones: Google's ``phonenumbers`` metadata (already a Presidio dependency, offline) over every
   region, for numbers written like phones (``+``/``00`` prefix, parentheses, three or more groups)
   or with a phone word nearby;
-- cards of 12 to 19 digits with separators, a card-issuer first digit (2-6) and Luhn;
+- cards of 12 to 19 digits with separators, a card-issuer prefix (2221-2720, 3-6) and Luhn;
 - IBAN-shaped strings: a country code with that country's IBAN length, check digits not required;
 - emails with a looser pattern (any non-space local part and domain);
 - national ids: checksummed formats that stand alone (UK NINO, Spanish DNI/NIE, Italian codice
@@ -154,6 +154,8 @@ def card_findings(text: str) -> Iterator[Finding]:
     """12 to 19 digits (spaces or dashes allowed) with an issuer first digit and a valid Luhn."""
     for m in _CARD_CANDIDATE_RE.finditer(text):
         digits = _digits(m.group())
+        if digits[0] == "2" and not 2221 <= int(digits[:4]) <= 2720:
+            continue  # no card range starts so (a date-based id such as 20261128-0001 does)
         if 12 <= len(digits) <= 19 and len(set(digits)) > 1 and _luhn(digits):
             yield m.start(), m.end(), "CREDIT_CARD", "scan_card"
 
