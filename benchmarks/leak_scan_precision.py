@@ -74,8 +74,11 @@ def _tau2_values(path: Path) -> set[str]:
 
 
 def is_personal(value: str, known: set[str]) -> bool:
-    """The value is, contains or is part of a known personal value (4+ characters)."""
+    """The value is, contains or is part of a known personal value (4+ characters), or all its
+    words are known values."""
     v = value.casefold().strip()
+    if all(w in known for w in v.split()):
+        return True  # a full name whose parts are the users file's first and last names
     return v in known or any((len(k) >= 4 and k in v) or (len(v) >= 4 and v in k) for k in known)
 
 

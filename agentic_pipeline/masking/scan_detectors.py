@@ -61,7 +61,7 @@ def _near_before(text: str, start: int, rx: re.Pattern[str], window: int = 40) -
 
 # ----------------------------------------------------------------------------------- phones
 _PHONE_CANDIDATE_RE = re.compile(
-    r"(?<![\w.,/+-])(?:\+|00)?\(?\d[\d\s().\-/]{4,22}\d(?![\w])(?![.,]\d)"
+    r"(?<![\w.,/+$€£¥-])(?:\+|00)?\(?\d[\d \t().\-/]{4,22}\d(?![\w])(?![.,]\d)"
 )
 _PHONE_WORDS_RE = re.compile(
     r"\b(?:phone|tel|tél|telephone|téléphone|telefon|telefono|teléfono|mobile|mobil|cell|"
@@ -130,6 +130,8 @@ def phone_findings(text: str) -> Iterator[Finding]:
         if " - " in cand or re.search(r"\d\.\d+$", cand) and cand.count(".") == 1:
             continue  # an expression or a decimal, not a phone
         international = cand.startswith(("+", "00"))
+        if not international and len(set(re.findall(r"[ \t.\-/]", cand))) > 1:
+            continue  # mixed separators: "1157.86 3" (an amount, then a list number)
         groups = len(re.findall(r"\d+", cand))
         shaped = international or "(" in cand or groups >= 3
         if not shaped and not _near_before(text, m.start(), _PHONE_WORDS_RE):
@@ -150,10 +152,26 @@ def _luhn(digits: str) -> bool:
     return total % 10 == 0
 
 
+_CARD_WORDS_RE = re.compile(
+    r"\b(?:card|cc|visa|master\s?card|amex|american\s+express|discover|maestro|jcb|diners|"
+    r"credit|debit|karte|carte|tarjeta|carta|kaart|karta)\b",
+    re.IGNORECASE,
+)
+
+
 def card_findings(text: str) -> Iterator[Finding]:
-    """12 to 19 digits (spaces or dashes allowed) with an issuer first digit and a valid Luhn."""
+    """12 to 19 digits (spaces or dashes allowed) with an issuer prefix and a valid Luhn. A bare
+    run of digits of a length other than 15 or 16 (a tracking or order number) needs a card word
+    before it."""
     for m in _CARD_CANDIDATE_RE.finditer(text):
         digits = _digits(m.group())
+        bare = digits == m.group()
+        if (
+            bare
+            and len(digits) not in (15, 16)
+            and not _near_before(text, m.start(), _CARD_WORDS_RE)
+        ):
+            continue
         if digits[0] == "2" and not 2221 <= int(digits[:4]) <= 2720:
             continue  # no card range starts so (a date-based id such as 20261128-0001 does)
         if 12 <= len(digits) <= 19 and len(set(digits)) > 1 and _luhn(digits):
