@@ -6,7 +6,9 @@ detectors run over every string cell of the masked rows. A finding is a true lea
 one of the personal values of the users files (names, emails, street lines, zip codes, dates of
 birth, user ids, or a part of one); otherwise it is a false alarm. Printed per file and detector:
 cells scanned, findings, false alarms, the false-alarm rate per cell and the share of episodes a
-false alarm would withhold. Values are never printed, only their shape (``9`` for a digit, ``a``
+false alarm would withhold. On the unmasked rows (``--raw``) the "false alarms" left are dates
+after a birth word: read by hand, the birth dates of passengers the users files do not list.
+Values are never printed, only their shape (``9`` for a digit, ``a``
 for a letter).
 
     python benchmarks/leak_scan_precision.py --limit 30 --workers 1

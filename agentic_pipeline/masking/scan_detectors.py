@@ -328,12 +328,12 @@ _NAME_TRIGGER_RE = re.compile(
     r"\b(?:my\s+name\s+is|my\s+name's|name\s+is|call\s+me|"
     r"(?:first|last|full|given|family|sur|customer|passenger|contact|holder'?s?)\s*name\s*[:=]|"
     r"je\s+m'appelle|ich\s+hei(?:ße|sse)|mi\s+chiamo|me\s+llamo|mi\s+nombre\s+es|"
-    r"ik\s+heet|nazywam\s+się)\s+",
+    r"ik\s+heet|nazywam\s+się)\s",  # one space: a masked token leaves blanks, not a name
     re.IGNORECASE,
 )
 _TITLE_RE = re.compile(
     r"\b(?:Mr|Mrs|Ms|Miss|Mx|Dr|Dear|Herr|Frau|Mme|Mlle|Sr|Sra|Sig|Sig\.ra)"
-    r"\.?\s+"
+    r"\.?\s"
 )
 _WORD_RE = re.compile(r"[^\W\d_][^\W\d_'’-]*(?:[-'’][^\W\d_]+)*")
 _NOT_NAMES = frozenset(
@@ -399,6 +399,25 @@ _NOT_NAMES = frozenset(
         "thank",
         "you",
         "me",
+        "but",
+        "so",
+        "as",
+        "by",
+        "from",
+        "if",
+        "when",
+        "who",
+        "that",
+        "this",
+        "it",
+        "be",
+        "was",
+        "your",
+        "my",
+        "his",
+        "her",
+        "their",
+        "our",
     }
 )
 
