@@ -49,6 +49,7 @@ NOT_PERSONAL = [
     "My name is not important here",
     "Mr. <PERSON_abcd1234> and <EMAIL_ADDRESS_0011aabb>",
     "Your name is <PERSON_abcd1234> but you go by <PERSON_0011aabb> in Seattle WA",
+    "phone\n<PHONE_NUMBER_c7398398>\naddress\nlatency_ms\n66820851",  # flattened JSON leaves
     "version 3.11.7, build 20261128-0001, uuid 3f9a1c2b-1234-4d5e-9f00-aabbccddeeff",
 ]
 

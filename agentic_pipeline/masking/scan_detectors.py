@@ -56,7 +56,10 @@ def _digits(s: str) -> str:
 
 
 def _near_before(text: str, start: int, rx: re.Pattern[str], window: int = 40) -> bool:
-    return rx.search(text[max(0, start - window) : start]) is not None
+    """``rx`` occurs at most ``window`` characters before ``start`` on the same line (a key
+    two lines up in flattened JSON is not context)."""
+    before = text[max(0, start - window) : start]
+    return rx.search(before[before.rfind("\n") + 1 :]) is not None
 
 
 # ----------------------------------------------------------------------------------- phones
