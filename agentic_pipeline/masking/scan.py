@@ -187,16 +187,21 @@ def scan_for_leaks(
     elif known_values is not None:
         global_rx = compile_values(v for v in known_values if len(v) >= min_known_len)
     leaks: list[Leak] = []
+    # episode columns repeat on every row: each distinct cell is scanned by the patterns once
+    found: dict[str, list[tuple[str, str, str]]] = {}
     for col in present:
         for row, cell in enumerate(_column(table, col)):
             if not isinstance(cell, str) or not cell:
                 continue
             text = TOKEN_RE.sub(" ", cell)
-            for s, e, et in strict_matches(text):
-                leaks.append(Leak(col, row, et, value_hash(text[s:e]), "pattern"))
-            if independent:
-                for et, det, value in independent_leaks(text):
-                    leaks.append(Leak(col, row, et, value_hash(value), det))
+            hits = found.get(text)
+            if hits is None:
+                hits = [(et, "pattern", text[s:e]) for s, e, et in strict_matches(text)]
+                if independent:
+                    hits += independent_leaks(text)
+                found[text] = hits
+            for et, det, value in hits:
+                leaks.append(Leak(col, row, et, value_hash(value), det))
             rx = global_rx if episodes is None else per_episode.get(episodes[row])
             if rx is not None:
                 for m in rx.finditer(_json_values_text(text)):

@@ -487,14 +487,20 @@ def name_findings(text: str) -> Iterator[Finding]:
 
 
 # ----------------------------------------------------------------------------------- all
+_FOUR_DIGITS_RE = re.compile(r"(?:\d\D*){4}")
+
+
 def independent_findings(text: str, numeric: bool = True) -> Iterator[Finding]:
     """Every finding of this module in ``text``; ``numeric=False`` (an arithmetic expression)
     skips the number detectors."""
-    if numeric and not is_arithmetic(text):
-        yield from phone_findings(text)
-        yield from card_findings(text)
-    yield from iban_findings(text)
-    yield from email_findings(text)
-    yield from national_id_findings(text)
-    yield from birth_date_findings(text)
+    digits = _FOUR_DIGITS_RE.search(text) is not None  # every number detector needs 4 digits
+    if digits:
+        if numeric and not is_arithmetic(text):
+            yield from phone_findings(text)
+            yield from card_findings(text)
+        yield from iban_findings(text)
+        yield from national_id_findings(text)
+        yield from birth_date_findings(text)
+    if "@" in text:
+        yield from email_findings(text)
     yield from name_findings(text)
