@@ -70,12 +70,13 @@ def masked_trajectories(
     context: AssetExecutionContext,
     raw_agent_logs: DayReader,
     masking: MaskingResource,
-    data_root: DataRootResource,
 ):
-    """Mask the free text and JSON of every step with Presidio, one day at a time."""
+    """Mask the free text and JSON of every step with Presidio, one day at a time; episodes the
+    final scan still finds personal data in go to ``withheld_episodes`` instead."""
     if masking.uses_dev_key():
         context.log.warning("masking with the development key (set AGENTIC_PIPELINE_MASKING_KEY)")
     audits: list[tuple[str, pa.Table]] = []
+    withheld: list[tuple[str, pa.Table]] = []
     totals: Counter = Counter()
     entities: Counter = Counter()
     fields: Counter = Counter()
@@ -87,8 +88,6 @@ def masked_trajectories(
             "materialize it first",
             allow_retries=False,
         )
-
-    withheld: list[tuple[str, pa.Table]] = []
 
     @retry_transient  # runs inside the IO manager's handle_output (a dead NER worker: retried)
     def masked_days():
