@@ -1,8 +1,11 @@
 """``masked_trajectories`` and ``pii_audit``: the day's steps with personal data pseudonymized.
 
-Two lines of defence: ``mask_steps`` scans its own output (patterns plus every raw value it found)
-and raises before anything is written; the blocking check ``no_personal_data_in_masked`` scans what
-was stored and stops downstream assets. Metadata and logs carry counts only, never values.
+Two lines of defence: ``mask_steps`` scans its own output (detectors of another family than the
+ones that masked, plus every raw value it found) and withholds each episode in which something is
+left: nothing of it is written to the warehouse, and ``withheld_episodes`` (restricted zone) names
+it with the reason. The blocking check ``no_personal_data_in_masked`` scans what was stored and
+fails the day when anything leaked or when the withheld share passes
+``MaskingResource.max_withheld_share``. Metadata and logs carry counts only, never values.
 """
 
 from collections import Counter
@@ -22,7 +25,7 @@ from dagster import (
     multi_asset,
 )
 
-from agentic_pipeline.masking import AUDIT_SCHEMA, PIILeakError, mask_steps, scan_for_leaks
+from agentic_pipeline.masking import AUDIT_SCHEMA, WITHHELD_SCHEMA, mask_steps, scan_for_leaks
 from agentic_pipeline.masking.keys import MissingMaskingKeyError, announce_dev_key
 from agentic_pipeline.schema import STEP_SCHEMA
 from agentic_pipeline.storage import DataRoot
@@ -50,6 +53,12 @@ GUARDED_TABLES = ("masked_trajectories", "pii_audit")
             "detector, score and pseudonym. Never the raw value.",
             metadata={"zone": "warehouse"},
         ),
+        "withheld_episodes": AssetOut(
+            description="Episodes the final leak scan refused: ds, episode_id, rows, leaks and "
+            "the reason (column, entity type and detector counts, never a value). Their raw "
+            "rows stay in raw_agent_logs; re-materializing the day masks them again.",
+            metadata={"zone": "restricted"},
+        ),
     },
     ins={"raw_agent_logs": AssetIn(metadata={"load": "by_day"})},
     partitions_def=daily_partitions,
@@ -62,9 +71,9 @@ def masked_trajectories(
     context: AssetExecutionContext,
     raw_agent_logs: DayReader,
     masking: MaskingResource,
-    data_root: DataRootResource,
 ):
-    """Mask the free text and JSON of every step with Presidio, one day at a time."""
+    """Mask the free text and JSON of every step with Presidio, one day at a time; episodes the
+    final scan still finds personal data in go to ``withheld_episodes`` instead."""
     try:
         dev_key = masking.uses_dev_key()
     except MissingMaskingKeyError as exc:  # a configuration error: retrying cannot fix it
@@ -76,6 +85,7 @@ def masked_trajectories(
         else:
             context.log.info("masking with the development key (development mode)")
     audits: list[tuple[str, pa.Table]] = []
+    withheld: list[tuple[str, pa.Table]] = []
     totals: Counter = Counter()
     entities: Counter = Counter()
     fields: Counter = Counter()
@@ -93,23 +103,28 @@ def masked_trajectories(
         with masking.build_masker() as masker:
             for ds in context.partition_keys:
                 raw = raw_agent_logs.read_table(ds)
-                try:
-                    result = mask_steps(raw, masker)
-                except PIILeakError as exc:  # the message holds counts only
-                    # the days already masked keep their audit beside them; this day writes none
-                    for done, audit in audits:
-                        data_root.root.write_partition("warehouse", "pii_audit", done, audit)
-                    message = f"{ds}: masking left personal data, nothing written: {exc}"
-                    raise Failure(message, allow_retries=False) from None
+                result = mask_steps(raw, masker)
                 stats = result.stats
-                totals.update(rows=raw.num_rows, strings=stats["strings"])
+                totals.update(
+                    rows=result.masked.num_rows, raw_rows=raw.num_rows, strings=stats["strings"],
+                    episodes=stats["episodes"], withheld_episodes=stats["withheld_episodes"],
+                    withheld_rows=stats["withheld_rows"],
+                )
                 entities.update(stats["entities"])
                 fields.update(stats["fields"])
                 detectors.update(stats["detectors"])
-                context.log.info(
-                    f"{ds}: masked {raw.num_rows} rows, {result.audit.num_rows} detections"
-                )
+                message = f"{ds}: masked {result.masked.num_rows} rows, "
+                message += f"{result.audit.num_rows} detections"
+                if stats["withheld_episodes"]:  # episode ids and counts only
+                    message += (
+                        f"; withheld {stats['withheld_episodes']} of {stats['episodes']} "
+                        "episodes (personal data left after masking, see withheld_episodes)"
+                    )
+                    context.log.warning(message)
+                else:
+                    context.log.info(message)
                 audits.append((ds, result.audit))
+                withheld.append((ds, result.withheld))
                 yield ds, result.masked.cast(STEP_SCHEMA)
 
     def masked_metadata() -> dict:
@@ -117,6 +132,10 @@ def masked_trajectories(
             {
                 "dagster/row_count": totals["rows"],
                 "dagster/column_schema": column_schema(STEP_SCHEMA),
+                "raw_rows": totals["raw_rows"],
+                "episodes_seen": totals["episodes"],
+                "withheld_episodes": totals["withheld_episodes"],
+                "withheld_rows": totals["withheld_rows"],
                 "strings_seen": totals["strings"],
                 "by_entity_type": counts_md(dict(entities), "entity type", "masked"),
                 "by_field": counts_md(dict(fields), "field", "masked"),
@@ -135,6 +154,19 @@ def masked_trajectories(
                 "dagster/row_count": audit_rows,
                 "dagster/column_schema": column_schema(AUDIT_SCHEMA),
                 "by_entity_type": counts_md(dict(entities), "entity type", "masked"),
+                "withheld_episodes": totals["withheld_episodes"],
+            }
+        ),
+    )
+    yield Output(
+        DayTables(withheld),
+        output_name="withheld_episodes",
+        metadata=safe_metadata(
+            {
+                "dagster/row_count": totals["withheld_episodes"],
+                "dagster/column_schema": column_schema(WITHHELD_SCHEMA),
+                "withheld_rows": totals["withheld_rows"],
+                "episodes_seen": totals["episodes"],
             }
         ),
     )
@@ -145,16 +177,20 @@ def masked_trajectories(
     partitions_def=daily_partitions,
     blocking=True,
     description="No string column of the stored masked_trajectories and pii_audit partitions "
-    "holds an email, phone, card (Luhn), SSN, IBAN, IP or user-id pattern; downstream assets do "
-    "not run otherwise.",
+    "holds personal data the leak scan finds (email, phone of any region, card with Luhn, SSN and "
+    "other national ids, IBAN, IP, user id, a name in an introduction), and the share of the "
+    "day's episodes withheld by masking is at most MaskingResource.max_withheld_share; "
+    "downstream assets do not run otherwise.",
 )
 def no_personal_data_in_masked(
-    context: AssetCheckExecutionContext, data_root: DataRootResource
+    context: AssetCheckExecutionContext, data_root: DataRootResource, masking: MaskingResource
 ) -> AssetCheckResult:
     root: DataRoot = data_root.root
-    rows, by_kind, leaky_days = 0, Counter(), []
+    rows, by_kind, leaky_days, over_days = 0, Counter(), [], []
+    n_withheld = n_episodes = 0
     for ds in context.partition_keys:  # one day, or every day of a single-run backfill
         day_leaks = 0
+        written: set = set()
         for asset in GUARDED_TABLES:
             if not root.has_partition("warehouse", asset, ds):
                 continue
@@ -163,16 +199,29 @@ def no_personal_data_in_masked(
             rows += table.num_rows
             by_kind.update(f"{asset}.{leak.column}:{leak.entity_type}" for leak in leaks)
             day_leaks += len(leaks)
+            if asset == "masked_trajectories":
+                written = set(table.column("episode_id").to_pylist())
         if day_leaks:
             leaky_days.append(ds)
+        held = 0
+        if root.has_partition("restricted", "withheld_episodes", ds):
+            held = root.read_partition("restricted", "withheld_episodes", ds).num_rows
+        n_withheld += held
+        n_episodes += held + len(written)
+        if held and held / (held + len(written)) > masking.max_withheld_share:
+            over_days.append(ds)
     return AssetCheckResult(
-        passed=not leaky_days,
+        passed=not leaky_days and not over_days,
         metadata=safe_metadata(
             {
                 "rows_scanned": rows,
                 "leaks": sum(by_kind.values()),
                 "days_with_leaks": ", ".join(leaky_days) or "none",
                 "leaks_by_column_and_type": counts_md(dict(by_kind), "column:type", "leaks"),
+                "withheld_episodes": n_withheld,
+                "withheld_share": round(n_withheld / n_episodes, 4) if n_episodes else 0.0,
+                "max_withheld_share": masking.max_withheld_share,
+                "days_over_withheld_share": ", ".join(over_days) or "none",
             }
         ),
     )

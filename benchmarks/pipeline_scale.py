@@ -21,7 +21,7 @@ from pathlib import Path
 START = date(2026, 9, 1)
 STAGES = {
     "ingest": ["raw_agent_logs", "raw_quarantine"],
-    "mask": ["masked_trajectories", "pii_audit"],
+    "mask": ["masked_trajectories", "pii_audit", "withheld_episodes"],
     "replay": ["replayed_episodes"],
     "shadow": ["shadow_episodes", "behaviour_diff"],
     "rewards": ["episode_rewards", "step_rewards"],

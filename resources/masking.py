@@ -20,6 +20,9 @@ class MaskingResource(ConfigurableResource):
 
     n_workers: int = 2
     phone_regions: list[str] = ["US", "GB"]
+    #: Share of a day's episodes that masking may withhold (final scan still found personal data)
+    #: before the blocking check fails the day; the withheld ones never reach the warehouse.
+    max_withheld_share: float = 0.05
 
     def resolved_key(self) -> str:
         """The variable's value (or the development key in development mode)."""

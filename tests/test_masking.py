@@ -264,4 +264,5 @@ def test_known_value_scan_reads_json_values_not_keys():
         {"episode_id": "e", "content": '{"note": "called Mr Case back"}'},
     ])
     leaks = scan_for_leaks(rows, known_values={"e": ["Case"]}, columns=["content"])
-    assert [leak.row for leak in leaks] == [1]
+    assert [leak.row for leak in leaks if leak.detector == "known_value"] == [1]
+    assert {leak.row for leak in leaks} == {1}  # "Mr Case" is also a name in context

@@ -10,7 +10,10 @@ Pipeline (per partition):
 3. *apply*: every string gets its detections plus the episode's known entities (names, emails, ...
    found anywhere in the episode, first/last names alone included), overlaps are resolved and
    Presidio's ``AnonymizerEngine`` replaces each span with a keyed pseudonym (custom operator);
-4. *scan* the output (``scan.py``) and raise ``PIILeakError`` if anything is left.
+4. *scan* the output (``scan.py``, detectors of another family than the ones that masked) and
+   *withhold* every episode in which anything is left: its rows leave the masked table and its
+   audit, and ``MaskResult.withheld`` names it with the reason (counts, never a value). The rest of
+   the day is returned; the raw rows stay where they were, so masking the day again re-tries it.
 
 The audit never holds a raw value; exceptions and logs neither.
 """
@@ -25,7 +28,7 @@ import re
 import time
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 import pandas as pd
 import pyarrow as pa
@@ -51,7 +54,7 @@ from agentic_pipeline.masking.json_walker import (
 )
 from agentic_pipeline.masking.pseudonyms import DEV_MASKING_KEY, TOKEN_RE, Pseudonymizer
 from agentic_pipeline.masking.router import Route, route
-from agentic_pipeline.masking.scan import PIILeakError, compile_values, scan_for_leaks
+from agentic_pipeline.masking.scan import Leak, PIILeakError, compile_values, scan_for_leaks
 
 logger = logging.getLogger(__name__)
 
@@ -80,13 +83,21 @@ AUDIT_SCHEMA = pa.schema([
 ])
 
 
+WITHHELD_SCHEMA = pa.schema([
+    ("ds", pa.string()), ("episode_id", pa.string()), ("rows", pa.int64()),
+    ("leaks", pa.int64()), ("reason", pa.string()),
+])
+
+
 @dataclass
 class MaskResult:
-    """Masked table (same type, columns, rows and order as the input), audit table and stats."""
+    """Masked table (same type and columns as the input, its rows in order minus the withheld
+    episodes'), audit table (``row`` = the input row), withheld episodes and stats."""
 
     masked: Any
     audit: pa.Table
     stats: dict[str, Any]
+    withheld: pa.Table = field(default_factory=WITHHELD_SCHEMA.empty_table)
 
 
 class Masker:
@@ -393,10 +404,17 @@ def _get(table: Any, name: str, n: int) -> list[Any]:
     return [None if (isinstance(v, float) and v != v) else v for v in table[name].tolist()]
 
 
-def mask_steps(table: pa.Table | pd.DataFrame, masker: Masker, scan: bool = True) -> MaskResult:
+def mask_steps(
+    table: pa.Table | pd.DataFrame,
+    masker: Masker,
+    scan: bool = True,
+    on_leak: Literal["withhold", "raise"] = "withhold",
+) -> MaskResult:
     """Mask the text columns of one day of canonical step rows (see module doc).
 
-    Raises ``PIILeakError`` when the final scan still finds personal data (``scan=False`` skips it).
+    When the final scan still finds personal data in an episode, that episode is withheld
+    (``MaskResult.withheld``), or, with ``on_leak="raise"``, ``PIILeakError`` is raised for the
+    whole table. ``scan=False`` skips the scan.
     """
     t0 = time.perf_counter()
     n = table.num_rows if isinstance(table, pa.Table) else len(table)
@@ -453,11 +471,17 @@ def mask_steps(table: pa.Table | pd.DataFrame, masker: Masker, scan: bool = True
     t2 = time.perf_counter()
 
     # known entities: structured values + confident detections anywhere in the episode
+    # (added in a fixed order: strong first, then by score, value and type; ``ep.texts`` is a set
+    # whose order changes with the process's hash seed, and the first addition of a value wins)
     for ep in episodes.values():
-        for s in ep.texts:
-            for a, b, et, sc, det in mp.analysis.get(s, ()):
-                if sc >= masker.propagate_min_score:
-                    ep.add_known(s[a:b], et, "known_entity", strong=det != "SpacyRecognizer")
+        found = sorted(
+            (det == "SpacyRecognizer", -sc, s[a:b], et)
+            for s in ep.texts
+            for a, b, et, sc, det in mp.analysis.get(s, ())
+            if sc >= masker.propagate_min_score
+        )
+        for weak, _, value, et in found:
+            ep.add_known(value, et, "known_entity", strong=not weak)
         ep.matcher = compile_values(ep.known.keys())
         ep.strong_matcher = compile_values(ep.strong)
 
@@ -486,24 +510,64 @@ def mask_steps(table: pa.Table | pd.DataFrame, masker: Masker, scan: bool = True
     t3 = time.perf_counter()
 
     masked = _replace_columns(table, out_cols)
-    audit = _audit_table(mp.records, ds, episode_ids, steps)
     leaks = []
     if scan:
         known = {e: {v for v in ep.raw_found if v.strip()} for e, ep in episodes.items()}
         leaks = scan_for_leaks(masked, known_values=known)  # every string column
+    if leaks and on_leak == "raise":
+        raise PIILeakError(leaks)
+    withheld = withheld_episodes(leaks, episode_ids, ds)
+    held = set(withheld.column("episode_id").to_pylist())
+    kept_rows = [r for r in range(n) if episode_ids[r] not in held]
+    records = [r for r in mp.records if episode_ids[r.row] not in held]
+    if held:
+        masked = _take_rows(masked, kept_rows)
+        logger.warning("withheld %d of %d episodes: the final scan found personal data",
+                       len(held), len(episodes))
+    audit = _audit_table(records, ds, episode_ids, steps)
     t4 = time.perf_counter()
     stats = {
         "rows": n, "episodes": len(episodes), "strings": n_strings,
         "unique_analysed": len(to_analyse), "ner_strings": len(ner), "regex_strings": len(rx),
-        "entities": dict(Counter(r.entity_type for r in mp.records)),
-        "fields": dict(Counter(r.field.split(".", 1)[0] for r in mp.records)),
-        "detectors": dict(Counter(r.detector for r in mp.records)),
+        "entities": dict(Counter(r.entity_type for r in records)),
+        "fields": dict(Counter(r.field.split(".", 1)[0] for r in records)),
+        "detectors": dict(Counter(r.detector for r in records)),
         "leaks": len(leaks),
+        "withheld_episodes": len(held), "withheld_rows": n - len(kept_rows),
+        "leaks_by_detector": dict(Counter(lk.detector for lk in leaks)),
         "seconds": {"collect": t1 - t0, "analyse": t2 - t1, "apply": t3 - t2, "scan": t4 - t3},
     }
-    if leaks:
-        raise PIILeakError(leaks)
-    return MaskResult(masked=masked, audit=audit, stats=stats)
+    return MaskResult(masked=masked, audit=audit, stats=stats, withheld=withheld)
+
+
+def withheld_episodes(leaks: list[Leak], episode_ids: list[str], ds: list[Any]) -> pa.Table:
+    """One row per episode with a leak: its row and leak counts and the reason, made of column,
+    entity type and detector counts (never a value). Sorted by episode id."""
+    by_episode: dict[str, Counter] = defaultdict(Counter)
+    for lk in leaks:
+        by_episode[episode_ids[lk.row]][f"{lk.column}:{lk.entity_type}/{lk.detector}"] += 1
+    rows = Counter(episode_ids)
+    first_ds: dict[str, Any] = {}
+    for e, d in zip(episode_ids, ds, strict=True):
+        first_ds.setdefault(e, d)
+    eps = sorted(by_episode)
+    return pa.table({
+        "ds": [None if first_ds[e] is None else str(first_ds[e]) for e in eps],
+        "episode_id": eps,
+        "rows": [rows[e] for e in eps],
+        "leaks": [sum(by_episode[e].values()) for e in eps],
+        "reason": [
+            "final scan found personal data: "
+            + ", ".join(f"{k}={v}" for k, v in sorted(by_episode[e].items()))
+            for e in eps
+        ],
+    }, schema=WITHHELD_SCHEMA)
+
+
+def _take_rows(table: Any, rows: list[int]) -> Any:
+    if isinstance(table, pa.Table):
+        return table.take(pa.array(rows, pa.int64()))
+    return table.iloc[rows]
 
 
 def _get_cell_text(table: Any, col: str, row: int) -> str | None:

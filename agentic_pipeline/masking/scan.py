@@ -1,8 +1,10 @@
 """Second line of defence: a high-precision scan of masked tables for personal data.
 
-It looks for strict patterns (email, phone, Luhn-valid card, SSN, IBAN, IPv4, user ids) and for
-every raw value masking found (``known_values``, globally or per episode), and reports *where* a
-leak is (column, row, entity type, a keyed hash of the value), never the value itself.
+It looks for strict patterns (email, phone, Luhn-valid card, SSN, IBAN, IPv4, user ids), for
+every raw value masking found (``known_values``, globally or per episode), and, with detectors of
+another family than the ones that masked (``scan_detectors.py``: phones of every region, cards,
+IBAN shapes, national ids, birth dates and names in context), for what masking missed. It reports
+*where* a leak is (column, row, entity type, detector, a keyed hash of the value), never the value.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import pyarrow as pa
 
 from agentic_pipeline.masking.json_walker import JsonError, looks_like_json, parse_json
 from agentic_pipeline.masking.pseudonyms import TOKEN_RE, value_hash
+from agentic_pipeline.masking.scan_detectors import card_findings, independent_findings
 from agentic_pipeline.pii_patterns import strict_matches
 from agentic_pipeline.schema import ID_COLUMNS
 
@@ -39,7 +42,7 @@ class Leak:
     row: int
     entity_type: str
     value_hash: str
-    detector: str  # "pattern" or "known_value"
+    detector: str  # "pattern", "known_value" or a ``scan_*`` detector of scan_detectors.py
 
     def __str__(self) -> str:
         where = f"{self.column}[{self.row}]"
@@ -90,6 +93,32 @@ def string_columns(table: Any) -> list[str]:
     return [c for c in table.columns if str(table[c].dtype) in ("object", "string", "str")]
 
 
+def _json_leaves(text: str) -> tuple[list[str], list[int]] | None:
+    """For a JSON cell, its string values and keys, and its integers (floats are left out: a
+    float artefact such as ``113.71000000000004`` is not a card); ``None`` for other text."""
+    if not looks_like_json(text):
+        return None
+    try:
+        obj = parse_json(text)
+    except JsonError:
+        return None
+    strings: list[str] = []
+    ints: list[int] = []
+    stack = [obj]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            strings.extend(str(k) for k in node)
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+        elif isinstance(node, str):
+            strings.append(node)
+        elif isinstance(node, int) and not isinstance(node, bool):
+            ints.append(node)
+    return strings, ints
+
+
 def _json_values_text(text: str) -> str:
     """For a JSON cell, its values only: keys are schema, not data (a customer surnamed "Case"
     must not make the key ``"case"`` a leak). Other text is returned as it is."""
@@ -112,17 +141,38 @@ def _json_values_text(text: str) -> str:
     return "\n".join(values)
 
 
+def independent_leaks(text: str) -> list[tuple[str, str, str]]:
+    """``(entity_type, detector, value)`` found by the scan's own detectors in one cell's text
+    (tokens already blanked): JSON cells leaf by leaf, keys included."""
+    leaves = _json_leaves(text)
+    found: list[tuple[str, str, str]] = []
+    if leaves is None:
+        parts, ints = [text], []
+    else:
+        parts, ints = leaves
+    for part in parts:
+        for s, e, et, det in independent_findings(part):
+            found.append((et, det, part[s:e]))
+    for number in ints:
+        digits = str(number)
+        for s, e, et, det in card_findings(digits):
+            found.append((et, det, digits[s:e]))
+    return list(dict.fromkeys(found))  # one report per value, type and detector, in order
+
+
 def scan_for_leaks(
     table: Any,
     known_values: Iterable[str] | Mapping[str, Iterable[str]] | None = None,
     columns: Sequence[str] | None = None,
     min_known_len: int = 4,
+    independent: bool = True,
 ) -> list[Leak]:
     """Scan ``columns`` (default: every string column) of a pyarrow Table or pandas DataFrame.
 
     ``known_values`` is either one collection for all rows or a mapping ``episode_id -> values``
     (then the table needs an ``episode_id`` column). Values shorter than ``min_known_len`` are not
-    searched (too many false alarms). Already-masked tokens are ignored.
+    searched (too many false alarms). Already-masked tokens are ignored. ``independent=False``
+    leaves out the detectors of ``scan_detectors.py``.
     """
     if columns is None:
         columns = string_columns(table)
@@ -137,13 +187,21 @@ def scan_for_leaks(
     elif known_values is not None:
         global_rx = compile_values(v for v in known_values if len(v) >= min_known_len)
     leaks: list[Leak] = []
+    # episode columns repeat on every row: each distinct cell is scanned by the patterns once
+    found: dict[str, list[tuple[str, str, str]]] = {}
     for col in present:
         for row, cell in enumerate(_column(table, col)):
             if not isinstance(cell, str) or not cell:
                 continue
             text = TOKEN_RE.sub(" ", cell)
-            for s, e, et in strict_matches(text):
-                leaks.append(Leak(col, row, et, value_hash(text[s:e]), "pattern"))
+            hits = found.get(text)
+            if hits is None:
+                hits = [(et, "pattern", text[s:e]) for s, e, et in strict_matches(text)]
+                if independent:
+                    hits += independent_leaks(text)
+                found[text] = hits
+            for et, det, value in hits:
+                leaks.append(Leak(col, row, et, value_hash(value), det))
             rx = global_rx if episodes is None else per_episode.get(episodes[row])
             if rx is not None:
                 for m in rx.finditer(_json_values_text(text)):

@@ -1,0 +1,130 @@
+"""Issue #12 points 3 and 4: the final scan's own detectors catch what masking missed, raise no
+false alarm on floats, arithmetic, amounts, timestamps and ids of things, and a leak withholds
+only its episode."""
+
+import json
+
+import pyarrow as pa
+import pytest
+
+from agentic_pipeline.masking import Masker, PIILeakError, mask_steps, scan_for_leaks
+from agentic_pipeline.schema import STEP_SCHEMA
+
+#: Personal data that the strict shared patterns (used by masking too) do not see.
+MISSED_BY_STRICT_PATTERNS = {
+    "call me on 96 466712 tonight": "PHONE_NUMBER",
+    "my phone: (07700)553419": "PHONE_NUMBER",
+    "reach me at 05.06.52.16.25": "PHONE_NUMBER",
+    "card 601100-099014": "CREDIT_CARD",  # 12 digits, Luhn-valid
+    "pay to DE12 3704 0044 0532 0130 00": "IBAN_CODE",  # wrong check digits
+    "my national insurance number is QQ 12 34 56 C": "NATIONAL_ID",
+    "DNI 12345678Z": "NATIONAL_ID",
+    "codice fiscale RSSMRA85T10A562S": "NATIONAL_ID",
+    "AHV 756.1234.5678.97": "NATIONAL_ID",
+    "passport number X1234567": "NATIONAL_ID",
+    "PESEL: 44051401359": "NATIONAL_ID",
+    "born on 12/03/1985": "DATE_OF_BIRTH",
+    "hi, my name is cecilie josefsen": "PERSON",
+    "Dear Mr Bernharðsson, thank you": "PERSON",
+    "write to csanád@példa.hu": "EMAIL_ADDRESS",
+}
+
+#: Not personal data: the scan must stay silent (one false alarm withholds a whole episode).
+NOT_PERSONAL = [
+    "113.71000000000004",
+    json.dumps({"total": 113.71000000000004, "refund": 2245.0000000000005, "n": 2}),
+    json.dumps({"expression": "(1200 - 300) * 2"}),
+    json.dumps({"expression": "213.45 + 120.5 + 4567.89 - 1234"}),
+    "calculate 2 * 3 + 4567 - 1234",
+    "The price is $1,234.56 and you have 2,345,678 points; total 123 456 789",
+    "order #W2378156 with items 1151293680, 4983901480 and 7706410293",
+    json.dumps({"order_id": "#W2378156", "item_ids": ["1151293680", "4983901480"]}),
+    json.dumps({"product_id": "1656367028", "price": 52.59, "options": {"size": "XL"}}),
+    "flight HAT069 on 2024-05-20T10:00:00Z, reservation NO6JO3, seat 12A",
+    "2024-05-20 10:00:00 and 20/05/2024 14:30",
+    "timestamps 1719859200000 and 1719859200000000000",
+    json.dumps({"startTimeUnixNano": 1719859200123456789, "latency_ms": 1234}),
+    "payment_method_id credit_card_9513926 or gift_card_7219486",
+    "Dear customer, Dear Acme support team,",
+    "My name is not important here",
+    "Mr. <PERSON_abcd1234> and <EMAIL_ADDRESS_0011aabb>",
+    "Your name is <PERSON_abcd1234> but you go by <PERSON_0011aabb> in Seattle WA",
+    "phone\n<PHONE_NUMBER_c7398398>\naddress\nlatency_ms\n66820851",  # flattened JSON leaves
+    "version 3.11.7, build 20261128-0001, uuid 3f9a1c2b-1234-4d5e-9f00-aabbccddeeff",
+]
+
+
+def _masked_table(contents: list[str]) -> pa.Table:
+    return pa.table(
+        {
+            "episode_id": [f"ep-{i}" for i in range(len(contents))],
+            "content": contents,
+        }
+    )
+
+
+def test_the_scan_catches_what_the_strict_patterns_miss():
+    texts = list(MISSED_BY_STRICT_PATTERNS)
+    table = _masked_table(texts)
+    assert scan_for_leaks(table, independent=False) == []  # the shared patterns alone: blind
+    leaks = scan_for_leaks(table)
+    found = {(lk.row, lk.entity_type) for lk in leaks if lk.detector.startswith("scan_")}
+    missed = [
+        t for i, (t, et) in enumerate(MISSED_BY_STRICT_PATTERNS.items()) if (i, et) not in found
+    ]
+    assert missed == []
+    for lk in leaks:  # where and what, never the value
+        for value in ("466712", "josefsen", "Bernhar", "csan", "X1234567"):
+            assert value not in str(lk)
+
+
+@pytest.mark.parametrize("text", NOT_PERSONAL)
+def test_floats_arithmetic_amounts_timestamps_and_ids_raise_no_leak(text):
+    assert scan_for_leaks(_masked_table([text])) == []
+
+
+def _rows(episode: str, contents: list[str]) -> list[dict]:
+    return [
+        {
+            "ds": "2026-11-28",
+            "episode_id": episode,
+            "step": i,
+            "role": "tool",
+            "action_type": "tool_result",
+            "content": c,
+        }
+        for i, c in enumerate(contents)
+    ]
+
+
+@pytest.fixture(scope="module")
+def masker():
+    with Masker(key="independent-scan-test", n_workers=1) as m:
+        yield m
+
+
+def test_mask_steps_withholds_only_the_leaking_episode(masker):
+    numbers = [
+        json.dumps({"expression": "(113.71 + 20) * 2"}),
+        json.dumps({"refund": 113.71000000000004, "item_ids": ["1151293680"]}),
+        "Your total is 2245.0000000000005 dollars, order #W2378156.",
+    ]
+    rows = _rows("numbers-1", numbers) + _rows(
+        "leaky-1", ["hello", json.dumps({"by_email": {"bob.smith@example.com": 1}})]
+    )
+    table = pa.Table.from_pylist(rows, schema=STEP_SCHEMA)
+    result = mask_steps(table, masker)
+    assert result.withheld.column("episode_id").to_pylist() == ["leaky-1"]
+    (held,) = result.withheld.to_pylist()
+    assert held["rows"] == 2 and held["leaks"] >= 1 and held["ds"] == "2026-11-28"
+    assert "EMAIL_ADDRESS" in held["reason"] and "bob.smith" not in held["reason"]
+    # counts in = counts out + withheld; nothing of the withheld episode is returned
+    assert result.masked.num_rows + held["rows"] == table.num_rows
+    assert set(result.masked.column("episode_id").to_pylist()) == {"numbers-1"}
+    assert set(result.audit.column("episode_id").to_pylist()) <= {"numbers-1"}
+    assert result.masked.column("content").to_pylist() == numbers  # numbers stay as they were
+    assert result.stats["withheld_episodes"] == 1 and result.stats["withheld_rows"] == 2
+
+    with pytest.raises(PIILeakError) as err:
+        mask_steps(table, masker, on_leak="raise")
+    assert "bob.smith" not in str(err.value)
