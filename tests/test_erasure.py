@@ -247,6 +247,7 @@ def test_without_key_nothing_is_masked_erased_or_exported(data_root, monkeypatch
                 AssetKey("raw_quarantine"),
                 AssetKey("masked_trajectories"),
                 AssetKey("pii_audit"),
+                AssetKey("withheld_episodes"),
             ],
             raise_on_error=False,
         )
