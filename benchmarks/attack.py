@@ -146,6 +146,13 @@ ATTACK: list[tuple[str, list[str]]] = [
         ],
     ),
     (
+        "12 one leaking string or false alarm refuses one episode, not the day",
+        [
+            "tests/test_masking_asset.py::test_a_leaking_episode_is_withheld_and_the_rest_of_the_day_is_written",
+            "tests/test_leak_scan_independent.py::test_floats_arithmetic_amounts_timestamps_and_ids_raise_no_leak",
+        ],
+    ),
+    (
         "held before, must keep holding: offline, re-runs identical, stable keyed pseudonyms, "
         "malformed input quarantined, restricted zone 0700/0600",
         [
