@@ -21,6 +21,7 @@ import datetime as dt
 import logging
 import re
 import time
+import unicodedata
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import Any
@@ -42,11 +43,13 @@ from agentic_pipeline.masking.json_walker import (
     MAX_DEPTH,
     JsonError,
     dump_like,
+    key_entity,
     looks_like_json,
     parse_json,
     walk,
 )
-from agentic_pipeline.masking.pseudonyms import DEV_MASKING_KEY, TOKEN_RE, Pseudonymizer
+from agentic_pipeline.masking.pseudonyms import DEV_MASKING_KEY, TOKEN_RE, Pseudonymizer, fold
+from agentic_pipeline.masking.recognizers import COMMON_WORDS
 from agentic_pipeline.masking.router import Route, route
 from agentic_pipeline.masking.scan import PIILeakError, compile_values, scan_for_leaks
 
@@ -154,15 +157,20 @@ class _Episode:
     every string; ``weak`` ones (NER detections) only in free text, so that an NER false positive
     never rewrites an enum or an id."""
 
-    known: dict[str, tuple[str, str]] = field(default_factory=dict)  # casefold -> (type, det)
+    known: dict[str, tuple[str, str]] = field(default_factory=dict)  # fold -> (type, det)
     strong: set[str] = field(default_factory=set)
     texts: set[str] = field(default_factory=set)
     matcher: re.Pattern[str] | None = None
     strong_matcher: re.Pattern[str] | None = None
     raw_found: set[str] = field(default_factory=set)
+    #: weak (NER-only) values -> the distinct strings that tagged them; two make them known
+    weak_votes: dict[str, set[str]] = field(default_factory=dict)
 
     def add_known(self, value: str, entity_type: str, detector: str, strong: bool = True) -> None:
-        """Remember ``value`` (and name parts / date spellings) for propagation."""
+        """Remember ``value`` (and name parts / date spellings) for propagation.
+
+        Only strong evidence makes an episode-wide value: a structured field, a high-precision
+        recognizer, or repeated NER agreement (``vote``); one weak NER hit never does."""
         before = set(self.known)
         self._add(value, entity_type, detector)
         if strong:
@@ -174,19 +182,27 @@ class _Episode:
             return
         if entity_type in ("CARD_LAST4",) and not re.fullmatch(r"\d{4}", value):
             return
-        self.known.setdefault(value.casefold(), (entity_type, detector))
+        self.known.setdefault(fold(value), (entity_type, detector))
         if entity_type == "PERSON":
             for part in _NAME_SPLIT.split(value):
-                if len(part) >= 2 and part.casefold() not in _NAME_STOP:
-                    self.known.setdefault(part.casefold(), ("PERSON", detector))
+                if len(part) >= 2 and fold(part) not in _NAME_STOP | COMMON_WORDS:
+                    self.known.setdefault(fold(part), ("PERSON", detector))
         elif entity_type == "STREET_ADDRESS" and "," in value:
             for part in value.split(","):
                 part = part.strip()
                 if len(part) >= 6 and any(c.isdigit() for c in part):
-                    self.known.setdefault(part.casefold(), ("STREET_ADDRESS", detector))
+                    self.known.setdefault(fold(part), ("STREET_ADDRESS", detector))
         elif entity_type == "DATE_OF_BIRTH":
             for alt in _date_variants(value):
-                self.known.setdefault(alt.casefold(), ("DATE_OF_BIRTH", detector))
+                self.known.setdefault(fold(alt), ("DATE_OF_BIRTH", detector))
+
+    def vote(self, value: str, entity_type: str, source: str) -> None:
+        """A weak (NER) detection of ``value`` in the string ``source``: known once two distinct
+        strings of the episode agree."""
+        votes = self.weak_votes.setdefault(fold(value.strip()), set())
+        votes.add(source)
+        if len(votes) >= 2:
+            self.add_known(value, entity_type, "known_entity", strong=False)
 
 
 def _date_variants(value: str) -> list[str]:
@@ -245,6 +261,39 @@ def _queue(text: str, ep: _Episode, to_analyse: dict[str, Route]) -> None:
     if r is not Route.SKIP:
         to_analyse.setdefault(text, r)
         ep.texts.add(text)
+        if r is Route.NER and "\n" in text:
+            for value, et in tabular_values(text):
+                ep.add_known(value, et, "key_rule")
+
+
+_DELIMS = (",", "\t", ";", "|")
+
+
+def tabular_values(text: str) -> list[tuple[str, str]]:
+    """Cells of CSV-like text (a header line and rows, returned by a tool) whose column header
+    names personal data (``name``, ``email``, ``phone``, ...): ``[(value, entity_type)]``.
+    NER is weak on such text; the header is a structured field."""
+    import csv
+
+    lines = [ln for ln in text.splitlines() if ln.strip()]
+    if len(lines) < 2:
+        return []
+    for delim in _DELIMS:
+        n = lines[0].count(delim)
+        if n < 1 or sum(ln.count(delim) == n for ln in lines[1:]) < max(1, (len(lines) - 1) // 2):
+            continue
+        rows = list(csv.reader(lines, delimiter=delim))
+        header = [key_entity(h.strip()) for h in rows[0]]
+        if not any(header):
+            return []
+        out = []
+        for row in rows[1:]:
+            for et, cell in zip(header, row, strict=False):
+                cell = cell.strip()
+                if et in PROPAGATE and cell and not TOKEN_RE.fullmatch(cell):
+                    out.append((cell, et))
+        return out
+    return []
 
 
 class _Applier:
@@ -295,14 +344,18 @@ class _Partition:
         if not text or not text.strip():
             return text
         m = self.masker
-        spans: list[Span] = [s for s in self.analysis.get(text, ()) if s[3] >= m.min_score]
+        spans: list[Span] = [
+            _whole_words(text, s) for s in self.analysis.get(text, ())
+            if s[3] >= m.min_score and plausible(text, s)
+        ]
         matcher = ep.matcher if route(text) is Route.NER else ep.strong_matcher
         if matcher is not None:
             detected = {(s[0], s[1]) for s in spans}
-            for hit in matcher.finditer(text):
+            folded = fold(text)  # same length as text: positions carry over
+            for hit in matcher.finditer(folded):
                 if (hit.start(), hit.end()) in detected:
                     continue  # the recognizer's own detection keeps the credit in the audit
-                et, _ = ep.known.get(hit.group().casefold(), ("PERSON", "known_entity"))
+                et, _ = ep.known.get(hit.group(), ("PERSON", "known_entity"))
                 spans.append((hit.start(), hit.end(), et, 1.0, "known_entity"))
         if not spans:
             return text
@@ -326,10 +379,54 @@ class _Partition:
             raw = text[s:e]
             self.record(row, fld, et, det, sc, m.token(raw, et))
             strong = det != "SpacyRecognizer" and (
-                det != "known_entity" or raw.casefold() in ep.strong)
+                det != "known_entity" or fold(raw) in ep.strong)
             if et in SCAN_KNOWN and strong:  # NER finds are not searched in ids and enums
                 ep.raw_found.add(raw)
         return out.text
+
+
+#: Entity types made of words: a span of these is widened to whole words.
+_WORD_TYPES = frozenset({"PERSON", "STREET_ADDRESS", "LOCATION"})
+_PHONE_CONTEXT = re.compile(
+    r"(?i)(?<!\w)(?:phone|tel|telephone|mobile|cell|call|fax|number|contact|reach|text)(?!\w)"
+)
+
+
+def _is_word_char(ch: str) -> bool:
+    """Letters, digits and combining marks (``e`` + U+0301 is one letter)."""
+    return ch.isalnum() or unicodedata.category(ch).startswith("M")
+
+
+def _whole_words(text: str, span: Span) -> Span:
+    """Widen a word-typed span that starts or ends inside a word to the whole word, so a name is
+    never cut in half ("Bernhar" + "ðsson")."""
+    s, e, et, sc, det = span
+    if et not in _WORD_TYPES:
+        return span
+    while s > 0 and _is_word_char(text[s - 1]) and _is_word_char(text[s]):
+        s -= 1
+    while e < len(text) and _is_word_char(text[e]) and _is_word_char(text[e - 1]):
+        e += 1
+    return (s, e, et, sc, det)
+
+
+def plausible(text: str, span: Span) -> bool:
+    """Precision filter on detections: a spaCy PERSON must not be a lower-case word, common
+    vocabulary, a field label ("Phone:") or an identifier; a phone number written as a bare digit
+    run (an item or order id) needs a phone word before it."""
+    s, e, et, _, det = span
+    value = text[s:e]
+    if et == "PERSON" and det == "SpacyRecognizer":
+        words = [w for w in _NAME_SPLIT.split(value) if w]
+        if not words or all(w.islower() for w in words) or _IDENTIFIER.match(value):
+            return False
+        if all(fold(w) in COMMON_WORDS for w in words):
+            return False
+        if text[e:e + 1] == ":" and len(words) == 1:
+            return False
+    if et == "PHONE_NUMBER" and det not in ("known_entity", "key_rule") and value.isdigit():
+        return _PHONE_CONTEXT.search(text, max(0, s - 40), s) is not None
+    return True
 
 
 def _priority(span: Span) -> tuple[float, int, str, str, int, int]:
@@ -442,10 +539,15 @@ def mask_steps(table: pa.Table | pd.DataFrame, masker: Masker, scan: bool = True
 
     # known entities: structured values + confident detections anywhere in the episode
     for ep in episodes.values():
-        for s in ep.texts:
-            for a, b, et, sc, det in mp.analysis.get(s, ()):
-                if sc >= masker.propagate_min_score:
-                    ep.add_known(s[a:b], et, "known_entity", strong=det != "SpacyRecognizer")
+        for s in sorted(ep.texts):  # sorted: which detector a value is credited to is stable
+            for span in mp.analysis.get(s, ()):
+                if span[3] < masker.propagate_min_score or not plausible(s, span):
+                    continue
+                a, b, et, _, det = _whole_words(s, span)
+                if det == "SpacyRecognizer":
+                    ep.vote(s[a:b], et, s)
+                else:
+                    ep.add_known(s[a:b], et, "known_entity")
         ep.matcher = compile_values(ep.known.keys())
         ep.strong_matcher = compile_values(ep.strong)
 
