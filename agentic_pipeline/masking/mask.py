@@ -165,6 +165,9 @@ class _Episode:
     raw_found: set[str] = field(default_factory=set)
     #: weak (NER-only) values -> the distinct strings that tagged them; two make them known
     weak_votes: dict[str, set[str]] = field(default_factory=dict)
+    weak_types: dict[str, tuple[str, str]] = field(default_factory=dict)
+    #: values of bare ``name`` keys: a name detection covering one is a structured person name
+    name_fields: set[str] = field(default_factory=set)
 
     def add_known(self, value: str, entity_type: str, detector: str, strong: bool = True) -> None:
         """Remember ``value`` (and name parts / date spellings) for propagation.
@@ -197,12 +200,25 @@ class _Episode:
                 self.known.setdefault(fold(alt), ("DATE_OF_BIRTH", detector))
 
     def vote(self, value: str, entity_type: str, source: str) -> None:
-        """A weak (NER) detection of ``value`` in the string ``source``: known once two distinct
-        strings of the episode agree."""
-        votes = self.weak_votes.setdefault(fold(value.strip()), set())
-        votes.add(source)
-        if len(votes) >= 2:
-            self.add_known(value, entity_type, "known_entity", strong=False)
+        """A weak (NER) detection of ``value`` in the string ``source`` (see ``settle_votes``)."""
+        key = fold(value.strip())
+        self.weak_votes.setdefault(key, set()).add(source)
+        self.weak_types.setdefault(key, (value.strip(), entity_type))
+
+    def settle_votes(self, min_votes: int = 2, min_share: float = 0.6) -> None:
+        """Weak values become known when NER tagged them in ``min_votes`` distinct strings and in
+        at least ``min_share`` of the free-text strings of the episode that contain them: spaCy
+        tags "Houston" or "JFK" as a person in a few of many sentences, a real name in most."""
+        free = [fold(t) for t in sorted(self.texts) if route(t) is Route.NER]
+        for key in sorted(self.weak_votes):
+            votes = self.weak_votes[key]
+            if len(votes) < min_votes or key in self.known:
+                continue
+            rx = re.compile(rf"(?<!\w){re.escape(key)}(?!\w)")
+            containing = sum(1 for t in free if rx.search(t))
+            if len(votes) >= min_share * max(containing, 1):
+                value, et = self.weak_types[key]
+                self.add_known(value, et, "known_entity", strong=False)
 
 
 def _date_variants(value: str) -> list[str]:
@@ -240,8 +256,9 @@ class _Collector:
 
     def leaf(self, path: str, value: Any, entity: str | None) -> Any:
         if entity is not None:
-            if entity == "PERSON" and isinstance(value, str) and _IDENTIFIER.match(value):
+            if entity == "PERSON" and isinstance(value, str) and _free_name(path, value):
                 _queue(value, self.ep, self.to_analyse)
+                self.ep.name_fields.add(value)
             elif isinstance(value, str | int | float):
                 self.ep.add_known(str(value), entity, "key_rule")
         elif isinstance(value, str):
@@ -254,6 +271,17 @@ class _Collector:
     def bad_json(self, path: str, text: str) -> Any:
         _queue(text, self.ep, self.to_analyse)
         return text
+
+
+_BARE_NAME_KEY = re.compile(r"(?i)(?:^|\.)name$")
+
+
+def _free_name(path: str, value: str) -> bool:
+    """A ``PERSON`` key-rule leaf whose value is analysed as text instead of masked whole: an
+    identifier (``"name": "book_reservation"``), or the value of a bare ``name`` key, which names
+    products, tools and places as often as people ("Desk Lamp"); NER and the name recognizers
+    decide there, and such a value never becomes an episode-wide known value by its key alone."""
+    return bool(_IDENTIFIER.match(value) or _BARE_NAME_KEY.search(path))
 
 
 def _queue(text: str, ep: _Episode, to_analyse: dict[str, Route]) -> None:
@@ -307,8 +335,8 @@ class _Applier:
         if entity is not None:
             if isinstance(value, str) and (not value.strip() or TOKEN_RE.fullmatch(value)):
                 return value
-            if entity == "PERSON" and isinstance(value, str) and _IDENTIFIER.match(value):
-                return self.mp.mask_text(value, self.ep, self.row, fld)  # e.g. a tool name
+            if entity == "PERSON" and isinstance(value, str) and _free_name(path, value):
+                return self.mp.mask_text(value, self.ep, self.row, fld)  # a tool/product name
             tok = self.mp.masker.token(value, entity)
             self.mp.record(self.row, fld, entity, "key_rule", 1.0, tok)
             if entity in SCAN_KNOWN:
@@ -420,8 +448,8 @@ def plausible(text: str, span: Span) -> bool:
         words = [w for w in _NAME_SPLIT.split(value) if w]
         if not words or all(w.islower() for w in words) or _IDENTIFIER.match(value):
             return False
-        if all(fold(w) in COMMON_WORDS for w in words):
-            return False
+        if all(fold(w) in COMMON_WORDS for w in words) or (value.isupper() and len(value) <= 4):
+            return False  # vocabulary, or a code such as an airport ("JFK")
         if text[e:e + 1] == ":" and len(words) == 1:
             return False
     if et == "PHONE_NUMBER" and det not in ("known_entity", "key_rule") and value.isdigit():
@@ -544,10 +572,12 @@ def mask_steps(table: pa.Table | pd.DataFrame, masker: Masker, scan: bool = True
                 if span[3] < masker.propagate_min_score or not plausible(s, span):
                     continue
                 a, b, et, _, det = _whole_words(s, span)
-                if det == "SpacyRecognizer":
+                whole_field = s in ep.name_fields and et == "PERSON" and b - a >= 0.8 * len(s)
+                if det == "SpacyRecognizer" and not whole_field:
                     ep.vote(s[a:b], et, s)
                 else:
                     ep.add_known(s[a:b], et, "known_entity")
+        ep.settle_votes()
         ep.matcher = compile_values(ep.known.keys())
         ep.strong_matcher = compile_values(ep.strong)
 

@@ -77,7 +77,8 @@ _STREET_SUFFIX = (
     "Cliff|Cliffs|Club|Crest|Dale|Dam|Divide|Curve|Branch|Bluff|Bluffs|Bottom|Camp|Glens|Greens|"
     "Groves|Harbors|Mall|Motorway|Overpass|Parks|Inlet|Hwy|Heights"
 )
-_UNIT = r"(?:Apt\.?|Apartment|Suite|Ste\.?|Unit|#)\s*[A-Za-z0-9-]+"
+#: A unit designator needs a word end ("United" is no "Unit") and a digit in its number.
+_UNIT = r"(?:Apt\.?|Apartment|Suite|Ste\.?|Unit|#)(?![A-Za-z])\s*[A-Za-z-]*\d[A-Za-z0-9-]*"
 STREET_RE = re.compile(
     rf"\b\d{{1,6}}\s+(?:[A-Z][A-Za-z'-]*\.?\s+){{1,4}}(?:{_STREET_SUFFIX})\b\.?"
     rf"(?:,?\s+{_UNIT})?"
@@ -415,7 +416,8 @@ NATIONAL_ID_RES: tuple[re.Pattern[str], ...] = (
     re.compile(r"(?<![\w-])(?:\d{8}|[XYZ]\d{7})-?[A-HJ-NP-TV-Z](?![\w-])"),
 )
 _ID_WORDS = (
-    r"passport(?:\s+(?:number|no\.?|#))?|id(?:\s+(?:card|number|no\.?|#))?|identity\s+card|"
+    r"passport(?:\s+(?:number|no\.?|#))?|id\s+card|identity\s+(?:card|number)|personal\s+id|"
+    r"(?:citizen|resident|voter|personal)\s+(?:id|number)|"
     r"national\s+(?:id|identity|insurance)(?:\s+(?:number|no\.?))?|nino|ni\s+number|"
     r"social\s+security(?:\s+number)?|ssn|sin|tax\s+(?:id|number|code)|tin|"
     r"steuer-?id|steueridentifikationsnummer|steuernummer|personalausweis(?:nummer)?|ausweis"
@@ -424,6 +426,7 @@ _ID_WORDS = (
     r"pesel|nip|ahv|avs|dni|nie|nif|codice\s+fiscale|pasaporte|passaporto|paspoort|"
     r"driver'?s?\s+licen[cs]e(?:\s+(?:number|no\.?))?|driving\s+licen[cs]e|licen[cs]e\s+number"
 )
+#: Ids of things (orders, items, flights...) are kept: no id word alone is person context.
 ID_CONTEXT_RE = re.compile(
     rf"(?i)(?<!\w)(?:{_ID_WORDS})(?!\w)[^\w\n]{{0,4}}(?:(?:is|number|no|nr|ist|est|es|è|:)\W{{0,3}})?"
     r"((?=[A-Z0-9 .\-/]*\d)[A-Z0-9](?:[A-Z0-9.\-/]|\s(?=\d)){4,20}[A-Z0-9])(?![\w-])"
@@ -483,6 +486,9 @@ EU_STREET_RES: tuple[re.Pattern[str], ...] = (
                re.IGNORECASE),
     # "Hauptstraße 3", "Mattenstrasse 108", "Keizersgracht 12a", "Karu põik 61"
     re.compile(rf"(?<!\w)(?:[{_UP}]{_WORD}\s+)?[{_UP}][{_LW}'-]*(?:{_EU_SUFFIX})\s+{_HOUSE}(?!\w)"),
+    # "Slovenčeva 93, Fala": a capitalised word and a house number before ", City"
+    re.compile(rf"(?<![\w.,])[{_UP}][{_LW}'’-]{{3,}}(?: [{_UP}][{_LW}'’-]+)? \d{{1,4}}[a-z]?"
+               rf"(?=, [{_UP}])"),
     # "637 Strojírenská 1006": number, one to three capitalised words, number
     re.compile(rf"(?<![\w.,])\d{{1,5}}\s+(?:[{_UP}][{_LW}'’-]+\s+){{1,3}}\d{{1,5}}[a-z]?(?![\w.,])"),
     # "Karu põik 61" / "Hoog St 5": capitalised word(s) then a house number, after an address word
@@ -506,6 +512,11 @@ POSTCODE_RES: tuple[re.Pattern[str], ...] = (
     re.compile(rf"(?<![\w.,/-])\d{{2}}-\d{{3}}(?![\w-]){_CITY}|(?<![\w.,/-])\d{{4}}-\d{{3}}(?![\w-])"),
     # CH/AT/BE/DK/NO four digits before the city, after a comma or line break
     re.compile(rf"(?:(?<=, )|(?<=,)|(?<=\n))[1-9]\d{{3}}(?![\w.,/-]){_CITY}"),
+    # a postcode closing an address line: "Zürich, 8021", "MARSEILLE, 13001", "Fala, 2343"
+    re.compile(rf"(?<=[{_UP}{_LW}], )(?:\d{{4,5}}|\d{{4}}-\d{{3}}|\d{{2}}-\d{{3}})"
+               r"(?=$|[\s,;?!)\"]|\.(?!\d))"),
+    # a postcode after a country or county name at the end of a line ("Australia 4671")
+    re.compile(rf"(?<=[{_LW}] )\d{{4,5}}(?=\s*$|\n)"),
     # US ZIP after a state code ("Austin, TX 78701") or a city and comma ("Seattle, 98101")
     re.compile(r"(?<=[A-Z]{2} )\d{5}(?:-\d{4})?(?![\w-])|(?<=, )\d{5}(?:-\d{4})?(?=$|[\s,.;)])"),
 )
@@ -553,6 +564,8 @@ august rose grant page hope joy faith guy bill mark will may art dean lane wood 
 king brown white black green young long short price case call cabin seat flight order item
 modify cancel change book booking phone email name address salesperson orchestra manager user
 agent assistant customer system tool policy status date time total amount payment card number
+new san los las fort west east north south saint gift check basic economy business first last
+gold silver platinum premium regular express standard delivery return exchange refund travel
 """.split())
 
 
@@ -584,12 +597,39 @@ _NAME_PAIR_RE = re.compile(rf"(?<![\w@.])({_NAME_TOKEN})\s+({_NAME_TOKEN})(?![\w
 #: Surname endings common in Europe (patronymics and family-name suffixes).
 _SURNAME_END_RE = re.compile(
     r"(?:sson|sdóttir|dóttir|dottir|sen|ssen|ová|ski|ska|cki|cka|dzki|wicz|icz|escu|opoulos|"
-    r"akis|idis|ić|ič|vić|enko|chuk|ovich|ovna|ová|sdatter)$"
+    r"akis|idis|ić|ič|vić|enko|chuk|ovich|ovna|ová|sdatter|ov|ev|ova|eva|yev|vich|dze|shvili|"
+    r"oğlu|oglu)$"
 )
 _TITLE_RE = re.compile(
     rf"(?<!\w)(?:Mr|Mrs|Ms|Miss|Mx|Dr|Prof|Herr|Frau|Hr|Fr|M|Mme|Mlle|Sr|Sra|Srta|Sig|Sig\.ra|"
     rf"Dott|Pan|Pani|Dhr|Mevr)\.?\s+((?:[{_UP}][{_LW}'’-]+)(?:[ -][{_UP}][{_LW}'’-]+){{0,2}})"
 )
+
+
+_NAME_SINGLE_RE = re.compile(
+    rf"(?<![\w@.#/_-])([{_UP}][{_LW}]+(?:['’](?!s\b)[{_UP}{_LW}][{_LW}]+)?(?:-[{_UP}][{_LW}]+)?)"
+    r"(?![\w@_-])"
+)
+#: A single capitalised word after these is more often a place ("flight to Houston").
+_PLACE_BEFORE_RE = re.compile(r"(?i)\b(?:from|to|in|via|into|near|at the|of the)\s+$")
+#: A capitalised pair followed by one of these is an organisation ("Eden Lawn Service").
+_ORG_NEXT_RE = re.compile(
+    r"\s+(?:Service|Services|Inc|Ltd|LLC|GmbH|AG|SA|Company|Co|Corp|Corporation|Group|Bank|"
+    r"Club|Hotel|Restaurant|Airlines?|Foundation|Institute|University|School|Partners)\b"
+)
+#: After a name at the start of a sentence: a possessive, a comma or a verb of speech/being.
+_NAME_FOLLOW_RE = re.compile(
+    r"'s\b|’s\b|,| (?:is|was|has|had|said|says|shouted|asked|told|wrote)\b"
+)
+
+
+def _stop_words() -> frozenset[str]:
+    from spacy.lang.en.stop_words import STOP_WORDS
+
+    return frozenset(STOP_WORDS)
+
+
+_STOP = _stop_words()
 
 
 class NameGazetteerRecognizer(LocalRecognizer):
@@ -606,10 +646,22 @@ class NameGazetteerRecognizer(LocalRecognizer):
     def analyze(
         self, text: str, entities: list[str], nlp_artifacts: NlpArtifacts | None = None
     ) -> list[RecognizerResult]:
-        """Report gazetteer name pairs (0.7) and titled names (0.8)."""
+        """Report gazetteer name pairs (0.7), titled names (0.8) and single capitalised
+        gazetteer names (0.55: masked where they stand, never propagated; at a sentence start
+        only before "'s", a comma or a verb like "is", "said")."""
         if entities and "PERSON" not in entities:
             return []
         firsts, lasts = name_gazetteer()
+        # spaCy's non-person entities (places, organisations, products) veto a gazetteer hit:
+        # "Houston", "York" and "Atlanta" are surnames too
+        vetoed = [
+            (e.start_char, e.end_char) for e in getattr(nlp_artifacts, "entities", None) or ()
+            if e.label_ not in ("PERSON", "PER", "DATE", "TIME", "CARDINAL", "ORDINAL")
+        ]
+
+        def free(a: int, b: int) -> bool:
+            return not any(s < b and a < e for s, e in vetoed)
+
         out = []
         pos = 0
         while True:
@@ -619,7 +671,8 @@ class NameGazetteerRecognizer(LocalRecognizer):
             a, b = fold(m.group(1)), fold(m.group(2))
             upper = m.group(1)[0].isupper() and m.group(2)[0].isupper()
             surname = b in lasts or _SURNAME_END_RE.search(b) is not None
-            if b not in COMMON_WORDS and (
+            if b not in COMMON_WORDS and not _ORG_NEXT_RE.match(text, m.end()) and free(
+                m.start(), m.end()) and (
                 (a in firsts and (surname or (upper and b not in firsts or b in firsts and upper)))
                 or (upper and a not in COMMON_WORDS and _SURNAME_END_RE.search(b) is not None)
             ):
@@ -627,6 +680,19 @@ class NameGazetteerRecognizer(LocalRecognizer):
                 pos = m.end()
             else:
                 pos = m.start(2)
+        for m in _NAME_SINGLE_RE.finditer(text):
+            word = m.group(1)
+            f = fold(word)
+            if word.isupper() or f in COMMON_WORDS or f in _STOP or f not in firsts | lasts:
+                continue
+            if not free(m.start(1), m.end(1)) or _PLACE_BEFORE_RE.search(text, 0, m.start(1)):
+                continue
+            if out and any(r.start <= m.start(1) < r.end for r in out):
+                continue
+            at_start = m.start(1) == 0 or text[: m.start(1)].rstrip(" \t")[-1:] in ".!?:\n\"'>"
+            if at_start and not _NAME_FOLLOW_RE.match(text, m.end(1)):
+                continue
+            out.append(RecognizerResult("PERSON", m.start(1), m.end(1), 0.55))
         for m in _TITLE_RE.finditer(text):
             if fold(m.group(1)) not in COMMON_WORDS:
                 out.append(RecognizerResult("PERSON", m.start(1), m.end(1), 0.8))
