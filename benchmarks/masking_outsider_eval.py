@@ -160,7 +160,7 @@ def template_corpus(templates: list[str], people: list[dict[str, str]], n: int,
         t = rng.choice(templates)
         p = rng.choice(people)
         planted: set[tuple[str, str]] = set()
-        dob_ctx = re.search(r"(?i)birth|born", t) is not None
+        dob_ctx = re.search(r"(?i)birth|born", re.sub(r"{{\w+}}", "", t)) is not None
 
         def person(p=p, planted=planted) -> str:
             planted.update({("PERSON", p["GivenName"]), ("PERSON", p["Surname"])})

@@ -182,7 +182,8 @@ def street_address_recognizer() -> ContextGroupRecognizer:
 INTRO_RE = re.compile(
     r"(?:\b[Tt]his is|\b[Mm]y name is|\b[Nn]ame(?: is|:)|\bI'm|\bI am|\b[Rr]egards,|"
     r"\b[Ss]incerely,|\b[Cc]heers,|\b[Bb]est,)\s+"
-    r"((?:Mr|Mrs|Ms|Dr)\.?\s+)?([A-Z][a-zA-Z'\u2019-]+(?:\s+[A-Z][a-zA-Z'\u2019-]+){0,2})"
+    r"((?:Mr|Mrs|Ms|Dr)\.?\s+)?([A-ZÀ-ÖØ-ÞĀ-Ž][a-zA-Zß-öø-ÿĀ-ž'\u2019-]+"
+    r"(?:[ \t]+[A-ZÀ-ÖØ-ÞĀ-Ž][a-zA-Zß-öø-ÿĀ-ž'\u2019-]+){0,2})"
 )
 
 
@@ -240,14 +241,15 @@ PHONE_REGIONS: tuple[str, ...] = (
 )
 _PHONE_WORDS = (
     r"phone|telephone|tel|mobile|cell|cellphone|number|no|call|calls|reach|contact|text|sms|"
-    r"fax|whatsapp|dial|hotline|telefon|telefonnummer|handy|téléphone|tél|portable|numéro|"
+    r"fax|whatsapp|dial|hotline|callback|call back|ring|telefon|telefonnummer|handy|téléphone|"
+    r"tél|portable|numéro|"
     r"teléfono|telefono|móvil|cellulare|numero|telefoon|nummer|mobiel|komórka|tel\.|nr"
 )
 _PHONE_CTX_RE = re.compile(rf"(?i)(?<!\w)(?:{_PHONE_WORDS})(?!\w)")
 #: A digit run that may be a phone number: optional +, digits with the separators phones use.
 _PHONE_CAND_RE = re.compile(r"(?<![\w.,/+-])(?:\+|00)?\(?\d[\d ().\-/]{4,20}\d(?![\w]|[.,]\d)")
 _DATE_LIKE_RE = re.compile(r"^\d{1,4}[./-]\d{1,2}[./-]\d{1,4}$|^\d{4}-\d\d-\d\d")
-_AMOUNT_LIKE_RE = re.compile(r"^\d{1,3}(?:[,.' ]\d{3})+(?:[.,]\d{1,2})?$|^\d+[.,]\d{1,2}$")
+_AMOUNT_LIKE_RE = re.compile(r"^\d{1,3}(?:[,.']\d{3})+(?:[.,]\d{1,2})?$|^\d+[.,]\d{1,2}$")
 _SEPARATED_RE = re.compile(r"\d[ ().\-/]+\d")
 
 
@@ -292,6 +294,9 @@ class IntlPhoneRecognizer(LocalRecognizer):
                 out[(s, e)] = 0.75
             if (intl or separated) and _valid_phone(raw, self.regions):
                 out[(s, e)] = 0.85
+            elif raw.isdigit() and raw[0] == "0" and 9 <= digits <= 12 and _valid_phone(
+                    raw, self.regions):
+                out.setdefault((s, e), 0.6)  # a national number with its trunk prefix
         return [RecognizerResult("PHONE_NUMBER", s, e, sc) for (s, e), sc in sorted(out.items())]
 
 
@@ -475,7 +480,7 @@ _EU_PREFIX = (
 _EU_SUFFIX = (
     r"straße|strasse|str\.|weg|gasse|allee|platz|ring|damm|ufer|chaussee|steig|pfad|markt|"
     r"straat|laan|plein|gracht|kade|singel|dijk|hof|dreef|veld|gade|vej|gatan|vägen|gata|veien|"
-    r"vegen|tie|katu|utca|út|tér|ská|ova|ní|cká"
+    r"vegen|tie|katu|utca|út|tér|ská|ova|ní|cká|boulevard|park|kai|berg|feld|garten"
 )
 EU_STREET_RES: tuple[re.Pattern[str], ...] = (
     # "Via Roma 12", "Calle de Alcalá 3", "ul. Długa 5", "Avenida Noruega 42"
@@ -485,7 +490,11 @@ EU_STREET_RES: tuple[re.Pattern[str], ...] = (
                rf"allée|impasse|place|quai|route|cours)\s+(?:{_WORD}\s+){{0,4}}{_WORD}(?!\w)",
                re.IGNORECASE),
     # "Hauptstraße 3", "Mattenstrasse 108", "Keizersgracht 12a", "Karu põik 61"
-    re.compile(rf"(?<!\w)(?:[{_UP}]{_WORD}\s+)?[{_UP}][{_LW}'-]*(?:{_EU_SUFFIX})\s+{_HOUSE}(?!\w)"),
+    re.compile(rf"(?<!\w)(?:[{_UP}]{_WORD}\s+)?[{_UP}][{_UP}{_LW}'-]*(?i:{_EU_SUFFIX})\s+{_HOUSE}"
+               r"(?!\w)"),
+    # post-office boxes
+    re.compile(r"(?i)(?<!\w)(?:P\.?\s?O\.?\s?Box|Postfach|Boîte postale|BP|Apartado"
+               r"(?: de correos)?|Casella postale|Skrytka pocztowa)\s+\d{1,6}(?!\w)"),
     # "Slovenčeva 93, Fala": a capitalised word and a house number before ", City"
     re.compile(rf"(?<![\w.,])[{_UP}][{_LW}'’-]{{3,}}(?: [{_UP}][{_LW}'’-]+)? \d{{1,4}}[a-z]?"
                rf"(?=, [{_UP}])"),
@@ -610,6 +619,9 @@ _NAME_SINGLE_RE = re.compile(
     rf"(?<![\w@.#/_-])([{_UP}][{_LW}]+(?:['’](?!s\b)[{_UP}{_LW}][{_LW}]+)?(?:-[{_UP}][{_LW}]+)?)"
     r"(?![\w@_-])"
 )
+_LAST_FIRST_RE = re.compile(
+    rf"(?<![\w@.])([{_UP}][{_LW}'’-]+), ([{_UP}][{_LW}'’-]+)(?![\w@])"
+)
 #: A single capitalised word after these is more often a place ("flight to Houston").
 _PLACE_BEFORE_RE = re.compile(r"(?i)\b(?:from|to|in|via|into|near|at the|of the)\s+$")
 #: A capitalised pair followed by one of these is an organisation ("Eden Lawn Service").
@@ -654,12 +666,13 @@ class NameGazetteerRecognizer(LocalRecognizer):
         firsts, lasts = name_gazetteer()
         # spaCy's non-person entities (places, organisations, products) veto a gazetteer hit:
         # "Houston", "York" and "Atlanta" are surnames too
-        vetoed = [
-            (e.start_char, e.end_char) for e in getattr(nlp_artifacts, "entities", None) or ()
-            if e.label_ not in ("PERSON", "PER", "DATE", "TIME", "CARDINAL", "ORDINAL")
-        ]
+        ents = getattr(nlp_artifacts, "entities", None) or ()
+        places = [(e.start_char, e.end_char) for e in ents if e.label_ in ("GPE", "LOC")]
+        # the small model often labels unknown names FAC, ORG or NORP: those veto single words
+        others = [(e.start_char, e.end_char) for e in ents
+                  if e.label_ in ("GPE", "LOC", "FAC", "ORG", "NORP", "PRODUCT")]
 
-        def free(a: int, b: int) -> bool:
+        def free(a: int, b: int, vetoed: list[tuple[int, int]] = places) -> bool:
             return not any(s < b and a < e for s, e in vetoed)
 
         out = []
@@ -680,12 +693,16 @@ class NameGazetteerRecognizer(LocalRecognizer):
                 pos = m.end()
             else:
                 pos = m.start(2)
+        for m in _LAST_FIRST_RE.finditer(text):  # "Kordus, Anna" in lists and forms
+            if fold(m.group(2)) in firsts and fold(m.group(1)) not in COMMON_WORDS | _STOP:
+                out.append(RecognizerResult("PERSON", m.start(1), m.end(2), 0.7))
         for m in _NAME_SINGLE_RE.finditer(text):
             word = m.group(1)
             f = fold(word)
             if word.isupper() or f in COMMON_WORDS or f in _STOP or f not in firsts | lasts:
                 continue
-            if not free(m.start(1), m.end(1)) or _PLACE_BEFORE_RE.search(text, 0, m.start(1)):
+            if not free(m.start(1), m.end(1), others) or _PLACE_BEFORE_RE.search(
+                    text, max(0, m.start(1) - 12), m.start(1)):
                 continue
             if out and any(r.start <= m.start(1) < r.end for r in out):
                 continue
