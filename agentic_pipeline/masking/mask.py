@@ -49,7 +49,7 @@ from agentic_pipeline.masking.json_walker import (
     walk,
 )
 from agentic_pipeline.masking.pseudonyms import DEV_MASKING_KEY, TOKEN_RE, Pseudonymizer, fold
-from agentic_pipeline.masking.recognizers import COMMON_WORDS
+from agentic_pipeline.masking.recognizers import COMMON_WORDS, is_name_pair, name_gazetteer
 from agentic_pipeline.masking.router import Route, route
 from agentic_pipeline.masking.scan import PIILeakError, compile_values, scan_for_leaks
 
@@ -284,6 +284,12 @@ def _free_name(path: str, value: str) -> bool:
     return bool(_IDENTIFIER.match(value) or _BARE_NAME_KEY.search(path))
 
 
+def _listed_name(value: str) -> bool:
+    """Some word of ``value`` is a first or last name of the gazetteer ("Desk Lamp" is not)."""
+    firsts, lasts = name_gazetteer()
+    return any(fold(w) in firsts or fold(w) in lasts for w in _NAME_SPLIT.split(value) if w)
+
+
 def _queue(text: str, ep: _Episode, to_analyse: dict[str, Route]) -> None:
     r = route(text)
     if r is not Route.SKIP:
@@ -413,6 +419,7 @@ class _Partition:
         return out.text
 
 
+_DETERMINERS = frozenset({"the", "a", "an", "this", "that", "these", "our", "your", "my", "its"})
 #: Entity types made of words: a span of these is widened to whole words.
 _WORD_TYPES = frozenset({"PERSON", "STREET_ADDRESS", "LOCATION"})
 _PHONE_CONTEXT = re.compile(
@@ -446,8 +453,11 @@ def plausible(text: str, span: Span) -> bool:
     value = text[s:e]
     if et == "PERSON" and det == "SpacyRecognizer":
         words = [w for w in _NAME_SPLIT.split(value) if w]
-        if not words or all(w.islower() for w in words) or _IDENTIFIER.match(value):
-            return False
+        if not words or _IDENTIFIER.match(value) or fold(words[0]) in _DETERMINERS:
+            return False  # "The Desk Lamp" is a thing
+        if all(w.islower() for w in words) and not (
+                len(words) == 2 and is_name_pair(words[0], words[1])):
+            return False  # lower-case: a name only as a listed first name + surname
         if all(fold(w) in COMMON_WORDS for w in words) or (value.isupper() and len(value) <= 4):
             return False  # vocabulary, or a code such as an airport ("JFK")
         if text[e:e + 1] == ":" and len(words) == 1:
@@ -572,7 +582,8 @@ def mask_steps(table: pa.Table | pd.DataFrame, masker: Masker, scan: bool = True
                 if span[3] < masker.propagate_min_score or not plausible(s, span):
                     continue
                 a, b, et, _, det = _whole_words(s, span)
-                whole_field = s in ep.name_fields and et == "PERSON" and b - a >= 0.8 * len(s)
+                whole_field = (s in ep.name_fields and et == "PERSON" and b - a >= 0.8 * len(s)
+                               and _listed_name(s[a:b]))
                 if det == "SpacyRecognizer" and not whole_field:
                     ep.vote(s[a:b], et, s)
                 else:

@@ -601,6 +601,14 @@ def name_gazetteer() -> tuple[frozenset[str], frozenset[str]]:
     return frozenset(firsts - COMMON_WORDS), frozenset(lasts - COMMON_WORDS)
 
 
+def is_name_pair(first: str, last: str) -> bool:
+    """A listed first name followed by a listed last name or a surname ending, any case."""
+    firsts, lasts = name_gazetteer()
+    a, b = fold(first), fold(last)
+    return a in firsts and b not in COMMON_WORDS and (
+        b in lasts or _SURNAME_END_RE.search(b) is not None)
+
+
 _NAME_TOKEN = rf"[{_UP}{_LW}][{_UP}{_LW}'’-]*"
 _NAME_PAIR_RE = re.compile(rf"(?<![\w@.])({_NAME_TOKEN})\s+({_NAME_TOKEN})(?![\w@])")
 #: Surname endings common in Europe (patronymics and family-name suffixes).
@@ -684,8 +692,9 @@ class NameGazetteerRecognizer(LocalRecognizer):
             a, b = fold(m.group(1)), fold(m.group(2))
             upper = m.group(1)[0].isupper() and m.group(2)[0].isupper()
             surname = b in lasts or _SURNAME_END_RE.search(b) is not None
-            if b not in COMMON_WORDS and not _ORG_NEXT_RE.match(text, m.end()) and free(
-                m.start(), m.end()) and (
+            listed = a in firsts and b in lasts  # both listed: no spaCy veto needed
+            if b not in COMMON_WORDS and not _ORG_NEXT_RE.match(text, m.end()) and (
+                listed or free(m.start(), m.end())) and (
                 (a in firsts and (surname or (upper and b not in firsts or b in firsts and upper)))
                 or (upper and a not in COMMON_WORDS and _SURNAME_END_RE.search(b) is not None)
             ):
