@@ -412,8 +412,9 @@ class _Partition:
         for s, e, et, sc, det in chosen:
             raw = text[s:e]
             self.record(row, fld, et, det, sc, m.token(raw, et))
-            strong = det != "SpacyRecognizer" and (
-                det != "known_entity" or fold(raw) in ep.strong)
+            # searched by the final scan only when it is an episode-wide value: a low-score
+            # detection (a lone capitalised gazetteer name) is masked where it stands only
+            strong = det != "SpacyRecognizer" and fold(raw) in ep.strong
             if et in SCAN_KNOWN and strong:  # NER finds are not searched in ids and enums
                 ep.raw_found.add(raw)
         return out.text
