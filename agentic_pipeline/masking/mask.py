@@ -49,7 +49,12 @@ from agentic_pipeline.masking.json_walker import (
     walk,
 )
 from agentic_pipeline.masking.pseudonyms import DEV_MASKING_KEY, TOKEN_RE, Pseudonymizer, fold
-from agentic_pipeline.masking.recognizers import COMMON_WORDS, is_name_pair, name_gazetteer
+from agentic_pipeline.masking.recognizers import (
+    COMMON_WORDS,
+    PHONE_CONTEXT_WORDS,
+    is_name_pair,
+    name_gazetteer,
+)
 from agentic_pipeline.masking.router import Route, route
 from agentic_pipeline.masking.scan import PIILeakError, compile_values, scan_for_leaks
 
@@ -423,9 +428,9 @@ class _Partition:
 _DETERMINERS = frozenset({"the", "a", "an", "this", "that", "these", "our", "your", "my", "its"})
 #: Entity types made of words: a span of these is widened to whole words.
 _WORD_TYPES = frozenset({"PERSON", "STREET_ADDRESS", "LOCATION"})
-_PHONE_CONTEXT = re.compile(
-    r"(?i)(?<!\w)(?:phone|tel|telephone|mobile|cell|call|fax|number|contact|reach|text)(?!\w)"
-)
+#: Detectors whose phone numbers need no further context check (``IntlPhoneRecognizer`` applies
+#: its own: context words, separators, or a national trunk prefix valid in its region).
+_TRUSTED_PHONE = frozenset({"known_entity", "key_rule", "IntlPhoneRecognizer"})
 
 
 def _is_word_char(ch: str) -> bool:
@@ -439,6 +444,10 @@ def _whole_words(text: str, span: Span) -> Span:
     s, e, et, sc, det = span
     if et not in _WORD_TYPES:
         return span
+    if det == "SpacyRecognizer" and "\n" in text[s:e]:  # "Jenny\nAddress": cut at the line
+        first = text[s:e].strip("\n").split("\n", 1)[0]
+        s = text.index(first, s) if first else s
+        e = s + len(first)
     while s > 0 and _is_word_char(text[s - 1]) and _is_word_char(text[s]):
         s -= 1
     while e < len(text) and _is_word_char(text[e]) and _is_word_char(text[e - 1]):
@@ -463,8 +472,8 @@ def plausible(text: str, span: Span) -> bool:
             return False  # vocabulary, or a code such as an airport ("JFK")
         if text[e:e + 1] == ":" and len(words) == 1:
             return False
-    if et == "PHONE_NUMBER" and det not in ("known_entity", "key_rule") and value.isdigit():
-        return _PHONE_CONTEXT.search(text, max(0, s - 40), s) is not None
+    if et == "PHONE_NUMBER" and det not in _TRUSTED_PHONE and value.isdigit():
+        return PHONE_CONTEXT_WORDS.search(text, max(0, s - 40), s) is not None
     return True
 
 

@@ -246,6 +246,7 @@ _PHONE_WORDS = (
     r"teléfono|telefono|móvil|cellulare|numero|telefoon|nummer|mobiel|komórka|tel\.|nr"
 )
 _PHONE_CTX_RE = re.compile(rf"(?i)(?<!\w)(?:{_PHONE_WORDS})(?!\w)")
+PHONE_CONTEXT_WORDS = _PHONE_CTX_RE
 #: A digit run that may be a phone number: optional +, digits with the separators phones use.
 _PHONE_CAND_RE = re.compile(r"(?<![\w.,/+-])(?:\+|00)?\(?\d[\d ().\-/]{4,20}\d(?![\w]|[.,]\d)")
 _DATE_LIKE_RE = re.compile(r"^\d{1,4}[./-]\d{1,2}[./-]\d{1,4}$|^\d{4}-\d\d-\d\d")
@@ -631,7 +632,9 @@ _LAST_FIRST_RE = re.compile(
     rf"(?<![\w@.])([{_UP}][{_LW}'’-]+), ([{_UP}][{_LW}'’-]+)(?![\w@])"
 )
 #: A single capitalised word after these is more often a place ("flight to Houston").
-_PLACE_BEFORE_RE = re.compile(r"(?i)\b(?:from|to|in|via|into|near|at the|of the)\s+$")
+_PLACE_BEFORE_RE = re.compile(
+    r"(?i)(?:\b(?:from|to|in|via|into|near|at the|of the)|\b\d{4,5}|\b[A-Z]{2} ?\d{3,4})\s+$"
+)  # ... or after a postcode: "28001 Sevilla"
 #: A capitalised pair followed by one of these is an organisation ("Eden Lawn Service").
 _ORG_NEXT_RE = re.compile(
     r"\s+(?:Service|Services|Inc|Ltd|LLC|GmbH|AG|SA|Company|Co|Corp|Corporation|Group|Bank|"
