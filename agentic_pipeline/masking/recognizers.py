@@ -7,10 +7,12 @@ Decisions (documented for reviewers):
 
 * ``USER_ID``: account handles shaped ``first_last_1234`` (tau-bench style, they embed the name) are
   masked.
+* Customer/account ids of people (the simulator's CRM ids ``cus_1a2b3c4d``, ``CX-12345`` style CRM
+  ids) are personal data: ``USER_ID`` with keyed pseudonyms, the same token in free text, tool
+  arguments and results, so replay (the CRM sandbox is keyed by the same id throughout) still works.
 * Payment-method ids (``credit_card_4421486``, ``gift_card_…``, ``certificate_…``, ``paypal_…``),
-  reservation codes, flight numbers and ``cus_…`` CRM ids are opaque internal ids that identify
-  nobody outside the operator's systems; they are kept so replay and joins work (they also appear as
-  JSON keys, which are never touched).
+  reservation codes, order and item ids and flight numbers are ids of things; they are kept so
+  replay and joins work (they also appear as JSON keys, which are never touched).
 * ``CARD_LAST4``: the last four digits of a card when the context says so ("card ending in 7447",
   "my 7447 card", "last four 7447"); ``DATE_OF_BIRTH``: a date right after "born", "birthday",
   "date of birth", "DOB". Other dates (bookings, timestamps) are kept.
