@@ -469,8 +469,8 @@ class NationalIdRecognizer(LocalRecognizer):
 
 
 # --------------------------------------------------------------------------- streets, postcodes
-_UP = "A-ZÀ-ÖØ-ÞĀ-Žƀ-ɏ"  # upper-case Latin letters, accented ones included
-_LW = "a-zß-öø-ÿĀ-žƀ-ɏ"
+_UP = "A-ZÀ-ÖØ-ÞĀ-Žƀ-ɏΆ-ΏΑ-ΩА-Я"  # upper-case Latin (accented too), Greek, Cyrillic
+_LW = "a-zß-öø-ÿĀ-žƀ-ɏά-ώа-яё"
 _WORD = rf"[{_UP}{_LW}][{_UP}{_LW}'’.-]*"
 _HOUSE = r"\d{1,5}(?:\s?[a-zA-Z](?![\w]))?(?:\s?[/-]\s?\d{1,4}[a-zA-Z]?)?"
 _EU_PREFIX = (
@@ -485,6 +485,13 @@ _EU_SUFFIX = (
     r"straat|laan|plein|gracht|kade|singel|dijk|hof|dreef|veld|gade|vej|gatan|vägen|gata|veien|"
     r"vegen|tie|katu|utca|út|tér|ská|ova|ní|cká|boulevard|park|kai|berg|feld|garten"
 )
+#: First words of a "Word 12" line that is not a street.
+_NOT_STREET = (
+    "Flight|Seat|Gate|Room|Order|Item|Total|Step|Page|Chapter|Table|Figure|Version|Terminal|"
+    "Platform|Level|Floor|Row|Section|Day|Week|Year|Option|Question|Line|Part|Phase|Round|Trial|"
+    "Task|Episode|Batch|Number|Case|Price|Amount|Quantity|Score|Rating|Bags|Passengers|Adults|"
+    "Children|Nights|Hours|Minutes|Reservation|Ticket|Train|Bus|Bay|Stage|Level|Grade"
+)
 EU_STREET_RES: tuple[re.Pattern[str], ...] = (
     # "Via Roma 12", "Calle de Alcalá 3", "ul. Długa 5", "Avenida Noruega 42"
     re.compile(rf"(?<!\w)(?:{_EU_PREFIX})\s+(?:{_WORD}\s+){{0,4}}?{_WORD},?\s+{_HOUSE}(?!\w)"),
@@ -498,14 +505,23 @@ EU_STREET_RES: tuple[re.Pattern[str], ...] = (
     # post-office boxes
     re.compile(r"(?i)(?<!\w)(?:P\.?\s?O\.?\s?Box|Postfach|Boîte postale|BP|Apartado"
                r"(?: de correos)?|Casella postale|Skrytka pocztowa)\s+\d{1,6}(?!\w)"),
+    # "3212 40th Street"
+    re.compile(r"(?<![\w.,])\d{1,6}\s+\d{1,3}(?:st|nd|rd|th)\s+(?:Street|St|Avenue|Ave|Road|Rd|"
+               r"Drive|Dr|Lane|Ln|Boulevard|Blvd|Place|Pl|Way|Terrace|Court|Ct)\b\.?"),
+    # a line that is only a street and a house number ("Plattebaan 178", "Bem rakpart 86.")
+    re.compile(rf"(?m)^[> \t]*((?!(?:{_NOT_STREET})\b)[{_UP}][{_LW}'’-]{{2,}}"
+               rf"(?:[ \t]+[{_UP}{_LW}][{_LW}'’.-]*){{0,3}}[ \t]+\d{{1,4}}[a-z]?\.?)[ \t]*$"),
     # "Slovenčeva 93, Fala": a capitalised word and a house number before ", City"
     re.compile(rf"(?<![\w.,])[{_UP}][{_LW}'’-]{{3,}}(?: [{_UP}][{_LW}'’-]+)? \d{{1,4}}[a-z]?"
                rf"(?=, [{_UP}])"),
     # "637 Strojírenská 1006": number, one to three capitalised words, number
-    re.compile(rf"(?<![\w.,])\d{{1,5}}\s+(?:[{_UP}][{_LW}'’-]+\s+){{1,3}}\d{{1,5}}[a-z]?(?![\w.,])"),
+    re.compile(rf"(?<![\w.,])\d{{1,5}}[ \t]+(?:[{_UP}][{_LW}'’-]+[ \t]+){{1,3}}\d{{1,5}}[a-z]?"
+               r"(?![\w.,])"),
     # "Karu põik 61" / "Hoog St 5": capitalised word(s) then a house number, after an address word
     re.compile(rf"(?i:(?<!\w)(?:address|adresse|indirizzo|dirección|adres|live at|lives at|"
-               rf"living at|wohne in der|wohnhaft)\b:?\s+)"
+               rf"living at|live on|lives on|is on|located at|corner of|ship to|shipped to|"
+               rf"deliver to|delivered to|send it to|moved to|move to|wohne in der|wohnhaft)"
+               rf"\b:?\s+)"
                rf"((?:{_WORD}\s+){{1,4}}{_HOUSE})(?!\w)"),
 )
 #: Postcodes, each with the context that makes it one (a city after it, or a comma/state before).
@@ -525,10 +541,12 @@ POSTCODE_RES: tuple[re.Pattern[str], ...] = (
     # CH/AT/BE/DK/NO four digits before the city, after a comma or line break
     re.compile(rf"(?:(?<=, )|(?<=,)|(?<=\n))[1-9]\d{{3}}(?![\w.,/-]){_CITY}"),
     # a postcode closing an address line: "Zürich, 8021", "MARSEILLE, 13001", "Fala, 2343"
-    re.compile(rf"(?<=[{_UP}{_LW}], )(?:\d{{4,5}}|\d{{4}}-\d{{3}}|\d{{2}}-\d{{3}})"
+    re.compile(rf"(?<=[{_UP}{_LW}], )(?:\d{{4,5}}|\d{{4}}-\d{{3}}|\d{{2}}-\d{{3}}|\d{{3}} \d{{2}}|"
+               r"[1-9]\d{3} ?[A-Z]{2})"
                r"(?=$|[\s,;?!)\"]|\.(?!\d))"),
     # a postcode after a country or county name at the end of a line ("Australia 4671")
-    re.compile(rf"(?<=[{_LW}] )\d{{4,5}}(?=\s*$|\n)"),
+    re.compile(rf"(?<![\w-])[{_UP}][{_LW}]+ (\d{{4,5}}|\d{{3}} \d{{2}}|[1-9]\d{{3}} ?[A-Z]{{2}})"
+               r"(?=[ \t]*$|[ \t]*\n)", re.MULTILINE),
     # US ZIP after a state code ("Austin, TX 78701") or a city and comma ("Seattle, 98101")
     re.compile(r"(?<=[A-Z]{2} )\d{5}(?:-\d{4})?(?![\w-])|(?<=, )\d{5}(?:-\d{4})?(?=$|[\s,.;)])"),
 )
@@ -558,7 +576,8 @@ class StreetLineRecognizer(LocalRecognizer):
         if not entities or "ZIP_CODE" in entities:
             for rx in POSTCODE_RES:
                 for m in rx.finditer(text):
-                    out.append(RecognizerResult("ZIP_CODE", m.start(), m.end(), 0.6))
+                    g = 1 if rx.groups else 0
+                    out.append(RecognizerResult("ZIP_CODE", m.start(g), m.end(g), 0.6))
         return out
 
 
