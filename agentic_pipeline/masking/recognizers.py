@@ -631,6 +631,12 @@ def is_name_pair(first: str, last: str) -> bool:
         b in lasts or _SURNAME_END_RE.search(b) is not None)
 
 
+@lru_cache(maxsize=1)
+def _all_names() -> frozenset[str]:
+    firsts, lasts = name_gazetteer()
+    return firsts | lasts
+
+
 _NAME_TOKEN = rf"[{_UP}{_LW}][{_UP}{_LW}'’-]*"
 _NAME_PAIR_RE = re.compile(rf"(?<![\w@.])({_NAME_TOKEN})\s+({_NAME_TOKEN})(?![\w@])")
 #: Surname endings common in Europe (patronymics and family-name suffixes).
@@ -696,6 +702,7 @@ class NameGazetteerRecognizer(LocalRecognizer):
         if entities and "PERSON" not in entities:
             return []
         firsts, lasts = name_gazetteer()
+        all_names = _all_names()
         # spaCy's non-person entities (places, organisations, products) veto a gazetteer hit:
         # "Houston", "York" and "Atlanta" are surnames too
         ents = getattr(nlp_artifacts, "entities", None) or ()
@@ -732,7 +739,7 @@ class NameGazetteerRecognizer(LocalRecognizer):
         for m in _NAME_SINGLE_RE.finditer(text):
             word = m.group(1)
             f = fold(word)
-            if word.isupper() or f in COMMON_WORDS or f in _STOP or f not in firsts | lasts:
+            if word.isupper() or f in COMMON_WORDS or f in _STOP or f not in all_names:
                 continue
             if not free(m.start(1), m.end(1), others) or _PLACE_BEFORE_RE.search(
                     text, max(0, m.start(1) - 12), m.start(1)):
