@@ -130,7 +130,10 @@ def test_mask_steps_structure_consistency_and_audit(masker):
     email_tok = pseudonym_for("priya.c@example.org", "EMAIL_ADDRESS", KEY)
     assert email_tok in content[0] and email_tok in args[1] and email_tok in content[2]
     result = json.loads(content[2])["customer"]
-    assert result["customer_id"] == "cus_0a1b2c3d" and result["tier"] == "gold"
+    # customer ids of people get the same keyed pseudonym everywhere (issue #12, point 6)
+    cid_tok = pseudonym_for("cus_0a1b2c3d", "USER_ID", KEY)
+    assert result["customer_id"] == cid_tok and result["tier"] == "gold"
+    assert "cus_0a1b2c3d" not in everything
     assert result["balance"] == 120.5
     assert result["tags"] == [{"label": "vip", "since": "2021-01-01"}]
     assert result["first_name"] == pseudonym_for("Priya", "PERSON", KEY)
@@ -138,7 +141,7 @@ def test_mask_steps_structure_consistency_and_audit(masker):
     for kept in ("HAT069", "2024-05-20", "NO6JO3"):
         assert kept in content[0]
     call = json.loads(args[4])
-    assert call["id"] == "cus_0a1b2c3d" and "Priya" not in call["note"]
+    assert call["id"] == cid_tok and "Priya" not in call["note"]
     assert json.loads(call["note"])["comment"].startswith("Call <PERSON_")
     audit = res.audit
     assert set(audit.column_names) >= {"ds", "episode_id", "step", "field", "entity_type",

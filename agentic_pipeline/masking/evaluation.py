@@ -90,7 +90,9 @@ def tau_bench_corpus(traj_path: Path, users_path: Path, limit: int | None = None
 
 
 def _tau_user_values(uid: str, user: Mapping[str, Any]) -> set[tuple[str, str]]:
-    vals = {("USER_ID", uid), ("EMAIL_ADDRESS", user["email"]), ("DATE_OF_BIRTH", user["dob"])}
+    vals = {("USER_ID", uid), ("EMAIL_ADDRESS", user["email"])}
+    if user.get("dob"):  # the retail users have none
+        vals.add(("DATE_OF_BIRTH", user["dob"]))
     name = user.get("name") or {}
     for part in ("first_name", "last_name"):
         if name.get(part):
@@ -161,3 +163,35 @@ def format_recall(figures: Mapping[str, Mapping[str, float]]) -> str:
         d = figures[et]
         lines.append(f"{et:<16} {int(d['raw']):>11} {int(d['leaked']):>7} {d['recall']:>8.2%}")
     return "\n".join(lines)
+
+
+def benchmark_file_corpus(path: Path, users_path: Path, limit: int | None = None,
+                          ds: str = "2024-05-15", task_type: str = "benchmark") -> LabeledCorpus:
+    """Any benchmark results file the ingest formats read (tau-bench airline/retail arrays, a
+    tau2 results document); truth = the record of each episode's user in ``users_path``, found
+    by the task's ``user_id`` or by a user id written in the episode text."""
+    from agentic_pipeline.formats import (
+        BenchmarkNaming,
+        ParseContext,
+        detect_format,
+        parse_record,
+        split_container,
+    )
+
+    doc = json.loads(Path(path).read_text())
+    users = json.loads(Path(users_path).read_text())
+    records = split_container(doc)
+    if records is None:
+        records = doc if isinstance(doc, list) else [doc]
+    records = records[:limit] if limit else records
+    naming = BenchmarkNaming(policy_id="external", task_type=task_type)
+    uid_rx = re.compile("|".join(re.escape(u) for u in sorted(users, key=len, reverse=True)))
+    rows: list[dict[str, Any]] = []
+    planted: dict[str, set[tuple[str, str]]] = {}
+    for i, rec in enumerate(records):
+        fmt = detect_format(rec)
+        eid, attrs, steps = parse_record(fmt, rec, ParseContext(i, naming, Path(path).stem))
+        rows += _rows(eid, attrs, steps, ds, fmt, i)
+        m = uid_rx.search(json.dumps(rec))
+        planted[eid] = _tau_user_values(m.group(), users[m.group()]) if m else set()
+    return LabeledCorpus(pa.Table.from_pylist(rows, schema=STEP_SCHEMA), planted, len(planted))

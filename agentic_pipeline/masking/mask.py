@@ -26,6 +26,7 @@ import itertools
 import logging
 import re
 import time
+import unicodedata
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -48,11 +49,18 @@ from agentic_pipeline.masking.json_walker import (
     MAX_DEPTH,
     JsonError,
     dump_like,
+    key_entity,
     looks_like_json,
     parse_json,
     walk,
 )
-from agentic_pipeline.masking.pseudonyms import DEV_MASKING_KEY, TOKEN_RE, Pseudonymizer
+from agentic_pipeline.masking.pseudonyms import DEV_MASKING_KEY, TOKEN_RE, Pseudonymizer, fold
+from agentic_pipeline.masking.recognizers import (
+    COMMON_WORDS,
+    PHONE_CONTEXT_WORDS,
+    is_name_pair,
+    name_gazetteer,
+)
 from agentic_pipeline.masking.router import Route, route
 from agentic_pipeline.masking.scan import Leak, PIILeakError, compile_values, scan_for_leaks
 
@@ -170,15 +178,23 @@ class _Episode:
     every string; ``weak`` ones (NER detections) only in free text, so that an NER false positive
     never rewrites an enum or an id."""
 
-    known: dict[str, tuple[str, str]] = field(default_factory=dict)  # casefold -> (type, det)
+    known: dict[str, tuple[str, str]] = field(default_factory=dict)  # fold -> (type, det)
     strong: set[str] = field(default_factory=set)
     texts: set[str] = field(default_factory=set)
     matcher: re.Pattern[str] | None = None
     strong_matcher: re.Pattern[str] | None = None
     raw_found: set[str] = field(default_factory=set)
+    #: weak (NER-only) values -> the distinct strings that tagged them; two make them known
+    weak_votes: dict[str, set[str]] = field(default_factory=dict)
+    weak_types: dict[str, tuple[str, str]] = field(default_factory=dict)
+    #: values of bare ``name`` keys: a name detection covering one is a structured person name
+    name_fields: set[str] = field(default_factory=set)
 
     def add_known(self, value: str, entity_type: str, detector: str, strong: bool = True) -> None:
-        """Remember ``value`` (and name parts / date spellings) for propagation."""
+        """Remember ``value`` (and name parts / date spellings) for propagation.
+
+        Only strong evidence makes an episode-wide value: a structured field, a high-precision
+        recognizer, or repeated NER agreement (``vote``); one weak NER hit never does."""
         before = len(self.known)
         self._add(value, entity_type, detector)
         if strong and len(self.known) > before:  # the keys just added are the dict's last ones
@@ -190,19 +206,40 @@ class _Episode:
             return
         if entity_type in ("CARD_LAST4",) and not re.fullmatch(r"\d{4}", value):
             return
-        self.known.setdefault(value.casefold(), (entity_type, detector))
+        self.known.setdefault(fold(value), (entity_type, detector))
         if entity_type == "PERSON":
             for part in _NAME_SPLIT.split(value):
-                if len(part) >= 2 and part.casefold() not in _NAME_STOP:
-                    self.known.setdefault(part.casefold(), ("PERSON", detector))
+                if len(part) >= 2 and fold(part) not in _NAME_STOP | COMMON_WORDS:
+                    self.known.setdefault(fold(part), ("PERSON", detector))
         elif entity_type == "STREET_ADDRESS" and "," in value:
             for part in value.split(","):
                 part = part.strip()
                 if len(part) >= 6 and any(c.isdigit() for c in part):
-                    self.known.setdefault(part.casefold(), ("STREET_ADDRESS", detector))
+                    self.known.setdefault(fold(part), ("STREET_ADDRESS", detector))
         elif entity_type == "DATE_OF_BIRTH":
             for alt in _date_variants(value):
-                self.known.setdefault(alt.casefold(), ("DATE_OF_BIRTH", detector))
+                self.known.setdefault(fold(alt), ("DATE_OF_BIRTH", detector))
+
+    def vote(self, value: str, entity_type: str, source: str) -> None:
+        """A weak (NER) detection of ``value`` in the string ``source`` (see ``settle_votes``)."""
+        key = fold(value.strip())
+        self.weak_votes.setdefault(key, set()).add(source)
+        self.weak_types.setdefault(key, (value.strip(), entity_type))
+
+    def settle_votes(self, min_votes: int = 2, min_share: float = 0.6) -> None:
+        """Weak values become known when NER tagged them in ``min_votes`` distinct strings and in
+        at least ``min_share`` of the free-text strings of the episode that contain them: spaCy
+        tags "Houston" or "JFK" as a person in a few of many sentences, a real name in most."""
+        free = [fold(t) for t in sorted(self.texts) if route(t) is Route.NER]
+        for key in sorted(self.weak_votes):
+            votes = self.weak_votes[key]
+            if len(votes) < min_votes or key in self.known:
+                continue
+            rx = re.compile(rf"(?<!\w){re.escape(key)}(?!\w)")
+            containing = sum(1 for t in free if rx.search(t))
+            if len(votes) >= min_share * max(containing, 1):
+                value, et = self.weak_types[key]
+                self.add_known(value, et, "known_entity", strong=False)
 
 
 def _date_variants(value: str) -> list[str]:
@@ -240,8 +277,9 @@ class _Collector:
 
     def leaf(self, path: str, value: Any, entity: str | None) -> Any:
         if entity is not None:
-            if entity == "PERSON" and isinstance(value, str) and _IDENTIFIER.match(value):
+            if entity == "PERSON" and isinstance(value, str) and _free_name(path, value):
                 _queue(value, self.ep, self.to_analyse)
+                self.ep.name_fields.add(value)
             elif isinstance(value, str | int | float):
                 self.ep.add_known(str(value), entity, "key_rule")
         elif isinstance(value, str):
@@ -256,11 +294,61 @@ class _Collector:
         return text
 
 
+_BARE_NAME_KEY = re.compile(r"(?i)(?:^|\.)name$")
+
+
+def _free_name(path: str, value: str) -> bool:
+    """A ``PERSON`` key-rule leaf whose value is analysed as text instead of masked whole: an
+    identifier (``"name": "book_reservation"``), or the value of a bare ``name`` key, which names
+    products, tools and places as often as people ("Desk Lamp"); NER and the name recognizers
+    decide there, and such a value never becomes an episode-wide known value by its key alone."""
+    return bool(_IDENTIFIER.match(value) or _BARE_NAME_KEY.search(path))
+
+
+def _listed_name(value: str) -> bool:
+    """Some word of ``value`` is a first or last name of the gazetteer ("Desk Lamp" is not)."""
+    firsts, lasts = name_gazetteer()
+    return any(fold(w) in firsts or fold(w) in lasts for w in _NAME_SPLIT.split(value) if w)
+
+
 def _queue(text: str, ep: _Episode, to_analyse: dict[str, Route]) -> None:
     r = route(text)
     if r is not Route.SKIP:
         to_analyse.setdefault(text, r)
         ep.texts.add(text)
+        if r is Route.NER and "\n" in text:
+            for value, et in tabular_values(text):
+                ep.add_known(value, et, "key_rule")
+
+
+_DELIMS = (",", "\t", ";", "|")
+
+
+def tabular_values(text: str) -> list[tuple[str, str]]:
+    """Cells of CSV-like text (a header line and rows, returned by a tool) whose column header
+    names personal data (``name``, ``email``, ``phone``, ...): ``[(value, entity_type)]``.
+    NER is weak on such text; the header is a structured field."""
+    import csv
+
+    lines = [ln for ln in text.splitlines() if ln.strip()]
+    if len(lines) < 2:
+        return []
+    for delim in _DELIMS:
+        n = lines[0].count(delim)
+        if n < 1 or sum(ln.count(delim) == n for ln in lines[1:]) < max(1, (len(lines) - 1) // 2):
+            continue
+        rows = list(csv.reader(lines, delimiter=delim))
+        header = [key_entity(h.strip()) for h in rows[0]]
+        if not any(header):
+            return []
+        out = []
+        for row in rows[1:]:
+            for et, cell in zip(header, row, strict=False):
+                cell = cell.strip()
+                if et in PROPAGATE and cell and not TOKEN_RE.fullmatch(cell):
+                    out.append((cell, et))
+        return out
+    return []
 
 
 class _Applier:
@@ -274,8 +362,8 @@ class _Applier:
         if entity is not None:
             if isinstance(value, str) and (not value.strip() or TOKEN_RE.fullmatch(value)):
                 return value
-            if entity == "PERSON" and isinstance(value, str) and _IDENTIFIER.match(value):
-                return self.mp.mask_text(value, self.ep, self.row, fld)  # e.g. a tool name
+            if entity == "PERSON" and isinstance(value, str) and _free_name(path, value):
+                return self.mp.mask_text(value, self.ep, self.row, fld)  # a tool/product name
             tok = self.mp.masker.token(value, entity)
             self.mp.record(self.row, fld, entity, "key_rule", 1.0, tok)
             if entity in SCAN_KNOWN:
@@ -311,17 +399,21 @@ class _Partition:
         if not text or not text.strip():
             return text
         m = self.masker
-        spans: list[Span] = [s for s in self.analysis.get(text, ()) if s[3] >= m.min_score]
+        spans: list[Span] = [
+            _whole_words(text, s) for s in self.analysis.get(text, ())
+            if s[3] >= m.min_score and plausible(text, s)
+        ]
         is_ner = route(text) is Route.NER
         if is_ner and len(text) > m.pool.config.max_ner_chars:  # NER read only its start
             self.record(row, fld, "NER_LIMITED", _GUARD, 1.0, None)
         matcher = ep.matcher if is_ner else ep.strong_matcher
         if matcher is not None:
             detected = {(s[0], s[1]) for s in spans}
-            for hit in matcher.finditer(text):
+            folded = fold(text)  # same length as text: positions carry over
+            for hit in matcher.finditer(folded):
                 if (hit.start(), hit.end()) in detected:
                     continue  # the recognizer's own detection keeps the credit in the audit
-                et, _ = ep.known.get(hit.group().casefold(), ("PERSON", "known_entity"))
+                et, _ = ep.known.get(hit.group(), ("PERSON", "known_entity"))
                 spans.append((hit.start(), hit.end(), et, 1.0, "known_entity"))
         if not spans:
             return text
@@ -344,11 +436,64 @@ class _Partition:
         for s, e, et, sc, det in chosen:
             raw = text[s:e]
             self.record(row, fld, et, det, sc, m.token(raw, et))
-            strong = det != "SpacyRecognizer" and (
-                det != "known_entity" or raw.casefold() in ep.strong)
+            # searched by the final scan only when it is an episode-wide value: a low-score
+            # detection (a lone capitalised gazetteer name) is masked where it stands only
+            strong = det != "SpacyRecognizer" and fold(raw) in ep.strong
             if et in SCAN_KNOWN and strong:  # NER finds are not searched in ids and enums
                 ep.raw_found.add(raw)
         return out.text
+
+
+_DETERMINERS = frozenset({"the", "a", "an", "this", "that", "these", "our", "your", "my", "its"})
+#: Entity types made of words: a span of these is widened to whole words.
+_WORD_TYPES = frozenset({"PERSON", "STREET_ADDRESS", "LOCATION"})
+#: Detectors whose phone numbers need no further context check (``IntlPhoneRecognizer`` applies
+#: its own: context words, separators, or a national trunk prefix valid in its region).
+_TRUSTED_PHONE = frozenset({"known_entity", "key_rule", "IntlPhoneRecognizer"})
+
+
+def _is_word_char(ch: str) -> bool:
+    """Letters, digits and combining marks (``e`` + U+0301 is one letter)."""
+    return ch.isalnum() or unicodedata.category(ch).startswith("M")
+
+
+def _whole_words(text: str, span: Span) -> Span:
+    """Widen a word-typed span that starts or ends inside a word to the whole word, so a name is
+    never cut in half ("Bernhar" + "ðsson")."""
+    s, e, et, sc, det = span
+    if et not in _WORD_TYPES:
+        return span
+    if det == "SpacyRecognizer" and "\n" in text[s:e]:  # "Jenny\nAddress": cut at the line
+        first = text[s:e].strip("\n").split("\n", 1)[0]
+        s = text.index(first, s) if first else s
+        e = s + len(first)
+    while s > 0 and _is_word_char(text[s - 1]) and _is_word_char(text[s]):
+        s -= 1
+    while e < len(text) and _is_word_char(text[e]) and _is_word_char(text[e - 1]):
+        e += 1
+    return (s, e, et, sc, det)
+
+
+def plausible(text: str, span: Span) -> bool:
+    """Precision filter on detections: a spaCy PERSON must not be a lower-case word, common
+    vocabulary, a field label ("Phone:") or an identifier; a phone number written as a bare digit
+    run (an item or order id) needs a phone word before it."""
+    s, e, et, _, det = span
+    value = text[s:e]
+    if et == "PERSON" and det == "SpacyRecognizer":
+        words = [w for w in _NAME_SPLIT.split(value) if w]
+        if not words or _IDENTIFIER.match(value) or fold(words[0]) in _DETERMINERS:
+            return False  # "The Desk Lamp" is a thing
+        if all(w.islower() for w in words) and not (
+                len(words) == 2 and is_name_pair(words[0], words[1])):
+            return False  # lower-case: a name only as a listed first name + surname
+        if all(fold(w) in COMMON_WORDS for w in words) or (value.isupper() and len(value) <= 4):
+            return False  # vocabulary, or a code such as an airport ("JFK")
+        if text[e:e + 1] == ":" and len(words) == 1:
+            return False
+    if et == "PHONE_NUMBER" and det not in _TRUSTED_PHONE and value.isdigit():
+        return PHONE_CONTEXT_WORDS.search(text, max(0, s - 40), s) is not None
+    return True
 
 
 def _priority(span: Span) -> tuple[float, int, str, str, int, int]:
@@ -474,14 +619,18 @@ def mask_steps(
     # (added in a fixed order: strong first, then by score, value and type; ``ep.texts`` is a set
     # whose order changes with the process's hash seed, and the first addition of a value wins)
     for ep in episodes.values():
-        found = sorted(
-            (det == "SpacyRecognizer", -sc, s[a:b], et)
-            for s in ep.texts
-            for a, b, et, sc, det in mp.analysis.get(s, ())
-            if sc >= masker.propagate_min_score
-        )
-        for weak, _, value, et in found:
-            ep.add_known(value, et, "known_entity", strong=not weak)
+        for s in sorted(ep.texts):  # sorted: which detector a value is credited to is stable
+            for span in mp.analysis.get(s, ()):
+                if span[3] < masker.propagate_min_score or not plausible(s, span):
+                    continue
+                a, b, et, _, det = _whole_words(s, span)
+                whole_field = (s in ep.name_fields and et == "PERSON" and b - a >= 0.8 * len(s)
+                               and _listed_name(s[a:b]))
+                if det == "SpacyRecognizer" and not whole_field:
+                    ep.vote(s[a:b], et, s)
+                else:
+                    ep.add_known(s[a:b], et, "known_entity")
+        ep.settle_votes()
         ep.matcher = compile_values(ep.known.keys())
         ep.strong_matcher = compile_values(ep.strong)
 

@@ -32,8 +32,25 @@ def is_dev_key(key: str | bytes) -> bool:
     return k == DEV_MASKING_KEY
 
 
+def fold(text: str) -> str:
+    """Case-insensitive form of ``text`` that keeps its length and letters: each character is
+    lower-cased only when that gives one character (``ß`` stays ``ß``, where ``casefold`` makes
+    it ``ss``; ``İ`` stays), and non-ASCII digits (full-width ``１``) become ASCII digits.
+    Positions in ``fold(text)`` are positions in ``text``, so matches map back exactly."""
+    out = []
+    for ch in text:
+        low = ch.lower()
+        if len(low) != 1:
+            low = ch
+        if not low.isascii() and low.isdigit():
+            d = unicodedata.digit(low, None)
+            low = str(d) if d is not None else low
+        out.append(low)
+    return "".join(out)
+
+
 def normalize(value: str, entity_type: str) -> str:
-    """Canonical form of a value before hashing (strip, casefold, digits-only for numbers)."""
+    """Canonical form of a value before hashing (strip, ``fold``, digits-only for numbers)."""
     text = unicodedata.normalize("NFKC", str(value)).strip()
     if entity_type in _DIGIT_TYPES:
         digits = "".join(ch for ch in text if ch.isdigit())
@@ -42,10 +59,10 @@ def normalize(value: str, entity_type: str) -> str:
                 digits = digits[2:]
             if len(digits) == 11 and digits.startswith("1"):
                 digits = digits[1:]  # NANP country code: +1 555... == 555...
-        return digits or text.casefold()
+        return digits or fold(text)
     if entity_type == "IBAN_CODE":
-        return text.replace(" ", "").casefold()
-    return _WS.sub(" ", text).casefold()
+        return fold(text.replace(" ", ""))
+    return fold(_WS.sub(" ", text))
 
 
 def _key_bytes(key: str | bytes) -> bytes:

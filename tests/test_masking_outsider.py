@@ -1,0 +1,371 @@
+"""Issue #12, points 1, 2, 5, 6: recall on text the project never wrote, precision of the
+episode-wide known values, Unicode-correct matching and account ids of people."""
+
+from __future__ import annotations
+
+import json
+
+import pyarrow as pa
+import pytest
+
+from agentic_pipeline.masking import Masker, mask_steps
+from agentic_pipeline.masking.mask import _Episode, _whole_words, tabular_values
+from agentic_pipeline.masking.pseudonyms import fold, normalize, pseudonym_for
+from agentic_pipeline.masking.recognizers import (
+    CardRecognizer,
+    IbanShapeRecognizer,
+    IntlPhoneRecognizer,
+    NameGazetteerRecognizer,
+    NationalIdRecognizer,
+    StreetLineRecognizer,
+    street_address_recognizer,
+)
+from agentic_pipeline.schema import STEP_SCHEMA
+
+KEY = "test-key-outsider"
+
+
+@pytest.fixture(scope="module")
+def masker():
+    m = Masker(key=KEY, n_workers=1)
+    yield m
+    m.close()
+
+
+def _found(rec, text: str, entity: str | None = None) -> list[str]:
+    return [
+        text[r.start : r.end]
+        for r in rec.analyze(text, [])
+        if entity is None or r.entity_type == entity
+    ]
+
+
+def _table(rows: list[dict], episode: str = "ep1") -> pa.Table:
+    base = {"ds": "2026-11-28", "episode_id": episode}
+    return pa.Table.from_pylist(
+        [{**base, "step": i, **r} for i, r in enumerate(rows)], schema=STEP_SCHEMA
+    )
+
+
+def _masked_text(masker, rows: list[dict]) -> str:
+    out = mask_steps(_table(rows), masker, scan=False).masked
+    return json.dumps(out.to_pylist(), ensure_ascii=False)
+
+
+# ----------------------------------------------------------------------------- point 1: recall
+@pytest.mark.parametrize(
+    "text, phone",
+    [
+        ("you can call me on 96 466712 tomorrow", "96 466712"),
+        ("my mobile is (07700)553419", "(07700)553419"),
+        ("Tel: 05.06.52.16.25", "05.06.52.16.25"),
+        ("reach the office at +44 20 7946 0958.", "+44 20 7946 0958"),
+        ("Polish number 789 852 053 works", "789 852 053"),
+        ("ask for a callback at 07339117728.", "07339117728"),
+    ],
+)
+def test_international_phone_formats_are_found(text, phone):
+    assert phone in _found(IntlPhoneRecognizer(), text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "the total is 113.71000000000004 dollars",
+        "item 1008292230 and item 6454334990 are in stock",
+        "calculate 2 * 150 + 3 * 200 = 900",
+        "amount 1,234,567.89 EUR on 2024-05-15",
+    ],
+)
+def test_floats_item_ids_and_arithmetic_are_not_phones_or_cards(text):
+    assert _found(IntlPhoneRecognizer(), text) == []
+    assert _found(CardRecognizer(), text) == []
+
+
+def test_cards_of_12_to_19_digits_with_separators():
+    rec = CardRecognizer()
+    assert _found(rec, "Maestro 6759 6498 2643 8453") == ["6759 6498 2643 8453"]
+    assert _found(rec, "card 3782-822463-10005 expired") == ["3782-822463-10005"]
+    assert _found(rec, "my maestro card 675964982648") == ["675964982648"]  # 12 digits, context
+    assert _found(rec, "reference 675964982648") == []  # 12 digits without a card word
+
+
+def test_iban_shaped_numbers_even_with_wrong_check_digits():
+    rec = IbanShapeRecognizer()
+    assert _found(rec, "send it to DE00 3704 0044 0532 0130 00 please") == [
+        "DE00 3704 0044 0532 0130 00"
+    ]
+    assert _found(rec, "IBAN GB00WEST12345698765432") == ["GB00WEST12345698765432"]
+    assert _found(rec, "flight DE12 1234") == []  # wrong length for DE
+
+
+@pytest.mark.parametrize(
+    "text, value",
+    [
+        ("NI number AB 12 34 56 C", "AB 12 34 56 C"),  # UK NINO
+        ("AHV 756.1234.5678.97", "756.1234.5678.97"),  # Swiss AHV
+        ("numéro de sécurité sociale 1 84 12 76 451 089 46", "1 84 12 76 451 089 46"),  # INSEE
+        ("mijn BSN is 111222333", "111222333"),  # Dutch BSN, context
+        ("PESEL: 44051401359", "44051401359"),  # Polish PESEL
+        ("Steuer-ID 12 345 678 901", "12 345 678 901"),  # German tax id
+        ("Personalausweis T22000129", "T22000129"),  # German id card
+        ("my passport number is X1234567", "X1234567"),
+        ("codice fiscale RSSMRA85T10A562S", "RSSMRA85T10A562S"),
+    ],
+)
+def test_national_ids_of_main_european_countries(text, value):
+    assert value in _found(NationalIdRecognizer(), text)
+
+
+def test_ids_of_things_are_not_national_ids():
+    rec = NationalIdRecognizer()
+    assert _found(rec, "order id #W2378156 with item id 1008292230, flight id HAT069") == []
+
+
+@pytest.mark.parametrize(
+    "text, value",
+    [
+        ("Via Pisanelli 104, 48020 Traversara", "Via Pisanelli 104"),
+        ("Hauptstraße 3, 10115 Berlin", "Hauptstraße 3"),
+        ("637 Strojírenská 1006", "637 Strojírenská 1006"),
+        ("12, rue de la Paix, 75002 Paris", "12, rue de la Paix"),
+        ("Gusti-Loos-Gasse 4-2, 1100 Wien", "Gusti-Loos-Gasse 4-2"),
+        ("Keizersgracht 12a, 1015 CS Amsterdam", "Keizersgracht 12a"),
+        ("P.O. Box 245, Kulusuk", "P.O. Box 245"),
+        ("> Guy Migneault\n> Plattebaan 178\n> Schijf", "Plattebaan 178"),
+        ("The bus station is on Λ. Αλκυονίδων 119", "Λ. Αλκυονίδων 119"),
+        ("The restaurant is at 3212 40th Street", "3212 40th Street"),
+    ],
+)
+def test_european_street_lines(text, value):
+    assert value in _found(StreetLineRecognizer(), text, "STREET_ADDRESS")
+
+
+@pytest.mark.parametrize(
+    "text, postcode",
+    [
+        ("10 Downing Street, London SW1A 2AA", "SW1A 2AA"),
+        ("Keizersgracht 12a, 1015 CS Amsterdam", "1015 CS"),
+        ("Hauptstraße 3, 10115 Berlin", "10115"),
+        ("ul. Długa 5, 00-950 Warszawa", "00-950"),
+        ("Austin, TX 78701", "78701"),
+        ("Toronto, ON M5V 3L9", "M5V 3L9"),
+        ("Mattenstrasse 108, Sissach, 4450", "4450"),
+        ("Movie Street 5, OFFERDAL, 830 51", "830 51"),
+        ("Kravsko\nCzech Republic 671 51\n", "671 51"),
+    ],
+)
+def test_postcodes_of_europe_and_north_america(text, postcode):
+    assert postcode in _found(StreetLineRecognizer(), text, "ZIP_CODE")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Flight 123\nTotal 45\nYou have 3 bags",
+        "Step 3\nGate 12",
+        "total amount 1500\nok",
+    ],
+)
+def test_counts_and_labels_are_not_addresses(text):
+    assert _found(StreetLineRecognizer(), text) == []
+
+
+def test_unit_designator_is_not_a_word_prefix():
+    """ "United" starts with "Unit": it was masked as a street address."""
+    assert _found(street_address_recognizer(), "I'm from United Kingdom") == []
+    assert _found(street_address_recognizer(), "Apt. 082, Suite 5") != []
+
+
+def test_lower_case_and_non_english_names(masker):
+    assert _found(NameGazetteerRecognizer(), "cecilie josefsen wrote") == ["cecilie josefsen"]
+    text = _masked_text(
+        masker,
+        [
+            {
+                "role": "user",
+                "action_type": "message",
+                "content": "cecilie josefsen here, and my colleague Csanád Bernharðsson.",
+            }
+        ],
+    )
+    for part in ("cecilie", "josefsen", "Csanád", "Bernhar", "ðsson"):
+        assert part not in text, part
+
+
+def test_names_in_tabular_tool_output(masker):
+    csv_text = "name,email,city\nAnna Kowalska,anna@example.pl,Kraków\nJan Nowak,jan@x.pl,Gdańsk"
+    assert ("Jan Nowak", "PERSON") in tabular_values(csv_text)
+    text = _masked_text(
+        masker,
+        [
+            {
+                "role": "tool",
+                "action_type": "tool_result",
+                "tool_name": "read_file",
+                "content": csv_text,
+            },
+            {"role": "assistant", "action_type": "message", "content": "Jan Nowak is in the file."},
+        ],
+    )
+    assert "Nowak" not in text and "Kowalska" not in text
+    assert "read_file" in text and "city" in text
+
+
+# ----------------------------------------------------------------------------- point 2: precision
+def test_one_weak_ner_hit_is_not_an_episode_wide_value():
+    ep = _Episode()
+    ep.texts = {
+        "Please modify the Orchestra seat.",
+        "Orchestra seats are sold out.",
+        "Any Orchestra seat left?",
+        "Orchestra is full",
+    }
+    ep.vote("Orchestra", "PERSON", "Please modify the Orchestra seat.")
+    ep.settle_votes()
+    assert "orchestra" not in ep.known  # one NER hit
+    ep.vote("Orchestra", "PERSON", "Any Orchestra seat left?")
+    ep.settle_votes()
+    assert "orchestra" not in ep.known  # two of four strings: no agreement
+    name = _Episode()
+    name.texts = {"Hi, I am Ulla.", "Thanks Ulla!", "Ulla again"}
+    for t in sorted(name.texts)[:2]:
+        name.vote("Ulla", "PERSON", t)
+    name.settle_votes()
+    assert "ulla" in name.known and "ulla" not in name.strong
+
+
+def test_vocabulary_labels_products_and_item_ids_survive(masker):
+    system = (
+        "You are a helpful agent. Phone: ask the user. Salesperson notes are internal. "
+        "You can modify the cabin class of a reservation, for example Orchestra seats."
+    )
+    rows = [
+        {"role": "system", "action_type": "message", "content": system},
+        {
+            "role": "user",
+            "action_type": "message",
+            "content": "Hi, I'm Yusuf Rossi, please modify my order #W2378156.",
+        },
+        {
+            "role": "assistant",
+            "action_type": "tool_call",
+            "tool_name": "get_product_details",
+            "tool_call_id": "call_1",
+            "tool_arguments": json.dumps({"item_id": "6454334990"}),
+        },
+        {
+            "role": "tool",
+            "action_type": "tool_result",
+            "tool_name": "get_product_details",
+            "tool_call_id": "call_1",
+            "content": json.dumps(
+                {
+                    "name": "Desk Lamp",
+                    "item_id": "6454334990",
+                    "price": 153.23,
+                    "total": 113.71000000000004,
+                }
+            ),
+        },
+        {
+            "role": "assistant",
+            "action_type": "message",
+            "content": "The Desk Lamp (item 6454334990) costs 153.23; cabin and Phone stay.",
+        },
+    ]
+    text = _masked_text(masker, rows)
+    for kept in (
+        "modify",
+        "cabin",
+        "Salesperson",
+        "Orchestra",
+        "Phone",
+        "Desk Lamp",
+        "6454334990",
+        "W2378156",
+        "153.23",
+        "113.71000000000004",
+    ):
+        assert kept in text, kept
+    assert "Yusuf" not in text and "Rossi" not in text
+
+
+# ----------------------------------------------------------------------------- point 5: Unicode
+def test_fold_keeps_length_and_letters():
+    for s in ("Hauptstraße", "İstanbul", "Ｔｅｌ １２３", "e\u0301cole", "ÆØÅ"):
+        assert len(fold(s)) == len(s)
+    assert fold("Hauptstraße") == "hauptstraße"  # casefold() would give "hauptstrasse"
+    assert fold("１２３") == "123"
+    assert normalize("Hauptstraße 3", "STREET_ADDRESS") != normalize(
+        "Hauptstrasse 3", "STREET_ADDRESS"
+    )
+
+
+def test_german_street_from_a_json_field_is_found_in_free_text(masker):
+    rows = [
+        {
+            "role": "tool",
+            "action_type": "tool_result",
+            "tool_name": "get_user",
+            "content": json.dumps({"address": "Große Straße 3", "email": "k@example.de"}),
+        },
+        {
+            "role": "user",
+            "action_type": "message",
+            "content": "Please ship to GROßE STRAßE 3 or große straße 3, thanks.",
+        },
+    ]
+    text = _masked_text(masker, rows)
+    assert "Straße 3" not in text and "STRAßE 3" not in text and "straße 3" not in text
+
+
+def test_spans_are_widened_to_whole_words():
+    text = "Dear Bernharðsson, hello"
+    s = text.index("Bernhar")
+    assert _whole_words(text, (s, s + 7, "PERSON", 0.8, "x"))[:2] == (s, s + 12)
+    combining = "Mr Rene\u0301 Dupont"
+    s = combining.index("Rene")
+    assert _whole_words(combining, (s, s + 4, "PERSON", 0.8, "x"))[1] == s + 5
+    assert _whole_words(text, (s, s + 3, "PHONE_NUMBER", 0.8, "x"))[:2] == (s, s + 3)
+
+
+# ----------------------------------------------------------------------------- point 6: ids
+def test_customer_ids_get_one_keyed_pseudonym_everywhere(masker):
+    rows = [
+        {
+            "role": "user",
+            "action_type": "message",
+            "content": "My customer id is cus_0a1b2c3d, old CRM id CX-48213.",
+        },
+        {
+            "role": "assistant",
+            "action_type": "tool_call",
+            "tool_name": "get_customer",
+            "tool_call_id": "call_1",
+            "tool_arguments": json.dumps({"customer_id": "cus_0a1b2c3d"}),
+        },
+        {
+            "role": "tool",
+            "action_type": "tool_result",
+            "tool_name": "get_customer",
+            "tool_call_id": "call_1",
+            "content": json.dumps(
+                {"customer_id": "cus_0a1b2c3d", "legacy": "CX-48213", "tier": "gold"}
+            ),
+        },
+    ]
+    out = mask_steps(_table(rows), masker, scan=False).masked
+    text = json.dumps(out.to_pylist())
+    cus, cx = (pseudonym_for(v, "USER_ID", KEY) for v in ("cus_0a1b2c3d", "CX-48213"))
+    assert "cus_0a1b2c3d" not in text and "CX-48213" not in text
+    assert cus in out.column("content")[0].as_py() and cx in out.column("content")[0].as_py()
+    assert json.loads(out.column("tool_arguments")[1].as_py())["customer_id"] == cus
+    assert json.loads(out.column("content")[2].as_py()) == {
+        "customer_id": cus,
+        "legacy": cx,
+        "tier": "gold",
+    }
+    # join columns stay in clear
+    assert out.column("tool_call_id").to_pylist() == [None, "call_1", "call_1"]
+    assert set(out.column("episode_id").to_pylist()) == {"ep1"}
