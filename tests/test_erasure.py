@@ -169,7 +169,7 @@ def test_erasing_by_email_erases_the_person_everywhere_but_not_a_namesake(two_da
     phone = pseudonym_for(ann["phone"], "PHONE_NUMBER", key)
     card = pseudonym_for(ann["card_number"], "CREDIT_CARD", key)
     second_email = pseudonym_for(people["ann_second_email"], "EMAIL_ADDRESS", key)
-    customer = pseudonym_for(ann["customer_id"], "CUSTOMER_ID", key)
+    customer = pseudonym_for(ann["customer_id"], "USER_ID", key)  # customer ids are masked
     first_name = pseudonym_for(ann["first_name"], "PERSON", key)
     assert {phone, card, second_email, customer, first_name} <= set(linked)
     assert linked[phone]["strength"] == "identifying"
