@@ -52,7 +52,7 @@ GUARDED_TABLES = ("masked_trajectories", "pii_audit")
     },
     ins={"raw_agent_logs": AssetIn(metadata={"load": "by_day"})},
     partitions_def=daily_partitions,
-    backfill_policy=BackfillPolicy.single_run(),
+    backfill_policy=BackfillPolicy.multi_run(1),  # one day per run: checks per day
     pool=MASKING_POOL,
     group_name="masking",
 )

@@ -62,7 +62,7 @@ def policy_rates(replayed: pd.DataFrame) -> list[dict]:
 @asset(
     ins={"masked_trajectories": AssetIn("masked_trajectories", metadata={"load": "by_day"})},
     partitions_def=daily_partitions,
-    backfill_policy=BackfillPolicy.single_run(),
+    backfill_policy=BackfillPolicy.multi_run(1),  # one day per run: checks per day
     metadata={"zone": "warehouse"},
     group_name="replay",
     description="One row per episode: replay status and behavioural facts (success, errors, "
@@ -142,7 +142,7 @@ def replayed_episodes(
         "replayed_episodes": AssetIn("replayed_episodes"),
     },
     partitions_def=daily_partitions,
-    backfill_policy=BackfillPolicy.single_run(),
+    backfill_policy=BackfillPolicy.multi_run(1),  # one day per run: checks per day
     group_name="replay",
 )
 @retry_transient

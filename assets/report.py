@@ -6,22 +6,33 @@ import pandas as pd
 from rich.console import Console
 from rich.table import Table
 
+from agentic_pipeline.selection.report import (
+    COLUMN_LABELS,
+    LEGEND,
+    decision_sentence,
+    window_sentence,
+)
 from agentic_pipeline.storage import DataRoot
 from assets.selection import CHART_FILE, read_registry, registry_dir
 
-COLUMNS = (
-    ("policy_id", "policy"),
-    ("n_episodes", "n"),
-    ("mean_reward", "mean"),
-    ("ci_low", "ci low"),
-    ("ci_high", "ci high"),
-    ("prob_best", "P(best)"),
-    ("linear_estimate", "linear"),
-    ("ope_estimate", "OPE"),
-    ("risk_rate", "risk"),
-    ("eligible", "eligible"),
-    ("selected", "selected"),
+COLUMNS = tuple(
+    (column, COLUMN_LABELS[column])
+    for column in (
+        "policy_id",
+        "n_episodes",
+        "mean_reward",
+        "ci_low",
+        "ci_high",
+        "prob_best",
+        "linear_estimate",
+        "ope_estimate",
+        "risk_rate",
+        "eligible",
+        "selected",
+    )
 )
+#: the legend's entries that the terminal table shows
+TERMINAL_LEGEND = ("n", "mean", "P(best)", "linear", "OPE", "risk", "eligible")
 
 
 def _cell(value: object) -> str:
@@ -62,9 +73,8 @@ def print_report(data_dir: str, day: str, console: Console) -> int:
         console.print(f"[yellow]warning:[/yellow] no registry.json for {day}; showing the table")
     else:
         console.print(
-            f"[bold]Policy decision of {day}[/bold] over {registry['window_start']} .. "
-            f"{registry['window_end']}, reward version {registry['reward_version']}, "
-            f"run {registry['run_id']}"
+            f"[bold]Policy decision of {day}[/bold] over {window_sentence(table, entries)}, "
+            f"reward version {registry['reward_version']}, run {registry['run_id'][:8]}"
         )
     for task in sorted(set(table["task_type"].astype(str)) | set(entries)):
         sub = table[table["task_type"].astype(str) == task]
@@ -72,9 +82,12 @@ def print_report(data_dir: str, day: str, console: Console) -> int:
         chosen = entry.get("selected_policy")
         if not entry and sub["selected"].any():
             chosen = sub.loc[sub["selected"], "policy_id"].iloc[0]
+        title = f"{task}: selected [bold green]{chosen or 'none'}[/bold green]"
+        if entry:
+            title += f" ({decision_sentence(entry)})"
         out = Table(
-            title=f"{task}: selected [bold green]{chosen or 'none'}[/bold green]",
-            caption=entry.get("reason"),
+            title=title,
+            caption=f"why: {entry['reason']}" if entry.get("reason") else None,
             caption_justify="left",
         )
         for _, header in COLUMNS:
@@ -83,9 +96,14 @@ def print_report(data_dir: str, day: str, console: Console) -> int:
             style = "green" if row["selected"] else None if row["eligible"] else "dim"
             out.add_row(*(_cell(row[c]) for c, _ in COLUMNS), style=style)
         console.print(out)
+        for row in sub.sort_values("policy_id").to_dict("records"):
+            if not row["selected"]:
+                console.print(f"  {row['policy_id']}: {row['reason']}", style="dim")
         notes = sub.loc[sub["ope_identified"].ne(True), "ope_reason"].dropna().unique()
         for note in notes:
             console.print(f"  off-policy estimate: {note}")
+    legend = "; ".join(f"{name}: {LEGEND[name]}" for name in TERMINAL_LEGEND)
+    console.print(f"[dim]legend: {legend}[/dim]")
     chart = registry_dir(root, day) / CHART_FILE
     if chart.exists():
         console.print(f"chart: {chart}")

@@ -99,7 +99,7 @@ def build_reward_assets(spec: RewardSpec) -> list[AssetsDefinition]:
 
     @asset(
         partitions_def=daily_partitions,
-        backfill_policy=BackfillPolicy.single_run(),
+        backfill_policy=BackfillPolicy.multi_run(1),  # one day per run: checks per day
         code_version=code_version,
         metadata={"zone": "warehouse", "reward_version": spec.version},
         group_name="rewards",
@@ -130,7 +130,7 @@ def build_reward_assets(spec: RewardSpec) -> list[AssetsDefinition]:
             "episode_rewards": AssetIn(),
         },
         partitions_def=daily_partitions,
-        backfill_policy=BackfillPolicy.single_run(),
+        backfill_policy=BackfillPolicy.multi_run(1),  # one day per run: checks per day
         code_version=code_version,
         metadata={"zone": "warehouse", "reward_version": spec.version},
         group_name="rewards",
