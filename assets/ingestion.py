@@ -8,7 +8,6 @@ from dagster import (
     AssetExecutionContext,
     AssetKey,
     AssetOut,
-    BackfillPolicy,
     Failure,
     MetadataValue,
     Output,
@@ -81,7 +80,7 @@ def _merge(total: IngestStats, day: IngestStats) -> None:
         ),
     },
     partitions_def=daily_partitions,
-    backfill_policy=BackfillPolicy.multi_run(1),  # one day per run: checks per day
+    backfill_policy=None,  # a run per day, tagged with its day: checks per day (README)
     group_name="ingestion",
 )
 @retry_transient

@@ -34,7 +34,6 @@ from dagster import (
     AssetIn,
     AssetKey,
     AssetsDefinition,
-    BackfillPolicy,
     Failure,
     MetadataValue,
     Output,
@@ -49,6 +48,7 @@ from agentic_pipeline.selection import (
     SELECTION_SCHEMA,
     SelectionConfig,
     SelectionResult,
+    decision_sentence,
     render_chart,
     select_policies,
 )
@@ -221,7 +221,11 @@ def selection_metadata(
             "window": window_text(document),
             "reward_version": MetadataValue.text(str(document["reward_version"])),
             "task_types": len(document["task_types"]),
+            "previous_decision_day": MetadataValue.text(str(document["previous_registry_ds"])),
             "changed_defaults": sum(bool(e.get("changed")) for e in entries),
+            "what_changed": MetadataValue.md(
+                "\n".join(f"- {e['task_type']}: {decision_sentence(e)}" for e in entries)
+            ),
             "decisions": _decisions_md(document),
             "ope_unidentified_task_types": MetadataValue.text(", ".join(map(str, unidentified))),
             "report": MetadataValue.md(paths["report"].read_text(encoding="utf-8")),
@@ -298,9 +302,9 @@ def build_selection_assets(
                 metadata={"load": "by_day"},
             ),
         },
-        # one run per day, in day order (self-dependency): each decision sees its own window
-        # and the decision of the day before
-        backfill_policy=BackfillPolicy.multi_run(1),
+        # no backfill policy: a run per day, tagged with its day; the self-dependency makes each
+        # day wait for the day before, so a backfill decides the days in order, one at a time
+        backfill_policy=None,
         code_version=selection_code_version(spec, window_days),
         metadata={"zone": "warehouse", "window_days": window_days},
         group_name="selection",

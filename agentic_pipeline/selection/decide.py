@@ -335,7 +335,10 @@ def select_policies(
         previous = defaults.get(task)
         changed = chosen != previous
         # a kept default carries the day it became the default; a new one starts today
-        default_since = since.get(task) or day if not changed else (day if chosen else None)
+        if chosen is None:
+            default_since = None
+        else:
+            default_since = day if changed else (since.get(task) or day)
         table.loc[mask, "default_since"] = default_since
         entry = {
             "task_type": task,
