@@ -75,8 +75,10 @@ def test_terminal_report_explains_the_decision(tmp_path):
     assert f"kept b, the default since {DAYS[0]}" in text
     assert f"7 day(s) with rewards, {DAYS[0]} .. {DAYS[-1]}" in text
     assert "14 days" not in text
-    assert "legend:" in text and "P(best): probability" in text and "OPE: off-policy" in text
-    assert "c: not eligible: only 5 episodes" in text
+    assert "legend:" in text and "P(best): probability of having" in text
+    assert "OPE: off-policy" in text
+    assert "no: 5 episodes, needs 30" in text  # c's row: why it is not eligible
+    assert "yes" in text
     stored = json.loads(
         (tmp_path / "warehouse/policy_registry" / f"ds={DAYS[-1]}" / "registry.json").read_text()
     )

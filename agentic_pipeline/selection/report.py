@@ -48,14 +48,14 @@ COLUMN_LABELS = {
 
 #: what the report's columns mean, in plain words (the terminal report prints the same legend)
 LEGEND = {
-    "n": "episodes of the policy in the window",
-    "mean": "mean reward, with its confidence interval (ci low .. ci high)",
-    "P(best)": "probability that the policy has the highest mean reward (Thompson sampling)",
-    "linear": "reward predicted by a ridge model over the episode context (tier, channel, ...)",
-    "OPE": "off-policy (doubly robust) estimate of the reward had every episode used the policy",
+    "n": "episodes in the window",
+    "mean": "mean reward (interval: its confidence interval, ci low .. ci high)",
+    "P(best)": "probability of having the highest mean (Thompson sampling)",
+    "linear": "reward predicted from the episode context by a ridge model",
+    "OPE": "off-policy (doubly robust) estimate had every episode used the policy",
     "risk": "share of episodes with a financial write or destructive act",
     "risk upper": "upper confidence bound of that share; above the risk budget: not eligible",
-    "eligible": "enough episodes and the risk bound within the budget (see each policy's reason)",
+    "eligible": "enough episodes and risk within the budget",
 }
 
 
@@ -64,7 +64,7 @@ def decision_sentence(entry: dict[str, Any]) -> str:
     chosen, previous = entry.get("selected_policy"), entry.get("previous_default")
     since = entry.get("default_since")
     if previous is None:
-        return f"first decision: {chosen or 'none'} (no previous default)"
+        return "no previous default"
     if not entry.get("changed"):
         return f"kept {chosen}, the default since {since}"
     before = entry.get("previous_default_since")
