@@ -26,11 +26,12 @@ lint: install
 test: install lint
 	$(BIN)/python -m pytest
 
+# quiet recipes: the demo's output (simulate, materialize, report) fits on one screen
 demo: install
-	$(BIN)/agentic-pipeline simulate --start $(DEMO_START) --days $(DEMO_DAYS) \
+	@$(BIN)/agentic-pipeline simulate --start $(DEMO_START) --days $(DEMO_DAYS) \
 		--episodes-per-day $(DEMO_EPISODES) --seed 7
-	$(BIN)/agentic-pipeline materialize --start $(DEMO_START) --end $(DEMO_END)
-	$(BIN)/agentic-pipeline report --date $(DEMO_END)
+	@$(BIN)/agentic-pipeline materialize --start $(DEMO_START) --end $(DEMO_END)
+	@$(BIN)/agentic-pipeline report --date $(DEMO_END)
 
 dev: install
 	$(BIN)/python -c "from assets.cli import prepare_data_root; prepare_data_root('$(DATA_DIR)')"

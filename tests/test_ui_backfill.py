@@ -14,6 +14,7 @@ all" sends), waits for the asset backfill daemon to finish, and reads back throu
 The GraphQL answers (and the decision's report) are kept under the test's temporary folder.
 """
 
+import base64
 import json
 import os
 import signal
@@ -221,6 +222,19 @@ def test_two_day_materialize_all_backfill_records_checks_per_day(webserver, tmp_
     assert second["previous_registry_ds"] == DAYS[0]
     (artefacts / "report.md").write_text((registry / f"ds={DAYS[1]}" / "report.md").read_text())
 
+    # the decision in the UI: what changed, the real window, a legend, the report and the chart
+    latest = next(m for m in node["assetMaterializations"] if m["partition"] == DAYS[1])
+    entries = {e["label"]: e.get("mdStr") or e.get("text") for e in latest["metadataEntries"]}
+    assert entries["previous_decision_day"] == DAYS[0]
+    assert "2 day(s) with rewards" in entries["window"]
+    assert "## Legend" in entries["report"] and "Previous default" in entries["report"]
+    (artefacts / "ui_report.md").write_text(entries["report"])
+    prefix = "![policy selection](data:image/png;base64,"
+    assert entries["chart"].startswith(prefix)
+    chart = base64.b64decode(entries["chart"][len(prefix) : -1])
+    assert chart.startswith(b"\x89PNG")
+    (artefacts / "ui_chart.png").write_bytes(chart)
+
     # the partition bar of every asset: the two days materialized, nothing failed
     for key in ASSETS:
         node = _post(url, PARTITIONS, {"k": {"path": [key]}})["assetNodeOrError"]
@@ -229,3 +243,27 @@ def test_two_day_materialize_all_backfill_records_checks_per_day(webserver, tmp_
             key,
             ranges,
         )
+
+    # the demo's path: the project CLI materializes the last day; the bar is then fully green
+    # (partitions start where the data starts and end yesterday)
+    last = (TODAY - timedelta(days=1)).isoformat()
+    cli = Path(sys.executable).parent / "agentic-pipeline"
+    env = {
+        **os.environ,
+        "AGENTIC_PIPELINE_DATA_DIR": str(data),
+        "DAGSTER_HOME": str(data / "dagster_home"),
+    }
+    env.pop("AGENTIC_PIPELINE_START_DATE", None)
+    done = subprocess.run(
+        [str(cli), "materialize", "--start", last], env=env, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    for key in ASSETS:
+        node = _post(url, PARTITIONS, {"k": {"path": [key]}})["assetNodeOrError"]
+        ranges = node["assetPartitionStatuses"]["ranges"]
+        assert ranges == [{"status": "MATERIALIZED", "startKey": DAYS[0], "endKey": last}], (
+            key,
+            ranges,
+        )
+    third = json.loads((registry / f"ds={last}" / "registry.json").read_text())
+    assert third["previous_registry_ds"] == DAYS[1]  # the decision chain, through lineage
