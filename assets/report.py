@@ -85,7 +85,7 @@ def print_report(data_dir: str, day: str, console: Console) -> int:
     else:
         console.print(
             f"[bold]Policy decision of {day}[/bold] over {window_sentence(table, entries)}, "
-            f"reward version {registry['reward_version']}, run {registry['run_id'][:8]}"
+            f"reward version {registry['reward_version']}, run {registry['run_id']}"
         )
     for task in sorted(set(table["task_type"].astype(str)) | set(entries)):
         sub = table[table["task_type"].astype(str) == task]

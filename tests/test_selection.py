@@ -204,6 +204,6 @@ def test_report_and_chart(tmp_path: Path) -> None:
     path = render_chart(res.table, tmp_path / "chart.png")
     assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     md = render_report(res.table)
-    assert "## booking" in md and "| policy_id |" in md
+    assert "## booking" in md and "| policy |" in md and "## Legend" in md
     empty = select_policies(w.iloc[:0], DAY, CONFIG, {"refund": "a"}, seed=0)
     assert empty.table.empty and empty.registry["refund"]["selected_policy"] == "a"
