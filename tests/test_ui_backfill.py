@@ -17,6 +17,7 @@ The GraphQL answers (and the decision's report) are kept under the test's tempor
 import base64
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -267,3 +268,31 @@ def test_two_day_materialize_all_backfill_records_checks_per_day(webserver, tmp_
         )
     third = json.loads((registry / f"ds={last}" / "registry.json").read_text())
     assert third["previous_registry_ds"] == DAYS[1]  # the decision chain, through lineage
+    _screenshots(url.removesuffix("/graphql"), artefacts)
+
+
+PAGES = {
+    "partitions_raw_agent_logs": "/assets/raw_agent_logs?view=partitions",
+    "checks_episode_rewards": "/assets/episode_rewards?view=checks",
+    "decision_policy_selection": "/assets/policy_selection?view=events",
+}
+
+
+def _screenshots(base: str, artefacts: Path) -> None:
+    """Headless Chromium screenshots of the UI pages the GraphQL answers above stand for (kept as
+    artefacts to look at; the assertions are on the GraphQL answers). Skipped without Chromium."""
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    if chromium is None:
+        print("chromium not installed: no UI screenshots (apt-get install -y chromium)")
+        return
+    for name, page in PAGES.items():
+        path = artefacts / f"{name}.png"
+        subprocess.run(
+            [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars"]
+            + ["--window-size=1400,900", "--virtual-time-budget=20000"]
+            + [f"--screenshot={path}", base + page],
+            capture_output=True,
+            timeout=120,
+        )
+        assert path.exists() and path.stat().st_size > 10_000, name
+        print(f"screenshot {path}")
