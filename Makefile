@@ -28,11 +28,12 @@ test: install lint
 
 # the demo's simulated data is masked with the public development key, explicitly
 demo: export AGENTIC_PIPELINE_DEV_MODE := 1
+# quiet recipes: the demo's output (simulate, materialize, report) fits on one screen
 demo: install
-	$(BIN)/agentic-pipeline simulate --start $(DEMO_START) --days $(DEMO_DAYS) \
+	@$(BIN)/agentic-pipeline simulate --start $(DEMO_START) --days $(DEMO_DAYS) \
 		--episodes-per-day $(DEMO_EPISODES) --seed 7
-	$(BIN)/agentic-pipeline materialize --start $(DEMO_START) --end $(DEMO_END)
-	$(BIN)/agentic-pipeline report --date $(DEMO_END)
+	@$(BIN)/agentic-pipeline materialize --start $(DEMO_START) --end $(DEMO_END)
+	@$(BIN)/agentic-pipeline report --date $(DEMO_END)
 
 dev: install
 	$(BIN)/python -c "from assets.cli import prepare_data_root; prepare_data_root('$(DATA_DIR)')"

@@ -176,6 +176,23 @@ def landing_files(landing_dir: UPath) -> tuple[list[UPath], list[UPath]]:
     return listing.read, listing.skipped
 
 
+def landing_fingerprint(landing_dir: UPath) -> str:
+    """A digest of the content of a landing day: sha256 over each file's name, size and sha256.
+
+    Re-writing byte-identical files keeps it; any change of a file's bytes, a new or a removed
+    file changes it (modification times play no part). Names are hashed, never returned."""
+    outer = hashlib.sha256()
+    for path in landing_files(landing_dir)[0]:
+        inner = hashlib.sha256()
+        size = 0
+        with path.open("rb") as fh:
+            while chunk := fh.read(1 << 20):
+                inner.update(chunk)
+                size += len(chunk)
+        outer.update(f"{path.name}\0{size}\0{inner.hexdigest()}\n".encode("utf-8", "surrogatepass"))
+    return outer.hexdigest()
+
+
 def _suffix(name: str) -> str:
     return next((s for s in LANDING_SUFFIXES if name.endswith(s)), "")
 

@@ -327,13 +327,16 @@ def _run_episode(
     pools: _Pools,
     ep_seed: int,
     task_weights: Mapping[str, float],
+    task_seed: int | None = None,
 ) -> SimulatedEpisode:
     rng = random.Random(ep_seed)
-    fake.seed_instance(rng.getrandbits(64))
-    customer = _make_customer(fake, pools, rng)
-    channel = _pick(rng, CHANNEL_WEIGHTS)
-    task_type = _pick(rng, task_weights)
-    task, extra, cases = _make_task(task_type, customer, channel, fake, pools, rng)
+    # a retry re-draws the task of an earlier episode (same customer, channel and task id)
+    task_rng = rng if task_seed is None else random.Random(task_seed)
+    fake.seed_instance(task_rng.getrandbits(64))
+    customer = _make_customer(fake, pools, task_rng)
+    channel = _pick(task_rng, CHANNEL_WEIGHTS)
+    task_type = _pick(task_rng, task_weights)
+    task, extra, cases = _make_task(task_type, customer, channel, fake, pools, task_rng)
     context = {"tier": customer["tier"], "channel": channel, "hour": started_at.hour}
     episode_id = str(uuid.UUID(int=rng.getrandbits(128), version=4))
     user_rng, policy_rng = random.Random(rng.getrandbits(64)), random.Random(rng.getrandbits(64))
@@ -521,13 +524,19 @@ def generate_episodes(
     policy_weights: Mapping[str, float] | None = None,
     *,
     task_weights: Mapping[str, float] | None = None,
+    retry_share: float = 0.0,
 ) -> Iterator[SimulatedEpisode]:
     """Yield ``n`` rolled-out episodes starting on ``day`` (UTC), in start-time order.
 
     Policies are drawn with probabilities ``policy_weights`` (default
     :data:`~agentic_pipeline.policies.DEFAULT_POLICY_WEIGHTS`, normalised); the drawn probability
     is logged as ``propensity``. Task types are uniform unless ``task_weights`` says otherwise.
+    With ``retry_share`` > 0, that share of the episodes retries an earlier task of the day (same
+    task id, customer and request; the customer came back), rolled out by a policy drawn as usual,
+    so the logged propensity stays exact. Repeated tasks are what preference pairs are made from.
     """
+    if not 0.0 <= retry_share < 1.0:
+        raise ValueError(f"retry_share must be in [0, 1), got {retry_share}")
     probs = _normalise(policy_weights, DEFAULT_POLICY_WEIGHTS)
     for pid in probs:
         get_policy(pid)
@@ -539,22 +548,34 @@ def generate_episodes(
     fake = Faker("en_US")
     fake.seed_instance(day_rng.getrandbits(64))
     pools = _Pools(fake, min(max(n, 32), POOL_SIZE))
+    task_seeds: list[int] = []  # the day's tasks so far, by the seed that draws them
     for offset in offsets:
         started_at = midnight + dt.timedelta(seconds=int(offset))
         pid = _pick(day_rng, probs)
+        ep_seed = day_rng.getrandbits(64)
+        task_seed = None
+        if retry_share and task_seeds and day_rng.random() < retry_share:
+            task_seed = task_seeds[day_rng.randrange(len(task_seeds))]
+        task_seeds.append(ep_seed if task_seed is None else task_seed)
         yield _run_episode(
             started_at,
             POLICIES[pid],
             round(probs[pid], 6),
             fake,
             pools,
-            day_rng.getrandbits(64),
+            ep_seed,
             tasks,
+            task_seed,
         )
 
 
 def _dump_line(obj: Mapping[str, Any]) -> bytes:
     return (_DUMPS(obj) + "\n").encode("utf-8")
+
+
+#: share of the landing files' episodes that retry an earlier task of the day (customers come
+#: back; a ticket is re-opened and handled again), as real products log them
+RETRY_SHARE = 0.2
 
 
 def write_landing(
@@ -565,6 +586,7 @@ def write_landing(
     seed: int = 0,
     transition_share: float = 0.3,
     policy_weights: Mapping[str, float] | None = None,
+    retry_share: float = RETRY_SHARE,
 ) -> dict[str, Any]:
     """Simulate ``days`` days into ``root/landing/YYYY-MM-DD/`` and return a summary.
 
@@ -590,7 +612,10 @@ def write_landing(
         counts = {"episode_format": 0, "transition_format": 0, "transition_lines": 0}
         with open(ep_tmp, "wb") as raw, open(tr_tmp, "wb") as tr_out:
             with gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0, compresslevel=6) as gz:
-                for ep in generate_episodes(day, episodes_per_day, seed, policy_weights):
+                episodes = generate_episodes(
+                    day, episodes_per_day, seed, policy_weights, retry_share=retry_share
+                )
+                for ep in episodes:
                     if fmt_rng.random() < transition_share:
                         tr_out.writelines(_dump_line(t) for t in ep.transitions)
                         counts["transition_format"] += 1

@@ -17,7 +17,8 @@ from dagster import (
     sensor,
 )
 
-from agentic_pipeline.ingest import landing_files
+from agentic_pipeline.ingest import landing_files, landing_fingerprint
+from assets.ingestion import LANDING_FINGERPRINTS
 from assets.partitions import daily_partitions
 from resources.data_root import DataRootResource
 
@@ -42,32 +43,46 @@ daily_schedule = build_schedule_from_partitioned_job(
 )
 
 
-def _latest_materialization_ts(instance, ds: str) -> float | None:
+def _latest_materialization(instance, ds: str) -> tuple[float, str | None] | None:
+    """(timestamp, recorded landing fingerprint) of the newest ``raw_agent_logs`` of ``ds``."""
     records = instance.fetch_materializations(
         AssetRecordsFilter(asset_key=AssetKey("raw_agent_logs"), asset_partitions=[ds]), limit=1
     ).records
-    return records[0].timestamp if records else None
+    if not records:
+        return None
+    materialization = records[0].asset_materialization
+    entry = (materialization.metadata if materialization else {}).get(LANDING_FINGERPRINTS)
+    recorded = getattr(entry, "value", None) or {}
+    return records[0].timestamp, recorded.get(ds) if isinstance(recorded, dict) else None
 
 
-def late_landing_days(instance, data_root: DataRootResource, now: datetime) -> dict[str, float]:
-    """Days already materialized whose landing folder got a file after that materialization.
+def late_landing_days(instance, data_root: DataRootResource, now: datetime) -> dict[str, str]:
+    """Days already materialized whose landing files changed content since that materialization.
 
-    Returns {day: newest file mtime}. Only the last ``LATE_FILE_LOOKBACK_DAYS`` days are looked at.
+    Returns {day: fingerprint of the files now}. The fingerprint (size and sha256 of every file)
+    recorded by ingestion is compared, so re-writing byte-identical files triggers nothing. A
+    materialization without a fingerprint (older code) falls back to file modification times.
+    Only the last ``LATE_FILE_LOOKBACK_DAYS`` days are looked at.
     """
     landing = data_root.landing_root()
     if not landing.exists():
         return {}
     valid = set(daily_partitions.get_partition_keys(current_time=now))
     days = sorted((p.name for p in landing.iterdir() if p.name in valid), reverse=True)
-    late: dict[str, float] = {}
+    late: dict[str, str] = {}
     for ds in days[:LATE_FILE_LOOKBACK_DAYS]:
-        materialized_at = _latest_materialization_ts(instance, ds)
-        if materialized_at is None:
+        latest = _latest_materialization(instance, ds)
+        if latest is None:
             continue  # never materialized: the schedule or a backfill will pick it up
+        materialized_at, recorded = latest
+        current = landing_fingerprint(data_root.landing(ds))
+        if recorded is not None:
+            if current != recorded:
+                late[ds] = current
+            continue
         files, _ = landing_files(data_root.landing(ds))
-        newest = max((f.stat().st_mtime for f in files), default=0.0)
-        if newest > materialized_at:
-            late[ds] = newest
+        if max((f.stat().st_mtime for f in files), default=0.0) > materialized_at:
+            late[ds] = current
     return late
 
 
@@ -75,17 +90,17 @@ def late_landing_days(instance, data_root: DataRootResource, now: datetime) -> d
     job=daily_pipeline_job,
     minimum_interval_seconds=60,
     default_status=DefaultSensorStatus.RUNNING,
-    description="Re-runs a day (and everything downstream) when a file lands after it was "
-    "materialized.",
+    description="Re-runs a day (and everything downstream) when the content of its landing files "
+    "changed after it was materialized (size and sha256, not modification times).",
 )
 def late_file_sensor(context: SensorEvaluationContext, data_root: DataRootResource):
     late = late_landing_days(context.instance, data_root, datetime.now(UTC))
     if not late:
         yield SkipReason("no late landing files")
         return
-    for ds, newest in sorted(late.items()):
+    for ds, fingerprint in sorted(late.items()):
         yield RunRequest(
-            run_key=f"late-{ds}-{newest:.3f}",
+            run_key=f"late-{ds}-{fingerprint[:16]}",  # one run per new content of the day
             partition_key=ds,
             tags={"agentic_pipeline/trigger": "late_file"},
         )

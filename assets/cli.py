@@ -163,8 +163,10 @@ def cmd_simulate(args: argparse.Namespace) -> int:
             seed=args.seed,
             transition_share=args.transition_share,
         )
-    console.print(f"[green]wrote landing files under {root / 'landing'}[/green]")
-    console.print(summary)
+    console.print(
+        f"[green]wrote {len(summary['files'])} landing file(s), {summary['episodes']} episodes "
+        f"over {len(summary['days'])} day(s) under {root / 'landing'}[/green]"
+    )
     return 0
 
 

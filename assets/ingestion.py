@@ -8,7 +8,6 @@ from dagster import (
     AssetExecutionContext,
     AssetKey,
     AssetOut,
-    BackfillPolicy,
     Failure,
     MetadataValue,
     Output,
@@ -16,13 +15,21 @@ from dagster import (
     multi_asset,
 )
 
-from agentic_pipeline.ingest import IngestStats, MissingLandingError, ingest_day
+from agentic_pipeline.ingest import (
+    IngestStats,
+    MissingLandingError,
+    ingest_day,
+    landing_fingerprint,
+)
 from agentic_pipeline.schema import QUARANTINE_SCHEMA, STEP_SCHEMA
 from assets.metadata import column_schema, counts_md, markdown_table, safe_metadata
 from assets.partitions import daily_partitions
 from resources.data_root import DataRootResource
 from resources.io_manager import DayTables
 from resources.retries import retry_transient
+
+#: metadata key of ``raw_agent_logs``: {day: digest of its landing files' content}
+LANDING_FINGERPRINTS = "landing_fingerprints"
 
 PREVIEW_COLUMNS = (
     "episode_id",
@@ -73,7 +80,7 @@ def _merge(total: IngestStats, day: IngestStats) -> None:
         ),
     },
     partitions_def=daily_partitions,
-    backfill_policy=BackfillPolicy.single_run(),
+    backfill_policy=None,  # a run per day, tagged with its day: checks per day (README)
     group_name="ingestion",
 )
 @retry_transient
@@ -95,6 +102,8 @@ def raw_agent_logs(context: AssetExecutionContext, data_root: DataRootResource):
     except ValueError as exc:  # a configuration error: retrying cannot fix it
         raise Failure(str(exc), allow_retries=False) from exc
     total, quarantines, head = IngestStats(), [], []
+    # content of each day's landing files as ingested: the late-file sensor compares it
+    fingerprints = {ds: landing_fingerprint(data_root.landing(ds)) for ds in context.partition_keys}
 
     def ingested_days():
         for ds in context.partition_keys:
@@ -135,6 +144,7 @@ def raw_agent_logs(context: AssetExecutionContext, data_root: DataRootResource):
             "records_quarantined": total.records_quarantined,
             "records_by_format": counts_md(total.records_by_format, "format", "records"),
             "preview": _preview(head[0] if head else STEP_SCHEMA.empty_table()),
+            LANDING_FINGERPRINTS: MetadataValue.json(fingerprints),
         }
 
     def scanned_metadata() -> dict:  # the preview holds ids read from the raw logs

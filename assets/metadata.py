@@ -29,6 +29,7 @@ from dagster import (
 )
 
 from agentic_pipeline.masking.scan import scan_for_leaks
+from assets.column_docs import COLUMN_DESCRIPTIONS
 
 _ARROW_TO_TYPE = {"string": "string", "large_string": "string", "bool": "bool"}
 
@@ -41,9 +42,17 @@ _DATA_IMAGE = re.compile(r"^!\[[^\]\n]*\]\(data:image/[a-z]+;base64,[A-Za-z0-9+/
 
 
 def column_schema(schema: pa.Schema) -> TableSchema:
-    """``dagster/column_schema`` from an Arrow schema."""
+    """``dagster/column_schema`` from an Arrow schema, each column with its description
+    (:data:`assets.column_docs.COLUMN_DESCRIPTIONS`), shown in the catalog."""
     return TableSchema(
-        columns=[TableColumn(f.name, _ARROW_TO_TYPE.get(str(f.type), str(f.type))) for f in schema]
+        columns=[
+            TableColumn(
+                f.name,
+                _ARROW_TO_TYPE.get(str(f.type), str(f.type)),
+                description=COLUMN_DESCRIPTIONS.get(f.name),
+            )
+            for f in schema
+        ]
     )
 
 

@@ -12,7 +12,6 @@ from dagster import (
     AssetExecutionContext,
     AssetIn,
     AssetOut,
-    BackfillPolicy,
     Failure,
     Output,
     asset,
@@ -62,7 +61,7 @@ def policy_rates(replayed: pd.DataFrame) -> list[dict]:
 @asset(
     ins={"masked_trajectories": AssetIn("masked_trajectories", metadata={"load": "by_day"})},
     partitions_def=daily_partitions,
-    backfill_policy=BackfillPolicy.single_run(),
+    backfill_policy=None,  # a run per day, tagged with its day: checks per day (README)
     metadata={"zone": "warehouse"},
     group_name="replay",
     description="One row per episode: replay status and behavioural facts (success, errors, "
@@ -142,7 +141,10 @@ def replayed_episodes(
         "replayed_episodes": AssetIn("replayed_episodes"),
     },
     partitions_def=daily_partitions,
-    backfill_policy=BackfillPolicy.single_run(),
+    backfill_policy=None,  # a run per day, tagged with its day: checks per day (README)
+    # subsettable: Dagster 1.13 refuses a UI backfill of a non-subsettable multi-asset whose two
+    # outputs get equal partition subsets built in a different order (hash-seed dependent)
+    can_subset=True,
     group_name="replay",
 )
 @retry_transient
@@ -181,46 +183,49 @@ def shadow_assets(
     )
     headline = diff.to_pandas()
     headline = headline[~headline["metric"].str.startswith("tool_per_episode:")]
-    yield Output(
-        episodes,
-        output_name="shadow_episodes",
-        metadata=safe_metadata(
-            {
-                "dagster/row_count": episodes.num_rows,
-                "dagster/column_schema": column_schema(SHADOW_EPISODES_SCHEMA),
-                "candidate_id": runner.candidate_id,
-                "tasks_not_eligible": skipped,
-                "tasks_skipped": counts_md({**skip_reasons, **runner.failed}, "reason"),
-                "tasks_over_episode_quota": over_quota,
-                "dangerous_actions": runner.dangerous_actions,
-                "kill_switch": kill_reason or "not tripped",
-                "json_nonfinite_to_null": runner.nonfinite_to_null,
-            }
-        ),
-    )
-    yield Output(
-        diff,
-        output_name="behaviour_diff",
-        metadata=safe_metadata(
-            {
-                "dagster/row_count": diff.num_rows,
-                "dagster/column_schema": column_schema(DIFF_SCHEMA),
-                "diff": markdown_table(
-                    [
-                        {
-                            "task_type": r.task_type,
-                            "metric": r.metric,
-                            "logged": _fmt(r.logged),
-                            "candidate": _fmt(r.candidate),
-                            "delta": _fmt(r.delta),
-                        }
-                        for r in headline.itertuples()
-                    ],
-                    max_rows=200,
-                ),
-            }
-        ),
-    )
+    selected = context.op_execution_context.selected_output_names
+    if "shadow_episodes" in selected:
+        yield Output(
+            episodes,
+            output_name="shadow_episodes",
+            metadata=safe_metadata(
+                {
+                    "dagster/row_count": episodes.num_rows,
+                    "dagster/column_schema": column_schema(SHADOW_EPISODES_SCHEMA),
+                    "candidate_id": runner.candidate_id,
+                    "tasks_not_eligible": skipped,
+                    "tasks_skipped": counts_md({**skip_reasons, **runner.failed}, "reason"),
+                    "tasks_over_episode_quota": over_quota,
+                    "dangerous_actions": runner.dangerous_actions,
+                    "kill_switch": kill_reason or "not tripped",
+                    "json_nonfinite_to_null": runner.nonfinite_to_null,
+                }
+            ),
+        )
+    if "behaviour_diff" in selected:
+        yield Output(
+            diff,
+            output_name="behaviour_diff",
+            metadata=safe_metadata(
+                {
+                    "dagster/row_count": diff.num_rows,
+                    "dagster/column_schema": column_schema(DIFF_SCHEMA),
+                    "diff": markdown_table(
+                        [
+                            {
+                                "task_type": r.task_type,
+                                "metric": r.metric,
+                                "logged": _fmt(r.logged),
+                                "candidate": _fmt(r.candidate),
+                                "delta": _fmt(r.delta),
+                            }
+                            for r in headline.itertuples()
+                        ],
+                        max_rows=200,
+                    ),
+                }
+            ),
+        )
 
 
 def _fmt(value) -> str:

@@ -3,25 +3,46 @@
 import json
 
 import pandas as pd
+from rich import box
 from rich.console import Console
 from rich.table import Table
 
+from agentic_pipeline.selection.report import (
+    LEGEND,
+    decision_sentence,
+    window_sentence,
+)
 from agentic_pipeline.storage import DataRoot
 from assets.selection import CHART_FILE, read_registry, registry_dir
 
-COLUMNS = (
-    ("policy_id", "policy"),
-    ("n_episodes", "n"),
-    ("mean_reward", "mean"),
-    ("ci_low", "ci low"),
-    ("ci_high", "ci high"),
-    ("prob_best", "P(best)"),
-    ("linear_estimate", "linear"),
-    ("ope_estimate", "OPE"),
-    ("risk_rate", "risk"),
-    ("eligible", "eligible"),
-    ("selected", "selected"),
-)
+#: the terminal table: (header, how a row's cell is written)
+HEADERS = ("policy", "n", "mean", "interval", "P(best)", "linear", "OPE", "risk", "eligible")
+#: the legend's entries that the terminal table shows
+TERMINAL_LEGEND = ("n", "mean", "P(best)", "linear", "OPE", "risk", "eligible")
+
+
+def eligibility(row: dict, config: dict) -> str:
+    """Why a policy is or is not eligible, short and in plain words (report.md has the long
+    form)."""
+    need, budget = config.get("min_samples"), config.get("risk_budget")
+    if need is not None and row["n_episodes"] < need:
+        return f"no: {row['n_episodes']} episodes, needs {need}"
+    if budget is not None and row["risk_upper"] > budget:
+        return f"no: too risky (up to {row['risk_upper']:.2f}, budget {budget})"
+    return "yes"
+
+
+def _cells(row: dict, config: dict) -> list[str]:
+    interval = f"{_cell(row['ci_low'])}..{_cell(row['ci_high'])}"
+    values = ("n_episodes", "mean_reward")
+    estimates = ("prob_best", "linear_estimate", "ope_estimate", "risk_rate")
+    return [
+        str(row["policy_id"]),
+        *(_cell(row[c]) for c in values),
+        interval,
+        *(_cell(row[c]) for c in estimates),
+        eligibility(row, config),
+    ]
 
 
 def _cell(value: object) -> str:
@@ -58,13 +79,13 @@ def print_report(data_dir: str, day: str, console: Console) -> int:
         return 1
     table = root.read_partition("warehouse", "policy_selection", day).to_pandas()
     entries = (registry or {}).get("task_types", {})
+    config = (registry or {}).get("config") or {}
     if registry is None:
         console.print(f"[yellow]warning:[/yellow] no registry.json for {day}; showing the table")
     else:
         console.print(
-            f"[bold]Policy decision of {day}[/bold] over {registry['window_start']} .. "
-            f"{registry['window_end']}, reward version {registry['reward_version']}, "
-            f"run {registry['run_id']}"
+            f"[bold]Policy decision of {day}[/bold] over {window_sentence(table, entries)}, "
+            f"reward version {registry['reward_version']}, run {registry['run_id']}"
         )
     for task in sorted(set(table["task_type"].astype(str)) | set(entries)):
         sub = table[table["task_type"].astype(str) == task]
@@ -72,20 +93,29 @@ def print_report(data_dir: str, day: str, console: Console) -> int:
         chosen = entry.get("selected_policy")
         if not entry and sub["selected"].any():
             chosen = sub.loc[sub["selected"], "policy_id"].iloc[0]
+        title = f"{task}: selected [bold green]{chosen or 'none'}[/bold green]"
+        if entry:
+            title += f", {decision_sentence(entry)}"
         out = Table(
-            title=f"{task}: selected [bold green]{chosen or 'none'}[/bold green]",
-            caption=entry.get("reason"),
+            title=title,
+            title_justify="left",
+            caption=f"why: {entry['reason']}" if entry.get("reason") else None,
             caption_justify="left",
+            box=box.SIMPLE_HEAD,
+            show_edge=False,
+            padding=(0, 1),
         )
-        for _, header in COLUMNS:
-            out.add_column(header, justify="left" if header == "policy" else "right")
+        for header in HEADERS:
+            out.add_column(header, justify="left" if header in ("policy", "eligible") else "right")
         for row in sub.sort_values("policy_id").to_dict("records"):
             style = "green" if row["selected"] else None if row["eligible"] else "dim"
-            out.add_row(*(_cell(row[c]) for c, _ in COLUMNS), style=style)
+            out.add_row(*_cells(row, config), style=style)
         console.print(out)
         notes = sub.loc[sub["ope_identified"].ne(True), "ope_reason"].dropna().unique()
         for note in notes:
             console.print(f"  off-policy estimate: {note}")
+    legend = "; ".join(f"{name}: {LEGEND[name]}" for name in TERMINAL_LEGEND)
+    console.print(f"[dim]legend: {legend}[/dim]")
     chart = registry_dir(root, day) / CHART_FILE
     if chart.exists():
         console.print(f"chart: {chart}")

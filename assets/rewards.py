@@ -15,7 +15,6 @@ from dagster import (
     AssetExecutionContext,
     AssetIn,
     AssetsDefinition,
-    BackfillPolicy,
     Failure,
     MetadataValue,
     Output,
@@ -99,7 +98,7 @@ def build_reward_assets(spec: RewardSpec) -> list[AssetsDefinition]:
 
     @asset(
         partitions_def=daily_partitions,
-        backfill_policy=BackfillPolicy.single_run(),
+        backfill_policy=None,  # a run per day, tagged with its day: checks per day (README)
         code_version=code_version,
         metadata={"zone": "warehouse", "reward_version": spec.version},
         group_name="rewards",
@@ -130,7 +129,7 @@ def build_reward_assets(spec: RewardSpec) -> list[AssetsDefinition]:
             "episode_rewards": AssetIn(),
         },
         partitions_def=daily_partitions,
-        backfill_policy=BackfillPolicy.single_run(),
+        backfill_policy=None,  # a run per day, tagged with its day: checks per day (README)
         code_version=code_version,
         metadata={"zone": "warehouse", "reward_version": spec.version},
         group_name="rewards",

@@ -1,8 +1,11 @@
 """``policy_selection``: the daily default policy per task type, and the policy registry on disk.
 
-Each day D is decided from ``episode_rewards`` of the trailing window D-(window-1) .. D only (a
-time-window partition mapping; days that do not exist yet are skipped) with the previous day's
-decision as the current default: the latest registry stored for a day before D. Besides the
+Each day D is decided from ``episode_rewards`` of the trailing window D-(window-1) .. D only (days
+without rewards are skipped and the real window is recorded) with the previous day's decision as
+the current default. The previous decision comes through Dagster lineage: ``policy_selection`` of
+D depends on its own day D-1 (a self-dependency), so a backfill runs the days in order, one run at
+a time, and a changed decision marks the following days and ``training_datasets`` stale. When D-1
+has no decision (a day without data), the newest decision stored before D is used. Besides the
 table, a run writes under ``<data root>/warehouse/policy_registry/``::
 
     ds=YYYY-MM-DD/registry.json   per task type: selected policy, estimate, interval, reason,
@@ -29,8 +32,8 @@ import pandas as pd
 from dagster import (
     AssetExecutionContext,
     AssetIn,
+    AssetKey,
     AssetsDefinition,
-    BackfillPolicy,
     Failure,
     MetadataValue,
     Output,
@@ -45,6 +48,7 @@ from agentic_pipeline.selection import (
     SELECTION_SCHEMA,
     SelectionConfig,
     SelectionResult,
+    decision_sentence,
     render_chart,
     select_policies,
 )
@@ -53,6 +57,7 @@ from agentic_pipeline.tables import conform
 from assets.metadata import column_schema, markdown_table, safe_metadata
 from assets.partitions import daily_partitions
 from resources.data_root import DataRootResource
+from resources.io_manager import DayReader
 from resources.retries import retry_transient
 from resources.selection import DEFAULT_WINDOW_DAYS, SelectionResource
 
@@ -67,6 +72,7 @@ DECISION_COLUMNS = (
     "selected_policy",
     "previous_default",
     "changed",
+    "default_since",
     "n_episodes",
     "estimate",
     "ci_low",
@@ -105,12 +111,6 @@ def read_registry(root: DataRoot, ds: str | None = None) -> dict[str, Any] | Non
     return json.loads(path.read_text(encoding="utf-8"))
 
 
-def previous_registry(root: DataRoot, ds: str) -> dict[str, Any] | None:
-    """The latest registry stored for a day strictly before ``ds``."""
-    earlier = [d for d in registry_days(root) if d < ds]
-    return read_registry(root, earlier[-1]) if earlier else None
-
-
 def atomic_write(path: UPath, data: bytes) -> None:
     """Write ``data`` to a temporary file beside ``path``, then rename it over ``path``."""
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -133,6 +133,9 @@ def registry_document(
     """The JSON registry of one day's decision."""
     entries = {task: {**entry, "run_id": run_id} for task, entry in result.registry.items()}
     first = next(iter(entries.values()), {})
+    data_days = sorted(
+        {d for e in entries.values() for d in (e.get("window_first_data_day"),) if d}
+    )
     start = (date.fromisoformat(ds) - timedelta(days=config.window_days - 1)).isoformat()
     return {
         "ds": ds,
@@ -141,6 +144,8 @@ def registry_document(
         "window_start": start,
         "window_end": ds,
         "window_days": config.window_days,
+        "window_data_days": first.get("window_data_days", 0),
+        "window_first_data_day": data_days[0] if data_days else None,
         "reward_version": first.get("reward_version"),
         "previous_registry_ds": (previous or {}).get("ds"),
         "config": asdict(config),
@@ -177,6 +182,17 @@ def write_decision(
 # --- the asset --------------------------------------------------------------------------------
 
 
+def window_text(document: dict[str, Any]) -> str:
+    """The window actually used: the days that had rewards, out of the configured length."""
+    n, first = document.get("window_data_days"), document.get("window_first_data_day")
+    if not first:
+        return f"no rewards in {document['window_start']} .. {document['window_end']}"
+    return (
+        f"{first} .. {document['window_end']}: {n} day(s) with rewards "
+        f"(window of {document['window_days']} days from {document['window_start']})"
+    )
+
+
 def _decisions_md(document: dict[str, Any]) -> MetadataValue:
     rows = []
     for entry in document["task_types"].values():
@@ -202,10 +218,14 @@ def selection_metadata(
             "dagster/row_count": len(table),
             "dagster/column_schema": column_schema(SELECTION_SCHEMA),
             "decision_day": document["ds"],
-            "window": f"{document['window_start']} .. {document['window_end']}",
+            "window": window_text(document),
             "reward_version": MetadataValue.text(str(document["reward_version"])),
             "task_types": len(document["task_types"]),
+            "previous_decision_day": MetadataValue.text(str(document["previous_registry_ds"])),
             "changed_defaults": sum(bool(e.get("changed")) for e in entries),
+            "what_changed": MetadataValue.md(
+                "\n".join(f"- {e['task_type']}: {decision_sentence(e)}" for e in entries)
+            ),
             "decisions": _decisions_md(document),
             "ope_unidentified_task_types": MetadataValue.text(", ".join(map(str, unidentified))),
             "report": MetadataValue.md(paths["report"].read_text(encoding="utf-8")),
@@ -222,30 +242,82 @@ def selection_code_version(spec: RewardSpec, window_days: int) -> str:
     return f"{SELECTION_CODE_VERSION}+reward-{spec.version}+window-{window_days}"
 
 
+def previous_decision(table: pd.DataFrame | None, ds: str) -> dict[str, dict[str, Any]]:
+    """Per task type, the selected policy of a stored ``policy_selection`` day and since when."""
+    if table is None or table.empty:
+        return {}
+    chosen = table[table["selected"].astype(bool)]
+    out: dict[str, dict[str, Any]] = {}
+    for row in chosen.to_dict("records"):
+        since = row.get("default_since")
+        out[str(row["task_type"])] = {
+            "selected_policy": str(row["policy_id"]),
+            "default_since": None if since is None or pd.isna(since) else str(since),
+            "decided_on": ds,
+        }
+    return out
+
+
+def _stored_previous(
+    root: DataRoot, lineage: DayReader, ds: str
+) -> tuple[str | None, pd.DataFrame | None]:
+    """The decision before ``ds``: the previous day through lineage (the self-dependency), else the
+    newest decision stored before ``ds`` (a day without data has none), else nothing."""
+    for day in reversed(lineage.days):
+        return day, lineage.read(day)
+    base = root.asset_dir("warehouse", "policy_selection")
+    if not base.exists():
+        return None, None
+    earlier = sorted(
+        p.name[3:] for p in base.iterdir() if p.name.startswith("ds=") and p.name[3:] < ds
+    )
+    for day in reversed(earlier):
+        if root.has_partition("warehouse", "policy_selection", day):
+            return day, root.read_partition("warehouse", "policy_selection", day).to_pandas()
+    return None, None
+
+
 def build_selection_assets(
     spec: RewardSpec, window_days: int = DEFAULT_WINDOW_DAYS
 ) -> list[AssetsDefinition]:
-    """``policy_selection`` over a ``window_days`` trailing window of ``episode_rewards``."""
-    mapping = TimeWindowPartitionMapping(
-        start_offset=-(window_days - 1), end_offset=0, allow_nonexistent_upstream_partitions=True
+    """``policy_selection`` over a ``window_days`` trailing window of ``episode_rewards``.
+
+    Lineage: day D depends on ``episode_rewards`` of D (identity) and on its own day D-1 (a
+    self-dependency). The rest of the window (D-13 .. D-1 of ``episode_rewards``) is read from the
+    data root: a window mapping would make every backfill of ``episode_rewards`` pull in the 13
+    following decisions. The self-dependency orders the decisions (a backfill runs them one day at a
+    time in day order) and, transitively, makes every earlier reward day an ancestor of D.
+    """
+    previous_day = TimeWindowPartitionMapping(
+        start_offset=-1, end_offset=-1, allow_nonexistent_upstream_partitions=True
     )
 
     @asset(
         partitions_def=daily_partitions,
-        ins={"episode_rewards": AssetIn(partition_mapping=mapping)},
-        # one run per day: each decision sees only its own window and the previous decision
-        backfill_policy=BackfillPolicy.multi_run(1),
+        ins={
+            "episode_rewards": AssetIn(metadata={"load": "by_day"}),
+            "previous_selection": AssetIn(
+                key=AssetKey("policy_selection"),
+                partition_mapping=previous_day,
+                metadata={"load": "by_day"},
+            ),
+        },
+        # no backfill policy: a run per day, tagged with its day; the self-dependency makes each
+        # day wait for the day before, so a backfill decides the days in order, one at a time
+        backfill_policy=None,
         code_version=selection_code_version(spec, window_days),
         metadata={"zone": "warehouse", "window_days": window_days},
         group_name="selection",
         description=f"Per task type and policy, the decision of day ds over the trailing "
-        f"{window_days} days of episode_rewards: bandit statistics, linear and off-policy "
-        "estimates, risk guardrails and the selected default. Also writes the policy registry.",
+        f"{window_days} days of episode_rewards, starting from the decision of the day before: "
+        "bandit statistics, linear and off-policy estimates, risk guardrails and the selected "
+        "default. Also writes the policy registry.",
     )
     @retry_transient
     def policy_selection(
         context: AssetExecutionContext,
-        episode_rewards: pd.DataFrame,
+        episode_rewards: DayReader,
+        previous_selection: DayReader,
         selection: SelectionResource,
         data_root: DataRootResource,
     ):
@@ -258,22 +330,31 @@ def build_selection_assets(
             )
         root = data_root.root
         tables, last, nonfinite = [], None, 0
+        prev_ds, prev_table = _stored_previous(root, previous_selection, context.partition_keys[0])
         for ds in context.partition_keys:  # one day per run under the multi-run backfill
-            previous = previous_registry(root, ds)
-            defaults = (previous or {}).get("task_types") or {}
-            result = select_policies(
-                episode_rewards, ds, config, defaults, seed=selection.seed_for(ds)
+            start = date.fromisoformat(ds) - timedelta(days=config.window_days - 1)
+            days = [(start + timedelta(days=i)).isoformat() for i in range(config.window_days)]
+            window = DayReader(root, "warehouse", "episode_rewards", days)
+            frames = [window.read(d) for d in window.days]
+            rewards = (
+                pd.concat(frames, ignore_index=True)
+                if frames
+                else pd.DataFrame(columns=["ds", "reward", "policy_id", "task_type"])
             )
-            document = registry_document(ds, result, config, context.run_id, previous)
+            defaults = previous_decision(prev_table, prev_ds) if prev_ds else {}
+            result = select_policies(rewards, ds, config, defaults, seed=selection.seed_for(ds))
+            previous = {"ds": prev_ds} if prev_ds else None
+            document = registry_document(ds, result, config, context.run.run_id, previous)
             paths, replaced = write_decision(root, ds, document, result)
             nonfinite += replaced
             context.log.info(
                 f"{ds}: decided {len(document['task_types'])} task type(s) over "
-                f"{document['window_start']} .. {ds}; previous registry "
-                f"{document['previous_registry_ds']}; wrote {paths['registry']}"
+                f"{document['window_start']} .. {ds} ({len(window.days)} day(s) with rewards); "
+                f"previous decision {prev_ds}; wrote {paths['registry']}"
             )
             tables.append(result.table)
             last = (document, paths)
+            prev_ds, prev_table = ds, result.table  # a multi-day run chains its own days
         table = pd.concat(tables, ignore_index=True) if len(tables) > 1 else tables[0]
         document, paths = last
         chart = paths["chart"].read_bytes()

@@ -24,7 +24,6 @@ from dagster import (
     AssetExecutionContext,
     AssetIn,
     AssetKey,
-    BackfillPolicy,
     Config,
     Failure,
     MaterializeResult,
@@ -174,7 +173,7 @@ def _metadata(summary: pd.DataFrame, totals: _Totals, days: list[str]) -> dict:
     },
     deps=[AssetKey("step_rewards"), AssetKey("policy_selection")],
     partitions_def=daily_partitions,
-    backfill_policy=BackfillPolicy.single_run(),
+    backfill_policy=None,  # a run per day, tagged with its day: checks per day (README)
     code_version=TRAINING_CODE_VERSION,
     metadata={"zone": "warehouse", "files": ", ".join(FORMAT_FILES.values())},
     group_name="training",

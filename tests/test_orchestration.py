@@ -124,6 +124,39 @@ def test_sensor_reruns_a_day_when_a_late_file_lands(data_root, instance):
     assert all(not hasattr(r, "partition_key") for r in tick())
 
 
+def test_sensor_keys_on_content_not_modification_time(data_root, instance):
+    """Issue #15: re-writing byte-identical landing files (make demo again) re-ran every day."""
+    _land(data_root, DAYS[0])
+    defs = build_definitions(str(data_root))
+    resources = {"data_root": defs.resources["data_root"]}
+    assert _run(defs, instance, partition_key=DAYS[0]).success
+
+    def requested():
+        context = build_sensor_context(instance=instance, resources=resources)
+        return [r.partition_key for r in late_file_sensor(context) if hasattr(r, "partition_key")]
+
+    folder = data_root / "landing" / DAYS[0]
+    later = time.time() + 100
+    for path in folder.iterdir():  # same bytes, new files, newer modification times
+        data = path.read_bytes()
+        path.unlink()
+        path.write_bytes(data)
+        os.utime(path, (later, later))
+    assert requested() == []
+    # same size, different content, old modification time: still a change
+    episodes = folder / "episodes.jsonl"
+    data = bytearray(episodes.read_bytes())
+    data[data.index(b"e0")] = ord("f")
+    old = time.time() - 10_000
+    episodes.write_bytes(bytes(data))
+    os.utime(episodes, (old, old))
+    assert requested() == [DAYS[0]]
+    assert requested() == [DAYS[0]]  # the same content keeps the same run key (deduplicated)
+    context = build_sensor_context(instance=instance, resources=resources)
+    keys = {r.run_key for r in late_file_sensor(context) if hasattr(r, "run_key")}
+    assert len(keys) == 1
+
+
 def test_cli_materializes_a_range_into_the_instance_under_the_data_root(data_root, capsys):
     for ds in DAYS[:2]:
         _land(data_root, ds)

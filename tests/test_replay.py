@@ -19,7 +19,7 @@ from agentic_pipeline.environments.replay import Cassette
 from agentic_pipeline.ingest import DayIngestor, ingest_day
 from agentic_pipeline.replay import COLUMNS, replay_day, to_arrow
 from agentic_pipeline.risk import AIRLINE_RULES, CRM_RULES, detect_tool_set
-from agentic_pipeline.simulator import generate_episodes, write_landing
+from agentic_pipeline.simulator import RETRY_SHARE, generate_episodes, write_landing
 
 DAY = dt.date(2026, 3, 2)
 N_EPISODES = 300
@@ -43,7 +43,9 @@ def simulated(tmp_path_factory):
     assert summary["days"][0]["transition_format"] > 50
     result = ingest_day(root / "landing" / DAY.isoformat(), DAY.isoformat())
     assert result.stats.records_quarantined == 0
-    episodes = {e.record["episode_id"]: e for e in generate_episodes(DAY, N_EPISODES, SEED)}
+    # the same episodes as write_landing's (which retries some tasks)
+    again = generate_episodes(DAY, N_EPISODES, SEED, retry_share=RETRY_SHARE)
+    episodes = {e.record["episode_id"]: e for e in again}
     return result.steps.to_pandas(), episodes
 
 

@@ -99,7 +99,7 @@ def test_table_contract_and_registry_is_json() -> None:
     assert t["n_episodes"].sum() == 190  # the old day is outside the 7-day window
     assert t.groupby("task_type")["selected"].sum().eq(1).all()
     small = t.set_index(["task_type", "policy_id"]).loc[("update_contact", "b")]
-    assert not small["eligible"] and "min 30" in small["reason"]
+    assert not small["eligible"] and "at least 30 are needed" in small["reason"]
     assert t["ope_identified"].all() and t["ope_estimate"].notna().all()
     registry = json.loads(json.dumps(res.registry))
     assert registry["refund"]["reward_version"] == "v1-test"
@@ -204,6 +204,6 @@ def test_report_and_chart(tmp_path: Path) -> None:
     path = render_chart(res.table, tmp_path / "chart.png")
     assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     md = render_report(res.table)
-    assert "## booking" in md and "| policy_id |" in md
+    assert "## booking" in md and "| policy |" in md and "## Legend" in md
     empty = select_policies(w.iloc[:0], DAY, CONFIG, {"refund": "a"}, seed=0)
     assert empty.table.empty and empty.registry["refund"]["selected_policy"] == "a"

@@ -310,3 +310,31 @@ def test_empirical_rates_near_ground_truth(policy_id: str) -> None:
         observed = sum(bool(ep.truth[metric]) for ep in eps) / len(eps)
         sigma = math.sqrt(max(p * (1 - p), 1e-4) / len(eps))
         assert abs(observed - p) < 4 * sigma + 1e-9, (metric, observed, p)
+
+
+def test_retries_repeat_a_task_of_the_day_under_its_own_episode() -> None:
+    """Issue #15: the demo's preference-pair exports were empty: no task ever occurred twice, so
+    pairing (same task id, or identical masked prompts) had nothing to pair."""
+    day = dt.date(2026, 11, 20)
+    once = list(generate_episodes(day, 60, seed=7))
+    assert max(Counter(e.record["task"]["id"] for e in once).values()) == 1
+    retried = list(generate_episodes(day, 60, seed=7, retry_share=0.3))
+    by_task: dict[str, list] = {}
+    for ep in retried:
+        by_task.setdefault(ep.record["task"]["id"], []).append(ep)
+    repeated = [eps for eps in by_task.values() if len(eps) > 1]
+    assert 5 <= sum(len(eps) - 1 for eps in repeated) <= 30
+    for eps in repeated:  # the same request of the same customer, different episodes
+        assert len({e.record["task"]["description"] for e in eps}) == 1
+        assert len({e.record["task_type"] for e in eps}) == 1
+        assert len({e.record["episode_id"] for e in eps}) == len(eps)
+    # the policy is drawn as for any episode: the logged propensity stays the drawing probability
+    weights = {
+        p: w / sum(DEFAULT_POLICY_WEIGHTS.values()) for p, w in DEFAULT_POLICY_WEIGHTS.items()
+    }
+    assert all(
+        math.isclose(e.record["propensity"], weights[e.record["policy_id"]], abs_tol=1e-6)
+        for e in retried
+    )
+    with pytest.raises(ValueError, match="retry_share"):
+        next(generate_episodes(day, 1, seed=7, retry_share=1.0))

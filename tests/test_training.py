@@ -317,7 +317,8 @@ def test_simulated_day_exports_valid_shapes(sim):
 def test_default_pairing_needs_identical_prompts_and_selection_filters_sft(sim):
     steps, rewards = sim
     data = build_training_datasets(steps, rewards)
-    assert all(r["metadata"]["prompt_match"] == "identical" for r in data.dpo_trl)
+    # the simulator retries tasks (same task id): pairs of one task, or identical prompts
+    assert all(r["metadata"]["prompt_match"] in ("identical", "same_task") for r in data.dpo_trl)
     per_type = rewards.groupby("task_type")["policy_id"].first()
     selection = pd.DataFrame(
         {"ds": DAYS[0], "task_type": per_type.index, "policy_id": per_type.values, "selected": True}
@@ -500,3 +501,16 @@ def test_split_by_day_keeps_lineage(sim):
     data = build_training_datasets(steps, rewards)
     days = split_by_day(data)
     assert set(days) == {DAYS[0]} and len(days[DAYS[0]].rl) == len(data.rl)
+
+
+def test_simulated_retries_give_preference_pairs_of_the_same_task(sim):
+    """Issue #15: the demo's DPO exports held 0 records: no task ever occurred twice in a day."""
+    steps, rewards = sim
+    data = build_training_datasets(steps, rewards)
+    same_task = [r for r in data.dpo_trl if r["metadata"]["prompt_match"] == "same_task"]
+    assert same_task, "no preference pair from a retried task"
+    task_of = steps.groupby("episode_id")["task_id"].first()
+    for record in same_task:
+        meta = record["metadata"]
+        assert task_of[meta["episode_id"]] == task_of[meta["rejected_episode_id"]]
+        assert meta["chosen_reward"] - meta["rejected_reward"] > TrainingConfig().dpo_margin

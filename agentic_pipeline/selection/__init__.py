@@ -8,13 +8,14 @@ from agentic_pipeline.selection.decide import (
     SelectionResult,
     select_policies,
 )
-from agentic_pipeline.selection.report import render_chart, render_report
+from agentic_pipeline.selection.report import decision_sentence, render_chart, render_report
 
 __all__ = [
     "SELECTION_COLUMNS",
     "SELECTION_SCHEMA",
     "SelectionConfig",
     "SelectionResult",
+    "decision_sentence",
     "render_chart",
     "render_report",
     "select_policies",

@@ -70,12 +70,14 @@ SELECTION_COLUMNS = [
     "ope_reason",
     "n_risky",
     "is_default",
+    "default_since",
 ]
 
 _NON_FLOAT_TYPES = {
     **dict.fromkeys(
         ("ds", "task_type", "policy_id", "reason", "window_start", "window_end"), pa.string()
     ),
+    "default_since": pa.string(),
     **dict.fromkeys(("reward_version", "ope_reason"), pa.string()),
     **dict.fromkeys(("n_episodes", "n_risky"), pa.int64()),
     **dict.fromkeys(("ope_identified", "eligible", "selected", "is_default"), pa.bool_()),
@@ -138,6 +140,14 @@ def _default_of(value: Any) -> str | None:
     if isinstance(value, dict):
         value = value.get("selected_policy") or value.get("policy_id") or value.get("selected")
     return None if value is None else str(value)
+
+
+def _since_of(value: Any) -> str | None:
+    """The day a registry entry's policy became the default (None for a plain id)."""
+    if isinstance(value, dict):
+        since = value.get("default_since") or value.get("decided_on")
+        return None if since is None else str(since)
+    return None
 
 
 def _jsonable(value: Any) -> Any:
@@ -209,14 +219,22 @@ def _decide(
 
 
 def _row_reason(row: pd.Series, config: SelectionConfig) -> str:
+    """Why a policy is or is not eligible, in plain words."""
     if row["n_episodes"] < config.min_samples:
-        return f"not eligible: {row['n_episodes']} episodes < min {config.min_samples}"
+        return (
+            f"not eligible: only {row['n_episodes']} episodes in the window, at least "
+            f"{config.min_samples} are needed to trust its mean"
+        )
     if row["risk_upper"] > config.risk_budget:
         return (
-            f"not eligible: risk upper {_f(row['risk_upper'])} > budget {config.risk_budget} "
-            f"({row['n_risky']} of {row['n_episodes']} risky)"
+            f"not eligible: too risky: {row['n_risky']} of {row['n_episodes']} episodes made a "
+            f"financial write or destructive act; the risk could be as high as "
+            f"{_f(row['risk_upper'])}, above the budget {config.risk_budget}"
         )
-    return "eligible; not selected"
+    return (
+        f"eligible ({row['n_episodes']} episodes, risk at most {_f(row['risk_upper'])} "
+        f"within the budget {config.risk_budget}); not selected"
+    )
 
 
 def select_policies(
@@ -235,12 +253,14 @@ def select_policies(
     """
     config = config or SelectionConfig()
     defaults = {k: _default_of(v) for k, v in (current_defaults or {}).items()}
+    since = {k: _since_of(v) for k, v in (current_defaults or {}).items()}
     end = date.fromisoformat(day)
     start = (end - timedelta(days=config.window_days - 1)).isoformat()
     window = rewards_window
     if "ds" in window:
         window = window[(window["ds"].astype(str) >= start) & (window["ds"].astype(str) <= day)]
     window = window[window["reward"].notna()].reset_index(drop=True)
+    data_days = sorted(window["ds"].astype(str).unique()) if "ds" in window else []
     # both are optional in the logs: an episode without them is decided under "unknown"
     for col in ("policy_id", "task_type"):
         window[col] = window[col].astype(object).where(window[col].notna(), UNKNOWN).astype(str)
@@ -298,6 +318,7 @@ def select_policies(
     table["window_end"] = day
     table["reward_version"] = reward_version
     table["selected"] = False
+    table["default_since"] = pd.Series([None] * len(table), index=table.index, dtype=object)
     table["reason"] = [_row_reason(r, config) for _, r in table.iterrows()]
 
     registry: dict[str, dict[str, Any]] = {}
@@ -311,11 +332,21 @@ def select_policies(
         if replaced.any():
             table.loc[replaced, "reason"] = table.loc[replaced, "reason"] + "; default replaced"
         row = table[mask].iloc[0] if mask.any() else None
+        previous = defaults.get(task)
+        changed = chosen != previous
+        # a kept default carries the day it became the default; a new one starts today
+        if chosen is None:
+            default_since = None
+        else:
+            default_since = day if changed else (since.get(task) or day)
+        table.loc[mask, "default_since"] = default_since
         entry = {
             "task_type": task,
             "selected_policy": chosen,
-            "previous_default": defaults.get(task),
-            "changed": chosen != defaults.get(task),
+            "previous_default": previous,
+            "previous_default_since": since.get(task) if previous else None,
+            "changed": changed,
+            "default_since": default_since,
             "n_episodes": None if row is None else row["n_episodes"],
             "estimate": None if row is None else row["mean_reward"],
             "ci_low": None if row is None else row["ci_low"],
@@ -326,6 +357,9 @@ def select_policies(
             "decided_on": day,
             "window_start": start,
             "window_end": day,
+            "window_data_days": len(data_days),
+            "window_first_data_day": data_days[0] if data_days else None,
+            "window_last_data_day": data_days[-1] if data_days else None,
             "reward_version": reward_version,
         }
         registry[str(task)] = {k: _jsonable(v) for k, v in entry.items()}

@@ -30,6 +30,60 @@ def _md_table(df: pd.DataFrame) -> str:
     return "\n".join([header, sep, *body])
 
 
+#: table column -> the short header the reports show
+COLUMN_LABELS = {
+    "policy_id": "policy",
+    "n_episodes": "n",
+    "mean_reward": "mean",
+    "ci_low": "ci low",
+    "ci_high": "ci high",
+    "prob_best": "P(best)",
+    "linear_estimate": "linear",
+    "ope_estimate": "OPE",
+    "risk_rate": "risk",
+    "risk_upper": "risk upper",
+    "eligible": "eligible",
+    "selected": "selected",
+}
+
+#: what the report's columns mean, in plain words (the terminal report prints the same legend)
+LEGEND = {
+    "n": "episodes in the window",
+    "mean": "mean reward (interval: its confidence interval, ci low .. ci high)",
+    "P(best)": "probability of having the highest mean (Thompson sampling)",
+    "linear": "reward predicted from the episode context by a ridge model",
+    "OPE": "off-policy (doubly robust) estimate had every episode used the policy",
+    "risk": "share of episodes with a financial write or destructive act",
+    "risk upper": "upper confidence bound of that share; above the risk budget: not eligible",
+    "eligible": "enough episodes and risk within the budget",
+}
+
+
+def decision_sentence(entry: dict[str, Any]) -> str:
+    """The previous choice and whether it changed, e.g. ``kept a (default since 2026-11-20)``."""
+    chosen, previous = entry.get("selected_policy"), entry.get("previous_default")
+    since = entry.get("default_since")
+    if previous is None:
+        return "no previous default"
+    if not entry.get("changed"):
+        return f"kept {chosen}, the default since {since}"
+    before = entry.get("previous_default_since")
+    was = f"{previous} (default since {before})" if before else previous
+    return f"changed from {was} to {chosen or 'none'}"
+
+
+def window_sentence(table: pd.DataFrame, registry: dict[str, dict[str, Any]] | None) -> str:
+    """The window actually used: the days that had rewards, out of the configured window."""
+    first = table.iloc[0] if not table.empty else None
+    entry = next(iter((registry or {}).values()), {})
+    start = entry.get("window_start", None if first is None else first["window_start"])
+    end = entry.get("window_end", None if first is None else first["window_end"])
+    n, data_start = entry.get("window_data_days"), entry.get("window_first_data_day")
+    if n is None or data_start is None:
+        return f"window {start} .. {end}"
+    return f"{n} day(s) with rewards, {data_start} .. {end} (window {start} .. {end})"
+
+
 def render_report(
     table: pd.DataFrame,
     context_decisions: pd.DataFrame | None = None,
@@ -42,7 +96,7 @@ def render_report(
     lines = ["# Policy selection", ""]
     if first is not None:
         lines += [
-            f"Decision of {first['ds']} over {first['window_start']} .. {first['window_end']}, "
+            f"Decision of {first['ds']} over {window_sentence(table, registry)}, "
             f"reward version `{first['reward_version']}`.",
             "",
         ]
@@ -70,11 +124,12 @@ def render_report(
         selected = entry["selected_policy"] if entry else (chosen.iloc[0] if len(chosen) else None)
         lines.append(f"**Selected:** {selected or 'none'}")
         if entry:
+            lines.append(f"  \n**Previous default:** {decision_sentence(entry)}")
             lines.append(f"  \n**Reason:** {entry['reason']}")
         lines.append("")
         if not sub.empty:
-            lines += [_md_table(sub[cols]), ""]
-            notes = sub.loc[~sub["selected"], ["policy_id", "reason"]]
+            lines += [_md_table(sub[cols].rename(columns=COLUMN_LABELS)), ""]
+            notes = sub[["policy_id", "reason"]]
             lines += [f"- {p}: {r}" for p, r in notes.itertuples(index=False)]
             unidentified = sub.loc[sub["ope_identified"].eq(False), "ope_reason"].dropna().unique()
             lines += [f"- off-policy estimate: {r}" for r in unidentified]
@@ -92,6 +147,8 @@ def render_report(
                     )
                 )
                 lines.append("")
+    lines += ["## Legend", ""]
+    lines += [f"- **{name}**: {text}" for name, text in LEGEND.items()]
     return "\n".join(lines).rstrip() + "\n"
 
 
