@@ -27,6 +27,7 @@ from typing import Any
 import pandas as pd
 import pyarrow as pa
 
+from agentic_pipeline.chat import text_message, tool_exchange
 from agentic_pipeline.environments.base import Action, AgentState, Policy, Task
 from agentic_pipeline.environments.crm import CRMSandbox, UserFn
 from agentic_pipeline.environments.openai_policy import OpenAIPolicyError
@@ -245,7 +246,7 @@ class ShadowRunner:
         state = AgentState(recorded.task, dict(recorded.context), random.Random(rng.random()))
         episode = ShadowEpisode(recorded.ds, recorded.episode_id, {})
         self.episodes.append(episode)
-        messages: list[dict[str, Any]] = [{"role": "user", "content": recorded.task.description}]
+        messages: list[dict[str, Any]] = [text_message("user", recorded.task.description)]
         human = False
         try:
             for step in range(self.max_steps):
@@ -312,33 +313,14 @@ def _log(
     """Log the action and its observation as chat messages; True if the user asked for a human."""
     if action.type == "tool":
         call_id = f"call_{step:03d}"
-        messages.append(
-            {
-                "role": "assistant",
-                "content": None,
-                "tool_calls": [
-                    {
-                        "id": call_id,
-                        "type": "function",
-                        "function": {"name": action.tool_name, "arguments": _DUMPS(action.params)},
-                    }
-                ],
-            }
-        )
-        messages.append(
-            {
-                "role": "tool",
-                "tool_call_id": call_id,
-                "name": action.tool_name,
-                "content": _DUMPS(obs),
-            }
-        )
+        arguments = _DUMPS(action.params)
+        messages += tool_exchange(call_id, action.tool_name, arguments, _DUMPS(obs), True)
         return False
     if action.reply:
-        messages.append({"role": "assistant", "content": action.reply})
+        messages.append(text_message("assistant", action.reply))
     if action.type == "respond":
         text = str(obs.get("user_message", ""))
-        messages.append({"role": "user", "content": text})
+        messages.append(text_message("user", text))
         return human_marker.lower() in text.lower()
     return False
 

@@ -7,6 +7,7 @@ from typing import Any
 
 import pandas as pd
 
+from agentic_pipeline.chat import text_message, tool_call, tool_calls_message, tool_message
 from agentic_pipeline.training.records import Message, _fail, _val
 
 
@@ -27,34 +28,26 @@ def to_chat_messages(steps: pd.DataFrame | Iterable[Mapping[str, Any]]) -> list[
         role, kind = _val(row.get("role")), _val(row.get("action_type"))
         content = _val(row.get("content"))
         if role in ("system", "user"):
-            messages.append({"role": role, "content": "" if content is None else str(content)})
+            messages.append(text_message(role, "" if content is None else str(content)))
         elif kind == "tool_call":
             args = _val(row.get("tool_arguments"))
-            call = {
-                "id": str(_val(row.get("tool_call_id")) or f"call_{row.get('step')}"),
-                "type": "function",
-                "function": {
-                    "name": str(_val(row.get("tool_name"))),
-                    "arguments": "{}" if args is None else str(args),
-                },
-            }
+            call = tool_call(
+                str(_val(row.get("tool_call_id")) or f"call_{row.get('step')}"),
+                str(_val(row.get("tool_name"))),
+                "{}" if args is None else str(args),
+            )
             last = messages[-1] if messages else None
             if last is not None and last["role"] == "assistant":
                 last.setdefault("tool_calls", []).append(call)
             else:
-                messages.append({"role": "assistant", "content": None, "tool_calls": [call]})
+                messages.append(tool_calls_message(call))
         elif kind == "tool_result" or role == "tool":
-            messages.append(
-                {
-                    "role": "tool",
-                    "tool_call_id": str(_val(row.get("tool_call_id"))),
-                    "content": "" if content is None else str(content),
-                }
-            )
+            call_id = str(_val(row.get("tool_call_id")))
+            messages.append(tool_message(call_id, "" if content is None else str(content)))
         elif kind == "finish" and not content:
             continue
         else:  # respond, or finish with text
-            messages.append({"role": "assistant", "content": content or None})
+            messages.append(text_message("assistant", content or None))
     return [m for m in messages if m["role"] != "assistant" or m["content"] or m.get("tool_calls")]
 
 
