@@ -36,7 +36,7 @@ demo: install
 	@$(BIN)/agentic-pipeline report --date $(DEMO_END)
 
 dev: install
-	$(BIN)/python -c "from assets.cli import prepare_data_root; prepare_data_root('$(DATA_DIR)')"
+	$(BIN)/python -c "from cli.common import prepare_data_root; prepare_data_root('$(DATA_DIR)')"
 	$(BIN)/dagster dev -w workspace.yaml -h 127.0.0.1 -p $(or $(PORT),3000)
 
 clean:

@@ -1,8 +1,9 @@
 """``replayed_episodes`` and the shadow pair ``shadow_episodes`` + ``behaviour_diff`` (warehouse).
 
 Thin wrappers: :func:`agentic_pipeline.replay.replay_day` replays each day of
-``masked_trajectories``; :mod:`agentic_pipeline.environments.shadow` runs the configured candidate
-on the day's recorded CRM tasks and compares it with the logged behaviour. Metadata holds counts
+``masked_trajectories``; :mod:`agentic_pipeline.shadow` runs the configured candidate
+on the day's recorded CRM tasks (answered by the demo's simulated user, :data:`DEMO_USER`) and
+compares it with the logged behaviour. Metadata holds counts
 and rates only, never content.
 """
 
@@ -18,22 +19,28 @@ from dagster import (
     multi_asset,
 )
 
-from agentic_pipeline.environments.shadow import (
+from agentic_pipeline.policies import HUMAN_MARKER
+from agentic_pipeline.replay import REPLAYED_EPISODES_SCHEMA, replay_day, to_arrow
+from agentic_pipeline.shadow import (
     DIFF_SCHEMA,
     SHADOW_EPISODES_SCHEMA,
     ShadowQuotaExceeded,
     ShadowRunner,
+    UserModel,
     behaviour_diff,
     recorded_tasks,
     shadow_table,
 )
-from agentic_pipeline.replay import REPLAYED_EPISODES_SCHEMA, replay_day, to_arrow
+from agentic_pipeline.simulator import SimulatedUser
 from assets.metadata import column_schema, counts_md, markdown_table, safe_metadata
 from assets.partitions import daily_partitions
 from resources.catalogue import ToolCatalogueResource
 from resources.io_manager import DayReader
 from resources.retries import retry_transient
 from resources.shadow import ShadowResource
+
+#: The user who answers shadow candidates: the demo's simulated customer (wiring, not library).
+DEMO_USER = UserModel(SimulatedUser, HUMAN_MARKER)
 
 RATE_FACTS = (
     "success",
@@ -160,7 +167,11 @@ def shadow_assets(
     over_quota = max(0, len(tasks) - shadow.max_episodes)
     tasks = tasks[: shadow.max_episodes]
     runner = ShadowRunner(
-        shadow.build_policy(), shadow.quota, max_steps=shadow.max_steps, seed=shadow.seed
+        shadow.build_policy(),
+        shadow.quota,
+        max_steps=shadow.max_steps,
+        seed=shadow.seed,
+        user_model=DEMO_USER,
     )
     kill_reason = None
     try:

@@ -4,8 +4,8 @@ from dagster import ConfigurableResource
 
 from agentic_pipeline.environments.base import Policy
 from agentic_pipeline.environments.openai_policy import OpenAIChatPolicy
-from agentic_pipeline.environments.shadow import ShadowQuota
 from agentic_pipeline.policies import get_policy
+from agentic_pipeline.shadow import ShadowQuota
 
 
 class ShadowResource(ConfigurableResource):

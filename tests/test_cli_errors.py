@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from assets import cli
+from cli import main as cli
 
 REPO = Path(__file__).resolve().parents[1]
 YESTERDAY = (datetime.now(UTC).date() - timedelta(days=1)).isoformat()
@@ -19,7 +19,7 @@ def run_cli(*args: str, data_dir: Path) -> tuple[int, str, float]:
     env = {**os.environ, "AGENTIC_PIPELINE_DATA_DIR": str(data_dir), "COLUMNS": "200"}
     began = time.perf_counter()
     proc = subprocess.run(
-        [sys.executable, "-m", "assets.cli", *args],
+        [sys.executable, "-m", "cli", *args],
         cwd=REPO,
         env=env,
         capture_output=True,

@@ -111,7 +111,7 @@ def test_interrupted_masking_stops_its_busy_workers():
 # --- the CLI: runs killed, interrupted or waiting ------------------------------------------
 
 DAY = "2026-11-20"
-CLI = [sys.executable, "-m", "assets.cli"]
+CLI = [sys.executable, "-m", "cli"]
 
 
 def _env(data_dir: Path) -> dict[str, str]:
@@ -277,7 +277,7 @@ def _fake_holder(instance, owner_pid: int) -> str:
     from dagster import DagsterRun, DagsterRunStatus
 
     from agentic_pipeline.processes import process_start
-    from assets.housekeeping import HOST_TAG, PID_START_TAG, PID_TAG
+    from cli.housekeeping import HOST_TAG, PID_START_TAG, PID_TAG
 
     run_id = str(uuid.uuid4())
     tags = {
@@ -299,8 +299,8 @@ def _fake_holder(instance, owner_pid: int) -> str:
 def test_release_dead_runs_frees_the_slot_of_a_dead_owner_only(tmp_path):
     from dagster import DagsterRunStatus
 
-    from assets.cli import prepare_data_root
-    from assets.housekeeping import release_dead_runs
+    from cli.common import prepare_data_root
+    from cli.housekeeping import release_dead_runs
 
     data_dir = tmp_path / "data"
     prepare_data_root(str(data_dir))
@@ -324,7 +324,7 @@ def test_release_dead_runs_frees_the_slot_of_a_dead_owner_only(tmp_path):
 def test_cli_waiting_for_a_busy_pool_says_so_and_stops_on_sigint(simulated_day):
     """A live run holds the masking slot: the CLI shows it waits (and for which run) and
     Ctrl-C stops it at once with one line (the old CLI hung silently and ignored it)."""
-    from assets.cli import prepare_data_root
+    from cli.common import prepare_data_root
 
     prepare_data_root(str(simulated_day))
     instance = _instance(simulated_day)
@@ -355,8 +355,8 @@ def test_cli_waiting_for_a_busy_pool_says_so_and_stops_on_sigint(simulated_day):
 
 def test_a_run_marked_failed_by_hand_gives_its_slot_back(tmp_path):
     """Marking a dead run failed (UI, instance) used to leave its slot held for ever."""
-    from assets.cli import prepare_data_root
-    from assets.housekeeping import release_dead_runs
+    from cli.common import prepare_data_root
+    from cli.housekeeping import release_dead_runs
 
     data_dir = tmp_path / "data"
     prepare_data_root(str(data_dir))

@@ -20,7 +20,7 @@ from agentic_pipeline.masking import keys as masking_keys
 from agentic_pipeline.retention import apply_retention
 from agentic_pipeline.simulator import generate_episodes, write_landing
 from agentic_pipeline.storage import DataRoot
-from assets.cli import main as cli_main
+from cli.main import main as cli_main
 
 KEY_ENV = masking_keys.MASKING_KEY_ENV
 DEV_ENV = masking_keys.DEV_MODE_ENV
@@ -397,3 +397,24 @@ def test_linked_values_are_recovered_from_raw_rows_to_find_unmasked_days(tmp_pat
     assert plan.episodes_by_day == {"2026-10-08": {"ep-1"}, "2026-10-09": {"ep-9"}}
     assert ann["phone"] in plan.clear_values  # in memory only, never in the receipt
     assert {e["episode_id"] for e in plan.episodes} == {"ep-1", "ep-9"}
+
+
+def test_the_rematerialization_plan_is_plain_python_over_names_and_the_window():
+    """Erased days re-run what is downstream of masking (where it is still stored); the stored
+    selection days whose look-back window covers an erased day re-run the selection alone."""
+    from agentic_pipeline.erasure import rematerialization_runs
+
+    runs = rematerialization_runs(
+        ["2026-11-03", "2026-11-01"],
+        ["episode_rewards", "policy_selection"],
+        masked_days=["2026-11-01"],  # 11-03 lost its masked partition: nothing to re-run there
+        selection_days=["2026-11-01", "2026-11-02", "2026-11-04", "2026-11-05", "2026-11-09"],
+        selection_asset="policy_selection",
+        window_days=3,
+    )
+    assert runs == [
+        ("2026-11-01", ["episode_rewards", "policy_selection"]),
+        ("2026-11-02", ["policy_selection"]),
+        ("2026-11-04", ["policy_selection"]),
+        ("2026-11-05", ["policy_selection"]),
+    ]

@@ -15,7 +15,8 @@ from conftest import chat_episode, transitions, write_jsonl
 from upath import UPath
 
 from agentic_pipeline.formats import BenchmarkNaming
-from agentic_pipeline.ingest import DayIngestor, IngestLimits, _open, _SourceRecord, ingest_day
+from agentic_pipeline.ingest import DayIngestor, IngestLimits, ingest_day
+from agentic_pipeline.ingest.readers import _open, _SourceRecord
 from agentic_pipeline.masking.mask import MASK_COLUMNS
 from agentic_pipeline.pii_patterns import identifier_problem, strict_matches
 from agentic_pipeline.schema import STEP_SCHEMA

@@ -9,7 +9,7 @@ from dagster import DagsterEventType, DagsterInstance
 
 from agentic_pipeline.simulator import generate_episodes, write_landing
 from agentic_pipeline.storage import DataRoot
-from assets.cli import main as cli_main
+from cli.main import main as cli_main
 
 START = dt.date(2026, 10, 1)
 DAYS = [(START + dt.timedelta(days=i)).isoformat() for i in range(10)]

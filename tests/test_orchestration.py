@@ -16,8 +16,8 @@ from dagster import (
 
 from agentic_pipeline.storage import DataRoot
 from assets.automation import daily_schedule, late_file_sensor
-from assets.cli import main as cli_main
 from assets.definitions import build_definitions
+from cli.main import main as cli_main
 
 DAYS = ["2026-11-01", "2026-11-02", "2026-11-03"]
 RAW = ["raw_agent_logs", "raw_quarantine"]

@@ -24,12 +24,6 @@ from dagster import (
 )
 from test_reward_assets import ARMS, UPSTREAM, local_defs, replayed, run, write_upstream
 
-from agentic_pipeline.environments.shadow import (
-    ShadowQuota,
-    ShadowRunner,
-    recorded_tasks,
-    shadow_table,
-)
 from agentic_pipeline.ingest import ingest_day
 from agentic_pipeline.jsonutil import strict_json_dumps, strict_json_dumps_counted
 from agentic_pipeline.policies import get_policy
@@ -38,15 +32,22 @@ from agentic_pipeline.rewards import load_reward_spec, score_episodes, step_rewa
 from agentic_pipeline.schema import STEP_SCHEMA
 from agentic_pipeline.selection import SelectionConfig, select_policies
 from agentic_pipeline.selection.linear import ContextFeaturizer
+from agentic_pipeline.shadow import (
+    ShadowQuota,
+    ShadowRunner,
+    recorded_tasks,
+    shadow_table,
+)
 from agentic_pipeline.simulator import write_landing
 from agentic_pipeline.storage import DataRoot
 from agentic_pipeline.training import TrainingDatasets, build_training_datasets, day_files
 from assets.automation import daily_pipeline_job
-from assets.cli import DATA_DIR_ENV, prepare_data_root, run_days
 from assets.metadata import REDACTED, REDACTIONS_KEY, counts_md, markdown_table, safe_metadata
 from assets.partitions import daily_partitions
-from assets.replay import replayed_episodes, shadow_assets
+from assets.replay import DEMO_USER, replayed_episodes, shadow_assets
 from assets.rewards import build_reward_assets
+from cli.common import DATA_DIR_ENV, prepare_data_root
+from cli.runs import run_days
 from resources import DataRootResource, PartitionedParquetIOManager, retries
 from resources.catalogue import ToolCatalogueResource
 from resources.retries import is_transient, retry_transient
@@ -123,7 +124,9 @@ def test_deeply_nested_json_skips_the_episode_not_the_day(poisoned_steps):
     tasks, skipped = recorded_tasks(steps.to_dict("records"), reasons)
     assert len(tasks) + skipped == n_episodes and bad not in {t.episode_id for t in tasks}
     assert sum(reasons.values()) == skipped
-    runner = ShadowRunner(get_policy("crm-efficient-v3"), ShadowQuota(1000, 1000))
+    runner = ShadowRunner(
+        get_policy("crm-efficient-v3"), ShadowQuota(1000, 1000), user_model=DEMO_USER
+    )
     runner.run(tasks)
     assert len(shadow_table(runner.episodes, runner.candidate_id)) == len(tasks)
     # replay: one row per episode, the poisoned one included
@@ -154,7 +157,7 @@ def test_a_raising_shadow_episode_is_dropped_and_counted(poisoned_steps):
         return base(state)
 
     policy.policy_id = "crm-efficient-v3"
-    runner = ShadowRunner(policy, ShadowQuota(1000, 1000))
+    runner = ShadowRunner(policy, ShadowQuota(1000, 1000), user_model=DEMO_USER)
     runner.run(tasks)
     assert runner.failed == {"episode_error:KeyError": 1}
     assert victim not in {e.logged_episode_id for e in runner.episodes}
@@ -336,7 +339,9 @@ def test_shadow_trajectories_are_strict_json(sim_steps):
         '"customer_id"', '"score": NaN, "customer_id"', n=1, regex=False
     )
     tasks, _ = recorded_tasks(steps.to_dict("records"))
-    runner = ShadowRunner(get_policy("crm-efficient-v3"), ShadowQuota(1000, 1000))
+    runner = ShadowRunner(
+        get_policy("crm-efficient-v3"), ShadowQuota(1000, 1000), user_model=DEMO_USER
+    )
     runner.run(tasks)
     table = shadow_table(runner.episodes, runner.candidate_id).to_pandas()
     for text in table["trajectory"]:

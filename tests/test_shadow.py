@@ -10,18 +10,20 @@ import pytest
 
 from agentic_pipeline.environments.base import Action, AgentState, Task
 from agentic_pipeline.environments.openai_policy import OpenAIChatPolicy, OpenAIPolicyError
-from agentic_pipeline.environments.shadow import (
+from agentic_pipeline.ingest import ingest_day
+from agentic_pipeline.policies import get_policy
+from agentic_pipeline.replay import replay_day
+from agentic_pipeline.shadow import (
     ShadowQuota,
     ShadowQuotaExceeded,
     ShadowRunner,
+    UserModel,
     behaviour_diff,
     recorded_tasks,
     shadow_table,
 )
-from agentic_pipeline.ingest import ingest_day
-from agentic_pipeline.policies import get_policy
-from agentic_pipeline.replay import replay_day
 from agentic_pipeline.simulator import write_landing
+from assets.replay import DEMO_USER
 
 DAY = dt.date(2026, 3, 3)
 
@@ -38,7 +40,9 @@ def test_candidate_runs_on_recorded_tasks_in_a_sandbox(steps):
     tasks, skipped = recorded_tasks(steps.to_dict("records"))
     assert len(tasks) + skipped == steps["episode_id"].nunique() and len(tasks) > 100
     seeds = [t.sandbox.state() for t in tasks]
-    runner = ShadowRunner(get_policy("crm-efficient-v3"), ShadowQuota(1000, 1000))
+    runner = ShadowRunner(
+        get_policy("crm-efficient-v3"), ShadowQuota(1000, 1000), user_model=DEMO_USER
+    )
     runner.run(tasks)
     assert [t.sandbox.state() for t in tasks] == seeds  # each run works on a copy
     pd.testing.assert_frame_equal(steps, before)
@@ -48,7 +52,9 @@ def test_candidate_runs_on_recorded_tasks_in_a_sandbox(steps):
     assert set(table["success_source"]) == {"environment"}
     assert table["success"].mean() > 0.75  # the efficient variant succeeds ~85%
     assert table["financial_writes"].sum() == 0 and table["destructive_actions"].sum() == 0
-    again = ShadowRunner(get_policy("crm-efficient-v3"), ShadowQuota(1000, 1000))
+    again = ShadowRunner(
+        get_policy("crm-efficient-v3"), ShadowQuota(1000, 1000), user_model=DEMO_USER
+    )
     again.run(tasks)
     assert shadow_table(again.episodes, again.candidate_id).to_pandas().equals(table)
 
@@ -76,7 +82,7 @@ def test_candidate_runs_on_recorded_tasks_in_a_sandbox(steps):
 
 def test_eager_candidate_shows_premature_finishes(steps):
     tasks, _ = recorded_tasks(steps.to_dict("records"))
-    runner = ShadowRunner(get_policy("crm-eager-v1"), ShadowQuota(1000, 1000))
+    runner = ShadowRunner(get_policy("crm-eager-v1"), ShadowQuota(1000, 1000), user_model=DEMO_USER)
     runner.run(tasks)
     table = shadow_table(runner.episodes, runner.candidate_id).to_pandas()
     assert table["premature_finish"].sum() > 10
@@ -84,7 +90,7 @@ def test_eager_candidate_shows_premature_finishes(steps):
 
 def test_kill_switch_stops_a_risky_candidate_before_the_action(steps):
     tasks, _ = recorded_tasks(steps.to_dict("records"))
-    runner = ShadowRunner(get_policy("crm-risky-v1"), ShadowQuota(1000, 2))
+    runner = ShadowRunner(get_policy("crm-risky-v1"), ShadowQuota(1000, 2), user_model=DEMO_USER)
     with pytest.raises(ShadowQuotaExceeded, match="max_dangerous_actions=2"):
         runner.run(tasks)
     assert runner.dangerous_actions == 2
@@ -97,7 +103,9 @@ def test_kill_switch_stops_a_risky_candidate_before_the_action(steps):
 
 def test_episode_quota(steps):
     tasks, _ = recorded_tasks(steps.to_dict("records"))
-    runner = ShadowRunner(get_policy("crm-efficient-v3"), ShadowQuota(max_episodes=3))
+    runner = ShadowRunner(
+        get_policy("crm-efficient-v3"), ShadowQuota(max_episodes=3), user_model=DEMO_USER
+    )
     with pytest.raises(ShadowQuotaExceeded, match="max_episodes=3"):
         runner.run(tasks)
     assert len(runner.episodes) == 3
@@ -213,9 +221,43 @@ def test_openai_candidate_in_shadow(stub, steps):
         _text("Your details are updated."),
         _tool_call("finish", {}),
     ]
-    runner = ShadowRunner(OpenAIChatPolicy(stub, "stub-model"), ShadowQuota(5, 5))
+    runner = ShadowRunner(
+        OpenAIChatPolicy(stub, "stub-model"), ShadowQuota(5, 5), user_model=DEMO_USER
+    )
     runner.run([task])
     row = shadow_table(runner.episodes, runner.candidate_id).to_pandas().iloc[0]
     assert row["policy_id"] == "openai:stub-model"
     assert bool(row["success"]) and row["n_tool_calls"] == 2
     assert row["replay_status"] == "ok"
+
+
+def test_shadow_takes_its_user_model_as_a_parameter_and_imports_no_demo(steps):
+    """The library's shadow module imports neither the simulator nor the scripted policies: the
+    user who answers the candidate comes in as a parameter, with its own takeover marker."""
+    import ast
+    from pathlib import Path
+
+    import agentic_pipeline.shadow as shadow
+
+    tree = ast.parse(Path(shadow.__file__).read_text())
+    imported = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
+    assert not imported & {"agentic_pipeline.simulator", "agentic_pipeline.policies"}
+
+    class Impatient:
+        def __init__(self, customer, channel, rng):
+            self.customer = customer
+
+        def __call__(self, reply, env):
+            return "Put me through to an OPERATOR now"
+
+    tasks, _ = recorded_tasks(steps.to_dict("records"))
+
+    def ask_first(state):  # the candidate replies first, then gives up
+        return Action.respond("How can I help?") if not state.history else Action.finish()
+
+    ask_first.policy_id = "ask-first"
+    runner = ShadowRunner(ask_first, ShadowQuota(5, 5), user_model=UserModel(Impatient, "operator"))
+    (episode,) = runner.run(tasks[:1])
+    assert episode.record["outcome"]["human_takeover"] is True
+    said = [m["content"] for m in episode.record["messages"] if m["role"] == "user"]
+    assert said[-1] == "Put me through to an OPERATOR now"

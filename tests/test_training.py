@@ -21,7 +21,7 @@ from dagster import (
 
 from agentic_pipeline.ingest import ingest_day
 from agentic_pipeline.masking import Masker, PIILeakError, mask_steps
-from agentic_pipeline.rewards import load_reward_spec, score_episodes
+from agentic_pipeline.rewards import COMPONENTS, load_reward_spec, score_episodes
 from agentic_pipeline.simulator import write_landing
 from agentic_pipeline.storage import DataRoot
 from agentic_pipeline.training import (
@@ -514,3 +514,33 @@ def test_simulated_retries_give_preference_pairs_of_the_same_task(sim):
         meta = record["metadata"]
         assert task_of[meta["episode_id"]] == task_of[meta["rejected_episode_id"]]
         assert meta["chosen_reward"] - meta["rejected_reward"] > TrainingConfig().dpo_margin
+
+
+def test_rl_step_rewards_without_components_come_from_rewards_step_rewards():
+    """A rewards frame without components: the whole reward lands on the terminal step and is
+    discounted back, computed by ``agentic_pipeline.rewards.step_rewards`` (no twin in training)."""
+    from agentic_pipeline.rewards import step_rewards
+
+    spec = load_reward_spec()
+    rows = [
+        {"role": "user", "action_type": "message", "content": "change my address"},
+        {"role": "assistant", "action_type": "tool_call", "tool_name": "lookup"},
+        {"role": "tool", "action_type": "tool_result", "content": "{}"},
+        {"role": "assistant", "action_type": "respond", "content": "done"},
+    ]
+    steps = pd.DataFrame(
+        [
+            {"ds": DAYS[0], "episode_id": "e1", "step": i, "tool_call_id": "c1", **r}
+            for i, r in enumerate(rows)
+        ]
+    ).assign(tool_arguments="{}", policy_id="p", task_type="t", task_id=None)
+    rewards = pd.DataFrame(
+        [{"ds": DAYS[0], "episode_id": "e1", "reward": 0.8, "success": True}]
+    ).assign(replay_status="ok")
+    (row,) = build_training_datasets(steps, rewards, spec=spec).rl
+    assert row["step_rewards"] == [0.0, 0.0, 0.0, 0.8]
+    assert row["returns"] == pytest.approx([0.8 * spec.gamma**k for k in (3, 2, 1, 0)])
+    zeros = rewards.assign(reward_version=None, **dict.fromkeys(COMPONENTS, 0.0))
+    expected = step_rewards(steps, zeros, spec)
+    assert row["step_rewards"] == expected["step_reward"].tolist()
+    assert row["returns"] == expected["return_to_go"].tolist()

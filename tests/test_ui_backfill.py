@@ -31,7 +31,7 @@ from pathlib import Path
 import pytest
 
 from agentic_pipeline.simulator import write_landing
-from assets.cli import prepare_data_root
+from cli.common import prepare_data_root
 
 REPO = Path(__file__).resolve().parents[1]
 TODAY = datetime.now(UTC).date()

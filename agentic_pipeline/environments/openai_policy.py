@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from agentic_pipeline.chat import text_message, tool_exchange
 from agentic_pipeline.environments.base import Action, AgentState, ToolSpec
 from agentic_pipeline.environments.crm import CRM_TOOLS
 
@@ -85,32 +86,16 @@ class OpenAIChatPolicy:
     def messages(self, state: AgentState) -> list[dict[str, Any]]:
         """The chat transcript for the current state."""
         out: list[dict[str, Any]] = [
-            {"role": "system", "content": self.system_prompt},
-            {"role": "user", "content": state.task.description},
+            text_message("system", self.system_prompt),
+            text_message("user", state.task.description),
         ]
         for i, (action, obs) in enumerate(state.history):
             if action.type == "tool":
-                call_id = f"call_{i}"
-                out.append(
-                    {
-                        "role": "assistant",
-                        "content": None,
-                        "tool_calls": [
-                            {
-                                "id": call_id,
-                                "type": "function",
-                                "function": {
-                                    "name": action.tool_name,
-                                    "arguments": json.dumps(action.params, sort_keys=True),
-                                },
-                            }
-                        ],
-                    }
-                )
-                out.append({"role": "tool", "tool_call_id": call_id, "content": json.dumps(obs)})
+                arguments = json.dumps(action.params, sort_keys=True)
+                out += tool_exchange(f"call_{i}", action.tool_name, arguments, json.dumps(obs))
             elif action.type == "respond":
-                out.append({"role": "assistant", "content": action.reply or ""})
-                out.append({"role": "user", "content": str(obs.get("user_message", ""))})
+                out.append(text_message("assistant", action.reply or ""))
+                out.append(text_message("user", str(obs.get("user_message", ""))))
         return out
 
     def payload(self, messages: list[dict[str, Any]]) -> dict[str, Any]:

@@ -4,7 +4,8 @@ Each recorded episode (built-in CRM task, goal understood, clean log) becomes a
 :class:`RecordedTask`: the task (description and goal as logged, masked or not), the context, and a
 :class:`~agentic_pipeline.environments.crm.CRMSandbox` seeded from the logged reads
 (:func:`~agentic_pipeline.environments.replay.seed_crm_sandbox`). A :class:`ShadowRunner` plays the
-candidate against a fresh sandbox copy per episode, with the simulator's user answering replies.
+candidate against a fresh sandbox copy per episode, with a :class:`UserModel` (a parameter: the
+demo passes the simulator's user) answering replies.
 Writes touch only that sandbox. A :class:`ShadowQuota` caps the episodes and the dangerous actions
 (financial writes and destructive acts, per :class:`~agentic_pipeline.risk.RiskRules`) per run; the
 kill switch raises :class:`ShadowQuotaExceeded` *before* the offending action is applied.
@@ -19,20 +20,20 @@ from __future__ import annotations
 import hashlib
 import json
 import random
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import pandas as pd
 import pyarrow as pa
 
+from agentic_pipeline.chat import text_message, tool_exchange
 from agentic_pipeline.environments.base import Action, AgentState, Policy, Task
-from agentic_pipeline.environments.crm import CRMSandbox
+from agentic_pipeline.environments.crm import CRMSandbox, UserFn
 from agentic_pipeline.environments.openai_policy import OpenAIPolicyError
 from agentic_pipeline.environments.replay import Cassette, seed_crm_sandbox
 from agentic_pipeline.formats import parse_episode
 from agentic_pipeline.jsonutil import finite_or_none, safe_loads, strict_json_dumps
-from agentic_pipeline.policies import HUMAN_MARKER
 from agentic_pipeline.replay import (
     REPLAYED_EPISODES_SCHEMA,
     environment_understands,
@@ -40,12 +41,23 @@ from agentic_pipeline.replay import (
 )
 from agentic_pipeline.risk import CRM_RULES, RiskRules, detect_tool_set
 from agentic_pipeline.schema import STEP_SCHEMA
-from agentic_pipeline.simulator import SimulatedUser
 
 DEFAULT_MAX_STEPS = 24
+
+
 def _DUMPS(value: Any) -> str:  # noqa: N802  (was a JSONEncoder's bound method)
     """Strict, compact, sorted JSON (a NaN from a recorded goal or context becomes null)."""
     return strict_json_dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+
+
+@dataclass(frozen=True)
+class UserModel:
+    """The user who answers a candidate's replies in shadow episodes (the demo passes its own)."""
+
+    #: ``(customer record, channel, rng) -> user``: one user per episode.
+    build: Callable[[Mapping[str, Any], str, random.Random], UserFn]
+    #: A user message holding this text (any case) asks for a human: a takeover.
+    human_marker: str
 
 
 class ShadowQuotaExceeded(RuntimeError):
@@ -180,6 +192,8 @@ class ShadowRunner:
     """Runs one candidate policy in shadow under a quota (counts are per runner, i.e. per run)."""
 
     policy: Policy
+    #: Who answers the candidate's replies (keyword-only).
+    user_model: UserModel = field(kw_only=True)
     quota: ShadowQuota = field(default_factory=ShadowQuota)
     rules: RiskRules = CRM_RULES
     max_steps: int = DEFAULT_MAX_STEPS
@@ -225,12 +239,14 @@ class ShadowRunner:
         rng = random.Random(hashlib.sha256(key.encode()).hexdigest())
         env = recorded.sandbox.copy()
         customer = env.customers.get(recorded.task.goal.get("customer_id"), {})
-        env.user = SimulatedUser(customer, str(recorded.context.get("channel", "chat")), rng)
+        env.user = self.user_model.build(
+            customer, str(recorded.context.get("channel", "chat")), rng
+        )
         env.reset(recorded.task)
         state = AgentState(recorded.task, dict(recorded.context), random.Random(rng.random()))
         episode = ShadowEpisode(recorded.ds, recorded.episode_id, {})
         self.episodes.append(episode)
-        messages: list[dict[str, Any]] = [{"role": "user", "content": recorded.task.description}]
+        messages: list[dict[str, Any]] = [text_message("user", recorded.task.description)]
         human = False
         try:
             for step in range(self.max_steps):
@@ -244,7 +260,8 @@ class ShadowRunner:
                 self.nonfinite_to_null += (
                     finite_or_none(action.params)[1] + finite_or_none(result.observation)[1]
                 )
-                human = _log(messages, step, action, result.observation) or human
+                marker = self.user_model.human_marker
+                human = _log(messages, step, action, result.observation, marker) or human
                 if result.done:
                     break
         finally:
@@ -286,38 +303,25 @@ class ShadowRunner:
         }
 
 
-def _log(messages: list[dict[str, Any]], step: int, action: Action, obs: dict[str, Any]) -> bool:
+def _log(
+    messages: list[dict[str, Any]],
+    step: int,
+    action: Action,
+    obs: dict[str, Any],
+    human_marker: str,
+) -> bool:
     """Log the action and its observation as chat messages; True if the user asked for a human."""
     if action.type == "tool":
         call_id = f"call_{step:03d}"
-        messages.append(
-            {
-                "role": "assistant",
-                "content": None,
-                "tool_calls": [
-                    {
-                        "id": call_id,
-                        "type": "function",
-                        "function": {"name": action.tool_name, "arguments": _DUMPS(action.params)},
-                    }
-                ],
-            }
-        )
-        messages.append(
-            {
-                "role": "tool",
-                "tool_call_id": call_id,
-                "name": action.tool_name,
-                "content": _DUMPS(obs),
-            }
-        )
+        arguments = _DUMPS(action.params)
+        messages += tool_exchange(call_id, action.tool_name, arguments, _DUMPS(obs), True)
         return False
     if action.reply:
-        messages.append({"role": "assistant", "content": action.reply})
+        messages.append(text_message("assistant", action.reply))
     if action.type == "respond":
         text = str(obs.get("user_message", ""))
-        messages.append({"role": "user", "content": text})
-        return HUMAN_MARKER in text.lower()
+        messages.append(text_message("user", text))
+        return human_marker.lower() in text.lower()
     return False
 
 

@@ -1,0 +1,137 @@
+"""The erasure plan (who, which episodes and days) and the re-materialization plan after it."""
+
+from collections.abc import Iterable
+from datetime import date, timedelta
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from agentic_pipeline.erasure.linking import (
+    _found,
+    _is_subjects,
+    _link,
+    _matcher,
+    _recover_raw_values,
+    _warehouse_episodes,
+)
+from agentic_pipeline.erasure.subjects import (
+    COMBINED,
+    IDENTIFYING,
+    MAX_IDENTIFYING,
+    MAX_ROUNDS,
+    TEXT_COLUMNS,
+    ErasurePlan,
+    ErasureTooBroadError,
+    UnknownSubjectError,
+    _check_subject,
+    _seed,
+)
+from agentic_pipeline.storage import DataRoot
+
+
+def _contains_any(table: pa.Table, columns, needles: list[str], ignore_case: bool) -> pa.Array:
+    mask = pa.array([False] * table.num_rows, pa.bool_())
+    for col in columns:
+        if col not in table.column_names:
+            continue
+        values = table.column(col).cast(pa.string()).fill_null("")
+        for needle in needles:
+            hit = pc.match_substring(values, needle, ignore_case=ignore_case)
+            mask = pc.or_(mask, hit)
+    return mask
+
+
+def plan_erasure(root: DataRoot, subject: str | list[str], key: str) -> ErasurePlan:
+    """Find the person's identifiers and episodes, day by day (see the module doc).
+
+    Raises ``ValueError`` for a subject that cannot identify one person, ``UnknownSubjectError``
+    when nothing mentions them, ``ErasureTooBroadError`` when linking runs away; nothing is changed.
+    """
+    values = [v.strip() for v in ([subject] if isinstance(subject, str) else subject)]
+    _check_subject(values)
+    identifiers, given, clear = _seed(values, key)
+    plan = ErasurePlan(pseudonyms={}, subject=given, identifiers=identifiers, clear_values=clear)
+    given_needles = dict(identifiers)
+    episodes = _warehouse_episodes(root)
+    matched: dict[tuple[str, str], str] = {}
+    new_identifiers = True
+    while True:
+        matcher = _matcher(plan.needles((IDENTIFYING, COMBINED)), plan.identifiers)
+        new_episodes = False
+        for ep_key, cells in episodes.items():
+            if ep_key not in matched:
+                why = _is_subjects(_found(cells, matcher), plan.identifiers)
+                if why:
+                    matched[ep_key] = why
+                    new_episodes = True
+        if not (new_episodes or new_identifiers) or plan.rounds >= MAX_ROUNDS:
+            break
+        plan.rounds += 1
+        new_identifiers = False
+        for (ds, ep), _why in sorted(matched.items()):
+            for ident, reason in _link(ep, episodes[(ds, ep)], plan.identifiers, key, matcher):
+                plan.identifiers[ident.needle] = ident
+                plan.linked.append({**reason, "ds": ds, "round": plan.rounds})
+                new_identifiers = True
+        n_identifying = len(plan.needles())
+        if n_identifying > MAX_IDENTIFYING:
+            raise ErasureTooBroadError(
+                f"linking reached {n_identifying} identifying identifiers (more than "
+                f"{MAX_IDENTIFYING}); check the subject"
+            )
+    for (ds, ep), why in sorted(matched.items()):
+        plan.episodes_by_day.setdefault(ds, set()).add(ep)
+        plan.episodes.append({"ds": ds, "episode_id": ep, "why": why})
+    found = {n for ep_key in matched for n in _found(episodes[ep_key], matcher)}
+    found_pseudonyms = {i.pseudonym for n, i in given_needles.items() if n in found}
+    for g in given:
+        g["found_in_warehouse"] = g["pseudonym"] in found_pseudonyms
+    plan.pseudonyms = {g["entity_type"]: g["pseudonym"] for g in given if g["found_in_warehouse"]}
+    _recover_raw_values(root, plan, key)
+    needles = sorted(plan.clear_values)
+    for ds in root.partitions("restricted", "raw_agent_logs") if needles else []:
+        table = root.read_partition("restricted", "raw_agent_logs", ds)
+        hits = table.filter(_contains_any(table, TEXT_COLUMNS, needles, True))
+        ids = {str(e) for e in hits.column("episode_id").to_pylist() if e is not None}
+        if ids:
+            known = plan.episodes_by_day.setdefault(ds, set())
+            why = "its raw rows quote an identifying value of the subject"
+            plan.episodes += [{"ds": ds, "episode_id": e, "why": why} for e in sorted(ids - known)]
+            known.update(ids)
+    for ds in root.partitions("restricted", "raw_quarantine") if needles else []:
+        table = root.read_partition("restricted", "raw_quarantine", ds, columns=["raw_record"])
+        if pc.any(_contains_any(table, ["raw_record"], needles, True)).as_py():
+            plan.quarantine_days.add(ds)
+    if not plan.episodes_by_day and not plan.quarantine_days:
+        raise UnknownSubjectError("no stored episode or record mentions this subject")
+    if not plan.pseudonyms:  # found in the raw zone only: the candidates that were searched
+        plan.pseudonyms = {g["entity_type"]: g["pseudonym"] for g in given}
+    return plan
+
+
+def rematerialization_runs(
+    plan_days: Iterable[str],
+    downstream: list[str],
+    masked_days: Iterable[str],
+    selection_days: Iterable[str],
+    selection_asset: str,
+    window_days: int,
+) -> list[tuple[str, list[str]]]:
+    """What must be re-run after an erasure, as ``(day, asset names)`` in run order.
+
+    Each erased day that still has ``masked_trajectories`` re-runs every asset ``downstream`` of
+    it; a stored ``selection_asset`` day whose ``window_days`` look-back covers an erased day
+    (the ``window_days - 1`` days after it) re-runs that asset alone.
+    """
+    erased = sorted(set(plan_days))
+    masked = set(masked_days)
+    later = sorted(
+        {
+            (date.fromisoformat(d) + timedelta(days=i)).isoformat()
+            for d in erased
+            for i in range(1, window_days)
+        }
+        & set(selection_days) - set(erased)
+    )
+    runs = [(ds, list(downstream)) for ds in erased if ds in masked]
+    return runs + [(ds, [selection_asset]) for ds in later]

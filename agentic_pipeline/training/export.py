@@ -1,0 +1,130 @@
+"""Files: one day's folder (leak-scanned, strict JSON, replaced atomically) and range exports."""
+
+import json
+import os
+import tempfile
+from collections.abc import Iterable, Mapping
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+from upath import UPath
+
+from agentic_pipeline.jsonutil import strict_json_dumps_counted
+from agentic_pipeline.storage import PART_FILE, DataRoot, day_range
+from agentic_pipeline.training.leaks import scan_records
+from agentic_pipeline.training.records import (
+    ASSET_NAME,
+    DPO_OPENAI_FILE,
+    DPO_TRL_FILE,
+    FORMAT_FILES,
+    RL_FILE,
+    SFT_FILE,
+    TrainingDatasets,
+    _parquet_bytes,
+)
+from agentic_pipeline.training.rl import RL_SCHEMA, rl_table
+from agentic_pipeline.training.summary import summary_bytes
+
+
+def _jsonl_bytes(records: Iterable[Mapping[str, Any]], counts: dict[str, int]) -> bytes:
+    """Strict JSON lines (non-finite numbers become null, counted in ``counts["nonfinite"]``)."""
+    lines = []
+    for r in records:
+        text, replaced = strict_json_dumps_counted(r, ensure_ascii=False, separators=(",", ":"))
+        counts["nonfinite"] = counts.get("nonfinite", 0) + replaced
+        lines.append(text.encode("utf-8") + b"\n")
+    return b"".join(lines)
+
+
+def day_files(datasets: TrainingDatasets) -> dict[str, bytes]:
+    """The contents of one day's files, after the leak scan of every format.
+
+    The JSONL files are strict JSON: a non-finite number is written as ``null`` and counted in
+    ``datasets.nonfinite_to_null``.
+    """
+    for fmt, records in datasets.by_format().items():
+        scan_records(records, fmt)
+    counts: dict[str, int] = {}
+    files = {
+        SFT_FILE: _jsonl_bytes(datasets.sft, counts),
+        DPO_TRL_FILE: _jsonl_bytes(datasets.dpo_trl, counts),
+        DPO_OPENAI_FILE: _jsonl_bytes(datasets.dpo_openai, counts),
+        RL_FILE: _parquet_bytes(rl_table(datasets.rl)),
+    }
+    datasets.nonfinite_to_null = counts.get("nonfinite", 0)
+    return files
+
+
+def write_day(
+    data_root: str | os.PathLike | UPath,
+    ds: str,
+    datasets: TrainingDatasets,
+    summary: pd.DataFrame | None = None,
+) -> UPath:
+    """Leak-scan one day's datasets, then replace its folder (see :func:`write_day_files`).
+
+    ``summary`` is stored as ``part-0.parquet`` (the partitioned IO manager's layout, so
+    downstream assets can load it). Fails with ``PIILeakError`` before writing anything.
+    """
+    files = day_files(datasets)
+    if summary is not None:
+        files[PART_FILE] = summary_bytes(summary)
+    return write_day_files(data_root, ds, files)
+
+
+def write_day_files(
+    data_root: str | os.PathLike | UPath, ds: str, files: Mapping[str, bytes]
+) -> UPath:
+    """Replace ``warehouse/training_datasets/ds=<ds>/`` atomically with ``files``."""
+    return DataRoot(data_root).replace_partition_files("warehouse", ASSET_NAME, ds, files)
+
+
+def export_range(
+    data_root_path: str | os.PathLike | UPath,
+    start: str,
+    end: str,
+    fmt: str,
+    out_path: str | os.PathLike,
+) -> int:
+    """Concatenate the stored days ``start..end`` (inclusive) of one format into ``out_path``.
+
+    ``fmt`` is ``sft``, ``dpo`` (TRL shape), ``dpo-openai`` or ``rl`` (Parquet; the others
+    JSONL). Days without stored datasets are skipped. The output is leak-scanned again and
+    written atomically; returns the number of records written.
+    """
+    if fmt not in FORMAT_FILES:
+        raise ValueError(f"unknown format {fmt!r}: expected one of {sorted(FORMAT_FILES)}")
+    root = DataRoot(data_root_path)
+    name = FORMAT_FILES[fmt]
+    paths = [
+        root.partition_dir("warehouse", ASSET_NAME, ds) / name
+        for ds in day_range(date.fromisoformat(start), date.fromisoformat(end))
+    ]
+    paths = [p for p in paths if p.exists()]
+    out = Path(out_path)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    if fmt == "rl":
+        tables = []
+        for p in paths:
+            with p.open("rb") as fh:
+                tables.append(pq.read_table(fh))
+        table = pa.concat_tables(tables) if tables else RL_SCHEMA.empty_table()
+        scan_records(table.to_pylist(), fmt)
+        payload, count = _parquet_bytes(table), table.num_rows
+    else:
+        lines = [line for p in paths for line in p.read_bytes().splitlines() if line.strip()]
+        scan_records([json.loads(line) for line in lines], fmt)
+        payload, count = b"".join(line + b"\n" for line in lines), len(lines)
+    fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", dir=out.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(payload)
+        os.replace(tmp, out)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return count
