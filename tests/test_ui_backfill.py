@@ -44,6 +44,7 @@ ASSETS = [
     "raw_quarantine",
     "masked_trajectories",
     "pii_audit",
+    "withheld_episodes",
     "replayed_episodes",
     "shadow_episodes",
     "behaviour_diff",
