@@ -119,15 +119,24 @@ def cmd_materialize(args: argparse.Namespace) -> int:
     runs = [(ds, keys) for ds in days]
     tags = {**LOCATION_TAGS, "agentic_pipeline/trigger": "cli"}
     results = run_days(job, instance, runs, tags, "materializing")
-    summary = Table(title="materialized")
-    for column in ("day", "run", "status", "assets"):
-        summary.add_column(column)
-    for ds, result in zip(days, results, strict=True):
-        status = "[green]ok[/green]" if result.success else "[red]failed[/red]"
-        n_assets = len(result.get_asset_materialization_events())
-        summary.add_row(ds, result.run_id[:8], status, str(n_assets))
-    console.print(summary)
-    console.print(f"selection: {', '.join(k.to_user_string() for k in keys)}")
+    failed = [(ds, r) for ds, r in zip(days, results, strict=True) if not r.success]
+    n_assets = {len({e.asset_key for e in r.get_asset_materialization_events()}) for r in results}
+    assets = "/".join(str(n) for n in sorted(n_assets))
+    console.print(
+        f"materialized {len(results)} day(s), {assets} asset(s) each: "
+        + ("[green]all ok[/green]" if not failed else f"[red]{len(failed)} failed[/red]")
+        + f" (runs {results[0].run_id[:8]} .. {results[-1].run_id[:8]})"
+    )
+    if failed:
+        table = Table(title="failed days")
+        for column in ("day", "run", "assets materialized"):
+            table.add_column(column)
+        for ds, result in failed:
+            done = len(result.get_asset_materialization_events())
+            table.add_row(ds, result.run_id[:8], str(done))
+        console.print(table)
+    if args.select.strip() not in ("*", ""):
+        console.print(f"selection: {', '.join(k.to_user_string() for k in keys)}")
     return 1 if any(not r.success for r in results) else 0
 
 
