@@ -8,6 +8,7 @@ was stored and stops downstream assets. Metadata and logs carry counts only, nev
 from collections import Counter
 
 import pyarrow as pa
+import pyarrow.compute as pc
 from dagster import (
     AssetCheckExecutionContext,
     AssetCheckResult,
@@ -29,7 +30,7 @@ from agentic_pipeline.storage import DataRoot
 from assets.metadata import column_schema, counts_md, safe_metadata
 from assets.partitions import daily_partitions
 from resources.data_root import DataRootResource
-from resources.io_manager import DayReader, DayTables
+from resources.io_manager import DayReader, DayTables, Shards
 from resources.masking import MaskingResource
 from resources.retries import retry_transient
 
@@ -88,29 +89,40 @@ def masked_trajectories(
             allow_retries=False,
         )
 
+    def masked_shards(masker, ds: str):
+        offset = 0  # the audit's ``row`` counts within the day (shard order)
+        for raw in raw_agent_logs.iter_shards(ds):  # bounded memory: one shard at a time
+            try:
+                result = mask_steps(raw, masker)
+            except PIILeakError as exc:  # the message holds counts only
+                # the days already masked keep their audit beside them; this day writes none
+                for done in dict.fromkeys(d for d, _ in audits if d != ds):
+                    data_root.root.write_partition_shards(
+                        "warehouse", "pii_audit", done, [a for d, a in audits if d == done]
+                    )
+                message = f"{ds}: masking left personal data, nothing written: {exc}"
+                raise Failure(message, allow_retries=False) from None
+            stats = result.stats
+            totals.update(rows=raw.num_rows, strings=stats["strings"])
+            entities.update(stats["entities"])
+            fields.update(stats["fields"])
+            detectors.update(stats["detectors"])
+            context.log.info(
+                f"{ds}: masked {raw.num_rows} rows, {result.audit.num_rows} detections"
+            )
+            audit = result.audit
+            if offset:
+                rows = pc.add(audit.column("row"), pa.scalar(offset, pa.int64()))
+                audit = audit.set_column(audit.schema.get_field_index("row"), "row", rows)
+            offset += raw.num_rows
+            audits.append((ds, audit))
+            yield result.masked.cast(STEP_SCHEMA)
+
     @retry_transient  # runs inside the IO manager's handle_output (a dead NER worker: retried)
     def masked_days():
         with masking.build_masker() as masker:
             for ds in context.partition_keys:
-                raw = raw_agent_logs.read_table(ds)
-                try:
-                    result = mask_steps(raw, masker)
-                except PIILeakError as exc:  # the message holds counts only
-                    # the days already masked keep their audit beside them; this day writes none
-                    for done, audit in audits:
-                        data_root.root.write_partition("warehouse", "pii_audit", done, audit)
-                    message = f"{ds}: masking left personal data, nothing written: {exc}"
-                    raise Failure(message, allow_retries=False) from None
-                stats = result.stats
-                totals.update(rows=raw.num_rows, strings=stats["strings"])
-                entities.update(stats["entities"])
-                fields.update(stats["fields"])
-                detectors.update(stats["detectors"])
-                context.log.info(
-                    f"{ds}: masked {raw.num_rows} rows, {result.audit.num_rows} detections"
-                )
-                audits.append((ds, result.audit))
-                yield ds, result.masked.cast(STEP_SCHEMA)
+                yield ds, Shards(masked_shards(masker, ds))
 
     def masked_metadata() -> dict:
         return safe_metadata(
@@ -127,8 +139,12 @@ def masked_trajectories(
 
     yield Output(DayTables(masked_days(), masked_metadata), output_name="masked_trajectories")
     audit_rows = sum(t.num_rows for _, t in audits)
+    audit_days = [
+        (ds, Shards([a for d, a in audits if d == ds]))
+        for ds in dict.fromkeys(d for d, _ in audits)
+    ]
     yield Output(
-        DayTables(audits),
+        DayTables(audit_days),
         output_name="pii_audit",
         metadata=safe_metadata(
             {
