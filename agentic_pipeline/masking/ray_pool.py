@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import logging
 import os
+import resource
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -57,6 +58,10 @@ class _AnalyzerActor:
     def pid(self) -> int:
         return os.getpid()
 
+    def peak_rss_mb(self) -> float:
+        """This actor's peak resident memory (MB, Linux ``ru_maxrss``)."""
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
 
 def balanced_batches(texts: Sequence[str], n_batches: int) -> list[list[int]]:
     """Indices of ``texts`` in ``n_batches`` batches of about equal characters (empty ones dropped),
@@ -79,9 +84,7 @@ class RayAnalyzerPool:
     ``close`` kills the actors and disconnects if this pool connected.
     """
 
-    def __init__(
-        self, config: AnalyzerConfig | None, address: str, n_workers: int = 0
-    ) -> None:
+    def __init__(self, config: AnalyzerConfig | None, address: str, n_workers: int = 0) -> None:
         os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")  # offline: no usage report
         import ray  # only a Ray deployment needs it
 
