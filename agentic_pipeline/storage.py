@@ -87,7 +87,10 @@ def rows_per_shard_default() -> int:
     raw = os.environ.get(ROWS_PER_SHARD_ENV, "").strip()
     if not raw:
         return DEFAULT_ROWS_PER_SHARD
-    value = int(raw)
+    try:
+        value = int(raw)
+    except ValueError:
+        value = 0
     if value < 1:
         raise ValueError(f"{ROWS_PER_SHARD_ENV} must be a positive integer, got {raw!r}")
     return value

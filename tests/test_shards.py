@@ -90,9 +90,10 @@ def test_rows_per_shard_from_the_environment(tmp_path, monkeypatch):
     monkeypatch.setenv("AGENTIC_PIPELINE_ROWS_PER_SHARD", "60")
     DataRoot(tmp_path).write_partition("warehouse", "t", DAY, _steps(40))
     assert len(_parts(tmp_path, "warehouse", "t")) == 4
-    monkeypatch.setenv("AGENTIC_PIPELINE_ROWS_PER_SHARD", "0")
-    with pytest.raises(ValueError, match="positive integer"):
-        DataRoot(tmp_path)
+    for bad in ("0", "many"):
+        monkeypatch.setenv("AGENTIC_PIPELINE_ROWS_PER_SHARD", bad)
+        with pytest.raises(ValueError, match="positive integer"):
+            DataRoot(tmp_path)
 
 
 def test_old_single_part_days_stay_readable(tmp_path):
