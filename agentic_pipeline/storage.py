@@ -131,7 +131,8 @@ def split_shards(table: pa.Table, rows_per_shard: int) -> list[pa.Table]:
     return shards
 
 
-def _parquet_bytes(table: pa.Table) -> pa.Buffer:
+def parquet_bytes(table: pa.Table) -> pa.Buffer:
+    """``table`` as the bytes of a zstd-compressed Parquet file (the format of every part)."""
     sink = pa.BufferOutputStream()
     pq.write_table(table, sink, compression="zstd")
     return sink.getvalue()
@@ -206,7 +207,7 @@ class DataRoot:
             for n, shard in enumerate(shards, start=1):  # noqa: B007
                 if "ds" in shard.column_names:
                     shard = shard.drop_columns(["ds"])
-                yield SHARD_FILE.format(n - 1), _parquet_bytes(shard)
+                yield SHARD_FILE.format(n - 1), parquet_bytes(shard)
             if n == 0:
                 raise ValueError(f"{zone}/{asset} ds={ds}: a day needs at least one shard")
 

@@ -30,7 +30,7 @@ from agentic_pipeline.storage import DataRoot
 from assets.metadata import column_schema, counts_md, safe_metadata
 from assets.partitions import daily_partitions
 from resources.data_root import DataRootResource
-from resources.io_manager import DayReader, DayTables, Shards
+from resources.io_manager import DayReader, DayTables, Shards, SpooledShards
 from resources.masking import MaskingResource
 from resources.retries import retry_transient
 
@@ -76,7 +76,7 @@ def masked_trajectories(
             context.log.warning(notice)
         else:
             context.log.info("masking with the development key (development mode)")
-    audits: list[tuple[str, pa.Table]] = []
+    audits: dict[str, SpooledShards] = {}  # kept as compressed Parquet until written
     totals: Counter = Counter()
     entities: Counter = Counter()
     fields: Counter = Counter()
@@ -96,10 +96,9 @@ def masked_trajectories(
                 result = mask_steps(raw, masker)
             except PIILeakError as exc:  # the message holds counts only
                 # the days already masked keep their audit beside them; this day writes none
-                for done in dict.fromkeys(d for d, _ in audits if d != ds):
-                    data_root.root.write_partition_shards(
-                        "warehouse", "pii_audit", done, [a for d, a in audits if d == done]
-                    )
+                for done, spool in audits.items():
+                    if done != ds:
+                        data_root.root.write_partition_shards("warehouse", "pii_audit", done, spool)
                 message = f"{ds}: masking left personal data, nothing written: {exc}"
                 raise Failure(message, allow_retries=False) from None
             stats = result.stats
@@ -115,7 +114,7 @@ def masked_trajectories(
                 rows = pc.add(audit.column("row"), pa.scalar(offset, pa.int64()))
                 audit = audit.set_column(audit.schema.get_field_index("row"), "row", rows)
             offset += raw.num_rows
-            audits.append((ds, audit))
+            audits.setdefault(ds, SpooledShards()).append(audit)
             yield result.masked.cast(STEP_SCHEMA)
 
     @retry_transient  # runs inside the IO manager's handle_output (a dead NER worker: retried)
@@ -138,11 +137,8 @@ def masked_trajectories(
         )
 
     yield Output(DayTables(masked_days(), masked_metadata), output_name="masked_trajectories")
-    audit_rows = sum(t.num_rows for _, t in audits)
-    audit_days = [
-        (ds, Shards([a for d, a in audits if d == ds]))
-        for ds in dict.fromkeys(d for d, _ in audits)
-    ]
+    audit_rows = sum(spool.num_rows for spool in audits.values())
+    audit_days = [(ds, Shards(spool)) for ds, spool in audits.items()]
     yield Output(
         DayTables(audit_days),
         output_name="pii_audit",

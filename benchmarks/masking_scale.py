@@ -56,9 +56,10 @@ def _mask_day(root: Path, out: str, masker) -> dict:
     """Mask the stored day shard by shard, as the asset does; the masked day goes to ``out``."""
     from agentic_pipeline.masking import mask_steps
     from agentic_pipeline.storage import DataRoot
+    from resources.io_manager import SpooledShards
 
     data = DataRoot(root)
-    audits, rows, shards, analyse = [], 0, 0, 0.0
+    audits, rows, shards, analyse = SpooledShards(), 0, 0, 0.0
 
     def masked():
         nonlocal rows, shards, analyse
@@ -73,7 +74,14 @@ def _mask_day(root: Path, out: str, masker) -> dict:
     t = time.perf_counter()
     data.write_partition_shards("warehouse", out, DS, masked())
     data.write_partition_shards("warehouse", f"{out}_audit", DS, audits)
-    return {"seconds": time.perf_counter() - t, "rows": rows, "shards": shards, "analyse": analyse}
+    audit_mb = sum(p.size for p in audits._parts) / 2**20
+    return {
+        "audit_mb": audit_mb,
+        "seconds": time.perf_counter() - t,
+        "rows": rows,
+        "shards": shards,
+        "analyse": analyse,
+    }
 
 
 def _day_bytes(root: Path, asset: str) -> list[bytes]:
@@ -97,6 +105,9 @@ def _memory_child(root: str) -> None:
         masker.pool.local  # build the analyzer first: its own memory is the baseline  # noqa: B018
         base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         figures = _mask_day(Path(root), "masked", masker)
+        # what grows with the day in this process (diagnostics for the README)
+        figures["pseudonym_cache"] = len(masker.pseudonyms._cache)
+        figures["spacy_strings"] = len(masker.pool.local.nlp.vocab.strings)
     figures["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     figures["analyzer_rss_mb"] = base
     print("RESULT " + json.dumps(figures))
@@ -130,7 +141,9 @@ def memory(episodes: list[int], rows_per_shard: int) -> None:
         print(
             f"{n:>9} {info['rows']:>9} {fig['shards']:>6} {fig['seconds']:>8.1f} "
             f"{n / fig['seconds']:>6.1f} {fig['peak_rss_mb']:>8.0f} "
-            f"{fig['peak_rss_mb'] / first:>7.2f}x",
+            f"{fig['peak_rss_mb'] / first:>7.2f}x  (analyzer alone {fig['analyzer_rss_mb']:.0f} MB,"
+            f" pseudonym cache {fig['pseudonym_cache']}, spaCy strings {fig['spacy_strings']},"
+            f" audit {fig['audit_mb']:.0f} MB)",
             flush=True,
         )
 

@@ -23,9 +23,10 @@ from collections.abc import Callable, Iterable, Iterator
 
 import pandas as pd
 import pyarrow as pa
+import pyarrow.parquet as pq
 from dagster import ConfigurableIOManager, InputContext, OutputContext
 
-from agentic_pipeline.storage import DataRoot, split_by_day
+from agentic_pipeline.storage import DataRoot, parquet_bytes, split_by_day
 from resources.retries import retry_transient
 
 Table = pa.Table | pd.DataFrame
@@ -45,6 +46,23 @@ class Shards:
 
     def __iter__(self) -> Iterator[Table]:
         return iter(self._tables)
+
+
+class SpooledShards:
+    """Tables kept as compressed Parquet until they are written: an output the asset collects over
+    a whole day (``pii_audit``) costs its compressed size, and is decoded one shard at a time."""
+
+    def __init__(self) -> None:
+        self._parts: list[pa.Buffer] = []
+        self.num_rows = 0
+
+    def append(self, table: pa.Table) -> None:
+        self._parts.append(parquet_bytes(table))
+        self.num_rows += table.num_rows
+
+    def __iter__(self) -> Iterator[pa.Table]:
+        for part in self._parts:
+            yield pq.read_table(pa.BufferReader(part))
 
 
 class DayTables:

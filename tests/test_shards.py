@@ -15,7 +15,7 @@ from agentic_pipeline.storage import (
     shard_index,
     split_shards,
 )
-from resources.io_manager import DayTables, PartitionedParquetIOManager, Shards
+from resources.io_manager import DayTables, PartitionedParquetIOManager, Shards, SpooledShards
 
 DAY = "2026-11-01"
 
@@ -165,3 +165,15 @@ def test_io_manager_writes_a_days_shards_as_its_part_files(tmp_path):
     assert day.drop_columns(["ds"]).equals(pa.concat_tables([_steps(2), _steps(3)]))
     with pytest.raises(ValueError, match="not one of the run's partitions"):
         io.handle_output(_Ctx([DAY]), DayTables(iter([("2026-11-03", _steps(1))])))
+
+
+def test_spooled_shards_keep_tables_compressed_and_give_them_back_in_order(tmp_path):
+    spool = SpooledShards()
+    tables = [_steps(40), _steps(3)]
+    for table in tables:
+        spool.append(table)
+    assert spool.num_rows == 215
+    assert sum(p.size for p in spool._parts) < sum(t.nbytes for t in tables)
+    assert [t.equals(e) for t, e in zip(spool, tables, strict=True)] == [True, True]
+    DataRoot(tmp_path).write_partition_shards("warehouse", "t", DAY, spool)
+    assert len(_parts(tmp_path, "warehouse", "t")) == 2
