@@ -1,11 +1,22 @@
 """The data root and its hive-partitioned Parquet zones (DESIGN.md §3).
 
-``<root>/<zone>/<asset>/ds=YYYY-MM-DD/part-0.parquet``: one folder per day, so
+``<root>/<zone>/<asset>/ds=YYYY-MM-DD/part-NNNNN.parquet``: one folder per day, so
 ``pyarrow.dataset``, DuckDB, Polars and Spark read a zone directly with hive partitioning. The
-``ds`` column lives in the folder name, not in the file, and is added back on read. A day is
-replaced atomically: the new folder is written beside the old one and swapped in with renames, so
-readers see either the old day or the new one, and re-materializing a day touches nothing else.
-The restricted zone (raw personal data) is created with 0700 folders and 0600 files.
+``ds`` column lives in the folder name, not in the file, and is added back on read.
+
+Shards. A day is one or more part files. Rows are assigned to shards by a stable hash of
+their ``episode_id`` (``shard_index``: sha256 of the id, modulo the shard count), the count
+chosen from the day's size so that no shard is much above ``rows_per_shard`` rows
+(``AGENTIC_PIPELINE_ROWS_PER_SHARD``, default ``DEFAULT_ROWS_PER_SHARD``); an episode never
+spans two shards and keeps its row order. The day's order is shard order, then the original
+order within the shard. Readers stream a day shard by shard (``iter_shards``) or concatenate
+the shards (``read_partition``). Days written by older code as one ``part-0.parquet`` stay
+readable (it is shard 0).
+
+A day is replaced atomically: the new folder is written beside the old one and swapped in
+with renames, so readers see either the old day or the new one (all its shards), and
+re-materializing a day touches nothing else. The restricted zone (raw personal data) is created
+with 0700 folders and 0600 files.
 
 Crash safety and concurrent writers (local data roots). Every write or delete of a day holds an
 exclusive ``flock`` on ``<asset>/.ds=<day>.lock`` (the kernel releases it when the holder dies,
@@ -29,7 +40,10 @@ Dagster's one run per partition (the CLI runs days one after another).
 """
 
 import fcntl
+import hashlib
+import math
 import os
+import re
 import shutil
 import uuid
 from collections.abc import Iterable, Iterator, Mapping
@@ -37,13 +51,21 @@ from contextlib import contextmanager
 from datetime import date, timedelta
 from pathlib import Path
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 from upath import UPath
 
 ZONES = ("restricted", "warehouse")
+#: The single part file of days written before shards (and of the training summary): shard 0.
 PART_FILE = "part-0.parquet"
+#: Name of shard ``i`` of a day.
+SHARD_FILE = "part-{:05d}.parquet"
+_SHARD_RE = re.compile(r"^part-(\d+)\.parquet$")
+#: Target rows per shard: about 5k episodes of ~20 steps, masked in a few hundred MB.
+DEFAULT_ROWS_PER_SHARD = 100_000
+ROWS_PER_SHARD_ENV = "AGENTIC_PIPELINE_ROWS_PER_SHARD"
 DIR_MODE = {"restricted": 0o700, "warehouse": 0o755}
 FILE_MODE = {"restricted": 0o600, "warehouse": 0o644}
 #: Name prefixes of the folders a write leaves beside ``ds=<day>`` while it runs (module doc).
@@ -60,11 +82,71 @@ def _leftover_day(name: str) -> str | None:
     return None
 
 
-class DataRoot:
-    """Paths under the data root; local or any fsspec URL."""
+def rows_per_shard_default() -> int:
+    """``AGENTIC_PIPELINE_ROWS_PER_SHARD`` if set (a positive int), else the default."""
+    raw = os.environ.get(ROWS_PER_SHARD_ENV, "").strip()
+    if not raw:
+        return DEFAULT_ROWS_PER_SHARD
+    try:
+        value = int(raw)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise ValueError(f"{ROWS_PER_SHARD_ENV} must be a positive integer, got {raw!r}")
+    return value
 
-    def __init__(self, root: str | os.PathLike | UPath):
+
+def n_shards_for(num_rows: int, rows_per_shard: int) -> int:
+    """How many shards a day of ``num_rows`` rows gets (at least one)."""
+    return max(1, math.ceil(num_rows / max(1, rows_per_shard)))
+
+
+def shard_index(episode_ids: Iterable[object], n_shards: int) -> np.ndarray:
+    """Shard of each row: the first 8 bytes of sha256(episode id) modulo ``n_shards``.
+
+    Stable across processes, machines and Python versions (unlike ``hash``); ``None`` hashes as "".
+    """
+    out = [
+        int.from_bytes(hashlib.sha256(str("" if e is None else e).encode()).digest()[:8], "big")
+        % n_shards
+        for e in episode_ids
+    ]
+    return np.asarray(out, dtype=np.int64)
+
+
+def split_shards(table: pa.Table, rows_per_shard: int) -> list[pa.Table]:
+    """``table`` cut into shards by episode id (see the module doc), non-empty ones in order.
+
+    A table without an ``episode_id`` column, or small enough, is one shard.
+    """
+    n = n_shards_for(table.num_rows, rows_per_shard)
+    if n == 1 or "episode_id" not in table.column_names:
+        return [table]
+    index = shard_index(table.column("episode_id").to_pylist(), n)
+    shards = []
+    for s in range(n):
+        rows = np.flatnonzero(index == s)  # ascending: the original order within the shard
+        if len(rows):
+            shards.append(table.take(pa.array(rows)))
+    return shards
+
+
+def parquet_bytes(table: pa.Table) -> pa.Buffer:
+    """``table`` as the bytes of a zstd-compressed Parquet file (the format of every part)."""
+    sink = pa.BufferOutputStream()
+    pq.write_table(table, sink, compression="zstd")
+    return sink.getvalue()
+
+
+class DataRoot:
+    """Paths under the data root; local or any fsspec URL.
+
+    ``rows_per_shard``: target rows of one part file (default ``rows_per_shard_default()``).
+    """
+
+    def __init__(self, root: str | os.PathLike | UPath, rows_per_shard: int | None = None):
         self.root = UPath(root)
+        self.rows_per_shard = rows_per_shard or rows_per_shard_default()
 
     @property
     def is_local(self) -> bool:
@@ -104,18 +186,43 @@ class DataRoot:
             os.chmod(str(path), DIR_MODE[zone])
 
     def write_partition(self, zone: str, asset: str, ds: str, table: pa.Table) -> UPath:
-        """Replace one day of ``asset`` with ``table`` (its ``ds`` column, if any, is dropped)."""
+        """Replace one day of ``asset`` with ``table`` (its ``ds`` column, if any, is dropped),
+        cut into shards by episode id when it is larger than ``rows_per_shard``.
+
+        Returns the first part file."""
         if "ds" in table.column_names:
             table = table.drop_columns(["ds"])
-        sink = pa.BufferOutputStream()
-        pq.write_table(table, sink, compression="zstd")
-        final = self.replace_partition_files(zone, asset, ds, {PART_FILE: sink.getvalue()})
-        return final / PART_FILE
+        shards = split_shards(table, self.rows_per_shard)
+        return self.write_partition_shards(zone, asset, ds, shards)
+
+    def write_partition_shards(
+        self, zone: str, asset: str, ds: str, shards: Iterable[pa.Table]
+    ) -> UPath:
+        """Replace one day of ``asset`` with ``shards``, written as given (one part file each, in
+        order; ``ds`` columns dropped). Consumed lazily: one shard in memory at a time. The swap
+        is atomic as ``replace_partition_files``'. Returns the first part file."""
+
+        def files() -> Iterator[tuple[str, pa.Buffer]]:
+            n = 0
+            for n, shard in enumerate(shards, start=1):  # noqa: B007
+                if "ds" in shard.column_names:
+                    shard = shard.drop_columns(["ds"])
+                yield SHARD_FILE.format(n - 1), parquet_bytes(shard)
+            if n == 0:
+                raise ValueError(f"{zone}/{asset} ds={ds}: a day needs at least one shard")
+
+        final = self.replace_partition_files(zone, asset, ds, files())
+        return final / SHARD_FILE.format(0)
 
     def replace_partition_files(
-        self, zone: str, asset: str, ds: str, files: Mapping[str, bytes | pa.Buffer]
+        self,
+        zone: str,
+        asset: str,
+        ds: str,
+        files: Mapping[str, bytes | pa.Buffer] | Iterable[tuple[str, bytes | pa.Buffer]],
     ) -> UPath:
-        """Replace the whole ``ds=`` folder of ``asset`` with ``files`` (name -> content).
+        """Replace the whole ``ds=`` folder of ``asset`` with ``files`` (name -> content, or an
+        iterable of ``(name, content)`` pairs, consumed one at a time while the day is staged).
 
         The files are written to a staging folder that is swapped in by rename, so readers see the
         old day or the new one, and re-writing a day touches nothing else. Writers of one day
@@ -128,12 +235,20 @@ class DataRoot:
             tag = uuid.uuid4().hex[:8]
             staging = final.parent / f".ds={ds}{_STAGING}{tag}"
             self._mkdir(staging, zone)
-            for name, payload in files.items():
-                path = staging / name
-                with path.open("wb") as fh:
-                    fh.write(payload)
+            items = files.items() if isinstance(files, Mapping) else files
+            try:
+                for name, payload in items:
+                    path = staging / name
+                    with path.open("wb") as fh:
+                        fh.write(payload)
+                    if self.is_local:
+                        os.chmod(str(path), FILE_MODE[zone])
+            except BaseException:  # the producer failed midway: the old day stays, whole
                 if self.is_local:
-                    os.chmod(str(path), FILE_MODE[zone])
+                    shutil.rmtree(str(staging), ignore_errors=True)
+                elif staging.exists():
+                    staging.fs.rm(staging.path, recursive=True)
+                raise
             if self.is_local:  # complete: a swap cut short below is finished by the recovery
                 ready = final.parent / f".ds={ds}{_READY}{tag}"
                 os.rename(str(staging), str(ready))
@@ -290,22 +405,49 @@ class DataRoot:
                 names = [p.name for p in base.iterdir()]
         return sorted(n[3:] for n in names if n.startswith("ds=") and (base / n).is_dir())
 
+    def part_files(self, zone: str, asset: str, ds: str) -> list[UPath]:
+        """The part files of one day in shard order (``part-0.parquet`` of older days included;
+        other files of the folder, such as the training exports, are not parts)."""
+        folder = self.partition_dir(zone, asset, ds)
+        try:
+            names = [p.name for p in folder.iterdir()]
+        except (FileNotFoundError, NotADirectoryError):
+            return []
+        parts = sorted((int(m.group(1)), n) for n in names if (m := _SHARD_RE.match(n)))
+        return [folder / n for _, n in parts]
+
     def has_partition(self, zone: str, asset: str, ds: str) -> bool:
-        return (self.partition_dir(zone, asset, ds) / PART_FILE).exists()
+        return bool(self.part_files(zone, asset, ds))
+
+    def iter_shards(
+        self, zone: str, asset: str, ds: str, columns: list[str] | None = None
+    ) -> Iterator[pa.Table]:
+        """One day shard by shard, each with its ``ds`` column restored (unless ``columns`` omits
+        it). Every part file is opened before the first is read, so on a local data root a day
+        swapped meanwhile is still read whole from the version that was listed."""
+        paths = self.part_files(zone, asset, ds)
+        if not paths:
+            raise FileNotFoundError(f"{zone}/{asset} has no partition ds={ds}")
+        file_columns = [c for c in columns if c != "ds"] if columns else None
+        handles = [path.open("rb") for path in paths]
+        try:
+            for fh in handles:
+                table = pq.read_table(fh, columns=file_columns)
+                if columns is None or "ds" in columns:
+                    table = table.add_column(0, "ds", pa.array([ds] * table.num_rows, pa.string()))
+                yield table
+        finally:
+            for fh in handles:
+                fh.close()
 
     def read_partition(
         self, zone: str, asset: str, ds: str, columns: list[str] | None = None
     ) -> pa.Table:
-        """One day as an Arrow table with its ``ds`` column restored."""
-        path = self.partition_dir(zone, asset, ds) / PART_FILE
-        if not path.exists():
-            raise FileNotFoundError(f"{zone}/{asset} has no partition ds={ds}")
-        file_columns = [c for c in columns if c != "ds"] if columns else None
-        with path.open("rb") as fh:
-            table = pq.read_table(fh, columns=file_columns)
-        if columns is None or "ds" in columns:
-            table = table.add_column(0, "ds", pa.array([ds] * table.num_rows, pa.string()))
-        return table
+        """One day as an Arrow table with its ``ds`` column restored (its shards concatenated)."""
+        shards = list(self.iter_shards(zone, asset, ds, columns))
+        if len(shards) == 1:
+            return shards[0]
+        return pa.concat_tables(shards, promote_options="default")
 
     def read_partitions(
         self, zone: str, asset: str, days: Iterable[str], columns: list[str] | None = None
@@ -323,10 +465,10 @@ class DataRoot:
     def iter_batches(
         self, zone: str, asset: str, ds: str, batch_size: int = 10_000
     ) -> Iterator[pa.RecordBatch]:
-        """Stream one day in record batches (without the ``ds`` column)."""
-        path = self.partition_dir(zone, asset, ds) / PART_FILE
-        with path.open("rb") as fh:
-            yield from pq.ParquetFile(fh).iter_batches(batch_size=batch_size)
+        """Stream one day in record batches, shard after shard (without the ``ds`` column)."""
+        for path in self.part_files(zone, asset, ds):
+            with path.open("rb") as fh:
+                yield from pq.ParquetFile(fh).iter_batches(batch_size=batch_size)
 
 
 def day_range(start: date, end: date) -> list[str]:

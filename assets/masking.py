@@ -11,6 +11,7 @@ fails the day when anything leaked or when the withheld share passes
 from collections import Counter
 
 import pyarrow as pa
+import pyarrow.compute as pc
 from dagster import (
     AssetCheckExecutionContext,
     AssetCheckResult,
@@ -31,7 +32,7 @@ from agentic_pipeline.storage import DataRoot
 from assets.metadata import column_schema, counts_md, safe_metadata
 from assets.partitions import daily_partitions
 from resources.data_root import DataRootResource
-from resources.io_manager import DayReader, DayTables
+from resources.io_manager import DayReader, DayTables, Shards, SpooledShards
 from resources.masking import MaskingResource
 from resources.retries import retry_transient
 
@@ -83,8 +84,8 @@ def masked_trajectories(
             context.log.warning(notice)
         else:
             context.log.info("masking with the development key (development mode)")
-    audits: list[tuple[str, pa.Table]] = []
-    withheld: list[tuple[str, pa.Table]] = []
+    audits: dict[str, SpooledShards] = {}  # kept as compressed Parquet until written
+    withheld: dict[str, list[pa.Table]] = {}  # episode ids and reasons only: small
     totals: Counter = Counter()
     entities: Counter = Counter()
     fields: Counter = Counter()
@@ -97,34 +98,43 @@ def masked_trajectories(
             allow_retries=False,
         )
 
+    def masked_shards(masker, ds: str):
+        offset = 0  # the audit's ``row`` counts within the day (shard order)
+        for raw in raw_agent_logs.iter_shards(ds):  # bounded memory: one shard at a time
+            result = mask_steps(raw, masker)  # leaking episodes are withheld, not the day
+            stats = result.stats
+            totals.update(
+                rows=result.masked.num_rows, raw_rows=raw.num_rows, strings=stats["strings"],
+                episodes=stats["episodes"], withheld_episodes=stats["withheld_episodes"],
+                withheld_rows=stats["withheld_rows"],
+            )
+            entities.update(stats["entities"])
+            fields.update(stats["fields"])
+            detectors.update(stats["detectors"])
+            message = f"{ds}: masked {result.masked.num_rows} rows, "
+            message += f"{result.audit.num_rows} detections"
+            if stats["withheld_episodes"]:  # episode ids and counts only
+                message += (
+                    f"; withheld {stats['withheld_episodes']} of {stats['episodes']} "
+                    "episodes (personal data left after masking, see withheld_episodes)"
+                )
+                context.log.warning(message)
+            else:
+                context.log.info(message)
+            withheld.setdefault(ds, []).append(result.withheld)
+            audit = result.audit
+            if offset:
+                rows = pc.add(audit.column("row"), pa.scalar(offset, pa.int64()))
+                audit = audit.set_column(audit.schema.get_field_index("row"), "row", rows)
+            offset += raw.num_rows
+            audits.setdefault(ds, SpooledShards()).append(audit)
+            yield result.masked.cast(STEP_SCHEMA)
+
     @retry_transient  # runs inside the IO manager's handle_output (a dead NER worker: retried)
     def masked_days():
         with masking.build_masker() as masker:
             for ds in context.partition_keys:
-                raw = raw_agent_logs.read_table(ds)
-                result = mask_steps(raw, masker)
-                stats = result.stats
-                totals.update(
-                    rows=result.masked.num_rows, raw_rows=raw.num_rows, strings=stats["strings"],
-                    episodes=stats["episodes"], withheld_episodes=stats["withheld_episodes"],
-                    withheld_rows=stats["withheld_rows"],
-                )
-                entities.update(stats["entities"])
-                fields.update(stats["fields"])
-                detectors.update(stats["detectors"])
-                message = f"{ds}: masked {result.masked.num_rows} rows, "
-                message += f"{result.audit.num_rows} detections"
-                if stats["withheld_episodes"]:  # episode ids and counts only
-                    message += (
-                        f"; withheld {stats['withheld_episodes']} of {stats['episodes']} "
-                        "episodes (personal data left after masking, see withheld_episodes)"
-                    )
-                    context.log.warning(message)
-                else:
-                    context.log.info(message)
-                audits.append((ds, result.audit))
-                withheld.append((ds, result.withheld))
-                yield ds, result.masked.cast(STEP_SCHEMA)
+                yield ds, Shards(masked_shards(masker, ds))
 
     def masked_metadata() -> dict:
         return safe_metadata(
@@ -144,9 +154,10 @@ def masked_trajectories(
         )
 
     yield Output(DayTables(masked_days(), masked_metadata), output_name="masked_trajectories")
-    audit_rows = sum(t.num_rows for _, t in audits)
+    audit_rows = sum(spool.num_rows for spool in audits.values())
+    audit_days = [(ds, Shards(spool)) for ds, spool in audits.items()]
     yield Output(
-        DayTables(audits),
+        DayTables(audit_days),
         output_name="pii_audit",
         metadata=safe_metadata(
             {
@@ -157,8 +168,12 @@ def masked_trajectories(
             }
         ),
     )
+    withheld_days = [
+        (ds, pa.concat_tables(withheld.get(ds) or [WITHHELD_SCHEMA.empty_table()]))
+        for ds in context.partition_keys
+    ]
     yield Output(
-        DayTables(withheld),
+        DayTables(withheld_days),
         output_name="withheld_episodes",
         metadata=safe_metadata(
             {

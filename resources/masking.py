@@ -23,6 +23,11 @@ class MaskingResource(ConfigurableResource):
     #: Share of a day's episodes that masking may withhold (final scan still found personal data)
     #: before the blocking check fails the day; the withheld ones never reach the warehouse.
     max_withheld_share: float = 0.05
+    #: Ray cluster address (``ray://...`` or ``host:port``): analysis runs on Ray actors there.
+    #: Empty: ``RAY_ADDRESS`` if set, else the local process pool of ``n_workers``.
+    ray_address: str = ""
+    #: Ray actors (each loads Presidio and spaCy once); 0: one per CPU of the cluster.
+    ray_workers: int = 0
 
     def resolved_key(self) -> str:
         """The variable's value (or the development key in development mode)."""
@@ -32,11 +37,13 @@ class MaskingResource(ConfigurableResource):
         return is_dev_key(self.resolved_key())
 
     def build_masker(self) -> Masker:
-        """A masker with worker processes; close it (``with``) when the run is done."""
+        """A masker with worker processes (or Ray actors); close it (``with``) when done."""
         return Masker(
             key=self.resolved_key(),
             n_workers=self.n_workers,
             phone_regions=tuple(self.phone_regions),
+            ray_address=self.ray_address or None,
+            ray_workers=self.ray_workers,
         )
 
 

@@ -1,0 +1,178 @@
+"""Masking on a real Ray cluster (issue #16, points 2-4).
+
+A Ray head is started on loopback with two CPUs (``ray start --head --block`` in its own process
+group, usage statistics off, no dashboard), a day is materialized through it with Dagster and
+compared byte for byte with the local process-pool run, and the head's process group is stopped.
+"""
+
+import datetime as dt
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+from dagster import DagsterInstance, materialize
+
+from agentic_pipeline.masking.engine import AnalyzerConfig, AnalyzerPool
+from agentic_pipeline.masking.ray_pool import (
+    ACTOR_READY,
+    RayAnalyzerPool,
+    analyzer_pool,
+    balanced_batches,
+)
+from agentic_pipeline.simulator import write_landing
+from assets.ingestion import raw_agent_logs
+from assets.masking import masked_trajectories
+from assets.replay import replayed_episodes
+from resources import DataRootResource, PartitionedParquetIOManager
+from resources.catalogue import ToolCatalogueResource
+from resources.masking import MaskingResource
+
+pytestmark = pytest.mark.slow
+
+DS = "2026-11-10"
+RAY = Path(sys.executable).parent / "ray"
+#: A production-like key: it must never reach the Ray cluster (its logs, its objects on disk).
+SECRET_KEY = "ray-test-secret-key-7c1d9a0e5b"
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def ray_head():
+    """A real local Ray cluster: one head on 127.0.0.1 with 2 CPUs; yields (address, temp dir)."""
+    temp = Path(tempfile.mkdtemp(prefix="ray-", dir="/tmp"))  # short: Ray's socket paths
+    port = _free_port()
+    env = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0"}  # offline: no usage report
+    env.pop("RAY_ADDRESS", None)
+    log = (temp / "head.log").open("wb")
+    cmd = [
+        str(RAY), "start", "--head", "--block", "--num-cpus", "2",
+        "--node-ip-address", "127.0.0.1", "--port", str(port),
+        "--ray-client-server-port", str(_free_port()),
+        "--disable-usage-stats", "--include-dashboard=false", "--temp-dir", str(temp),
+    ]  # fmt: skip
+    proc = subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT,
+                            start_new_session=True)  # fmt: skip
+    try:
+        deadline = time.monotonic() + 120
+        while b"block forever" not in (temp / "head.log").read_bytes():
+            if proc.poll() is not None or time.monotonic() > deadline:
+                tail = (temp / "head.log").read_text(errors="replace")[-2000:]
+                pytest.fail(f"the Ray head did not start:\n{tail}")
+            time.sleep(0.5)
+        yield f"127.0.0.1:{port}", temp
+    finally:
+        for sig, wait in ((signal.SIGTERM, 15), (signal.SIGKILL, 10)):
+            try:
+                os.killpg(proc.pid, sig)
+            except ProcessLookupError:
+                break
+            try:
+                proc.wait(wait)
+                time.sleep(1)  # let the group's other members (raylet, gcs) go too
+            except subprocess.TimeoutExpired:
+                continue
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)  # whatever of the group is left
+        except ProcessLookupError:
+            pass
+        log.close()
+        shutil.rmtree(temp, ignore_errors=True)
+
+
+def _actors_started(temp: Path) -> int:
+    """How many analyzer actors the cluster has started (each writes one line to its log)."""
+    logs = temp / "session_latest" / "logs"
+    return sum(p.read_bytes().count(ACTOR_READY.encode()) for p in logs.glob("worker-*.err"))
+
+
+def _materialize(root: Path, masking: MaskingResource) -> dict[str, bytes]:
+    """Ingest, mask and replay one simulated day; every stored file of the day, by path."""
+    write_landing(root, dt.date.fromisoformat(DS), 1, 12, seed=5)
+    resources = {
+        "data_root": DataRootResource(path=str(root)),
+        "io_manager": PartitionedParquetIOManager(path=str(root)),
+        "masking": masking,
+        "tool_catalogue": ToolCatalogueResource(),
+    }
+    with DagsterInstance.ephemeral() as instance:
+        result = materialize(
+            [raw_agent_logs, masked_trajectories, replayed_episodes],
+            resources=resources,
+            partition_key=DS,
+            instance=instance,
+        )
+    assert result.success
+    return {
+        str(p.relative_to(root)): p.read_bytes()
+        for zone in ("restricted", "warehouse")
+        for p in sorted((root / zone).rglob("*.parquet"))
+    }
+
+
+def test_local_and_ray_runs_write_the_same_bytes(ray_head, tmp_path, monkeypatch):
+    """Masked output, audit and replay: identical files whether the day is masked by the local
+    process pool, by one Ray actor or by two; the day is cut into several shards."""
+    address, temp = ray_head
+    monkeypatch.setenv("AGENTIC_PIPELINE_ROWS_PER_SHARD", "80")  # several shards per day
+    monkeypatch.setenv("AGENTIC_PIPELINE_MASKING_KEY", SECRET_KEY)
+    monkeypatch.delenv("RAY_ADDRESS", raising=False)
+    local = _materialize(tmp_path / "local", MaskingResource(n_workers=2))
+    before = _actors_started(temp)
+    one = _materialize(tmp_path / "ray1", MaskingResource(ray_address=address, ray_workers=1))
+    after_one = _actors_started(temp)
+    two = _materialize(tmp_path / "ray2", MaskingResource(ray_address=address, ray_workers=2))
+    assert (after_one - before, _actors_started(temp) - after_one) == (1, 2)  # ran on Ray
+    masked = [p for p in local if p.startswith("warehouse/masked_trajectories/")]
+    assert len(masked) > 1  # the day was masked shard by shard
+    assert any(p.startswith("warehouse/pii_audit/") for p in local)
+    assert any(p.startswith("warehouse/replayed_episodes/") for p in local)
+    assert one.keys() == local.keys() == two.keys()
+    for path in local:
+        assert one[path] == local[path] and two[path] == local[path], path
+    # the key stayed in the driver: nothing Ray wrote (logs, spilled objects) holds it
+    for path in temp.rglob("*"):
+        if path.is_file() and not path.is_socket():
+            assert SECRET_KEY.encode() not in path.read_bytes(), path
+
+
+def test_ray_address_comes_from_the_resource_or_the_environment(ray_head, monkeypatch):
+    address, _ = ray_head
+    monkeypatch.delenv("RAY_ADDRESS", raising=False)
+    config = AnalyzerConfig()
+    local = analyzer_pool(config, n_workers=2)
+    assert isinstance(local, AnalyzerPool) and local.n_workers == 2  # the default: no Ray
+    local.close()
+    monkeypatch.setenv("RAY_ADDRESS", address)
+    pool = analyzer_pool(config, n_workers=2)
+    try:
+        assert isinstance(pool, RayAnalyzerPool)
+        assert pool.n_workers == 2  # one actor per CPU of the cluster
+        texts = ["Call Maria Lopez at +1 415 555 0134.", "maria.lopez@example.com", "ok"]
+        assert pool.analyze(texts, True) == pool_local_analyze(texts)
+        assert len(set(pool.worker_pids())) == 2  # long-lived: one process per actor
+    finally:
+        pool.close()
+
+
+def pool_local_analyze(texts: list[str]) -> list:
+    return AnalyzerPool(AnalyzerConfig(), n_workers=1).analyze(texts, True)
+
+
+def test_balanced_batches_cover_every_text_once():
+    texts = ["x" * n for n in (5, 50, 500, 1, 20, 300, 7)]
+    batches = balanced_batches(texts, 3)
+    assert sorted(i for b in batches for i in b) == list(range(len(texts)))
+    assert balanced_batches(texts, 3) == batches and len(batches) == 3
+    assert balanced_batches(texts[:2], 8) == [[1], [0]]  # no empty batches
