@@ -2,7 +2,7 @@
 
 Each episode draws a Faker-made customer, a task of one of :data:`TASK_TYPES`, a policy variant (at
 random, with a logged ``propensity``) and plays the policy against a :class:`CRMSandbox` and a
-simulated user. The rollout is logged in both input formats of DESIGN.md section 4 (episode JSONL in
+simulated user. The rollout is logged in both line formats (episode JSONL in
 the OpenAI chat format, and transition JSONL). Everything is derived from ``seed`` through private
 ``random.Random`` streams, so the same arguments give byte-identical files.
 """
@@ -686,25 +686,3 @@ def best_policy_by_task(metric: str = "success") -> dict[str, str]:
     """The variant with the highest true ``metric`` per task type."""
     truth = ground_truth()
     return {tt: max(POLICIES, key=lambda p: truth[p][tt][metric]) for tt in TASK_TYPES}
-
-
-def monte_carlo(
-    n: int,
-    seed: int = 0,
-    day: dt.date = dt.date(2026, 1, 1),
-    policy_weights: Mapping[str, float] | None = None,
-) -> dict[str, dict[str, dict[str, float]]]:
-    """Estimate the truth by simulation: mean of each truth label plus ``n`` per (policy, task)."""
-    sums: dict[str, dict[str, dict[str, float]]] = {}
-    for ep in generate_episodes(day, n, seed, policy_weights):
-        cell = sums.setdefault(ep.record["policy_id"], {}).setdefault(
-            ep.record["task_type"], {**dict.fromkeys(METRICS, 0.0), "n": 0.0}
-        )
-        cell["n"] += 1
-        for m in METRICS:
-            cell[m] += float(bool(ep.truth[m]))
-    for per_task in sums.values():
-        for cell in per_task.values():
-            for m in METRICS:
-                cell[m] /= cell["n"]
-    return sums

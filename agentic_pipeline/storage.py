@@ -1,4 +1,4 @@
-"""The data root and its hive-partitioned Parquet zones (DESIGN.md §3).
+"""The data root and its hive-partitioned Parquet zones.
 
 ``<root>/<zone>/<asset>/ds=YYYY-MM-DD/part-NNNNN.parquet``: one folder per day, so
 ``pyarrow.dataset``, DuckDB, Polars and Spark read a zone directly with hive partitioning. The
@@ -169,9 +169,6 @@ class DataRoot:
 
     def _final(self, zone: str, asset: str, ds: str) -> UPath:
         return self.asset_dir(zone, asset) / f"ds={ds}"
-
-    def dagster_home(self) -> Path:
-        return Path(str(self.root)) / "dagster_home"
 
     # -- writing ------------------------------------------------------------------------------
 

@@ -44,7 +44,7 @@ GUARDED_TABLES = ("masked_trajectories", "pii_audit")
 @multi_asset(
     outs={
         "masked_trajectories": AssetOut(
-            description="One row per step (DESIGN.md §6) with personal data replaced by keyed "
+            description="One row per step with personal data replaced by keyed "
             "pseudonyms such as <EMAIL_ADDRESS_3f9a1c2b>; same value, same token, every day.",
             metadata={"zone": "warehouse"},
         ),

@@ -1,4 +1,4 @@
-"""One partitioned Parquet IO manager for every daily asset (DESIGN.md §3).
+"""One partitioned Parquet IO manager for every daily asset.
 
 Outputs:
 

@@ -1,4 +1,4 @@
-"""The CRM sandbox of DESIGN.md section 5: an in-memory customer store with the demo tools.
+"""The demo CRM sandbox: an in-memory customer store with the demo tools.
 
 State is three plain dicts (JSON-serialisable, flat records):
 
@@ -21,7 +21,7 @@ from agentic_pipeline.environments.base import Action, Environment, StepResult, 
 
 TASK_TYPES: tuple[str, ...] = ("update_contact", "refund_request", "address_change", "close_case")
 
-#: Default risk rules (DESIGN.md section 5).
+#: Default risk rules of the demo CRM tools.
 FINANCIAL_FIELDS: frozenset[str] = frozenset(
     {"credit_card", "card_number", "iban", "bank_account", "balance", "credit_limit", "ssn"}
 )
@@ -161,7 +161,7 @@ UserFn = Callable[[str, "CRMSandbox"], str]
 
 
 class CRMSandbox(Environment):
-    """In-memory CRM with the DESIGN.md section 5 tools.
+    """In-memory CRM with the demo tools.
 
     ``user`` (optional) answers the agent's replies: it is called with the reply text and the
     sandbox and returns the user's message; without it a ``respond`` observes an empty message.
