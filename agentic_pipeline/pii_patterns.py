@@ -28,19 +28,19 @@ USER_ID_RE = re.compile(
 )
 
 
-def luhn_ok(number: str) -> bool:
-    """Luhn checksum of the digits in ``number``."""
-    digits = [int(c) for c in number if c.isdigit()]
-    if not 13 <= len(digits) <= 19:
-        return False
+def luhn_valid(digits: str) -> bool:
+    """The Luhn checksum of a string of digits (no length rule: callers have their own)."""
     total = 0
-    for i, d in enumerate(reversed(digits)):
-        if i % 2:
-            d *= 2
-            if d > 9:
-                d -= 9
-        total += d
+    for i, c in enumerate(reversed(digits)):
+        d = int(c) * (2 if i % 2 else 1)
+        total += d - 9 if d > 9 else d
     return total % 10 == 0
+
+
+def luhn_ok(number: str) -> bool:
+    """Luhn checksum of the digits in ``number``, which must be 13 to 19 digits long."""
+    digits = "".join(c for c in number if c.isdigit())
+    return 13 <= len(digits) <= 19 and luhn_valid(digits)
 
 
 def iban_ok(value: str) -> bool:

@@ -8,6 +8,7 @@ from dataclasses import asdict, dataclass, field
 
 from agentic_pipeline.masking import pseudonym_for
 from agentic_pipeline.masking.json_walker import normalize_key
+from agentic_pipeline.pii_patterns import luhn_valid
 
 EPISODE_COLUMNS = ("episode_id", "logged_episode_id")
 TEXT_COLUMNS = ("content", "tool_arguments", "task_description", "task_goal", "context")
@@ -151,14 +152,6 @@ class Receipt:
         return json.dumps(asdict(self), indent=2, sort_keys=True)
 
 
-def _luhn(digits: str) -> bool:
-    total = 0
-    for i, ch in enumerate(reversed(digits)):
-        d = int(ch)
-        if i % 2:
-            d = d * 2 - 9 if d > 4 else d * 2
-        total += d
-    return total % 10 == 0
 
 
 def subject_kinds(value: str) -> list[str]:
@@ -171,7 +164,7 @@ def subject_kinds(value: str) -> list[str]:
     digits = "".join(c for c in value if c.isdigit())
     if _PHONE.match(value) and len(digits) >= 7:
         kinds = ["PHONE_NUMBER"]
-        if 12 <= len(digits) <= 19 and _luhn(digits):
+        if 12 <= len(digits) <= 19 and luhn_valid(digits):
             kinds.insert(0, "CREDIT_CARD")
         if len(digits) == 9:
             kinds.append("US_SSN")

@@ -234,6 +234,7 @@ from functools import lru_cache  # noqa: E402
 import phonenumbers  # noqa: E402
 
 from agentic_pipeline.masking.pseudonyms import fold  # noqa: E402
+from agentic_pipeline.pii_patterns import luhn_valid  # noqa: E402
 
 #: Regions whose national formats (no "+") the phone matcher tries; international "+"/"00"
 #: numbers are parsed whatever the region (libphonenumber reads the country code).
@@ -323,14 +324,6 @@ _CARD_CTX_RE = re.compile(
 )
 
 
-def _luhn(digits: str) -> bool:
-    total = 0
-    for i, ch in enumerate(reversed(digits)):
-        d = int(ch)
-        if i % 2:
-            d = d * 2 - 9 if d > 4 else d * 2
-        total += d
-    return total % 10 == 0
 
 
 class CardRecognizer(LocalRecognizer):
@@ -352,7 +345,7 @@ class CardRecognizer(LocalRecognizer):
         out = []
         for m in _CARD_CAND_RE.finditer(text):
             digits = re.sub(r"\D", "", m.group())
-            if not _luhn(digits) or len(set(digits)) < 3:
+            if not luhn_valid(digits) or len(set(digits)) < 3:
                 continue
             if len(digits) == 12 and not _ctx_before(text, m.start(), _CARD_CTX_RE, 50):
                 continue

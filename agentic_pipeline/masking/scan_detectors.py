@@ -33,6 +33,8 @@ from functools import lru_cache
 
 import phonenumbers
 
+from agentic_pipeline.pii_patterns import luhn_valid
+
 #: One finding: (start, end, entity type, detector).
 Finding = tuple[int, int, str, str]
 
@@ -147,12 +149,6 @@ def phone_findings(text: str) -> Iterator[Finding]:
 _CARD_CANDIDATE_RE = re.compile(r"(?<![\w.,/-])[2-6]\d(?:[ -]?\d){10,17}(?![\w-])(?![.,]\d)")
 
 
-def _luhn(digits: str) -> bool:
-    total = 0
-    for i, c in enumerate(reversed(digits)):
-        d = int(c) * (2 if i % 2 else 1)
-        total += d - 9 if d > 9 else d
-    return total % 10 == 0
 
 
 _CARD_WORDS_RE = re.compile(
@@ -177,7 +173,7 @@ def card_findings(text: str) -> Iterator[Finding]:
             continue
         if digits[0] == "2" and not 2221 <= int(digits[:4]) <= 2720:
             continue  # no card range starts so (a date-based id such as 20261128-0001 does)
-        if 12 <= len(digits) <= 19 and len(set(digits)) > 1 and _luhn(digits):
+        if 12 <= len(digits) <= 19 and len(set(digits)) > 1 and luhn_valid(digits):
             yield m.start(), m.end(), "CREDIT_CARD", "scan_card"
 
 
