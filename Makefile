@@ -22,6 +22,7 @@ install: $(BIN)/.installed
 
 lint: install
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 
 test: install lint
 	$(BIN)/python -m pytest

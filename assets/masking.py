@@ -104,8 +104,11 @@ def masked_trajectories(
             result = mask_steps(raw, masker)  # leaking episodes are withheld, not the day
             stats = result.stats
             totals.update(
-                rows=result.masked.num_rows, raw_rows=raw.num_rows, strings=stats["strings"],
-                episodes=stats["episodes"], withheld_episodes=stats["withheld_episodes"],
+                rows=result.masked.num_rows,
+                raw_rows=raw.num_rows,
+                strings=stats["strings"],
+                episodes=stats["episodes"],
+                withheld_episodes=stats["withheld_episodes"],
                 withheld_rows=stats["withheld_rows"],
             )
             entities.update(stats["entities"])

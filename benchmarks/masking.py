@@ -52,7 +52,8 @@ def n_strings(table: pa.Table) -> int:
     """Non-empty string cells in the masked columns."""
     return sum(
         sum(1 for v in table.column(c).to_pylist() if v)
-        for c in MASK_COLUMNS if c in table.column_names
+        for c in MASK_COLUMNS
+        if c in table.column_names
     )
 
 
@@ -67,8 +68,11 @@ def main() -> None:
 
     parts = [simulated_corpus(args.sim, seed=args.seed)]
     if args.tau and (TAU / "gpt-4o-airline.json").exists():
-        parts.append(tau_bench_corpus(TAU / "gpt-4o-airline.json", TAU / "airline-users.json",
-                                      limit=args.tau))
+        parts.append(
+            tau_bench_corpus(
+                TAU / "gpt-4o-airline.json", TAU / "airline-users.json", limit=args.tau
+            )
+        )
     table = pa.concat_tables([p.table for p in parts])
     planted = {k: v for p in parts for k, v in p.planted.items()}
     n_eps, n_str = sum(p.n_episodes for p in parts), n_strings(table)

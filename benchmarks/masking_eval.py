@@ -34,8 +34,10 @@ def evaluate(name: str, corpus: LabeledCorpus, masker: Masker) -> bool:
     res = mask_steps(corpus.table, masker)
     secs = time.perf_counter() - t
     fig = measure_recall(corpus.table, res.masked, corpus.planted)
-    print(f"\n== {name}: {corpus.n_episodes} episodes, {corpus.table.num_rows} rows, {secs:.1f}s, "
-          f"scan leaks {res.stats['leaks']}")
+    print(
+        f"\n== {name}: {corpus.n_episodes} episodes, {corpus.table.num_rows} rows, {secs:.1f}s, "
+        f"scan leaks {res.stats['leaks']}"
+    )
     print(format_recall(fig))
     ok = all(fig.get(et, {"leaked": 0})["leaked"] == 0 for et in ZERO_LEAK)
     ok &= all(fig[et]["recall"] >= 0.98 for et in HIGH_RECALL if et in fig)
@@ -55,8 +57,9 @@ def main() -> None:
     with Masker(n_workers=args.workers) as masker:
         ok &= evaluate("simulated", simulated_corpus(args.sim, seed=args.seed), masker)
         if args.tau and (TAU / "gpt-4o-airline.json").exists():
-            tau = tau_bench_corpus(TAU / "gpt-4o-airline.json", TAU / "airline-users.json",
-                                   limit=args.tau)
+            tau = tau_bench_corpus(
+                TAU / "gpt-4o-airline.json", TAU / "airline-users.json", limit=args.tau
+            )
             ok &= evaluate("tau-bench airline", tau, masker)
         elif args.tau:
             print(f"tau-bench data not found at {TAU}: skipped")

@@ -68,7 +68,8 @@ def measure(days: int, per_day: int, seed: int) -> list[dict]:
         for stage in STAGES:
             proc = subprocess.run(
                 [sys.executable, __file__, "--child", stage, str(data), str(days)],
-                capture_output=True, text=True,
+                capture_output=True,
+                text=True,
             )
             if proc.returncode:
                 raise SystemExit(f"{stage} failed on {days} day(s):\n{proc.stderr[-3000:]}")
@@ -77,9 +78,11 @@ def measure(days: int, per_day: int, seed: int) -> list[dict]:
             row.update(days=days, episodes=days * per_day)
             row["episodes_per_second"] = row["episodes"] / row["seconds"]
             rows.append(row)
-            print(f"  {days:>3} day(s) {stage:<10} {row['seconds']:>8.1f} s "
-                  f"{row['episodes_per_second']:>8.1f} ep/s {row['peak_rss_mib']:>7.0f} MiB",
-                  flush=True)
+            print(
+                f"  {days:>3} day(s) {stage:<10} {row['seconds']:>8.1f} s "
+                f"{row['episodes_per_second']:>8.1f} ep/s {row['peak_rss_mib']:>7.0f} MiB",
+                flush=True,
+            )
     return rows
 
 

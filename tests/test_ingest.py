@@ -141,10 +141,16 @@ MALFORMED = {
     ).encode(),
     "duplicate episode": json.dumps(chat_episode("dup")).encode(),
     "lone surrogate": b'{"episode_id": "s", "messages": [{"role": "user", "content": "\\ud800"}]}',
-    "huge integer": json.dumps({"episode_id": "h", "usage": {"prompt_tokens": 1e20},
-                                "messages": [{"role": "user", "content": "x"}]}).encode(),
-    "email as episode id": json.dumps({"episode_id": "ep-jane.doe@example.com",
-                                       "messages": [{"role": "user", "content": "x"}]}).encode(),
+    "huge integer": json.dumps(
+        {
+            "episode_id": "h",
+            "usage": {"prompt_tokens": 1e20},
+            "messages": [{"role": "user", "content": "x"}],
+        }
+    ).encode(),
+    "email as episode id": json.dumps(
+        {"episode_id": "ep-jane.doe@example.com", "messages": [{"role": "user", "content": "x"}]}
+    ).encode(),
     "deep nesting": b'{"episode_id": "d", "messages": ' + b"[" * 100_000 + b"]" * 100_000 + b"}",
 }
 

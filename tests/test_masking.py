@@ -45,27 +45,60 @@ def _table(rows: list[dict]) -> pa.Table:
 
 
 def _crm_rows() -> list[dict]:
-    record = {"customer": {"customer_id": "cus_0a1b2c3d", "first_name": "Priya",
-                           "last_name": "Castellano", "email": "priya.c@example.org",
-                           "phone": "+1 415-555-0134", "dob": "1984-02-29",
-                           "address": "41 Orchard Lane, Springfield, IL 62704",
-                           "card_number": "4111 1111 1111 1111", "tier": "gold",
-                           "balance": 120.5, "tags": [{"label": "vip", "since": "2021-01-01"}]}}
+    record = {
+        "customer": {
+            "customer_id": "cus_0a1b2c3d",
+            "first_name": "Priya",
+            "last_name": "Castellano",
+            "email": "priya.c@example.org",
+            "phone": "+1 415-555-0134",
+            "dob": "1984-02-29",
+            "address": "41 Orchard Lane, Springfield, IL 62704",
+            "card_number": "4111 1111 1111 1111",
+            "tier": "gold",
+            "balance": 120.5,
+            "tags": [{"label": "vip", "since": "2021-01-01"}],
+        }
+    }
     return [
-        {"role": "user", "action_type": "message",
-         "content": "Hi, it's priya here, my mail is priya.c@example.org. Flight HAT069 on "
-                    "2024-05-20 please, reservation NO6JO3."},
-        {"role": "assistant", "action_type": "tool_call", "tool_name": "search_customer",
-         "tool_call_id": "call_abc123",
-         "tool_arguments": json.dumps({"email": "priya.c@example.org"})},
-        {"role": "tool", "action_type": "tool_result", "tool_name": "search_customer",
-         "tool_call_id": "call_abc123", "content": json.dumps(record)},
-        {"role": "assistant", "action_type": "respond",
-         "content": "Thanks Priya Castellano, I found your account (card ending in 1111)."},
-        {"role": "assistant", "action_type": "tool_call", "tool_name": "update_crm",
-         "tool_call_id": "call_def456",
-         "tool_arguments": json.dumps({"id": "cus_0a1b2c3d", "fields": {"phone": "415 555 0199"},
-                                       "note": json.dumps({"comment": "Call Priya tomorrow"})})},
+        {
+            "role": "user",
+            "action_type": "message",
+            "content": "Hi, it's priya here, my mail is priya.c@example.org. Flight HAT069 on "
+            "2024-05-20 please, reservation NO6JO3.",
+        },
+        {
+            "role": "assistant",
+            "action_type": "tool_call",
+            "tool_name": "search_customer",
+            "tool_call_id": "call_abc123",
+            "tool_arguments": json.dumps({"email": "priya.c@example.org"}),
+        },
+        {
+            "role": "tool",
+            "action_type": "tool_result",
+            "tool_name": "search_customer",
+            "tool_call_id": "call_abc123",
+            "content": json.dumps(record),
+        },
+        {
+            "role": "assistant",
+            "action_type": "respond",
+            "content": "Thanks Priya Castellano, I found your account (card ending in 1111).",
+        },
+        {
+            "role": "assistant",
+            "action_type": "tool_call",
+            "tool_name": "update_crm",
+            "tool_call_id": "call_def456",
+            "tool_arguments": json.dumps(
+                {
+                    "id": "cus_0a1b2c3d",
+                    "fields": {"phone": "415 555 0199"},
+                    "note": json.dumps({"comment": "Call Priya tomorrow"}),
+                }
+            ),
+        },
     ]
 
 
@@ -76,18 +109,37 @@ def test_pseudonyms_are_keyed_normalized_and_consistent():
     assert a.startswith("<EMAIL_ADDRESS_") and len(a) == len("<EMAIL_ADDRESS_>") + 8
     assert a != pseudonym_for("priya.c@example.org", "EMAIL_ADDRESS", "other-key")
     assert pseudonym_for("(415) 555-0134", "PHONE_NUMBER", KEY) == pseudonym_for(
-        "+1 415 555 0134", "PHONE_NUMBER", KEY)
+        "+1 415 555 0134", "PHONE_NUMBER", KEY
+    )
     assert is_dev_key(DEV_MASKING_KEY) and not is_dev_key(KEY)
 
 
 def test_key_rules_and_router():
-    for k, et in [("email", "EMAIL_ADDRESS"), ("firstName", "PERSON"), ("last_name", "PERSON"),
-                  ("address1", "STREET_ADDRESS"), ("billing_address", "STREET_ADDRESS"),
-                  ("dob", "DATE_OF_BIRTH"), ("card_number", "CREDIT_CARD"), ("ssn", "US_SSN"),
-                  ("iban", "IBAN_CODE"), ("user_id", "USER_ID"), ("phone", "PHONE_NUMBER")]:
+    for k, et in [
+        ("email", "EMAIL_ADDRESS"),
+        ("firstName", "PERSON"),
+        ("last_name", "PERSON"),
+        ("address1", "STREET_ADDRESS"),
+        ("billing_address", "STREET_ADDRESS"),
+        ("dob", "DATE_OF_BIRTH"),
+        ("card_number", "CREDIT_CARD"),
+        ("ssn", "US_SSN"),
+        ("iban", "IBAN_CODE"),
+        ("user_id", "USER_ID"),
+        ("phone", "PHONE_NUMBER"),
+    ]:
         assert key_entity(k) == et, k
-    for k in ("flight_number", "date", "amount", "id", "customer_id", "payment_id", "status",
-              "email_verified", "tool_name"):
+    for k in (
+        "flight_number",
+        "date",
+        "amount",
+        "id",
+        "customer_id",
+        "payment_id",
+        "status",
+        "email_verified",
+        "tool_name",
+    ):
         assert key_entity(k) is None, k
     assert route("") is Route.SKIP and route("economy") is Route.SKIP
     assert route("HAT069") is Route.SKIP and route("2024-05-20T10:00:00Z") is Route.SKIP
@@ -107,8 +159,14 @@ def test_email_analysis_makes_no_network_call(tmp_path):
         assert sum(s[2] == "EMAIL_ADDRESS" for s in spans[0]) >= 2, spans
         print("CALLS", len(calls))
     """)
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO,
-                         timeout=120, env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"})
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=120,
+        env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"},
+    )
     assert out.returncode == 0, out.stderr[-2000:]
     assert "CALLS 0" in out.stdout
 
@@ -124,8 +182,17 @@ def test_mask_steps_structure_consistency_and_audit(masker):
     content = out.column("content").to_pylist()
     args = out.column("tool_arguments").to_pylist()
     everything = json.dumps(out.to_pylist())
-    for raw in ("priya", "Castellano", "example.org", "0134", "0199", "1984-02-29",
-                "41 Orchard Lane", "4111", "Springfield"):
+    for raw in (
+        "priya",
+        "Castellano",
+        "example.org",
+        "0134",
+        "0199",
+        "1984-02-29",
+        "41 Orchard Lane",
+        "4111",
+        "Springfield",
+    ):
         assert raw.lower() not in everything.lower(), raw
     email_tok = pseudonym_for("priya.c@example.org", "EMAIL_ADDRESS", KEY)
     assert email_tok in content[0] and email_tok in args[1] and email_tok in content[2]
@@ -144,8 +211,16 @@ def test_mask_steps_structure_consistency_and_audit(masker):
     assert call["id"] == cid_tok and "Priya" not in call["note"]
     assert json.loads(call["note"])["comment"].startswith("Call <PERSON_")
     audit = res.audit
-    assert set(audit.column_names) >= {"ds", "episode_id", "step", "field", "entity_type",
-                                       "detector", "score", "pseudonym"}
+    assert set(audit.column_names) >= {
+        "ds",
+        "episode_id",
+        "step",
+        "field",
+        "entity_type",
+        "detector",
+        "score",
+        "pseudonym",
+    }
     audit_text = json.dumps(audit.to_pylist())
     assert "priya" not in audit_text.lower() and "0134" not in audit_text
     fields = set(audit.column("field").to_pylist())
@@ -174,14 +249,29 @@ def test_bad_input_is_recorded_not_fatal(masker):
     rows = [
         {"role": "user", "action_type": "message", "content": ""},
         {"role": "tool", "action_type": "tool_result", "content": huge},
-        {"role": "assistant", "action_type": "tool_call", "tool_name": "t",
-         "tool_arguments": "{not json, email bo@example.net"},
-        {"role": "assistant", "action_type": "tool_call", "tool_name": "t",
-         "tool_arguments": json.dumps(deep)},
-        {"role": "assistant", "action_type": "tool_call", "tool_name": "t",
-         "tool_arguments": "[" * 5000 + "]" * 5000},
-        {"role": "user", "action_type": "message",
-         "content": "Bonjour, je m'appelle Élodie Durand, écrivez à elodie@example.fr 你好"},
+        {
+            "role": "assistant",
+            "action_type": "tool_call",
+            "tool_name": "t",
+            "tool_arguments": "{not json, email bo@example.net",
+        },
+        {
+            "role": "assistant",
+            "action_type": "tool_call",
+            "tool_name": "t",
+            "tool_arguments": json.dumps(deep),
+        },
+        {
+            "role": "assistant",
+            "action_type": "tool_call",
+            "tool_name": "t",
+            "tool_arguments": "[" * 5000 + "]" * 5000,
+        },
+        {
+            "role": "user",
+            "action_type": "message",
+            "content": "Bonjour, je m'appelle Élodie Durand, écrivez à elodie@example.fr 你好",
+        },
         {"role": "user", "action_type": "message", "content": None},
     ]
     res = mask_steps(_table(rows), masker)
@@ -194,18 +284,32 @@ def test_bad_input_is_recorded_not_fatal(masker):
     kinds = {(r["row"], r["entity_type"]) for r in guard}
     assert {(1, "CHUNKED"), (2, "UNPARSEABLE"), (3, "TRUNCATED"), (4, "UNPARSEABLE")} <= kinds
 
-    df = pd.DataFrame({"episode_id": ["e"], "step": [0], "content": ["bad \ud800 tom@example.com"],
-                       "tool_arguments": [b"\xff\xfe{}"]}, dtype=object)
+    df = pd.DataFrame(
+        {
+            "episode_id": ["e"],
+            "step": [0],
+            "content": ["bad \ud800 tom@example.com"],
+            "tool_arguments": [b"\xff\xfe{}"],
+        },
+        dtype=object,
+    )
     res = mask_steps(df, masker)
     assert "tom@example.com" not in res.masked["content"].iloc[0]
     assert {"UNPARSEABLE"} <= set(res.audit.column("entity_type").to_pylist())
 
 
 def test_scan_finds_leaks_without_revealing_them():
-    table = _table([{"role": "user", "action_type": "message",
-                     "content": "card 4111 1111 1111 1111, ssn 123-45-6789, ip 10.1.2.3, "
-                                "a@b.io, user mia_li_3668, Mr Wojciechowski"},
-                    {"role": "user", "action_type": "message", "content": "<PERSON_0123abcd> ok"}])
+    table = _table(
+        [
+            {
+                "role": "user",
+                "action_type": "message",
+                "content": "card 4111 1111 1111 1111, ssn 123-45-6789, ip 10.1.2.3, "
+                "a@b.io, user mia_li_3668, Mr Wojciechowski",
+            },
+            {"role": "user", "action_type": "message", "content": "<PERSON_0123abcd> ok"},
+        ]
+    )
     leaks = scan_for_leaks(table, known_values={"ep1": ["Wojciechowski"]})
     kinds = {lk.entity_type for lk in leaks}
     expected = {"CREDIT_CARD", "US_SSN", "IP_ADDRESS", "EMAIL_ADDRESS", "USER_ID", "KNOWN_VALUE"}
@@ -229,8 +333,9 @@ def test_recall_on_small_labeled_corpora():
 
     corpora = [simulated_corpus(12, seed=3)]
     if (TAU / "gpt-4o-airline.json").exists():
-        corpora.append(tau_bench_corpus(TAU / "gpt-4o-airline.json", TAU / "airline-users.json",
-                                        limit=6))
+        corpora.append(
+            tau_bench_corpus(TAU / "gpt-4o-airline.json", TAU / "airline-users.json", limit=6)
+        )
     with Masker(key=KEY, n_workers=2) as m:
         for corpus in corpora:
             res = mask_steps(corpus.table, m)
@@ -248,11 +353,22 @@ def test_recall_on_small_labeled_corpora():
 def test_self_introduced_name_without_a_record_is_masked_everywhere(masker):
     """A name only ever given in a greeting (no CRM record read) is masked and propagated."""
     rows = [
-        {"ds": "2026-11-29", "episode_id": "intro", "step": 0, "role": "user",
-         "action_type": "message",
-         "content": "Hello! this is Angelica Burgess. My login issue (case_c806cd) is sorted."},
-        {"ds": "2026-11-29", "episode_id": "intro", "step": 1, "role": "assistant",
-         "action_type": "respond", "content": "All done, Angelica: case case_c806cd is closed."},
+        {
+            "ds": "2026-11-29",
+            "episode_id": "intro",
+            "step": 0,
+            "role": "user",
+            "action_type": "message",
+            "content": "Hello! this is Angelica Burgess. My login issue (case_c806cd) is sorted.",
+        },
+        {
+            "ds": "2026-11-29",
+            "episode_id": "intro",
+            "step": 1,
+            "role": "assistant",
+            "action_type": "respond",
+            "content": "All done, Angelica: case case_c806cd is closed.",
+        },
     ]
     result = mask_steps(_table(rows), masker)
     texts = result.masked.column("content").to_pylist()
@@ -262,10 +378,15 @@ def test_self_introduced_name_without_a_record_is_masked_everywhere(masker):
 
 def test_known_value_scan_reads_json_values_not_keys():
     """A customer surnamed "Case" does not turn the JSON key "case" into a leak."""
-    rows = pa.Table.from_pylist([
-        {"episode_id": "e", "content": '{"case": {"case_id": "case_42a5e9", "status": "closed"}}'},
-        {"episode_id": "e", "content": '{"note": "called Mr Case back"}'},
-    ])
+    rows = pa.Table.from_pylist(
+        [
+            {
+                "episode_id": "e",
+                "content": '{"case": {"case_id": "case_42a5e9", "status": "closed"}}',
+            },
+            {"episode_id": "e", "content": '{"note": "called Mr Case back"}'},
+        ]
+    )
     leaks = scan_for_leaks(rows, known_values={"e": ["Case"]}, columns=["content"])
     assert [leak.row for leak in leaks if leak.detector == "known_value"] == [1]
     assert {leak.row for leak in leaks} == {1}  # "Mr Case" is also a name in context

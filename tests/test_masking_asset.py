@@ -12,7 +12,11 @@ from assets.definitions import build_definitions
 
 DS = "2026-11-10"
 STAGES = [
-    "raw_agent_logs", "raw_quarantine", "masked_trajectories", "pii_audit", "withheld_episodes",
+    "raw_agent_logs",
+    "raw_quarantine",
+    "masked_trajectories",
+    "pii_audit",
+    "withheld_episodes",
 ]
 
 
@@ -160,8 +164,10 @@ def test_a_leaking_episode_is_withheld_and_the_rest_of_the_day_is_written(tmp_pa
         result = defs.resolve_job_def("daily_pipeline").execute_in_process(
             instance=instance,
             asset_selection=[AssetKey(k) for k in STAGES],
-            tags={"dagster/asset_partition_range_start": days[0],
-                  "dagster/asset_partition_range_end": days[1]},
+            tags={
+                "dagster/asset_partition_range_start": days[0],
+                "dagster/asset_partition_range_end": days[1],
+            },
             raise_on_error=False,
         )
     failed = [e.step_key for e in result.all_events if e.is_step_failure]
@@ -219,8 +225,11 @@ def test_withheld_share_threshold_and_re_masking_the_day(tmp_path):
         def run(selection):
             return materialize(
                 [raw_agent_logs, masked_trajectories, no_personal_data_in_masked],
-                selection=selection, partition_key=days[1], resources=resources,
-                instance=instance, raise_on_error=False,
+                selection=selection,
+                partition_key=days[1],
+                resources=resources,
+                instance=instance,
+                raise_on_error=False,
             )
 
         result = run(AssetSelection.all())
@@ -237,7 +246,9 @@ def test_withheld_share_threshold_and_re_masking_the_day(tmp_path):
             for v in raw.column("content").to_pylist()
         ]
         data.write_partition(
-            "restricted", "raw_agent_logs", days[1],
+            "restricted",
+            "raw_agent_logs",
+            days[1],
             raw.set_column(col, raw.schema.field(col), pa.array(fixed, raw.schema.field(col).type)),
         )
         result = run(AssetSelection.assets(*masking_keys))

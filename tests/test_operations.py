@@ -89,8 +89,20 @@ def test_erasing_a_customer_leaves_nothing_of_theirs(backfilled, capsys):
     assert "landing" in {p["zone"] for p in receipt["partitions_touched"]}
     # re-ingesting an erased day (a backfill, the late-file sensor) cannot bring them back
     days = sorted({p["ds"] for p in receipt["partitions_touched"]})
-    assert cli_main(["materialize", "--start", days[0], "--select", "raw_agent_logs",
-                     "--data-dir", str(root)]) == 0
+    assert (
+        cli_main(
+            [
+                "materialize",
+                "--start",
+                days[0],
+                "--select",
+                "raw_agent_logs",
+                "--data-dir",
+                str(root),
+            ]
+        )
+        == 0
+    )
     assert remaining_mentions(DataRoot(root), email, {"EMAIL_ADDRESS": token}) == []
 
 

@@ -152,8 +152,6 @@ class Receipt:
         return json.dumps(asdict(self), indent=2, sort_keys=True)
 
 
-
-
 def subject_kinds(value: str) -> list[str]:
     """The entity types a subject value may have been masked as (most likely first)."""
     value = value.strip()

@@ -18,7 +18,17 @@ from agentic_pipeline.masking.pseudonyms import DEV_MASKING_KEY, is_dev_key, pse
 from agentic_pipeline.masking.scan import Leak, PIILeakError, scan_for_leaks
 
 __all__ = [
-    "AUDIT_SCHEMA", "DEV_MASKING_KEY", "Leak", "MASK_COLUMNS", "MASK_ENTITIES", "MaskResult",
-    "Masker", "PIILeakError", "WITHHELD_SCHEMA", "is_dev_key", "mask_steps", "pseudonym_for",
+    "AUDIT_SCHEMA",
+    "DEV_MASKING_KEY",
+    "Leak",
+    "MASK_COLUMNS",
+    "MASK_ENTITIES",
+    "MaskResult",
+    "Masker",
+    "PIILeakError",
+    "WITHHELD_SCHEMA",
+    "is_dev_key",
+    "mask_steps",
+    "pseudonym_for",
     "scan_for_leaks",
 ]

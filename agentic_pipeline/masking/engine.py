@@ -47,16 +47,48 @@ LANGUAGE = "en"
 #: kept on purpose: a booking date or a destination is not personal data (dates of birth and street
 #: addresses have their own recognizers).
 MASK_ENTITIES: tuple[str, ...] = (
-    "PERSON", "EMAIL_ADDRESS", "PHONE_NUMBER", "CREDIT_CARD", "US_SSN", "IBAN_CODE",
-    "IP_ADDRESS", "US_BANK_NUMBER", "US_PASSPORT", "US_ITIN", "CRYPTO",
-    "USER_ID", "CARD_LAST4", "DATE_OF_BIRTH", "STREET_ADDRESS", "ID_DOCUMENT", "ZIP_CODE",
+    "PERSON",
+    "EMAIL_ADDRESS",
+    "PHONE_NUMBER",
+    "CREDIT_CARD",
+    "US_SSN",
+    "IBAN_CODE",
+    "IP_ADDRESS",
+    "US_BANK_NUMBER",
+    "US_PASSPORT",
+    "US_ITIN",
+    "CRYPTO",
+    "USER_ID",
+    "CARD_LAST4",
+    "DATE_OF_BIRTH",
+    "STREET_ADDRESS",
+    "ID_DOCUMENT",
+    "ZIP_CODE",
 )
 NER_MAPPING = {
-    "PERSON": "PERSON", "PER": "PERSON", "NORP": "NRP", "FAC": "LOCATION", "LOC": "LOCATION",
-    "GPE": "LOCATION", "ORG": "ORGANIZATION", "DATE": "DATE_TIME", "TIME": "DATE_TIME",
+    "PERSON": "PERSON",
+    "PER": "PERSON",
+    "NORP": "NRP",
+    "FAC": "LOCATION",
+    "LOC": "LOCATION",
+    "GPE": "LOCATION",
+    "ORG": "ORGANIZATION",
+    "DATE": "DATE_TIME",
+    "TIME": "DATE_TIME",
 }
-NER_IGNORE = ("CARDINAL", "EVENT", "LANGUAGE", "LAW", "MONEY", "ORDINAL", "PERCENT", "PRODUCT",
-              "QUANTITY", "WORK_OF_ART", "ORGANIZATION")
+NER_IGNORE = (
+    "CARDINAL",
+    "EVENT",
+    "LANGUAGE",
+    "LAW",
+    "MONEY",
+    "ORDINAL",
+    "PERCENT",
+    "PRODUCT",
+    "QUANTITY",
+    "WORK_OF_ART",
+    "ORGANIZATION",
+)
 #: Pipeline components that NER does not need (the small model's NER has its own tok2vec).
 UNNEEDED_COMPONENTS = ("tok2vec", "tagger", "parser", "attribute_ruler", "lemmatizer", "senter")
 #: Texts longer than this are analysed in overlapping chunks (well under spaCy's max_length).
@@ -104,8 +136,10 @@ class LinearContextEnhancer(LemmaContextAwareEnhancer):
             return [""]
         index = getattr(nlp_artifacts, "_context_index", None)
         if index is None:
-            ends = [i + len(t) for i, t in zip(nlp_artifacts.tokens_indices,
-                                                nlp_artifacts.tokens, strict=True)]
+            ends = [
+                i + len(t)
+                for i, t in zip(nlp_artifacts.tokens_indices, nlp_artifacts.tokens, strict=True)
+            ]
             lemmas = [lemma.lower() for lemma in nlp_artifacts.lemmas]
             index = (ends, lemmas, frozenset(nlp_artifacts.keywords))
             nlp_artifacts._context_index = index  # type: ignore[attr-defined]
@@ -166,14 +200,16 @@ def build_nlp_engine(model_name: str = DEFAULT_MODEL, ner_only: bool = True) -> 
         )
         engine.load()
         return engine
-    provider = NlpEngineProvider(nlp_configuration={
-        "nlp_engine_name": "spacy",
-        "models": [{"lang_code": LANGUAGE, "model_name": model_name}],
-        "ner_model_configuration": {
-            "model_to_presidio_entity_mapping": dict(NER_MAPPING),
-            "labels_to_ignore": list(NER_IGNORE),
-        },
-    })
+    provider = NlpEngineProvider(
+        nlp_configuration={
+            "nlp_engine_name": "spacy",
+            "models": [{"lang_code": LANGUAGE, "model_name": model_name}],
+            "ner_model_configuration": {
+                "model_to_presidio_entity_mapping": dict(NER_MAPPING),
+                "labels_to_ignore": list(NER_IGNORE),
+            },
+        }
+    )
     return provider.create_engine()
 
 
@@ -204,7 +240,9 @@ def build_analyzer(
     for rec in custom_recognizers():
         registry.add_recognizer(rec)
     return AnalyzerEngine(
-        nlp_engine=nlp_engine, registry=registry, supported_languages=[LANGUAGE],
+        nlp_engine=nlp_engine,
+        registry=registry,
+        supported_languages=[LANGUAGE],
         context_aware_enhancer=LinearContextEnhancer(),
     )
 
@@ -259,14 +297,24 @@ class TextAnalyzer:
         for text, doc in zip(texts, docs, strict=True):
             art = self.nlp_engine._doc_to_nlp_artifact(doc, LANGUAGE)
             res = self.analyzer.analyze(
-                text, LANGUAGE, entities=entities, nlp_artifacts=art,
+                text,
+                LANGUAGE,
+                entities=entities,
+                nlp_artifacts=art,
                 score_threshold=self.config.min_score,
             )
-            out.append([
-                (r.start, r.end, r.entity_type, float(r.score),
-                 (r.recognition_metadata or {}).get("recognizer_name", "presidio"))
-                for r in res
-            ])
+            out.append(
+                [
+                    (
+                        r.start,
+                        r.end,
+                        r.entity_type,
+                        float(r.score),
+                        (r.recognition_metadata or {}).get("recognizer_name", "presidio"),
+                    )
+                    for r in res
+                ]
+            )
         return out
 
     def analyze(self, texts: Sequence[str], use_ner: bool) -> list[list[Span]]:
@@ -279,10 +327,10 @@ class TextAnalyzer:
         for i, text in enumerate(texts):
             ner_end = self.ner_end(text) if use_ner else 0
             for start in chunk_text(text[:ner_end]) if ner_end else []:
-                pieces.append((i, start, text[start:min(start + CHUNK_CHARS, ner_end)], True))
+                pieces.append((i, start, text[start : min(start + CHUNK_CHARS, ner_end)], True))
             rest = max(0, ner_end - CHUNK_OVERLAP) if ner_end < len(text) else len(text)
             for start in chunk_text(text[rest:]) if rest < len(text) else []:
-                piece = text[rest + start:rest + start + CHUNK_CHARS]
+                piece = text[rest + start : rest + start + CHUNK_CHARS]
                 pieces.append((i, rest + start, piece, False))
         ner_texts = [p[2] for p in pieces if p[3]]
         ner_docs = iter(self.nlp.pipe(ner_texts, batch_size=self.config.batch_size))
@@ -381,7 +429,8 @@ class AnalyzerPool:
             ctx = mp.get_context("forkserver")
             ctx.set_forkserver_preload(["agentic_pipeline.masking.engine"])
             self._pool = ProcessPoolExecutor(
-                max_workers=self.n_workers, mp_context=ctx,
+                max_workers=self.n_workers,
+                mp_context=ctx,
                 initializer=_init_worker,
                 initargs=(self.config, os.getpid(), process_start(os.getpid())),
             )

@@ -23,8 +23,15 @@ from agentic_pipeline.masking.mask import MASK_COLUMNS
 from agentic_pipeline.schema import STEP_SCHEMA, parse_timestamp
 
 #: Types that must never leak (the issue's zero-leak list).
-ZERO_LEAK = ("EMAIL_ADDRESS", "PHONE_NUMBER", "CREDIT_CARD", "US_SSN", "IBAN_CODE", "USER_ID",
-             "DATE_OF_BIRTH")
+ZERO_LEAK = (
+    "EMAIL_ADDRESS",
+    "PHONE_NUMBER",
+    "CREDIT_CARD",
+    "US_SSN",
+    "IBAN_CODE",
+    "USER_ID",
+    "DATE_OF_BIRTH",
+)
 #: Types that must be masked at >= 98%.
 HIGH_RECALL = ("PERSON", "STREET_ADDRESS")
 
@@ -38,12 +45,25 @@ class LabeledCorpus:
     n_episodes: int = 0
 
 
-def _rows(episode_id: str, attrs: Mapping[str, Any], steps: list[dict[str, Any]], ds: str,
-          fmt: str, index: int) -> list[dict[str, Any]]:
+def _rows(
+    episode_id: str,
+    attrs: Mapping[str, Any],
+    steps: list[dict[str, Any]],
+    ds: str,
+    fmt: str,
+    index: int,
+) -> list[dict[str, Any]]:
     return [
-        {**attrs, **s, "episode_id": episode_id, "ds": ds, "source_format": fmt,
-         "source_index": index, "started_at": parse_timestamp(attrs.get("started_at")),
-         "ts": parse_timestamp(s.get("ts"))}
+        {
+            **attrs,
+            **s,
+            "episode_id": episode_id,
+            "ds": ds,
+            "source_format": fmt,
+            "source_index": index,
+            "started_at": parse_timestamp(attrs.get("started_at")),
+            "ts": parse_timestamp(s.get("ts")),
+        }
         for s in steps
     ]
 
@@ -70,8 +90,9 @@ def simulated_corpus(n: int, seed: int = 7, day: dt.date = dt.date(2026, 11, 28)
     return LabeledCorpus(pa.Table.from_pylist(rows, schema=STEP_SCHEMA), planted, n)
 
 
-def tau_bench_corpus(traj_path: Path, users_path: Path, limit: int | None = None,
-                     ds: str = "2024-05-15") -> LabeledCorpus:
+def tau_bench_corpus(
+    traj_path: Path, users_path: Path, limit: int | None = None, ds: str = "2024-05-15"
+) -> LabeledCorpus:
     """tau-bench airline trajectories; truth = the episode user's record in airline-users.json."""
     from agentic_pipeline.formats import BenchmarkNaming, parse_benchmark
 
@@ -133,8 +154,12 @@ def _occurrences(value: str, texts: list[str]) -> int:
     return sum(len(rx.findall(t)) for t in texts)
 
 
-def measure_recall(raw: Any, masked: Any, planted: Mapping[str, set[tuple[str, str]]],
-                   columns: Iterable[str] = MASK_COLUMNS) -> dict[str, dict[str, float]]:
+def measure_recall(
+    raw: Any,
+    masked: Any,
+    planted: Mapping[str, set[tuple[str, str]]],
+    columns: Iterable[str] = MASK_COLUMNS,
+) -> dict[str, dict[str, float]]:
     """Per entity type: occurrences of planted values before/after masking and recall.
 
     An occurrence is a case-insensitive, word-bounded match in the masked columns of the
@@ -165,8 +190,13 @@ def format_recall(figures: Mapping[str, Mapping[str, float]]) -> str:
     return "\n".join(lines)
 
 
-def benchmark_file_corpus(path: Path, users_path: Path, limit: int | None = None,
-                          ds: str = "2024-05-15", task_type: str = "benchmark") -> LabeledCorpus:
+def benchmark_file_corpus(
+    path: Path,
+    users_path: Path,
+    limit: int | None = None,
+    ds: str = "2024-05-15",
+    task_type: str = "benchmark",
+) -> LabeledCorpus:
     """Any benchmark results file the ingest formats read (tau-bench airline/retail arrays, a
     tau2 results document); truth = the record of each episode's user in ``users_path``, found
     by the task's ``user_id`` or by a user id written in the episode text."""

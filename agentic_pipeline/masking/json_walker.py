@@ -22,25 +22,40 @@ _KEY_RULES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
     for rx, et in (
         (r"(?:\w+_)?ip(?:_?address)?|ip_?addr", "IP_ADDRESS"),
         (r"(?:\w+_)?e_?mail(?:_?address)?|email\d*", "EMAIL_ADDRESS"),
-        (r"(?:\w+_)?(?:phone|mobile|cell|telephone|tel|fax)(?:_?(?:number|no|num))?\d*",
-         "PHONE_NUMBER"),
+        (
+            r"(?:\w+_)?(?:phone|mobile|cell|telephone|tel|fax)(?:_?(?:number|no|num))?\d*",
+            "PHONE_NUMBER",
+        ),
         (r"user_?id|user_?name|username|login|handle|account_?id", "USER_ID"),
-        (r"(?:\w+_)?(?:first|last|middle|given|family|full|maiden|display|nick|sur)_?name"
-         r"|name|surname|(?:customer|passenger|contact|person|holder|card_?holder|account_?holder"
-         r"|traveller|traveler|recipient|sender|guest|patient|owner|employee)_?name|"
-         r"cardholder|card_holder|account_holder", "PERSON"),
-        (r"(?:\w+_)?(?:dob|date_?of_?birth|birth_?date|birth_?day|birthdate|birthday)",
-         "DATE_OF_BIRTH"),
+        (
+            r"(?:\w+_)?(?:first|last|middle|given|family|full|maiden|display|nick|sur)_?name"
+            r"|name|surname|(?:customer|passenger|contact|person|holder|card_?holder|account_?holder"
+            r"|traveller|traveler|recipient|sender|guest|patient|owner|employee)_?name|"
+            r"cardholder|card_holder|account_holder",
+            "PERSON",
+        ),
+        (
+            r"(?:\w+_)?(?:dob|date_?of_?birth|birth_?date|birth_?day|birthdate|birthday)",
+            "DATE_OF_BIRTH",
+        ),
         (r"(?:card_?)?last_?(?:four|4)(?:_digits)?|card_?last_?(?:four|4)", "CARD_LAST4"),
         (r"cvv|cvc|cvv2|security_?code|card_?pin|pin", "CARD_SECRET"),
-        (r"card|card_?(?:number|no|num|pan|expiry|exp\w*|holder\w*)|credit_?card(?:_?(?:number|no))?"
-         r"|cc|cc_?(?:number|no|num)|pan|debit_?card(?:_?number)?", "CREDIT_CARD"),
+        (
+            r"card|card_?(?:number|no|num|pan|expiry|exp\w*|holder\w*)|credit_?card(?:_?(?:number|no))?"
+            r"|cc|cc_?(?:number|no|num)|pan|debit_?card(?:_?number)?",
+            "CREDIT_CARD",
+        ),
         (r"(?:\w+_)?ssn|social_?security(?:_?number)?|sin", "US_SSN"),
         (r"(?:\w+_)?iban", "IBAN_CODE"),
-        (r"bank_?account(?:_?number)?|account_?number|routing_?number|sort_?code|bic|swift",
-         "BANK_ACCOUNT"),
-        (r"passport(?:_?(?:number|no))?|driver_?s?_?licen[cs]e(?:_?(?:number|no))?"
-         r"|licen[cs]e_?number|national_?id|tax_?id|tin|nino", "ID_DOCUMENT"),
+        (
+            r"bank_?account(?:_?number)?|account_?number|routing_?number|sort_?code|bic|swift",
+            "BANK_ACCOUNT",
+        ),
+        (
+            r"passport(?:_?(?:number|no))?|driver_?s?_?licen[cs]e(?:_?(?:number|no))?"
+            r"|licen[cs]e_?number|national_?id|tax_?id|tin|nino",
+            "ID_DOCUMENT",
+        ),
         (r"zip|zip_?code|zipcode|post_?code|postal_?code", "ZIP_CODE"),
         (r"(?:\w+_)?address\w*|street\w*|addr\d*|house_?number|apartment|apt", "STREET_ADDRESS"),
         (r"(?:home_)?city|town", "LOCATION"),
@@ -113,8 +128,9 @@ def parse_json(text: str) -> Any:
 
 def dump_like(obj: Any, original: str) -> str:
     """Re-encode ``obj`` with the separators the original text used (compact or spaced)."""
-    compact = '":"' in original or '","' in original or ('": ' not in original and
-                                                         '", ' not in original)
+    compact = (
+        '":"' in original or '","' in original or ('": ' not in original and '", ' not in original)
+    )
     seps = (",", ":") if compact else (", ", ": ")
     return strict_json_dumps(obj, ensure_ascii=False, separators=seps)
 
@@ -132,17 +148,28 @@ class Visitor(Protocol):
         """A string that looked like JSON but could not be parsed: return its replacement."""
 
 
-def walk(obj: Any, visitor: Visitor, path: str = "$", entity: str | None = None,
-         depth: int = 0, max_depth: int = MAX_DEPTH) -> Any:
+def walk(
+    obj: Any,
+    visitor: Visitor,
+    path: str = "$",
+    entity: str | None = None,
+    depth: int = 0,
+    max_depth: int = MAX_DEPTH,
+) -> Any:
     """Return a copy of ``obj`` with every leaf replaced by the visitor's answer."""
     if depth > max_depth:
         return visitor.too_deep(path, obj)
     if isinstance(obj, dict):
         is_call = not _CALL_KEYS.isdisjoint(obj.keys())
         return {
-            k: walk(v, visitor, child_path(path, k),
-                    None if is_call and k == "name" else child_entity(k, entity),
-                    depth + 1, max_depth)
+            k: walk(
+                v,
+                visitor,
+                child_path(path, k),
+                None if is_call and k == "name" else child_entity(k, entity),
+                depth + 1,
+                max_depth,
+            )
             for k, v in obj.items()
         }
     if isinstance(obj, list):

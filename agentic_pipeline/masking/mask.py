@@ -70,32 +70,78 @@ logger = logging.getLogger(__name__)
 MASK_COLUMNS = ("content", "tool_arguments", "task_description", "task_goal", "context")
 JSON_COLUMNS = frozenset({"tool_arguments", "task_goal", "context"})
 #: Known-entity types propagated to the episode's free text.
-PROPAGATE = frozenset({
-    "PERSON", "EMAIL_ADDRESS", "PHONE_NUMBER", "STREET_ADDRESS", "DATE_OF_BIRTH", "USER_ID",
-    "CARD_LAST4", "CREDIT_CARD", "US_SSN", "IBAN_CODE", "ZIP_CODE", "BANK_ACCOUNT", "ID_DOCUMENT",
-    "IP_ADDRESS",
-})
+PROPAGATE = frozenset(
+    {
+        "PERSON",
+        "EMAIL_ADDRESS",
+        "PHONE_NUMBER",
+        "STREET_ADDRESS",
+        "DATE_OF_BIRTH",
+        "USER_ID",
+        "CARD_LAST4",
+        "CREDIT_CARD",
+        "US_SSN",
+        "IBAN_CODE",
+        "ZIP_CODE",
+        "BANK_ACCOUNT",
+        "ID_DOCUMENT",
+        "IP_ADDRESS",
+    }
+)
 #: Types whose raw values the final scan searches for (short/ambiguous types left out).
 SCAN_KNOWN = PROPAGATE - {"CARD_LAST4", "ZIP_CODE"}
-_NAME_STOP = frozenset({"mr", "mrs", "ms", "miss", "dr", "jr", "sr", "the", "and", "of", "van",
-                        "von", "de", "da", "del", "la", "le", "st"})
+_NAME_STOP = frozenset(
+    {
+        "mr",
+        "mrs",
+        "ms",
+        "miss",
+        "dr",
+        "jr",
+        "sr",
+        "the",
+        "and",
+        "of",
+        "van",
+        "von",
+        "de",
+        "da",
+        "del",
+        "la",
+        "le",
+        "st",
+    }
+)
 _NAME_SPLIT = re.compile(r"[\s,.]+")
 _SURROGATES = re.compile(r"[\ud800-\udfff]")
 _GUARD = "guard"
 #: snake_case / dotted identifiers are never person names (``"name": "book_reservation"``).
 _IDENTIFIER = re.compile(r"^[a-z][a-z0-9]*(?:[_.:/-][a-z0-9]+)+$")
 
-AUDIT_SCHEMA = pa.schema([
-    ("ds", pa.string()), ("episode_id", pa.string()), ("step", pa.int32()), ("row", pa.int64()),
-    ("field", pa.string()), ("entity_type", pa.string()), ("detector", pa.string()),
-    ("score", pa.float64()), ("pseudonym", pa.string()),
-])
+AUDIT_SCHEMA = pa.schema(
+    [
+        ("ds", pa.string()),
+        ("episode_id", pa.string()),
+        ("step", pa.int32()),
+        ("row", pa.int64()),
+        ("field", pa.string()),
+        ("entity_type", pa.string()),
+        ("detector", pa.string()),
+        ("score", pa.float64()),
+        ("pseudonym", pa.string()),
+    ]
+)
 
 
-WITHHELD_SCHEMA = pa.schema([
-    ("ds", pa.string()), ("episode_id", pa.string()), ("rows", pa.int64()),
-    ("leaks", pa.int64()), ("reason", pa.string()),
-])
+WITHHELD_SCHEMA = pa.schema(
+    [
+        ("ds", pa.string()),
+        ("episode_id", pa.string()),
+        ("rows", pa.int64()),
+        ("leaks", pa.int64()),
+        ("reason", pa.string()),
+    ]
+)
 
 
 @dataclass
@@ -130,10 +176,16 @@ class Masker:
         self.pseudonyms = Pseudonymizer(key)  # the key stays here: Ray actors only detect spans
         # the local process pool, or Ray actors when a Ray address is given (or RAY_ADDRESS)
         self.pool: AnalyzerPool | RayAnalyzerPool = analyzer_pool(
-            AnalyzerConfig(model_name=model_name, phone_regions=tuple(phone_regions),
-                           entities=MASK_ENTITIES, min_score=min_score,
-                           max_ner_chars=max_ner_chars),
-            n_workers=n_workers, address=ray_address, ray_workers=ray_workers,
+            AnalyzerConfig(
+                model_name=model_name,
+                phone_regions=tuple(phone_regions),
+                entities=MASK_ENTITIES,
+                min_score=min_score,
+                max_ner_chars=max_ner_chars,
+            ),
+            n_workers=n_workers,
+            address=ray_address,
+            ray_workers=ray_workers,
         )
         self.anonymizer = AnonymizerEngine()
         self.min_score = min_score
@@ -252,9 +304,15 @@ def _date_variants(value: str) -> list[str]:
     except ValueError:
         return []
     month = d.strftime("%B")
-    return [f"{month} {d.day}, {d.year}", f"{month} {d.day} {d.year}", f"{d.day} {month} {d.year}",
-            f"{d.month:02d}/{d.day:02d}/{d.year}", f"{d.month}/{d.day}/{d.year}",
-            f"{d.day:02d}/{d.month:02d}/{d.year}", f"{d.strftime('%b')} {d.day}, {d.year}"]
+    return [
+        f"{month} {d.day}, {d.year}",
+        f"{month} {d.day} {d.year}",
+        f"{d.day} {month} {d.year}",
+        f"{d.month:02d}/{d.day:02d}/{d.year}",
+        f"{d.month}/{d.day}/{d.year}",
+        f"{d.day:02d}/{d.month:02d}/{d.year}",
+        f"{d.strftime('%b')} {d.day}, {d.year}",
+    ]
 
 
 def _clean_text(value: Any) -> tuple[str | None, bool]:
@@ -404,7 +462,8 @@ class _Partition:
             return text
         m = self.masker
         spans: list[Span] = [
-            _whole_words(text, s) for s in self.analysis.get(text, ())
+            _whole_words(text, s)
+            for s in self.analysis.get(text, ())
             if s[3] >= m.min_score and plausible(text, s)
         ]
         is_ner = route(text) is Route.NER
@@ -432,7 +491,8 @@ class _Partition:
         chosen.sort()
         results = [RecognizerResult(et, s, e, sc) for s, e, et, sc, _ in chosen]
         out = m.anonymizer.anonymize(
-            text=text, analyzer_results=results,
+            text=text,
+            analyzer_results=results,
             operators=m.operators_for({sp[2] for sp in chosen}),
             conflict_resolution=ConflictResolutionStrategy.MERGE_SIMILAR_OR_CONTAINED,
             merge_entities_with_spaces=False,
@@ -489,11 +549,12 @@ def plausible(text: str, span: Span) -> bool:
         if not words or _IDENTIFIER.match(value) or fold(words[0]) in _DETERMINERS:
             return False  # "The Desk Lamp" is a thing
         if all(w.islower() for w in words) and not (
-                len(words) == 2 and is_name_pair(words[0], words[1])):
+            len(words) == 2 and is_name_pair(words[0], words[1])
+        ):
             return False  # lower-case: a name only as a listed first name + surname
         if all(fold(w) in COMMON_WORDS for w in words) or (value.isupper() and len(value) <= 4):
             return False  # vocabulary, or a code such as an airport ("JFK")
-        if text[e:e + 1] == ":" and len(words) == 1:
+        if text[e : e + 1] == ":" and len(words) == 1:
             return False
     if et == "PHONE_NUMBER" and det not in _TRUSTED_PHONE and value.isdigit():
         return PHONE_CONTEXT_WORDS.search(text, max(0, s - 40), s) is not None
@@ -628,8 +689,12 @@ def mask_steps(
                 if span[3] < masker.propagate_min_score or not plausible(s, span):
                     continue
                 a, b, et, _, det = _whole_words(s, span)
-                whole_field = (s in ep.name_fields and et == "PERSON" and b - a >= 0.8 * len(s)
-                               and _listed_name(s[a:b]))
+                whole_field = (
+                    s in ep.name_fields
+                    and et == "PERSON"
+                    and b - a >= 0.8 * len(s)
+                    and _listed_name(s[a:b])
+                )
                 if det == "SpacyRecognizer" and not whole_field:
                     ep.vote(s[a:b], et, s)
                 else:
@@ -675,18 +740,26 @@ def mask_steps(
     records = [r for r in mp.records if episode_ids[r.row] not in held]
     if held:
         masked = _take_rows(masked, kept_rows)
-        logger.warning("withheld %d of %d episodes: the final scan found personal data",
-                       len(held), len(episodes))
+        logger.warning(
+            "withheld %d of %d episodes: the final scan found personal data",
+            len(held),
+            len(episodes),
+        )
     audit = _audit_table(records, ds, episode_ids, steps)
     t4 = time.perf_counter()
     stats = {
-        "rows": n, "episodes": len(episodes), "strings": n_strings,
-        "unique_analysed": len(to_analyse), "ner_strings": len(ner), "regex_strings": len(rx),
+        "rows": n,
+        "episodes": len(episodes),
+        "strings": n_strings,
+        "unique_analysed": len(to_analyse),
+        "ner_strings": len(ner),
+        "regex_strings": len(rx),
         "entities": dict(Counter(r.entity_type for r in records)),
         "fields": dict(Counter(r.field.split(".", 1)[0] for r in records)),
         "detectors": dict(Counter(r.detector for r in records)),
         "leaks": len(leaks),
-        "withheld_episodes": len(held), "withheld_rows": n - len(kept_rows),
+        "withheld_episodes": len(held),
+        "withheld_rows": n - len(kept_rows),
         "leaks_by_detector": dict(Counter(lk.detector for lk in leaks)),
         "seconds": {"collect": t1 - t0, "analyse": t2 - t1, "apply": t3 - t2, "scan": t4 - t3},
     }
@@ -704,17 +777,20 @@ def withheld_episodes(leaks: list[Leak], episode_ids: list[str], ds: list[Any]) 
     for e, d in zip(episode_ids, ds, strict=True):
         first_ds.setdefault(e, d)
     eps = sorted(by_episode)
-    return pa.table({
-        "ds": [None if first_ds[e] is None else str(first_ds[e]) for e in eps],
-        "episode_id": eps,
-        "rows": [rows[e] for e in eps],
-        "leaks": [sum(by_episode[e].values()) for e in eps],
-        "reason": [
-            "final scan found personal data: "
-            + ", ".join(f"{k}={v}" for k, v in sorted(by_episode[e].items()))
-            for e in eps
-        ],
-    }, schema=WITHHELD_SCHEMA)
+    return pa.table(
+        {
+            "ds": [None if first_ds[e] is None else str(first_ds[e]) for e in eps],
+            "episode_id": eps,
+            "rows": [rows[e] for e in eps],
+            "leaks": [sum(by_episode[e].values()) for e in eps],
+            "reason": [
+                "final scan found personal data: "
+                + ", ".join(f"{k}={v}" for k, v in sorted(by_episode[e].items()))
+                for e in eps
+            ],
+        },
+        schema=WITHHELD_SCHEMA,
+    )
 
 
 def _take_rows(table: Any, rows: list[int]) -> Any:
@@ -750,14 +826,17 @@ def _audit_table(
         v = steps[r]
         return None if v is None else int(v)
 
-    return pa.table({
-        "ds": [None if ds[r.row] is None else str(ds[r.row]) for r in records],
-        "episode_id": [eps[r.row] for r in records],
-        "step": [step(r.row) for r in records],
-        "row": [r.row for r in records],
-        "field": [r.field for r in records],
-        "entity_type": [r.entity_type for r in records],
-        "detector": [r.detector for r in records],
-        "score": [float(r.score) for r in records],
-        "pseudonym": [r.pseudonym for r in records],
-    }, schema=AUDIT_SCHEMA)
+    return pa.table(
+        {
+            "ds": [None if ds[r.row] is None else str(ds[r.row]) for r in records],
+            "episode_id": [eps[r.row] for r in records],
+            "step": [step(r.row) for r in records],
+            "row": [r.row for r in records],
+            "field": [r.field for r in records],
+            "entity_type": [r.entity_type for r in records],
+            "detector": [r.detector for r in records],
+            "score": [float(r.score) for r in records],
+            "pseudonym": [r.pseudonym for r in records],
+        },
+        schema=AUDIT_SCHEMA,
+    )

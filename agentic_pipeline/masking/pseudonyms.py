@@ -107,6 +107,4 @@ class Pseudonymizer:
 
     def operators(self, entity_types: set[str] | list[str]) -> dict[str, OperatorConfig]:
         """``{entity_type: OperatorConfig("custom", {"lambda": ...})}`` for ``AnonymizerEngine``."""
-        return {
-            et: OperatorConfig("custom", {"lambda": self.operator(et)}) for et in entity_types
-        }
+        return {et: OperatorConfig("custom", {"lambda": self.operator(et)}) for et in entity_types}

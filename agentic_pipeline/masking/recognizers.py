@@ -239,8 +239,35 @@ from agentic_pipeline.pii_patterns import luhn_valid  # noqa: E402
 #: Regions whose national formats (no "+") the phone matcher tries; international "+"/"00"
 #: numbers are parsed whatever the region (libphonenumber reads the country code).
 PHONE_REGIONS: tuple[str, ...] = (
-    "US", "GB", "DE", "FR", "ES", "IT", "NL", "PL", "CH", "AT", "BE", "IE", "PT", "DK", "SE",
-    "NO", "FI", "CZ", "SK", "HU", "GR", "RO", "CA", "AU", "IN", "ZA", "BR", "MX", "IL",
+    "US",
+    "GB",
+    "DE",
+    "FR",
+    "ES",
+    "IT",
+    "NL",
+    "PL",
+    "CH",
+    "AT",
+    "BE",
+    "IE",
+    "PT",
+    "DK",
+    "SE",
+    "NO",
+    "FI",
+    "CZ",
+    "SK",
+    "HU",
+    "GR",
+    "RO",
+    "CA",
+    "AU",
+    "IN",
+    "ZA",
+    "BR",
+    "MX",
+    "IL",
 )
 _PHONE_WORDS = (
     r"phone|telephone|tel|mobile|cell|cellphone|number|no|call|calls|reach|contact|text|sms|"
@@ -298,8 +325,12 @@ class IntlPhoneRecognizer(LocalRecognizer):
                 out[(s, e)] = 0.75
             if (intl or separated) and _valid_phone(raw, self.regions):
                 out[(s, e)] = 0.85
-            elif raw.isdigit() and raw[0] == "0" and 9 <= digits <= 12 and _valid_phone(
-                    raw, self.regions):
+            elif (
+                raw.isdigit()
+                and raw[0] == "0"
+                and 9 <= digits <= 12
+                and _valid_phone(raw, self.regions)
+            ):
                 out.setdefault((s, e), 0.6)  # a national number with its trunk prefix
         return [RecognizerResult("PHONE_NUMBER", s, e, sc) for (s, e), sc in sorted(out.items())]
 
@@ -322,8 +353,6 @@ _CARD_CTX_RE = re.compile(
     r"(?i)(?<!\w)(?:card|cards|visa|mastercard|maestro|amex|american express|discover|jcb|diners|"
     r"cc|pan|karte|kreditkarte|carte|tarjeta|carta|kaart|karta)(?!\w)"
 )
-
-
 
 
 class CardRecognizer(LocalRecognizer):
@@ -355,14 +384,71 @@ class CardRecognizer(LocalRecognizer):
 
 #: IBAN length per country (ISO 13616 registry, SEPA and neighbours).
 IBAN_LENGTHS = {
-    "AD": 24, "AT": 20, "BA": 20, "BE": 16, "BG": 22, "CH": 21, "CY": 28, "CZ": 24, "DE": 22,
-    "DK": 18, "EE": 20, "ES": 24, "FI": 18, "FO": 18, "FR": 27, "GB": 22, "GI": 23, "GL": 18,
-    "GR": 27, "HR": 21, "HU": 28, "IE": 22, "IS": 26, "IT": 27, "LI": 21, "LT": 20, "LU": 20,
-    "LV": 21, "MC": 27, "ME": 22, "MK": 19, "MT": 31, "NL": 18, "NO": 15, "PL": 28, "PT": 25,
-    "RO": 24, "RS": 22, "SE": 24, "SI": 19, "SK": 24, "SM": 27, "TR": 26, "UA": 29, "VA": 22,
-    "XK": 20, "AL": 28, "AZ": 28, "BH": 22, "BR": 29, "GE": 22, "IL": 23, "JO": 30, "KW": 30,
-    "KZ": 20, "LB": 28, "MD": 24, "MU": 30, "PK": 24, "PS": 29, "QA": 29, "SA": 24, "TN": 24,
-    "AE": 23, "EG": 29,
+    "AD": 24,
+    "AT": 20,
+    "BA": 20,
+    "BE": 16,
+    "BG": 22,
+    "CH": 21,
+    "CY": 28,
+    "CZ": 24,
+    "DE": 22,
+    "DK": 18,
+    "EE": 20,
+    "ES": 24,
+    "FI": 18,
+    "FO": 18,
+    "FR": 27,
+    "GB": 22,
+    "GI": 23,
+    "GL": 18,
+    "GR": 27,
+    "HR": 21,
+    "HU": 28,
+    "IE": 22,
+    "IS": 26,
+    "IT": 27,
+    "LI": 21,
+    "LT": 20,
+    "LU": 20,
+    "LV": 21,
+    "MC": 27,
+    "ME": 22,
+    "MK": 19,
+    "MT": 31,
+    "NL": 18,
+    "NO": 15,
+    "PL": 28,
+    "PT": 25,
+    "RO": 24,
+    "RS": 22,
+    "SE": 24,
+    "SI": 19,
+    "SK": 24,
+    "SM": 27,
+    "TR": 26,
+    "UA": 29,
+    "VA": 22,
+    "XK": 20,
+    "AL": 28,
+    "AZ": 28,
+    "BH": 22,
+    "BR": 29,
+    "GE": 22,
+    "IL": 23,
+    "JO": 30,
+    "KW": 30,
+    "KZ": 20,
+    "LB": 28,
+    "MD": 24,
+    "MU": 30,
+    "PK": 24,
+    "PS": 29,
+    "QA": 29,
+    "SA": 24,
+    "TN": 24,
+    "AE": 23,
+    "EG": 29,
 }
 _IBAN_SHAPE_RE = re.compile(r"(?<![\w-])([A-Z]{2})(\d{2})((?:[ -]?[A-Z0-9]){11,30})(?![\w-])")
 
@@ -404,13 +490,17 @@ class IbanShapeRecognizer(LocalRecognizer):
 #: Strict national-id formats that are safe without context.
 NATIONAL_ID_RES: tuple[re.Pattern[str], ...] = (
     # UK National Insurance number (NINO): two letters, six digits, A-D
-    re.compile(r"(?<![\w-])(?!BG|GB|NK|KN|TN|NT|ZZ)[A-CEGHJ-PR-TW-Z][A-CEGHJ-NPR-TW-Z]"
-               r" ?\d{2} ?\d{2} ?\d{2} ?[A-D](?![\w-])"),
+    re.compile(
+        r"(?<![\w-])(?!BG|GB|NK|KN|TN|NT|ZZ)[A-CEGHJ-PR-TW-Z][A-CEGHJ-NPR-TW-Z]"
+        r" ?\d{2} ?\d{2} ?\d{2} ?[A-D](?![\w-])"
+    ),
     # Swiss AHV/AVS number 756.xxxx.xxxx.xx
     re.compile(r"(?<![\w.-])756[. ]?\d{4}[. ]?\d{4}[. ]?\d{2}(?![\w]|[.-]\d)"),
     # French INSEE / NIR: sex, year, month, department, commune, order (+ key), spaced or not
-    re.compile(r"(?<![\w.-])[12] ?\d{2} ?(?:0[1-9]|1[0-2]|[2-9]\d) ?(?:\d{2}|2[AB]) ?\d{3} ?\d{3}"
-               r"(?: ?\d{2})?(?![\w]|[.,-]\d)"),
+    re.compile(
+        r"(?<![\w.-])[12] ?\d{2} ?(?:0[1-9]|1[0-2]|[2-9]\d) ?(?:\d{2}|2[AB]) ?\d{3} ?\d{3}"
+        r"(?: ?\d{2})?(?![\w]|[.,-]\d)"
+    ),
     # Italian codice fiscale
     re.compile(r"(?<![\w-])[A-Z]{6}\d{2}[A-EHLMPR-T]\d{2}[A-Z]\d{3}[A-Z](?![\w-])"),
     # Spanish DNI / NIE (number + letter)
@@ -489,33 +579,49 @@ EU_STREET_RES: tuple[re.Pattern[str], ...] = (
     # "Via Roma 12", "Calle de Alcalá 3", "ul. Długa 5", "Avenida Noruega 42"
     re.compile(rf"(?<!\w)(?:{_EU_PREFIX})\s+(?:{_WORD}\s+){{0,4}}?{_WORD},?\s+{_HOUSE}(?!\w)"),
     # "12, rue de la Paix", "3 bis avenue Foch"
-    re.compile(rf"(?<![\w.,])\d{{1,4}}(?:\s?(?:bis|ter))?,?\s+(?:rue|avenue|boulevard|bd|chemin|"
-               rf"allée|impasse|place|quai|route|cours)\s+(?:{_WORD}\s+){{0,4}}{_WORD}(?!\w)",
-               re.IGNORECASE),
+    re.compile(
+        rf"(?<![\w.,])\d{{1,4}}(?:\s?(?:bis|ter))?,?\s+(?:rue|avenue|boulevard|bd|chemin|"
+        rf"allée|impasse|place|quai|route|cours)\s+(?:{_WORD}\s+){{0,4}}{_WORD}(?!\w)",
+        re.IGNORECASE,
+    ),
     # "Hauptstraße 3", "Mattenstrasse 108", "Keizersgracht 12a", "Karu põik 61"
-    re.compile(rf"(?<!\w)(?:[{_UP}]{_WORD}\s+)?[{_UP}][{_UP}{_LW}'-]*(?i:{_EU_SUFFIX})\s+{_HOUSE}"
-               r"(?!\w)"),
+    re.compile(
+        rf"(?<!\w)(?:[{_UP}]{_WORD}\s+)?[{_UP}][{_UP}{_LW}'-]*(?i:{_EU_SUFFIX})\s+{_HOUSE}"
+        r"(?!\w)"
+    ),
     # post-office boxes
-    re.compile(r"(?i)(?<!\w)(?:P\.?\s?O\.?\s?Box|Postfach|Boîte postale|BP|Apartado"
-               r"(?: de correos)?|Casella postale|Skrytka pocztowa)\s+\d{1,6}(?!\w)"),
+    re.compile(
+        r"(?i)(?<!\w)(?:P\.?\s?O\.?\s?Box|Postfach|Boîte postale|BP|Apartado"
+        r"(?: de correos)?|Casella postale|Skrytka pocztowa)\s+\d{1,6}(?!\w)"
+    ),
     # "3212 40th Street"
-    re.compile(r"(?<![\w.,])\d{1,6}\s+\d{1,3}(?:st|nd|rd|th)\s+(?:Street|St|Avenue|Ave|Road|Rd|"
-               r"Drive|Dr|Lane|Ln|Boulevard|Blvd|Place|Pl|Way|Terrace|Court|Ct)\b\.?"),
+    re.compile(
+        r"(?<![\w.,])\d{1,6}\s+\d{1,3}(?:st|nd|rd|th)\s+(?:Street|St|Avenue|Ave|Road|Rd|"
+        r"Drive|Dr|Lane|Ln|Boulevard|Blvd|Place|Pl|Way|Terrace|Court|Ct)\b\.?"
+    ),
     # a line that is only a street and a house number ("Plattebaan 178", "Bem rakpart 86.")
-    re.compile(rf"(?m)^[> \t]*((?!(?:{_NOT_STREET})\b)[{_UP}][{_LW}'’-]{{2,}}"
-               rf"(?:[ \t]+[{_UP}{_LW}][{_LW}'’.-]*){{0,3}}[ \t]+\d{{1,4}}[a-z]?\.?)[ \t]*$"),
+    re.compile(
+        rf"(?m)^[> \t]*((?!(?:{_NOT_STREET})\b)[{_UP}][{_LW}'’-]{{2,}}"
+        rf"(?:[ \t]+[{_UP}{_LW}][{_LW}'’.-]*){{0,3}}[ \t]+\d{{1,4}}[a-z]?\.?)[ \t]*$"
+    ),
     # "Slovenčeva 93, Fala": a capitalised word and a house number before ", City"
-    re.compile(rf"(?<![\w.,])[{_UP}][{_LW}'’-]{{3,}}(?: [{_UP}][{_LW}'’-]+)? \d{{1,4}}[a-z]?"
-               rf"(?=, [{_UP}])"),
+    re.compile(
+        rf"(?<![\w.,])[{_UP}][{_LW}'’-]{{3,}}(?: [{_UP}][{_LW}'’-]+)? \d{{1,4}}[a-z]?"
+        rf"(?=, [{_UP}])"
+    ),
     # "637 Strojírenská 1006": number, one to three capitalised words, number
-    re.compile(rf"(?<![\w.,])\d{{1,5}}[ \t]+(?:[{_UP}][{_LW}'’-]+[ \t]+){{1,3}}\d{{1,5}}[a-z]?"
-               r"(?![\w.,])"),
+    re.compile(
+        rf"(?<![\w.,])\d{{1,5}}[ \t]+(?:[{_UP}][{_LW}'’-]+[ \t]+){{1,3}}\d{{1,5}}[a-z]?"
+        r"(?![\w.,])"
+    ),
     # "Karu põik 61" / "Hoog St 5": capitalised word(s) then a house number, after an address word
-    re.compile(rf"(?i:(?<!\w)(?:address|adresse|indirizzo|dirección|adres|live at|lives at|"
-               rf"living at|live on|lives on|is on|located at|corner of|ship to|shipped to|"
-               rf"deliver to|delivered to|send it to|moved to|move to|wohne in der|wohnhaft)"
-               rf"\b:?\s+)"
-               rf"((?:{_WORD}\s+){{1,4}}{_HOUSE})(?!\w)"),
+    re.compile(
+        rf"(?i:(?<!\w)(?:address|adresse|indirizzo|dirección|adres|live at|lives at|"
+        rf"living at|live on|lives on|is on|located at|corner of|ship to|shipped to|"
+        rf"deliver to|delivered to|send it to|moved to|move to|wohne in der|wohnhaft)"
+        rf"\b:?\s+)"
+        rf"((?:{_WORD}\s+){{1,4}}{_HOUSE})(?!\w)"
+    ),
 )
 #: Postcodes, each with the context that makes it one (a city after it, or a comma/state before).
 _CITY = rf"(?=,?\s+[{_UP}][{_LW}'’-]+)"
@@ -523,23 +629,32 @@ POSTCODE_RES: tuple[re.Pattern[str], ...] = (
     # UK
     re.compile(r"(?<![\w-])(?:[A-Z]{1,2}\d[A-Z\d]?|GIR) ?\d[ABD-HJLNP-UW-Z]{2}(?![\w-])"),
     # Canada
-    re.compile(r"(?<![\w-])[ABCEGHJ-NPRSTVXY]\d[ABCEGHJ-NPRSTV-Z] ?\d[ABCEGHJ-NPRSTV-Z]\d"
-               r"(?![\w-])"),
+    re.compile(
+        r"(?<![\w-])[ABCEGHJ-NPRSTVXY]\d[ABCEGHJ-NPRSTV-Z] ?\d[ABCEGHJ-NPRSTV-Z]\d"
+        r"(?![\w-])"
+    ),
     # Netherlands, before the city
     re.compile(rf"(?<![\w-])[1-9]\d{{3}} ?(?!SA|SD|SS)[A-Z]{{2}}(?![\w-]){_CITY}"),
     # DE/FR/IT/ES/FI/... five digits before the city ("10115 Berlin", "75001 Paris")
     re.compile(rf"(?<![\w.,/-])\d{{5}}(?![\w.,/-]){_CITY}"),
     # PL "00-950 Warszawa", PT "1000-001 Lisboa"
-    re.compile(rf"(?<![\w.,/-])\d{{2}}-\d{{3}}(?![\w-]){_CITY}|(?<![\w.,/-])\d{{4}}-\d{{3}}(?![\w-])"),
+    re.compile(
+        rf"(?<![\w.,/-])\d{{2}}-\d{{3}}(?![\w-]){_CITY}|(?<![\w.,/-])\d{{4}}-\d{{3}}(?![\w-])"
+    ),
     # CH/AT/BE/DK/NO four digits before the city, after a comma or line break
     re.compile(rf"(?:(?<=, )|(?<=,)|(?<=\n))[1-9]\d{{3}}(?![\w.,/-]){_CITY}"),
     # a postcode closing an address line: "Zürich, 8021", "MARSEILLE, 13001", "Fala, 2343"
-    re.compile(rf"(?<=[{_UP}{_LW}], )(?:\d{{4,5}}|\d{{4}}-\d{{3}}|\d{{2}}-\d{{3}}|\d{{3}} \d{{2}}|"
-               r"[1-9]\d{3} ?[A-Z]{2})"
-               r"(?=$|[\s,;?!)\"]|\.(?!\d))"),
+    re.compile(
+        rf"(?<=[{_UP}{_LW}], )(?:\d{{4,5}}|\d{{4}}-\d{{3}}|\d{{2}}-\d{{3}}|\d{{3}} \d{{2}}|"
+        r"[1-9]\d{3} ?[A-Z]{2})"
+        r"(?=$|[\s,;?!)\"]|\.(?!\d))"
+    ),
     # a postcode after a country or county name at the end of a line ("Australia 4671")
-    re.compile(rf"(?<![\w-])[{_UP}][{_LW}]+ (\d{{4,5}}|\d{{3}} \d{{2}}|[1-9]\d{{3}} ?[A-Z]{{2}})"
-               r"(?=[ \t]*$|[ \t]*\n)", re.MULTILINE),
+    re.compile(
+        rf"(?<![\w-])[{_UP}][{_LW}]+ (\d{{4,5}}|\d{{3}} \d{{2}}|[1-9]\d{{3}} ?[A-Z]{{2}})"
+        r"(?=[ \t]*$|[ \t]*\n)",
+        re.MULTILINE,
+    ),
     # US ZIP after a state code ("Austin, TX 78701") or a city and comma ("Seattle, 98101")
     re.compile(r"(?<=[A-Z]{2} )\d{5}(?:-\d{4})?(?![\w-])|(?<=, )\d{5}(?:-\d{4})?(?=$|[\s,.;)])"),
 )
@@ -576,12 +691,38 @@ class StreetLineRecognizer(LocalRecognizer):
 
 # --------------------------------------------------------------------------- names
 #: Faker locales whose name lists make the gazetteer (Europe and North America).
-NAME_LOCALES = ("en_US", "en_GB", "en_IE", "de_DE", "de_AT", "de_CH", "fr_FR", "fr_CH", "es_ES",
-                "it_IT", "nl_NL", "pl_PL", "da_DK", "sv_SE", "no_NO", "fi_FI", "cs_CZ", "sk_SK",
-                "hu_HU", "pt_PT", "is_IS", "et_EE", "sl_SI", "hr_HR", "el_GR", "ro_RO")
+NAME_LOCALES = (
+    "en_US",
+    "en_GB",
+    "en_IE",
+    "de_DE",
+    "de_AT",
+    "de_CH",
+    "fr_FR",
+    "fr_CH",
+    "es_ES",
+    "it_IT",
+    "nl_NL",
+    "pl_PL",
+    "da_DK",
+    "sv_SE",
+    "no_NO",
+    "fi_FI",
+    "cs_CZ",
+    "sk_SK",
+    "hu_HU",
+    "pt_PT",
+    "is_IS",
+    "et_EE",
+    "sl_SI",
+    "hr_HR",
+    "el_GR",
+    "ro_RO",
+)
 #: Words that are names in some locale but far more often ordinary words or labels: never a name
 #: alone from the gazetteer.
-COMMON_WORDS = frozenset("""
+COMMON_WORDS = frozenset(
+    """
 a an the and or of to in on at by for with from as is are was be been this that it its my your
 our their his her me you we they he she him them i not no yes all any can will may june april
 august rose grant page hope joy faith guy bill mark will may art dean lane wood street park hill
@@ -590,7 +731,8 @@ modify cancel change book booking phone email name address salesperson orchestra
 agent assistant customer system tool policy status date time total amount payment card number
 new san los las fort west east north south saint gift check basic economy business first last
 gold silver platinum premium regular express standard delivery return exchange refund travel
-""".split())
+""".split()
+)
 
 
 @lru_cache(maxsize=1)
@@ -605,9 +747,14 @@ def name_gazetteer() -> tuple[frozenset[str], frozenset[str]]:
             prov = importlib.import_module(f"faker.providers.person.{loc}").Provider
         except (ImportError, AttributeError):
             continue
-        for attr, dest in (("first_names", firsts), ("first_names_male", firsts),
-                           ("first_names_female", firsts), ("first_names_nonbinary", firsts),
-                           ("last_names", lasts), ("last_names_without_suffix", lasts)):
+        for attr, dest in (
+            ("first_names", firsts),
+            ("first_names_male", firsts),
+            ("first_names_female", firsts),
+            ("first_names_nonbinary", firsts),
+            ("last_names", lasts),
+            ("last_names_without_suffix", lasts),
+        ):
             vals = getattr(prov, attr, ())
             for v in vals.keys() if isinstance(vals, dict) else vals:
                 for part in str(v).split():
@@ -620,8 +767,11 @@ def is_name_pair(first: str, last: str) -> bool:
     """A listed first name followed by a listed last name or a surname ending, any case."""
     firsts, lasts = name_gazetteer()
     a, b = fold(first), fold(last)
-    return a in firsts and b not in COMMON_WORDS and (
-        b in lasts or _SURNAME_END_RE.search(b) is not None)
+    return (
+        a in firsts
+        and b not in COMMON_WORDS
+        and (b in lasts or _SURNAME_END_RE.search(b) is not None)
+    )
 
 
 @lru_cache(maxsize=1)
@@ -648,9 +798,7 @@ _NAME_SINGLE_RE = re.compile(
     rf"(?<![\w@.#/_-])([{_UP}][{_LW}]+(?:['’](?!s\b)[{_UP}{_LW}][{_LW}]+)?(?:-[{_UP}][{_LW}]+)?)"
     r"(?![\w@_-])"
 )
-_LAST_FIRST_RE = re.compile(
-    rf"(?<![\w@.])([{_UP}][{_LW}'’-]+), ([{_UP}][{_LW}'’-]+)(?![\w@])"
-)
+_LAST_FIRST_RE = re.compile(rf"(?<![\w@.])([{_UP}][{_LW}'’-]+), ([{_UP}][{_LW}'’-]+)(?![\w@])")
 #: A single capitalised word after these is more often a place ("flight to Houston").
 _PLACE_BEFORE_RE = re.compile(
     r"(?i)(?:\b(?:from|to|in|via|into|near|at the|of the)|\b\d{4,5}|\b[A-Z]{2} ?\d{3,4})\s+$"
@@ -701,8 +849,11 @@ class NameGazetteerRecognizer(LocalRecognizer):
         ents = getattr(nlp_artifacts, "entities", None) or ()
         places = [(e.start_char, e.end_char) for e in ents if e.label_ in ("GPE", "LOC")]
         # the small model often labels unknown names FAC, ORG or NORP: those veto single words
-        others = [(e.start_char, e.end_char) for e in ents
-                  if e.label_ in ("GPE", "LOC", "FAC", "ORG", "NORP", "PRODUCT")]
+        others = [
+            (e.start_char, e.end_char)
+            for e in ents
+            if e.label_ in ("GPE", "LOC", "FAC", "ORG", "NORP", "PRODUCT")
+        ]
 
         def free(a: int, b: int, vetoed: list[tuple[int, int]] = places) -> bool:
             return not any(s < b and a < e for s, e in vetoed)
@@ -717,10 +868,17 @@ class NameGazetteerRecognizer(LocalRecognizer):
             upper = m.group(1)[0].isupper() and m.group(2)[0].isupper()
             surname = b in lasts or _SURNAME_END_RE.search(b) is not None
             listed = a in firsts and b in lasts  # both listed: no spaCy veto needed
-            if b not in COMMON_WORDS and not _ORG_NEXT_RE.match(text, m.end()) and (
-                listed or free(m.start(), m.end())) and (
-                (a in firsts and (surname or (upper and b not in firsts or b in firsts and upper)))
-                or (upper and a not in COMMON_WORDS and _SURNAME_END_RE.search(b) is not None)
+            if (
+                b not in COMMON_WORDS
+                and not _ORG_NEXT_RE.match(text, m.end())
+                and (listed or free(m.start(), m.end()))
+                and (
+                    (
+                        a in firsts
+                        and (surname or (upper and b not in firsts or b in firsts and upper))
+                    )
+                    or (upper and a not in COMMON_WORDS and _SURNAME_END_RE.search(b) is not None)
+                )
             ):
                 out.append(RecognizerResult("PERSON", m.start(), m.end(), 0.7))
                 pos = m.end()
@@ -735,7 +893,8 @@ class NameGazetteerRecognizer(LocalRecognizer):
             if word.isupper() or f in COMMON_WORDS or f in _STOP or f not in all_names:
                 continue
             if not free(m.start(1), m.end(1), others) or _PLACE_BEFORE_RE.search(
-                    text, max(0, m.start(1) - 12), m.start(1)):
+                text, max(0, m.start(1) - 12), m.start(1)
+            ):
                 continue
             if out and any(r.start <= m.start(1) < r.end for r in out):
                 continue

@@ -87,7 +87,8 @@ def string_columns(table: Any) -> list[str]:
         return [
             f.name
             for f in table.schema
-            if pa.types.is_string(f.type) or pa.types.is_large_string(f.type)
+            if pa.types.is_string(f.type)
+            or pa.types.is_large_string(f.type)
             or pa.types.is_dictionary(f.type)
         ]
     return [c for c in table.columns if str(table[c].dtype) in ("object", "string", "str")]

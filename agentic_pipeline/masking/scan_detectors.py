@@ -149,8 +149,6 @@ def phone_findings(text: str) -> Iterator[Finding]:
 _CARD_CANDIDATE_RE = re.compile(r"(?<![\w.,/-])[2-6]\d(?:[ -]?\d){10,17}(?![\w-])(?![.,]\d)")
 
 
-
-
 _CARD_WORDS_RE = re.compile(
     r"\b(?:card|cc|visa|master\s?card|amex|american\s+express|discover|maestro|jcb|diners|"
     r"credit|debit|karte|carte|tarjeta|carta|kaart|karta)\b",
