@@ -1,6 +1,7 @@
 """``agentic-pipeline report --date D``: a day's stored policy decision in the terminal."""
 
 import json
+from datetime import UTC, date, datetime, timedelta
 
 import pandas as pd
 from rich import box
@@ -67,15 +68,21 @@ def report_json(data_dir: str, day: str) -> tuple[str, int]:
     return json.dumps(payload, indent=2, sort_keys=True, allow_nan=False, default=str), 0
 
 
+def _how_to_decide(day: str) -> str:
+    """What to do to get a decision for ``day``: materialize it, or wait until it has ended."""
+    today = datetime.now(UTC).date()
+    if date.fromisoformat(day) >= today:
+        latest = (today - timedelta(days=1)).isoformat()
+        return f"the day has not ended yet (UTC); the latest day with a decision is {latest}"
+    return f"materialize it first (agentic-pipeline materialize --start {day})"
+
+
 def print_report(data_dir: str, day: str, console: Console) -> int:
     """Print the ``policy_selection`` decision of ``day`` and its registry; 1 if none stored."""
     root = DataRoot(data_dir)
     registry = read_registry(root, day)
     if not root.has_partition("warehouse", "policy_selection", day):
-        console.print(
-            f"[red]no policy decision stored for {day}[/red]: materialize it first "
-            f"(agentic-pipeline materialize --start {day} --select '*')"
-        )
+        console.print(f"[red]no policy decision stored for {day}[/red]: {_how_to_decide(day)}")
         return 1
     table = root.read_partition("warehouse", "policy_selection", day).to_pandas()
     entries = (registry or {}).get("task_types", {})

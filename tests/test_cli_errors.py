@@ -140,3 +140,13 @@ def test_report_json_is_strict_json(data_root, capsys):
     code = cli.main(["report", "--date", "2026-11-01", "--json", "--data-dir", str(data_root)])
     payload = json.loads(capsys.readouterr().out)
     assert code == 1 and payload == {"date": "2026-11-01", "error": "no policy decision stored"}
+
+
+def test_report_of_today_does_not_suggest_a_refused_command(data_root, capsys):
+    """Issue 15: `report --date <today>` suggested `materialize --start <today>`, which fails."""
+    today = datetime.now(UTC).date().isoformat()
+    assert cli.main(["report", "--date", today, "--data-dir", str(data_root)]) == 1
+    out = capsys.readouterr().out
+    assert "has not ended yet" in out and "materialize --start" not in out
+    assert cli.main(["report", "--date", YESTERDAY, "--data-dir", str(data_root)]) == 1
+    assert f"materialize --start {YESTERDAY}" in capsys.readouterr().out
