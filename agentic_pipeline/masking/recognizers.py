@@ -234,7 +234,7 @@ from functools import lru_cache  # noqa: E402
 import phonenumbers  # noqa: E402
 
 from agentic_pipeline.masking.pseudonyms import fold  # noqa: E402
-from agentic_pipeline.pii_patterns import luhn_valid  # noqa: E402
+from agentic_pipeline.pii_patterns import IBAN_LENGTHS, luhn_valid  # noqa: E402
 
 #: Regions whose national formats (no "+") the phone matcher tries; international "+"/"00"
 #: numbers are parsed whatever the region (libphonenumber reads the country code).
@@ -382,74 +382,6 @@ class CardRecognizer(LocalRecognizer):
         return out
 
 
-#: IBAN length per country (ISO 13616 registry, SEPA and neighbours).
-IBAN_LENGTHS = {
-    "AD": 24,
-    "AT": 20,
-    "BA": 20,
-    "BE": 16,
-    "BG": 22,
-    "CH": 21,
-    "CY": 28,
-    "CZ": 24,
-    "DE": 22,
-    "DK": 18,
-    "EE": 20,
-    "ES": 24,
-    "FI": 18,
-    "FO": 18,
-    "FR": 27,
-    "GB": 22,
-    "GI": 23,
-    "GL": 18,
-    "GR": 27,
-    "HR": 21,
-    "HU": 28,
-    "IE": 22,
-    "IS": 26,
-    "IT": 27,
-    "LI": 21,
-    "LT": 20,
-    "LU": 20,
-    "LV": 21,
-    "MC": 27,
-    "ME": 22,
-    "MK": 19,
-    "MT": 31,
-    "NL": 18,
-    "NO": 15,
-    "PL": 28,
-    "PT": 25,
-    "RO": 24,
-    "RS": 22,
-    "SE": 24,
-    "SI": 19,
-    "SK": 24,
-    "SM": 27,
-    "TR": 26,
-    "UA": 29,
-    "VA": 22,
-    "XK": 20,
-    "AL": 28,
-    "AZ": 28,
-    "BH": 22,
-    "BR": 29,
-    "GE": 22,
-    "IL": 23,
-    "JO": 30,
-    "KW": 30,
-    "KZ": 20,
-    "LB": 28,
-    "MD": 24,
-    "MU": 30,
-    "PK": 24,
-    "PS": 29,
-    "QA": 29,
-    "SA": 24,
-    "TN": 24,
-    "AE": 23,
-    "EG": 29,
-}
 _IBAN_SHAPE_RE = re.compile(r"(?<![\w-])([A-Z]{2})(\d{2})((?:[ -]?[A-Z0-9]){11,30})(?![\w-])")
 
 

@@ -33,6 +33,7 @@ from functools import lru_cache
 
 import phonenumbers
 
+from agentic_pipeline.pii_patterns import IBAN_LENGTHS as ALL_IBAN_LENGTHS
 from agentic_pipeline.pii_patterns import luhn_valid
 
 #: One finding: (start, end, entity type, detector).
@@ -176,50 +177,13 @@ def card_findings(text: str) -> Iterator[Finding]:
 
 
 # ----------------------------------------------------------------------------------- IBAN
-#: ISO 13616 lengths of the SEPA countries and a few others.
+#: The countries whose IBAN shapes the scan reports (lengths from the one ISO 13616 table).
 IBAN_LENGTHS = {
-    "AD": 24,
-    "AT": 20,
-    "BE": 16,
-    "BG": 22,
-    "CH": 21,
-    "CY": 28,
-    "CZ": 24,
-    "DE": 22,
-    "DK": 18,
-    "EE": 20,
-    "ES": 24,
-    "FI": 18,
-    "FR": 27,
-    "GB": 22,
-    "GI": 23,
-    "GR": 27,
-    "HR": 21,
-    "HU": 28,
-    "IE": 22,
-    "IS": 26,
-    "IT": 27,
-    "LI": 21,
-    "LT": 20,
-    "LU": 20,
-    "LV": 21,
-    "MC": 27,
-    "MT": 31,
-    "NL": 18,
-    "NO": 15,
-    "PL": 28,
-    "PT": 25,
-    "RO": 24,
-    "SE": 24,
-    "SI": 19,
-    "SK": 24,
-    "SM": 27,
-    "TR": 26,
-    "UA": 29,
-    "AE": 23,
-    "SA": 24,
-    "IL": 23,
-    "BR": 29,
+    country: ALL_IBAN_LENGTHS[country]
+    for country in (
+        "AD AT BE BG CH CY CZ DE DK EE ES FI FR GB GI GR HR HU IE IS IT "
+        "LI LT LU LV MC MT NL NO PL PT RO SE SI SK SM TR UA AE SA IL BR"
+    ).split()
 }
 _IBAN_CANDIDATE_RE = re.compile(r"(?<![\w])([A-Z]{2})\d{2}(?:[ -]?[A-Z0-9]){11,30}(?![\w])")
 
