@@ -61,6 +61,16 @@ class _HelpFormatter(argparse.HelpFormatter):
         return text
 
 
+def _add_day_range(parser: argparse.ArgumentParser) -> None:
+    """``--start`` and ``--end``: the days a command covers (``--end`` defaults to ``--start``)."""
+    parser.add_argument(
+        "--start", required=True, type=_day_arg, metavar="YYYY-MM-DD", help="first day"
+    )
+    parser.add_argument(
+        "--end", type=_day_arg, metavar="YYYY-MM-DD", help="last day (default: --start)"
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     formatter = _HelpFormatter
     parser = argparse.ArgumentParser(
@@ -101,12 +111,7 @@ def build_parser() -> argparse.ArgumentParser:
     sim.set_defaults(func=cmd_simulate)
 
     mat = command("materialize", "materialize days in-process, recorded in the Dagster instance")
-    mat.add_argument(
-        "--start", required=True, type=_day_arg, metavar="YYYY-MM-DD", help="first day"
-    )
-    mat.add_argument(
-        "--end", type=_day_arg, metavar="YYYY-MM-DD", help="last day (default: --start)"
-    )
+    _add_day_range(mat)
     mat.add_argument(
         "--select",
         default="*",
@@ -116,12 +121,7 @@ def build_parser() -> argparse.ArgumentParser:
     mat.set_defaults(func=cmd_materialize)
 
     exp = command("export", "concatenate training datasets of several days into one file")
-    exp.add_argument(
-        "--start", required=True, type=_day_arg, metavar="YYYY-MM-DD", help="first day"
-    )
-    exp.add_argument(
-        "--end", type=_day_arg, metavar="YYYY-MM-DD", help="last day (default: --start)"
-    )
+    _add_day_range(exp)
     exp.add_argument(
         "--format", required=True, choices=["sft", "dpo", "dpo-openai", "rl"], help="dataset"
     )

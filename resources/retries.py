@@ -76,6 +76,12 @@ def _retry_request(args: tuple, kwargs: dict) -> RetryRequested:
     )
 
 
+def _raise_retry_if_transient(exc: Exception, args: tuple, kwargs: dict) -> None:
+    """Turn a transient error into Dagster's retry request; leave any other error alone."""
+    if not isinstance(exc, RetryRequested) and is_transient(exc):
+        raise _retry_request(args, kwargs) from exc
+
+
 def retry_transient(fn: F) -> F:
     """Wrap an asset/op body (or a generator it hands to the IO manager): transient errors are
     retried under :data:`TRANSIENT_RETRY`, anything else propagates unchanged (no retry)."""
@@ -85,11 +91,8 @@ def retry_transient(fn: F) -> F:
         def gen_wrapper(*args: Any, **kwargs: Any) -> Any:
             try:
                 return (yield from fn(*args, **kwargs))
-            except RetryRequested:
-                raise
             except Exception as exc:
-                if is_transient(exc):
-                    raise _retry_request(args, kwargs) from exc
+                _raise_retry_if_transient(exc, args, kwargs)
                 raise
 
         return gen_wrapper  # type: ignore[return-value]
@@ -98,11 +101,8 @@ def retry_transient(fn: F) -> F:
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return fn(*args, **kwargs)
-        except RetryRequested:
-            raise
         except Exception as exc:
-            if is_transient(exc):
-                raise _retry_request(args, kwargs) from exc
+            _raise_retry_if_transient(exc, args, kwargs)
             raise
 
     return wrapper  # type: ignore[return-value]
