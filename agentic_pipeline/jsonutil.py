@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 #: Returned by :func:`safe_loads` when the text is not JSON (distinct from a JSON ``null``).
@@ -66,6 +66,20 @@ def strict_json_dumps_counted(value: Any, **kwargs: Any) -> tuple[str, int]:
 def strict_json_dumps(value: Any, **kwargs: Any) -> str:
     """``json.dumps`` that writes non-finite floats as ``null`` and never emits NaN/Infinity."""
     return strict_json_dumps_counted(value, **kwargs)[0]
+
+
+def json_leaves(value: Any) -> Iterator[Any]:
+    """The scalar leaves of parsed JSON (dict values and list items, never keys), walked
+    iteratively so that any depth is safe; ``None`` leaves are skipped."""
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, Mapping):
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+        elif node is not None:
+            yield node
 
 
 def safe_loads(text: Any, default: Any = INVALID) -> Any:

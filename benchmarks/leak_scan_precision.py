@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from agentic_pipeline.ingest import ingest_day
+from agentic_pipeline.jsonutil import json_leaves
 from agentic_pipeline.masking import Masker, mask_steps
 from agentic_pipeline.masking.pseudonyms import TOKEN_RE
 from agentic_pipeline.masking.scan import independent_leaks, string_columns
@@ -49,17 +50,8 @@ def personal_values(users_path: Path | None) -> set[str]:
     if users_path is None or not users_path.exists():
         return set()
     users = json.loads(users_path.read_text())
-    out: set[str] = set()
-    stack: list[Any] = [users, list(users)]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, dict):
-            stack.extend(node.values())
-        elif isinstance(node, list):
-            stack.extend(node)
-        elif isinstance(node, str) and node.strip():
-            out.add(node.casefold())
-    return out
+    leaves = json_leaves([users, list(users)])  # the values and the user ids (the keys)
+    return {leaf.casefold() for leaf in leaves if isinstance(leaf, str) and leaf.strip()}
 
 
 _PERSONAL_KEYS = r"email|dob|first_name|last_name|address1|address2|zip|user_id|name"

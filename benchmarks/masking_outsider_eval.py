@@ -47,6 +47,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from masking import baseline_mask  # noqa: E402  (benchmarks/masking.py)
 
+from agentic_pipeline.jsonutil import json_leaves  # noqa: E402
 from agentic_pipeline.masking import MASK_COLUMNS, Masker, mask_steps  # noqa: E402
 from agentic_pipeline.masking.evaluation import (  # noqa: E402
     LabeledCorpus,
@@ -404,16 +405,7 @@ def _plain(text: str) -> str:
         obj = json.loads(text)
     except ValueError:
         return text
-    vals, stack = [], [obj]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, dict):
-            stack.extend(node.values())
-        elif isinstance(node, list):
-            stack.extend(node)
-        elif isinstance(node, str):
-            vals.append(node)
-    return "\n".join(vals)
+    return "\n".join(leaf for leaf in json_leaves(obj) if isinstance(leaf, str))
 
 
 def _texts(table: pa.Table) -> dict[str, list[str]]:

@@ -16,6 +16,7 @@ from typing import Any
 
 import pyarrow as pa
 
+from agentic_pipeline.jsonutil import json_leaves
 from agentic_pipeline.masking.json_walker import JsonError, looks_like_json, parse_json
 from agentic_pipeline.masking.pseudonyms import TOKEN_RE, value_hash
 from agentic_pipeline.masking.scan_detectors import card_findings, independent_findings
@@ -129,17 +130,7 @@ def _json_values_text(text: str) -> str:
         obj = parse_json(text)
     except JsonError:
         return text
-    values: list[str] = []
-    stack = [obj]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, dict):
-            stack.extend(node.values())
-        elif isinstance(node, list):
-            stack.extend(node)
-        elif node is not None:
-            values.append(str(node))
-    return "\n".join(values)
+    return "\n".join(str(leaf) for leaf in json_leaves(obj))
 
 
 def independent_leaks(text: str) -> list[tuple[str, str, str]]:
