@@ -64,6 +64,7 @@ from agentic_pipeline.environments.replay import (
 )
 from agentic_pipeline.jsonutil import safe_loads
 from agentic_pipeline.risk import RiskRules, detect_tool_set
+from agentic_pipeline.schema import OUTCOME_FIELDS
 
 LOOP_MIN_CALLS = 3
 MAX_REASON_CHARS = 600
@@ -105,13 +106,7 @@ REPLAYED_EPISODES_SCHEMA = pa.schema(
         ("n_writes", pa.int64()),
         ("unknown_tools", pa.int64()),
         ("inferred_effects", pa.string()),  # JSON {unlisted tool: inferred effect}, sorted keys
-        ("human_takeover", pa.bool_()),
-        ("complaint", pa.bool_()),
-        ("csat", pa.float64()),
-        ("prompt_tokens", pa.int64()),
-        ("completion_tokens", pa.int64()),
-        ("latency_ms", pa.float64()),
-        ("cost_usd", pa.float64()),
+        *OUTCOME_FIELDS,
         ("duration_s", pa.float64()),
         ("context", pa.string()),
         ("first_message_chars", pa.int64()),
