@@ -20,12 +20,8 @@ by a day at least as new as every stored registry, so backfilling old days leave
 
 import base64
 import json
-import os
-import tempfile
-import uuid
 from dataclasses import asdict
 from datetime import UTC, date, datetime, timedelta
-from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -111,18 +107,6 @@ def read_registry(root: DataRoot, ds: str | None = None) -> dict[str, Any] | Non
     return json.loads(path.read_text(encoding="utf-8"))
 
 
-def atomic_write(path: UPath, data: bytes) -> None:
-    """Write ``data`` to a temporary file beside ``path``, then rename it over ``path``."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.parent / f".{path.name}.tmp-{uuid.uuid4().hex[:8]}"
-    with tmp.open("wb") as fh:
-        fh.write(data)
-    if path.protocol in ("", "file", "local"):
-        os.replace(str(tmp), str(path))
-    else:
-        tmp.fs.mv(tmp.path, path.path)
-
-
 def registry_document(
     ds: str,
     result: SelectionResult,
@@ -168,13 +152,12 @@ def write_decision(
     }
     text, nonfinite = strict_json_dumps_counted(document, indent=2, sort_keys=True)
     payload = text.encode()
-    with tempfile.TemporaryDirectory() as tmp:
-        chart = render_chart(result.table, Path(tmp) / CHART_FILE).read_bytes()
-    atomic_write(paths["chart"], chart)
-    atomic_write(paths["report"], result.report_md.encode())
-    atomic_write(paths["registry"], payload)
+    with root.atomic_path("warehouse", paths["chart"]) as chart_path:
+        render_chart(result.table, chart_path)
+    root.atomic_write("warehouse", paths["report"], result.report_md.encode())
+    root.atomic_write("warehouse", paths["registry"], payload)
     if all(day <= ds for day in registry_days(root)):
-        atomic_write(registry_dir(root) / LATEST_FILE, payload)
+        root.atomic_write("warehouse", registry_dir(root) / LATEST_FILE, payload)
         paths["latest"] = registry_dir(root) / LATEST_FILE
     return paths, nonfinite
 
