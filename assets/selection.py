@@ -50,6 +50,7 @@ from agentic_pipeline.selection import (
 )
 from agentic_pipeline.storage import DataRoot
 from agentic_pipeline.tables import conform
+from assets.days import RunDays
 from assets.metadata import column_schema, markdown_table, safe_metadata
 from assets.partitions import daily_partitions
 from resources.data_root import DataRootResource
@@ -313,8 +314,9 @@ def build_selection_assets(
             )
         root = data_root.root
         tables, last, nonfinite = [], None, 0
-        prev_ds, prev_table = _stored_previous(root, previous_selection, context.partition_keys[0])
-        for ds in context.partition_keys:  # one day per run under the multi-run backfill
+        days = RunDays(context)
+        prev_ds, prev_table = _stored_previous(root, previous_selection, days.first)
+        for ds in days:  # one day per run under the multi-run backfill
             start = date.fromisoformat(ds) - timedelta(days=config.window_days - 1)
             days = [(start + timedelta(days=i)).isoformat() for i in range(config.window_days)]
             window = DayReader(root, "warehouse", "episode_rewards", days)
@@ -330,10 +332,11 @@ def build_selection_assets(
             document = registry_document(ds, result, config, context.run.run_id, previous)
             paths, replaced = write_decision(root, ds, document, result)
             nonfinite += replaced
-            context.log.info(
-                f"{ds}: decided {len(document['task_types'])} task type(s) over "
+            days.log(
+                ds,
+                f"decided {len(document['task_types'])} task type(s) over "
                 f"{document['window_start']} .. {ds} ({len(window.days)} day(s) with rewards); "
-                f"previous decision {prev_ds}; wrote {paths['registry']}"
+                f"previous decision {prev_ds}; wrote {paths['registry']}",
             )
             tables.append(result.table)
             last = (document, paths)
