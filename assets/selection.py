@@ -314,9 +314,9 @@ def build_selection_assets(
             )
         root = data_root.root
         tables, last, nonfinite = [], None, 0
-        days = RunDays(context)
-        prev_ds, prev_table = _stored_previous(root, previous_selection, days.first)
-        for ds in days:  # one day per run under the multi-run backfill
+        run_days = RunDays(context)
+        prev_ds, prev_table = _stored_previous(root, previous_selection, run_days.first)
+        for ds in run_days:  # one day per run under the multi-run backfill
             start = date.fromisoformat(ds) - timedelta(days=config.window_days - 1)
             days = [(start + timedelta(days=i)).isoformat() for i in range(config.window_days)]
             window = DayReader(root, "warehouse", "episode_rewards", days)
@@ -332,7 +332,7 @@ def build_selection_assets(
             document = registry_document(ds, result, config, context.run.run_id, previous)
             paths, replaced = write_decision(root, ds, document, result)
             nonfinite += replaced
-            days.log(
+            run_days.log(
                 ds,
                 f"decided {len(document['task_types'])} task type(s) over "
                 f"{document['window_start']} .. {ds} ({len(window.days)} day(s) with rewards); "
