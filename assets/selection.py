@@ -20,12 +20,8 @@ by a day at least as new as every stored registry, so backfilling old days leave
 
 import base64
 import json
-import os
-import tempfile
-import uuid
 from dataclasses import asdict
 from datetime import UTC, date, datetime, timedelta
-from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -54,6 +50,7 @@ from agentic_pipeline.selection import (
 )
 from agentic_pipeline.storage import DataRoot
 from agentic_pipeline.tables import conform
+from assets.days import RunDays
 from assets.metadata import column_schema, markdown_table, safe_metadata
 from assets.partitions import daily_partitions
 from resources.data_root import DataRootResource
@@ -111,18 +108,6 @@ def read_registry(root: DataRoot, ds: str | None = None) -> dict[str, Any] | Non
     return json.loads(path.read_text(encoding="utf-8"))
 
 
-def atomic_write(path: UPath, data: bytes) -> None:
-    """Write ``data`` to a temporary file beside ``path``, then rename it over ``path``."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.parent / f".{path.name}.tmp-{uuid.uuid4().hex[:8]}"
-    with tmp.open("wb") as fh:
-        fh.write(data)
-    if path.protocol in ("", "file", "local"):
-        os.replace(str(tmp), str(path))
-    else:
-        tmp.fs.mv(tmp.path, path.path)
-
-
 def registry_document(
     ds: str,
     result: SelectionResult,
@@ -168,13 +153,12 @@ def write_decision(
     }
     text, nonfinite = strict_json_dumps_counted(document, indent=2, sort_keys=True)
     payload = text.encode()
-    with tempfile.TemporaryDirectory() as tmp:
-        chart = render_chart(result.table, Path(tmp) / CHART_FILE).read_bytes()
-    atomic_write(paths["chart"], chart)
-    atomic_write(paths["report"], result.report_md.encode())
-    atomic_write(paths["registry"], payload)
+    with root.atomic_path("warehouse", paths["chart"]) as chart_path:
+        render_chart(result.table, chart_path)
+    root.atomic_write("warehouse", paths["report"], result.report_md.encode())
+    root.atomic_write("warehouse", paths["registry"], payload)
     if all(day <= ds for day in registry_days(root)):
-        atomic_write(registry_dir(root) / LATEST_FILE, payload)
+        root.atomic_write("warehouse", registry_dir(root) / LATEST_FILE, payload)
         paths["latest"] = registry_dir(root) / LATEST_FILE
     return paths, nonfinite
 
@@ -330,8 +314,9 @@ def build_selection_assets(
             )
         root = data_root.root
         tables, last, nonfinite = [], None, 0
-        prev_ds, prev_table = _stored_previous(root, previous_selection, context.partition_keys[0])
-        for ds in context.partition_keys:  # one day per run under the multi-run backfill
+        run_days = RunDays(context)
+        prev_ds, prev_table = _stored_previous(root, previous_selection, run_days.first)
+        for ds in run_days:  # one day per run under the multi-run backfill
             start = date.fromisoformat(ds) - timedelta(days=config.window_days - 1)
             days = [(start + timedelta(days=i)).isoformat() for i in range(config.window_days)]
             window = DayReader(root, "warehouse", "episode_rewards", days)
@@ -347,10 +332,11 @@ def build_selection_assets(
             document = registry_document(ds, result, config, context.run.run_id, previous)
             paths, replaced = write_decision(root, ds, document, result)
             nonfinite += replaced
-            context.log.info(
-                f"{ds}: decided {len(document['task_types'])} task type(s) over "
+            run_days.log(
+                ds,
+                f"decided {len(document['task_types'])} task type(s) over "
                 f"{document['window_start']} .. {ds} ({len(window.days)} day(s) with rewards); "
-                f"previous decision {prev_ds}; wrote {paths['registry']}"
+                f"previous decision {prev_ds}; wrote {paths['registry']}",
             )
             tables.append(result.table)
             last = (document, paths)
