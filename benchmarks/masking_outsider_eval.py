@@ -47,15 +47,18 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from masking import baseline_mask  # noqa: E402  (benchmarks/masking.py)
 
-from agentic_pipeline.jsonutil import json_leaves  # noqa: E402
 from agentic_pipeline.masking import MASK_COLUMNS, Masker, mask_steps  # noqa: E402
 from agentic_pipeline.masking.evaluation import (  # noqa: E402
+    WORD,
     LabeledCorpus,
     benchmark_file_corpus,
+    masked_words,
     measure_recall,
+    missed_values,
+    personal_words,
+    plain_text,
     tau_bench_corpus,
 )
-from agentic_pipeline.masking.json_walker import key_entity  # noqa: E402
 from agentic_pipeline.schema import STEP_SCHEMA, parse_timestamp  # noqa: E402
 
 EXTERNAL = Path(__file__).resolve().parents[1].parent / "shared" / "external"
@@ -73,8 +76,8 @@ TARGETS = {
     "IP_ADDRESS": 0.99,
     "DATE_OF_BIRTH": 0.95,
 }
-_WORD = re.compile(r"[^\W\d_]{3,}")
-_TOKEN = re.compile(r"<[A-Z][A-Z0-9_]*_[0-9a-f]{8}>")
+#: A token of ours (``<PERSON_1a2b3c4d>``) or of plain Presidio (``<PERSON>``): not a kept word.
+_TOKEN = re.compile(r"<[A-Z][A-Z0-9_]*?(?:_[0-9a-f]{8})?>")
 
 
 # --------------------------------------------------------------------------- evaluator data
@@ -397,17 +400,6 @@ def tau_corpora(limit: int) -> list[tuple[str, LabeledCorpus]]:
 
 
 # --------------------------------------------------------------------------- measuring
-def _plain(text: str) -> str:
-    """The string values of a JSON cell (escapes decoded), else the text itself."""
-    if text[:1] not in "[{":
-        return text
-    try:
-        obj = json.loads(text)
-    except ValueError:
-        return text
-    return "\n".join(leaf for leaf in json_leaves(obj) if isinstance(leaf, str))
-
-
 def _texts(table: pa.Table) -> dict[str, list[str]]:
     eps = table.column("episode_id").to_pylist()
     out: dict[str, list[str]] = defaultdict(list)
@@ -415,34 +407,7 @@ def _texts(table: pa.Table) -> dict[str, list[str]]:
         if c in table.column_names:
             for e, v in zip(eps, table.column(c).to_pylist(), strict=True):
                 if isinstance(v, str) and v:
-                    out[e].append(_plain(v))
-    return out
-
-
-def _labelled_words(table: pa.Table) -> dict[str, set[str]]:
-    """Per episode, the words of JSON values under personal keys (``first_name``, ``address``):
-    personal by the data's own schema even where the truth file does not list them (other
-    passengers' names)."""
-    eps = table.column("episode_id").to_pylist()
-    out: dict[str, set[str]] = defaultdict(set)
-    for c in MASK_COLUMNS:
-        if c not in table.column_names:
-            continue
-        for e, v in zip(eps, table.column(c).to_pylist(), strict=True):
-            if not isinstance(v, str) or v[:1] not in "[{":
-                continue
-            try:
-                stack = [(json.loads(v), None)]
-            except ValueError:
-                continue
-            while stack:
-                node, et = stack.pop()
-                if isinstance(node, dict):
-                    stack.extend((x, key_entity(k) or et) for k, x in node.items())
-                elif isinstance(node, list):
-                    stack.extend((x, et) for x in node)
-                elif et is not None and node is not None:
-                    out[e].update(w.lower() for w in _WORD.findall(str(node)))
+                    out[e].append(plain_text(v))
     return out
 
 
@@ -453,17 +418,16 @@ def overmasking(
 ) -> tuple[int, int]:
     """(non-personal word occurrences, how many of them were masked)."""
     before, after = _texts(raw), _texts(masked)
-    labelled = _labelled_words(raw)
+    personal = personal_words(raw, planted, MASK_COLUMNS)
     total = lost = 0
     for eid, texts in before.items():
-        personal = {w.lower() for _, v in planted.get(eid, ()) for w in _WORD.findall(v)}
-        personal |= labelled.get(eid, set())
-        cnt = Counter(w.lower() for t in texts for w in _WORD.findall(t))
+        mine = personal.get(eid, set())
+        cnt = Counter(w.lower() for t in texts for w in WORD.findall(t))
         kept = Counter(
-            w.lower() for t in after.get(eid, []) for w in _WORD.findall(_TOKEN.sub(" ", t))
+            w.lower() for t in after.get(eid, []) for w in WORD.findall(_TOKEN.sub(" ", t))
         )
         for w, c in cnt.items():
-            if w in personal:
+            if w in mine:
                 continue
             total += c
             lost += max(0, c - kept.get(w, 0))
@@ -481,7 +445,26 @@ def grouped(fig: dict[str, dict[str, float]]) -> dict[str, dict[str, float]]:
     return dict(out)
 
 
-def evaluate(name: str, corpus: LabeledCorpus, workers: int) -> dict[str, Any]:
+def show_misses(corpus: LabeledCorpus, masked: pa.Table, n: int) -> None:
+    """Print, per reported type, up to ``n`` planted values left in clear (with the masked text
+    around them) and the ``n`` non-personal words masked most often (with their token type)."""
+    misses = missed_values(corpus.table, masked, corpus.planted)
+    by_type: dict[str, list[tuple[str, str, str]]] = defaultdict(list)
+    for et, rows in misses.items():
+        by_type[REPORT.get(et, et)].extend(rows)
+    for et in sorted(by_type):
+        rows = by_type[et]
+        print(f"-- missed {et}: {len(rows)} values in clear (first {min(n, len(rows))})")
+        for eid, value, ctx in rows[:n]:
+            print(f"   {value!r} in {eid}: {ctx}")
+    words = masked_words(corpus.table, masked, corpus.planted)
+    total = sum(words.values())
+    print(f"-- non-personal words masked: {total} (most frequent {min(n, len(words))})")
+    for (w, kind), c in words.most_common(n):
+        print(f"   {c:>4}  {w} -> {kind}")
+
+
+def evaluate(name: str, corpus: LabeledCorpus, workers: int, misses: int = 0) -> dict[str, Any]:
     """Mask with ours and with plain Presidio; print and return the figures."""
     n_str = sum(1 for ts in _texts(corpus.table).values() for _ in ts)
     t = time.perf_counter()
@@ -518,6 +501,8 @@ def evaluate(name: str, corpus: LabeledCorpus, workers: int) -> dict[str, Any]:
         f"throughput (start-up included): ours {n_str / t_ours:.1f} strings/s ({t_ours:.1f}s), "
         f"presidio {n_str / t_base:.1f} strings/s ({t_base:.1f}s), ratio {t_base / t_ours:.1f}x"
     )
+    if misses:
+        show_misses(corpus, ours, misses)
     return {
         "recall_ours": r_ours,
         "recall_presidio": r_base,
@@ -538,6 +523,14 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=1)
     ap.add_argument("--seed", type=int, default=12)
     ap.add_argument("--only", choices=("templates", "locales", "tau"), action="append")
+    ap.add_argument(
+        "--show-misses",
+        type=int,
+        default=0,
+        metavar="N",
+        help="print per type up to N missed values with context, and the N non-personal words "
+        "masked most often (ours; synthetic/public test data only)",
+    )
     args = ap.parse_args()
     logging.basicConfig(level=logging.ERROR)
     logging.getLogger("presidio-analyzer").setLevel(logging.ERROR)
@@ -555,7 +548,7 @@ def main() -> None:
         corpora.append(("Faker multi-locale", locale_corpus(args.per_locale, args.seed)))
     if "tau" in only and args.tau:
         corpora += tau_corpora(args.tau)
-    results = {name: evaluate(name, c, args.workers) for name, c in corpora}
+    results = {name: evaluate(name, c, args.workers, args.show_misses) for name, c in corpora}
     print(
         "\nall targets met"
         if all(r["targets_met"] for r in results.values())
