@@ -9,6 +9,7 @@ Targets: zero leaks of emails, phones, card numbers, SSNs, IBANs, user ids, date
 from __future__ import annotations
 
 import argparse
+import datetime as dt
 import logging
 import sys
 import time
@@ -19,12 +20,14 @@ from agentic_pipeline.masking.evaluation import (
     HIGH_RECALL,
     ZERO_LEAK,
     LabeledCorpus,
+    episodes_corpus,
     format_recall,
     measure_recall,
-    simulated_corpus,
     tau_bench_corpus,
 )
+from agentic_pipeline.simulator import generate_episodes  # the demo data generator
 
+DAY = dt.date(2026, 11, 28)
 TAU = Path(__file__).resolve().parents[1].parent / "shared" / "external" / "tau-bench"
 
 
@@ -55,7 +58,8 @@ def main() -> None:
     logging.basicConfig(level=logging.ERROR)
     ok = True
     with Masker(n_workers=args.workers) as masker:
-        ok &= evaluate("simulated", simulated_corpus(args.sim, seed=args.seed), masker)
+        sim = episodes_corpus(generate_episodes(DAY, args.sim, args.seed), DAY)
+        ok &= evaluate("simulated", sim, masker)
         if args.tau and (TAU / "gpt-4o-airline.json").exists():
             tau = tau_bench_corpus(
                 TAU / "gpt-4o-airline.json", TAU / "airline-users.json", limit=args.tau

@@ -4,6 +4,7 @@ values and over-masked words, the date metrics and the independence of the multi
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pyarrow as pa
 
@@ -71,3 +72,19 @@ def test_masked_words_names_the_token_type_of_each_overmasked_word():
 def test_plain_text_decodes_json_leaves():
     assert plain_text(json.dumps({"a": ["Straße 3"], "b": 2}, ensure_ascii=True)) == "Straße 3"
     assert plain_text("{not json") == "{not json"
+
+
+def test_evaluation_module_does_not_import_the_simulator():
+    """Product code measures corpora handed to it; the demo simulator is the caller's business."""
+    import ast
+
+    import agentic_pipeline.masking.evaluation as evaluation
+
+    tree = ast.parse(Path(evaluation.__file__).read_text())
+    imported = [
+        n.module if isinstance(n, ast.ImportFrom) else a.name
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Import | ast.ImportFrom)
+        for a in n.names
+    ]
+    assert not [m for m in imported if m and "simulator" in m], imported
