@@ -221,7 +221,8 @@ def measure_kept(
     return dict(agg)
 
 
-#: Standalone date shapes in logs (not inside timestamps): ISO, day/month/year with / . -, English months.
+#: Standalone date shapes in logs (not inside timestamps): ISO, day/month/year with / . -,
+#: English month names.
 _ANY_DATE_RE = re.compile(
     r"(?<![\w/.-])(?:\d{4}-\d\d-\d\d(?![\w/-])|\d{1,2}[/.-]\d{1,2}[/.-]\d{4}(?![\w/-])"
     r"|(?:January|February|March|April|May|June|July|August|September|October|November"
@@ -242,7 +243,8 @@ def other_dates(
     """Per episode, the dates in a real log that are not dates of birth, as ``("OTHER_DATE",
     value)``: every date-shaped string except the planted dates of birth, the values under a
     birth-date key (``dob``) anywhere in the episode and dates within 40 characters after a
-    birth cue ("born", "DOB", "geboren", ...). Flight, reservation and order dates remain."""
+    birth cue ("born", "DOB", "geboren", ...) with no other date in between. Flight,
+    reservation and order dates remain."""
     columns = list(columns)
     eps = raw.column("episode_id").to_pylist()
     births: dict[str, set[str]] = defaultdict(set)
@@ -270,12 +272,13 @@ def other_dates(
                     stack.extend((x, et) for x in node)
                 elif et == "DATE_OF_BIRTH" and isinstance(node, str):
                     births[e].update(m.group().casefold() for m in _ANY_DATE_RE.finditer(node))
-            text = plain_text(v)
+            text, prev_end = plain_text(v), 0
             for m in _ANY_DATE_RE.finditer(text):
-                if _BIRTH_CUE_RE.search(text, max(0, m.start() - 40), m.start()):
+                if _BIRTH_CUE_RE.search(text, max(prev_end, m.start() - 40), m.start()):
                     births[e].add(m.group().casefold())
                 else:
                     found[e].add(m.group())
+                prev_end = m.end()
     return {
         e: {("OTHER_DATE", d) for d in ds if d.casefold() not in births[e]}
         for e, ds in found.items()
