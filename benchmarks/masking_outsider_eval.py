@@ -357,8 +357,6 @@ OTHER_DATE_PHRASES = {
         "Invoice dated {d}, total 113.71 EUR.",
         "Our fare rules were last updated on {d}.",
         "Check-in at the hotel is on {d} after 3 pm.",
-        "The company was founded on {d}.",
-        "This policy has been in force since {d}.",
         "Your membership started on {d}.",
     ),
     "de": (
@@ -398,6 +396,20 @@ OTHER_DATE_PHRASES = {
         "Rezerwację zmieniono {d}.",
     ),
 }
+#: Old dates that are not birth dates (history, contracts).
+OLD_DATE_PHRASES = {
+    "en": (
+        "The company was founded on {d}.",
+        "This policy has been in force since {d}.",
+        "The lease signed on {d} is still valid.",
+    ),
+    "de": ("Die Firma wurde am {d} gegründet.", "Der Vertrag vom {d} gilt weiterhin."),
+    "fr": ("La société a été fondée le {d}.", "Le contrat du {d} est toujours valable."),
+    "es": ("La empresa se fundó el {d}.", "El contrato del {d} sigue vigente."),
+    "it": ("L'azienda è stata fondata il {d}.", "Il contratto del {d} è ancora valido."),
+    "nl": ("Het bedrijf is opgericht op {d}.", "Het contract van {d} is nog geldig."),
+    "pl": ("Firma została założona {d}.", "Umowa z dnia {d} jest nadal ważna."),
+}
 #: JSON fields of a date of birth, as tools name them (snake, camel, nested).
 _DOB_KEYS = ("dob", "birth_date", "date_of_birth", "birthDate", "birthday", "DateOfBirth")
 #: JSON fields of other dates.
@@ -406,12 +418,6 @@ _OTHER_KEYS = ("flight_date", "order_date", "deadline", "date", "created_at", "d
 
 def _rand_date(rng: random.Random, first: int, last: int) -> dt.date:
     return dt.date(rng.randint(first, last), rng.randint(1, 12), rng.randint(1, 28))
-
-
-def _other_date(rng: random.Random) -> dt.date:
-    """A booking-era date, or one year in four an old one (a founding date, a contract): a
-    detector must not call every old date a birth date."""
-    return _rand_date(rng, 1950, 2005) if rng.random() < 0.25 else _rand_date(rng, 2022, 2027)
 
 
 def dob_sample(
@@ -437,16 +443,19 @@ def dob_sample(
 
 
 def other_date_sample(rng: random.Random, lang: str) -> Sample:
-    """A non-birth date in a sentence or a JSON tool record: must stay in clear."""
-    day = _other_date(rng)
-    if rng.random() < 0.3:
+    """A non-birth date in a sentence or a JSON tool record: must stay in clear. One in four is
+    an old date (a founding date, a contract), so that "old year" is no shortcut to "birth"."""
+    old = rng.random() < 0.25
+    day = _rand_date(rng, 1950, 2005) if old else _rand_date(rng, 2022, 2027)
+    if not old and rng.random() < 0.3:
         d = day.isoformat()
         key = rng.choice(_OTHER_KEYS)
         rec = {"reservation_id": "ZFA04Y", key: d, "cabin": "economy", "status": "confirmed"}
         return Sample(rec, kept={("OTHER_DATE", d)})
     phr_lang = lang if rng.random() < 0.7 else "en"
     d = date_text(day, phr_lang, rng)
-    return Sample(rng.choice(OTHER_DATE_PHRASES[phr_lang]).format(d=d), kept={("OTHER_DATE", d)})
+    phrases = (OLD_DATE_PHRASES if old else OTHER_DATE_PHRASES)[phr_lang]
+    return Sample(rng.choice(phrases).format(d=d), kept={("OTHER_DATE", d)})
 
 
 def _dob_text(d: Any, rng: random.Random) -> str:
