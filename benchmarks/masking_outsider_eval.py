@@ -92,6 +92,7 @@ from agentic_pipeline.masking.evaluation import (  # noqa: E402
     WORD,
     LabeledCorpus,
     benchmark_file_corpus,
+    lost_values,
     masked_words,
     measure_kept,
     measure_recall,
@@ -791,7 +792,8 @@ def grouped(fig: dict[str, dict[str, float]]) -> dict[str, dict[str, float]]:
 
 def show_misses(corpus: LabeledCorpus, masked: pa.Table, n: int) -> None:
     """Print, per reported type, up to ``n`` planted values left in clear (with the masked text
-    around them) and the ``n`` non-personal words masked most often (with their token type)."""
+    around them), up to ``n`` values that had to stay but were masked (other dates), and the
+    ``n`` non-personal words masked most often (with their token type)."""
     misses = missed_values(corpus.table, masked, corpus.planted)
     by_type: dict[str, list[tuple[str, str, str]]] = defaultdict(list)
     for et, rows in misses.items():
@@ -799,6 +801,10 @@ def show_misses(corpus: LabeledCorpus, masked: pa.Table, n: int) -> None:
     for et in sorted(by_type):
         rows = by_type[et]
         print(f"-- missed {et}: {len(rows)} values in clear (first {min(n, len(rows))})")
+        for eid, value, ctx in rows[:n]:
+            print(f"   {value!r} in {eid}: {ctx}")
+    for kind, rows in sorted(lost_values(corpus.table, masked, corpus.kept).items()):
+        print(f"-- masked {kind} (must stay): {len(rows)} values (first {min(n, len(rows))})")
         for eid, value, ctx in rows[:n]:
             print(f"   {value!r} in {eid}: {ctx}")
     words = masked_words(corpus.table, masked, corpus.planted)

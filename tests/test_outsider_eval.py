@@ -241,3 +241,24 @@ def test_other_dates_of_a_real_log_leave_out_every_birth_date():
     assert other_dates(raw, planted) == {
         "e1": {("OTHER_DATE", "2024-05-16"), ("OTHER_DATE", "2024-05-02")}
     }
+
+
+def test_lost_values_shows_where_a_date_to_keep_was_masked():
+    from agentic_pipeline.masking.evaluation import lost_values
+
+    raw = _table(
+        [
+            ("e1", 0, "Hi. Your flight on 2026-03-14 departs at 9:40.", None),
+            ("e1", 1, "The booking was made on 2026-01-02.", None),
+        ]
+    )
+    masked = _table(
+        [
+            ("e1", 0, "Hi. Your flight on <DATE_OF_BIRTH_0a1b2c3d> departs at 9:40.", None),
+            ("e1", 1, "The booking was made on 2026-01-02.", None),
+        ]
+    )
+    kept = {"e1": {("OTHER_DATE", "2026-03-14"), ("OTHER_DATE", "2026-01-02")}}
+    [(eid, value, ctx)] = lost_values(raw, masked, kept)["OTHER_DATE"]
+    assert (eid, value) == ("e1", "2026-03-14")
+    assert "[[2026-03-14]]" in ctx and "<DATE_OF_BIRTH_0a1b2c3d>" in ctx

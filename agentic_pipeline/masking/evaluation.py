@@ -403,6 +403,38 @@ def missed_values(
     return dict(out)
 
 
+def lost_values(
+    raw: pa.Table,
+    masked: pa.Table,
+    kept: Mapping[str, set[tuple[str, str]]],
+    columns: Iterable[str] = MASK_COLUMNS,
+    width: int = 40,
+) -> dict[str, list[tuple[str, str, str]]]:
+    """Per kind, every value that had to stay in clear and was masked somewhere, as (episode,
+    value, "raw text around it -> the same place after masking")."""
+    columns = list(columns)
+    before, after = _cells(raw, columns), _cells(masked, columns)
+    by_episode: dict[str, list[tuple[str, int, int, str]]] = defaultdict(list)
+    for key in before:
+        by_episode[key[0]].append(key)
+    out: dict[str, list[tuple[str, str, str]]] = defaultdict(list)
+    for eid in sorted(kept):
+        for kind, v in sorted(kept[eid]):
+            rx = re.compile(rf"(?<!\w){re.escape(v)}(?!\w)", re.IGNORECASE)
+            for key in by_episode.get(eid, []):
+                a, b = plain_text(before[key]), plain_text(after.get(key, ""))
+                m = rx.search(a)
+                if m is None or len(rx.findall(b)) >= len(rx.findall(a)):
+                    continue
+                anchor = a[max(0, m.start() - 15) : m.start()]
+                at = b.find(anchor) if anchor else 0
+                shown = b[max(0, at) : max(0, at) + len(anchor) + width].replace("\n", " / ")
+                ctx = f"{_snippet(a, m.start(), m.end(), 15)} -> {shown}..."
+                out[kind].append((eid, v, ctx))
+                break
+    return dict(out)
+
+
 def personal_words(
     raw: pa.Table, planted: Mapping[str, set[tuple[str, str]]], columns: Iterable[str]
 ) -> dict[str, set[str]]:
