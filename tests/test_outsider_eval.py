@@ -262,3 +262,33 @@ def test_lost_values_shows_where_a_date_to_keep_was_masked():
     [(eid, value, ctx)] = lost_values(raw, masked, kept)["OTHER_DATE"]
     assert (eid, value) == ("e1", "2026-03-14")
     assert "[[2026-03-14]]" in ctx and "<DATE_OF_BIRTH_0a1b2c3d>" in ctx
+
+
+def test_a_name_counts_as_leaked_when_one_of_its_parts_stays_in_clear():
+    from agentic_pipeline.masking.evaluation import measure_recall
+
+    raw = _table(
+        [
+            ("e1", 0, "Hi, I am Csanád Bernharðsson and I will call", None),
+            ("e1", 1, "Csanád Bernharðsson again", None),
+            ("e1", 2, "Will Smith too", None),
+        ]
+    )
+    planted = {"e1": {("PERSON", "Csanád Bernharðsson"), ("PERSON", "Will Smith")}}
+    whole = _table(
+        [
+            ("e1", 0, "Hi, I am <PERSON_0a1b2c3d> and I will call", None),
+            ("e1", 1, "<PERSON_0a1b2c3d> again", None),
+            ("e1", 2, "<PERSON_1a2b3c4d> too", None),
+        ]
+    )
+    half = _table(
+        [
+            ("e1", 0, "Hi, I am Csanád <PERSON_0a1b2c3d> and I will call", None),
+            ("e1", 1, "<PERSON_0a1b2c3d> again", None),
+            ("e1", 2, "<PERSON_1a2b3c4d> too", None),
+        ]
+    )
+    assert measure_recall(raw, whole, planted, ["content"])["PERSON"]["recall"] == 1.0
+    # the first name is left once; "will" in the template text is not a leak of "Will Smith"
+    assert measure_recall(raw, half, planted, ["content"])["PERSON"]["recall"] == 2 / 3

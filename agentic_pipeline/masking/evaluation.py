@@ -170,6 +170,21 @@ def _occurrences(value: str, texts: list[str]) -> int:
     return sum(len(rx.findall(t)) for t in texts)
 
 
+def _name_parts_left(
+    value: str, planted: set[tuple[str, str]], raw_texts: list[str], masked_texts: list[str]
+) -> int:
+    """How many occurrences of one part of a planted name stay in clear, at most: for each part
+    (a word of 2+ letters), the occurrences after masking beyond those the raw text had outside
+    every planted value containing that part ("Will" in "I will"); the largest over the parts."""
+    worst = 0
+    for part in re.findall(r"[^\W\d_][\w'’.-]*[^\W\d_]|[^\W\d_]{2,}", value):
+        pattern = rf"(?<!\w){re.escape(part)}(?!\w)"
+        holders = [v for _, v in planted if re.search(pattern, v, re.IGNORECASE)]
+        outside = _occurrences(part, raw_texts) - sum(_occurrences(v, raw_texts) for v in holders)
+        worst = max(worst, _occurrences(part, masked_texts) - max(0, outside))
+    return worst
+
+
 def measure_recall(
     raw: Any,
     masked: Any,
@@ -179,19 +194,24 @@ def measure_recall(
     """Per entity type: occurrences of planted values before/after masking and recall.
 
     An occurrence is a case-insensitive, word-bounded match in the masked columns of the
-    value's own episode (JSON texts included).
+    value's own episode (JSON texts included). A person's name counts as left in clear when any
+    of its parts is ("Csanád <PERSON>" leaks the first name): see ``_name_parts_left``.
     """
     columns = list(columns)
     before = _texts_by_episode(raw, columns)
     after = _texts_by_episode(masked, columns)
     agg: dict[str, dict[str, float]] = defaultdict(lambda: {"raw": 0, "leaked": 0})
     for eid, vals in planted.items():
+        raw_texts, masked_texts = before.get(eid, []), after.get(eid, [])
         for et, v in vals:
-            n_raw = _occurrences(v, before.get(eid, []))
+            n_raw = _occurrences(v, raw_texts)
             if not n_raw:
                 continue
             agg[et]["raw"] += n_raw
-            agg[et]["leaked"] += min(n_raw, _occurrences(v, after.get(eid, [])))
+            leaked = _occurrences(v, masked_texts)
+            if et == "PERSON":
+                leaked = max(leaked, _name_parts_left(v, vals, raw_texts, masked_texts))
+            agg[et]["leaked"] += min(n_raw, leaked)
     for d in agg.values():
         d["recall"] = 1.0 - d["leaked"] / d["raw"] if d["raw"] else 1.0
     return dict(agg)
