@@ -291,4 +291,4 @@ def test_a_name_counts_as_leaked_when_one_of_its_parts_stays_in_clear():
     )
     assert measure_recall(raw, whole, planted, ["content"])["PERSON"]["recall"] == 1.0
     # the first name is left once; "will" in the template text is not a leak of "Will Smith"
-    assert measure_recall(raw, half, planted, ["content"])["PERSON"]["recall"] == 2 / 3
+    assert measure_recall(raw, half, planted, ["content"])["PERSON"]["leaked"] == 1
