@@ -13,6 +13,7 @@ from upath import UPath
 from agentic_pipeline.erasure.plan import _contains_any
 from agentic_pipeline.erasure.subjects import EPISODE_COLUMNS, RECEIPTS_DIR, ErasurePlan, Receipt
 from agentic_pipeline.storage import ZONES, DataRoot, atomic_write_bytes
+from agentic_pipeline.storage.files import is_local
 
 
 def apply_erasure(root: DataRoot, plan: ErasurePlan) -> Receipt:
@@ -138,7 +139,8 @@ def _rewrite_landing_file(path: UPath, erased: set[str], needles: list[str]) -> 
         return 0
     if name.endswith(".gz"):
         payload = gzip.compress(payload, mtime=0)
-    atomic_write_bytes(path, payload)
+    mode = path.stat().st_mode & 0o777 if is_local(path) else None  # the file keeps its mode
+    atomic_write_bytes(path, payload, mode=mode)
     return removed
 
 
