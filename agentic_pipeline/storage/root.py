@@ -420,11 +420,3 @@ class DataRoot:
         if not tables:
             raise FileNotFoundError(f"{zone}/{asset} has none of the requested partitions")
         return pa.concat_tables(tables, promote_options="default")
-
-    def iter_batches(
-        self, zone: str, asset: str, ds: str, batch_size: int = 10_000
-    ) -> Iterator[pa.RecordBatch]:
-        """Stream one day in record batches, shard after shard (without the ``ds`` column)."""
-        for path in self.part_files(zone, asset, ds):
-            with path.open("rb") as fh:
-                yield from pq.ParquetFile(fh).iter_batches(batch_size=batch_size)
