@@ -70,8 +70,8 @@ def _rows(
 
 def simulated_corpus(n: int, seed: int = 7, day: dt.date = dt.date(2026, 11, 28)) -> LabeledCorpus:
     """``n`` simulated CRM episodes; planted values typed by the masking key rules."""
+    from agentic_pipeline.demo import generate_episodes
     from agentic_pipeline.formats import parse_episode
-    from agentic_pipeline.simulator import generate_episodes
 
     rows: list[dict[str, Any]] = []
     planted: dict[str, set[tuple[str, str]]] = {}
