@@ -65,6 +65,16 @@ from agentic_pipeline.environments.crm import TASK_TYPES
 from agentic_pipeline.jsonutil import safe_loads
 from agentic_pipeline.risk import RiskRules, detect_tool_set
 
+__all__ = [
+    "COLUMNS",
+    "REPLAYED_EPISODES_SCHEMA",
+    "environment_understands",
+    "is_success_claim",
+    "replay_day",
+    "replay_episode",
+    "to_arrow",
+]
+
 LOOP_MIN_CALLS = 3
 MAX_REASON_CHARS = 600
 CLAIM_RE = re.compile(

@@ -42,6 +42,20 @@ from agentic_pipeline.replay import (
 from agentic_pipeline.risk import CRM_RULES, RiskRules, detect_tool_set
 from agentic_pipeline.schema import STEP_SCHEMA
 
+__all__ = [
+    "DIFF_SCHEMA",
+    "RecordedTask",
+    "SHADOW_EPISODES_SCHEMA",
+    "ShadowEpisode",
+    "ShadowQuota",
+    "ShadowQuotaExceeded",
+    "ShadowRunner",
+    "UserModel",
+    "behaviour_diff",
+    "recorded_tasks",
+    "shadow_table",
+]
+
 DEFAULT_MAX_STEPS = 24
 
 
