@@ -20,6 +20,7 @@ from typing import Any
 
 from faker import Faker
 
+from agentic_pipeline.chat import text_message, tool_exchange
 from agentic_pipeline.demo.policies import (
     DEFAULT_POLICY_WEIGHTS,
     HUMAN_MARKER,
@@ -148,8 +149,8 @@ def _run_episode(
     state = AgentState(task, context, policy_rng)
     system = _SYSTEM_PROMPTS.get(policy.policy_id, _SYSTEM_PROMPTS["crm-efficient-v3"])
     messages: list[dict[str, Any]] = [
-        {"role": "system", "content": system},
-        {"role": "user", "content": task.description},
+        text_message("system", system),
+        text_message("user", task.description),
     ]
     transitions: list[dict[str, Any]] = []
     context_chars = _TOOLS_CHARS + len(system) + len(task.description)
@@ -169,27 +170,8 @@ def _run_episode(
             out_text = _DUMPS(action.params)
             call_id = f"call_{rng.getrandbits(96):024x}"
             obs_text = _DUMPS(obs)
-            messages.append(
-                {
-                    "role": "assistant",
-                    "content": None,
-                    "tool_calls": [
-                        {
-                            "id": call_id,
-                            "type": "function",
-                            "function": {"name": action.tool_name, "arguments": out_text},
-                        }
-                    ],
-                }
-            )
-            messages.append(
-                {
-                    "role": "tool",
-                    "tool_call_id": call_id,
-                    "name": action.tool_name,
-                    "content": obs_text,
-                }
-            )
+            name = action.tool_name or ""
+            messages += tool_exchange(call_id, name, out_text, obs_text, name_on_result=True)
             financial += is_financial_write(action.tool_name, action.params)
             destructive += is_destructive(action.tool_name)
             completion = _tokens(len(out_text)) + 12
@@ -198,9 +180,9 @@ def _run_episode(
             out_text = action.reply or ""
             obs_text = str(obs.get("user_message", ""))
             if out_text:
-                messages.append({"role": "assistant", "content": out_text})
+                messages.append(text_message("assistant", out_text))
             if action.type == "respond":
-                messages.append({"role": "user", "content": obs_text})
+                messages.append(text_message("user", obs_text))
                 human = human or HUMAN_MARKER in obs_text.lower()
             completion = _tokens(len(out_text)) + 4
             tool_ms = 0.0

@@ -26,6 +26,7 @@ CHANNEL_WEIGHTS: dict[str, float] = {"chat": 0.7, "email": 0.3}
 
 
 def pick(rng: random.Random, weights: Mapping[str, float]) -> str:
+    """A key drawn with probability proportional to its weight (one draw of ``rng``)."""
     u, acc = rng.random() * sum(weights.values()), 0.0
     for key, w in weights.items():
         acc += w
@@ -49,6 +50,7 @@ class Pools:
 
 
 def make_customer(fake: Faker, pools: Pools, rng: random.Random) -> dict[str, Any]:
+    """One customer record, as the CRM sandbox stores it."""
     first, last = rng.choice(pools.first), rng.choice(pools.last)
     tier = pick(rng, TIER_WEIGHTS)
     sep = rng.choice((".", "_", ""))
