@@ -14,6 +14,15 @@ from upath import UPath
 
 from agentic_pipeline.storage import DataRoot
 
+__all__ = [
+    "AUDIT_ASSET",
+    "AUDIT_SCHEMA",
+    "Deletion",
+    "apply_retention",
+    "expired",
+    "expired_landing",
+]
+
 AUDIT_ASSET = "retention_audit"
 AUDIT_SCHEMA = pa.schema(
     [

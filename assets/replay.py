@@ -19,7 +19,7 @@ from dagster import (
     multi_asset,
 )
 
-from agentic_pipeline.policies import HUMAN_MARKER
+from agentic_pipeline.demo import HUMAN_MARKER, SimulatedUser
 from agentic_pipeline.replay import REPLAYED_EPISODES_SCHEMA, replay_day, to_arrow
 from agentic_pipeline.shadow import (
     DIFF_SCHEMA,
@@ -31,7 +31,6 @@ from agentic_pipeline.shadow import (
     recorded_tasks,
     shadow_table,
 )
-from agentic_pipeline.simulator import SimulatedUser
 from assets.days import RunDays
 from assets.metadata import column_schema, counts_md, markdown_table, safe_metadata
 from assets.partitions import daily_partitions

@@ -41,8 +41,8 @@ HERE = Path(__file__).resolve()
 
 def _prepare(root: Path, episodes: int, rows_per_shard: int, seed: int = 11) -> dict:
     """A simulated day of ``episodes`` episodes, stored sharded under ``root`` (restricted zone)."""
+    from agentic_pipeline.demo import generate_episodes
     from agentic_pipeline.masking.evaluation import episodes_corpus
-    from agentic_pipeline.simulator import generate_episodes
     from agentic_pipeline.storage import DataRoot
 
     day = dt.date.fromisoformat(DS)

@@ -29,7 +29,7 @@ LOCATION_TAGS = {".dagster/repository": "__repository__@agentic_pipeline"}
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:
-    from agentic_pipeline.simulator import write_landing
+    from agentic_pipeline.demo import write_landing
 
     root = prepare_data_root(args.data_dir)
     start = _parse_day(args.start)

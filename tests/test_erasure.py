@@ -15,10 +15,10 @@ import pytest
 from conftest import write_jsonl
 from dagster import AssetKey, DagsterEventType, DagsterInstance
 
+from agentic_pipeline.demo import generate_episodes, write_landing
 from agentic_pipeline.masking import DEV_MASKING_KEY, pseudonym_for
 from agentic_pipeline.masking import keys as masking_keys
 from agentic_pipeline.retention import apply_retention
-from agentic_pipeline.simulator import generate_episodes, write_landing
 from agentic_pipeline.storage import DataRoot
 from cli.main import main as cli_main
 

@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 from dagster import DagsterInstance, materialize
 
+from agentic_pipeline.demo import write_landing
 from agentic_pipeline.masking.engine import AnalyzerConfig, AnalyzerPool
 from agentic_pipeline.masking.ray_pool import (
     ACTOR_READY,
@@ -26,7 +27,6 @@ from agentic_pipeline.masking.ray_pool import (
     analyzer_pool,
     balanced_batches,
 )
-from agentic_pipeline.simulator import write_landing
 from assets.ingestion import raw_agent_logs
 from assets.masking import masked_trajectories
 from assets.replay import replayed_episodes

@@ -19,10 +19,10 @@ from dagster import (
     in_process_executor,
 )
 
+from agentic_pipeline.demo import write_landing
 from agentic_pipeline.ingest import ingest_day
 from agentic_pipeline.masking import Masker, PIILeakError, mask_steps
 from agentic_pipeline.rewards import COMPONENTS, load_reward_spec, score_episodes
-from agentic_pipeline.simulator import write_landing
 from agentic_pipeline.storage import DataRoot
 from agentic_pipeline.training import (
     ASSET_NAME,
