@@ -113,6 +113,15 @@ def _actors_started(temp: Path) -> int:
     return sum(p.read_bytes().count(ACTOR_READY.encode()) for p in logs.glob("worker-*.err"))
 
 
+def _resources(root: Path, masking: MaskingResource) -> dict:
+    return {
+        "data_root": DataRootResource(path=str(root)),
+        "io_manager": PartitionedParquetIOManager(path=str(root)),
+        "masking": masking,
+        "tool_catalogue": ToolCatalogueResource(),
+    }
+
+
 def _materialize(root: Path, masking: MaskingResource) -> dict[str, bytes]:
     """Ingest, mask and replay one simulated day; every stored file of the day, by path."""
     write_landing(root, dt.date.fromisoformat(DS), 1, 12, seed=5)
@@ -122,16 +131,10 @@ def _materialize(root: Path, masking: MaskingResource) -> dict[str, bytes]:
     leaky = chat_episode("leaky-1", started_at=f"{DS}T10:15:00Z")
     leaky["messages"][3]["content"] = json.dumps({"by_email": {"bob.smith@example.com": 1}})
     write_jsonl(root / "landing" / DS / "leaky.jsonl", [leaky])
-    resources = {
-        "data_root": DataRootResource(path=str(root)),
-        "io_manager": PartitionedParquetIOManager(path=str(root)),
-        "masking": masking,
-        "tool_catalogue": ToolCatalogueResource(),
-    }
     with DagsterInstance.ephemeral() as instance:
         result = materialize(
             [raw_agent_logs, masked_trajectories, replayed_episodes],
-            resources=resources,
+            resources=_resources(root, masking),
             partition_key=DS,
             instance=instance,
         )
@@ -187,7 +190,7 @@ def test_local_and_ray_runs_write_the_same_bytes(ray_head, tmp_path, monkeypatch
             assert SECRET_KEY.encode() not in path.read_bytes(), path
 
 
-def test_workers_with_another_key_are_refused(ray_head, monkeypatch):
+def test_workers_with_another_key_are_refused(ray_head, tmp_path, monkeypatch):
     """Point 2: a driver whose key is not the workers' gets a one-line refusal (no key in it), and
     the run fails at once, without masking anything; the development key is refused as well."""
     address, _ = ray_head
@@ -198,6 +201,24 @@ def test_workers_with_another_key_are_refused(ray_head, monkeypatch):
         message = str(info.value)
         assert message == KEY_MISMATCH_MESSAGE and "\n" not in message
         assert key not in message and SECRET_KEY not in message
+    # through Dagster: the masking step fails once (no retry) with that line, nothing is written
+    monkeypatch.setenv("AGENTIC_PIPELINE_MASKING_KEY", "another-secret-key-of-the-driver")
+    root = tmp_path / "refused"
+    write_landing(root, dt.date.fromisoformat(DS), 1, 2, seed=5)
+    with DagsterInstance.ephemeral() as instance:
+        result = materialize(
+            [raw_agent_logs, masked_trajectories],
+            resources=_resources(root, MaskingResource(ray_address=address, ray_workers=1)),
+            partition_key=DS,
+            instance=instance,
+            raise_on_error=False,
+        )
+    assert not result.success
+    (failure,) = [e for e in result.all_events if e.event_type_value == "STEP_FAILURE"]
+    assert failure.step_key == "masked_trajectories"
+    assert KEY_MISMATCH_MESSAGE in str(failure.event_specific_data.error.message)
+    assert "another-secret" not in str(result.all_events)
+    assert not (root / "warehouse").exists() or not any((root / "warehouse").rglob("*.parquet"))
 
 
 def test_shard_order_and_bounded_shards_in_flight(ray_head, monkeypatch):

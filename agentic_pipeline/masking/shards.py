@@ -26,6 +26,11 @@ public fingerprint (``keys.key_fingerprint``) and whether it masks with the deve
 actor whose key has another fingerprint (or that has no key) refuses to mask, and the driver raises
 ``WorkerKeyError`` with a one-line message that holds no key material.
 
+The raw shards and their masked results are personal data and restricted data on their way: they
+travel through Ray's object store (shared memory, spilled to the nodes' Ray temp folder under
+pressure), as they travel to the local worker processes; Ray does not log task arguments, and
+actors' output is not forwarded to the driver.
+
 **Ray's own client, not dagster-ray.** ``dagster-ray`` 0.4.8 installs next to our pinned Dagster
 1.13.27 (it requires ``dagster>=1.12``), but it runs whole Dagster steps or runs as Ray jobs, and
 this module is plain Python under ``agentic_pipeline/``, which never imports Dagster. Actors that
