@@ -97,7 +97,8 @@ def _child(root: Path, out: str, mode: str, address: str, workers: int) -> dict:
             sm.masker.pool.analyze(["Call Maria Lopez at +1 415 555 0134 now."] * 16, True)
         figures["startup_seconds"] = time.perf_counter() - t
         figures["driver_before_mb"] = _peak_mb()
-        audits, counts = SpooledShards(), {"rows": 0, "shards": 0, "worker_seconds": 0.0}
+        audits = SpooledShards()
+        counts = {"rows": 0, "shards": 0, "worker_seconds": 0.0, "worker_cpu": 0.0}
 
         def masked():
             for result in sm.map(data.iter_shards("restricted", "raw_agent_logs", DS)):
@@ -105,12 +106,14 @@ def _child(root: Path, out: str, mode: str, address: str, workers: int) -> dict:
                 counts["rows"] += result.stats["rows"]
                 counts["shards"] += 1
                 counts["worker_seconds"] += result.stats["seconds"].get("worker", 0.0)
+                counts["worker_cpu"] += result.stats["seconds"].get("worker_cpu", 0.0)
                 yield result.masked
 
-        t = time.perf_counter()
+        t, cpu = time.perf_counter(), time.process_time()
         data.write_partition_shards("warehouse", out, DS, masked())
         data.write_partition_shards("warehouse", f"{out}_audit", DS, audits)
         figures["seconds"] = time.perf_counter() - t
+        figures["driver_cpu"] = time.process_time() - cpu  # this process only (not the pool's)
         figures.update(counts)
         figures["audit_mb"] = sum(p.size for p in audits._parts) / 2**20
         if isinstance(sm, RayShardMasker):
@@ -289,6 +292,7 @@ def throughput(episodes: int, rows_per_shard: int) -> None:
             if mode == "ray":
                 ray_part = (
                     f", actors busy {fig['worker_seconds'] / (workers * fig['seconds']):.0%}"
+                    f", CPU actors {fig['worker_cpu']:.1f} s driver {fig['driver_cpu']:.1f} s"
                     f", overhead {fig['overhead_ms']:.0f} ms/shard"
                 )
             print(
@@ -335,7 +339,7 @@ def main() -> None:
     m.add_argument("--mode", choices=("in-process", "pool", "ray"), default="in-process")
     t = sub.add_parser("throughput", help="local pool vs 1 and 2 Ray actors, whole shards")
     t.add_argument("--episodes", type=int, default=300)
-    t.add_argument("--rows-per-shard", type=int, default=2_000)
+    t.add_argument("--rows-per-shard", type=int, default=1_000)
     args = ap.parse_args()
     if args.cmd == "memory":
         memory(args.episodes, args.rows_per_shard, args.mode)

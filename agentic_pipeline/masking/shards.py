@@ -186,12 +186,14 @@ class _ShardActor:
         return self.error
 
     def mask(self, table: pa.Table) -> MaskResult:
-        """``mask_steps`` of one whole shard; ``stats["seconds"]["worker"]``: its time here."""
+        """``mask_steps`` of one whole shard; ``stats["seconds"]``: ``worker`` (its wall time here)
+        and ``worker_cpu`` (this process's CPU time for it)."""
         if self.masker is None:
             raise WorkerKeyError(self.error or "no masker")
-        t = time.perf_counter()
+        t, cpu = time.perf_counter(), time.process_time()
         result = mask_steps(table, self.masker)
         result.stats["seconds"]["worker"] = time.perf_counter() - t
+        result.stats["seconds"]["worker_cpu"] = time.process_time() - cpu
         return result
 
     def info(self) -> dict[str, float]:
