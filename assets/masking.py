@@ -6,6 +6,10 @@ left: nothing of it is written to the warehouse, and ``withheld_episodes`` (rest
 it with the reason. The blocking check ``no_personal_data_in_masked`` scans what was stored and
 fails the day when anything leaked or when the withheld share passes
 ``MaskingResource.max_withheld_share``. Metadata and logs carry counts only, never values.
+
+A day is masked shard by shard, in order, by ``MaskingResource.build_shard_masker()``: in the run's
+process with the local analysis pool, or, with a Ray address, whole shards on Ray actors
+(``agentic_pipeline/masking/shards.py``); the bytes written are the same either way.
 """
 
 from collections import Counter

@@ -285,13 +285,13 @@ class RayShardMasker:
 
     def _note_finished(self, pending: deque[list[Any]], running: list[int]) -> None:
         """Mark the sent shards whose masking has finished (no waiting, nothing fetched)."""
-        open_refs = {id(p[0]): p for p in pending if not p[2]}
+        open_refs = {p[0].hex(): p for p in pending if not p[2]}
         if not open_refs:
             return
         refs = [p[0] for p in open_refs.values()]
         done, _ = self._ray.wait(refs, num_returns=len(refs), timeout=0, fetch_local=False)
         for ref in done:
-            entry = open_refs[id(ref)]
+            entry = open_refs[ref.hex()]
             entry[2] = True
             running[entry[1]] -= 1
 
