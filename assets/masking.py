@@ -6,6 +6,10 @@ left: nothing of it is written to the warehouse, and ``withheld_episodes`` (rest
 it with the reason. The blocking check ``no_personal_data_in_masked`` scans what was stored and
 fails the day when anything leaked or when the withheld share passes
 ``MaskingResource.max_withheld_share``. Metadata and logs carry counts only, never values.
+
+A day is masked shard by shard, in order, by ``MaskingResource.build_shard_masker()``: in the run's
+process with the local analysis pool, or, with a Ray address, whole shards on Ray actors
+(``agentic_pipeline/masking/shards.py``); the bytes written are the same either way.
 """
 
 from collections import Counter
@@ -25,8 +29,9 @@ from dagster import (
     multi_asset,
 )
 
-from agentic_pipeline.masking import AUDIT_SCHEMA, WITHHELD_SCHEMA, mask_steps, scan_for_leaks
+from agentic_pipeline.masking import AUDIT_SCHEMA, WITHHELD_SCHEMA, scan_for_leaks
 from agentic_pipeline.masking.keys import MissingMaskingKeyError, announce_dev_key
+from agentic_pipeline.masking.shards import WorkerKeyError
 from agentic_pipeline.schema import STEP_SCHEMA
 from agentic_pipeline.storage import DataRoot
 from assets.metadata import column_schema, counts_md, safe_metadata
@@ -98,14 +103,14 @@ def masked_trajectories(
             allow_retries=False,
         )
 
-    def masked_shards(masker, ds: str):
+    def masked_shards(shard_masker, ds: str):
         offset = 0  # the audit's ``row`` counts within the day (shard order)
-        for raw in raw_agent_logs.iter_shards(ds):  # bounded memory: one shard at a time
-            result = mask_steps(raw, masker)  # leaking episodes are withheld, not the day
-            stats = result.stats
+        # bounded memory: shards are read, masked (here or on Ray actors) and written in order
+        for result in shard_masker.map(raw_agent_logs.iter_shards(ds)):
+            stats = result.stats  # leaking episodes are withheld, not the day
             totals.update(
                 rows=result.masked.num_rows,
-                raw_rows=raw.num_rows,
+                raw_rows=stats["rows"],
                 strings=stats["strings"],
                 episodes=stats["episodes"],
                 withheld_episodes=stats["withheld_episodes"],
@@ -129,15 +134,19 @@ def masked_trajectories(
             if offset:
                 rows = pc.add(audit.column("row"), pa.scalar(offset, pa.int64()))
                 audit = audit.set_column(audit.schema.get_field_index("row"), "row", rows)
-            offset += raw.num_rows
+            offset += stats["rows"]
             audits.setdefault(ds, SpooledShards()).append(audit)
             yield result.masked.cast(STEP_SCHEMA)
 
     @retry_transient  # runs inside the IO manager's handle_output (a dead NER worker: retried)
     def masked_days():
-        with masking.build_masker() as masker:
+        try:
+            shard_masker = masking.build_shard_masker()
+        except WorkerKeyError as exc:  # a deployment error: retrying cannot fix it
+            raise Failure(str(exc), allow_retries=False) from None
+        with shard_masker:
             for ds in context.partition_keys:
-                yield ds, Shards(masked_shards(masker, ds))
+                yield ds, Shards(masked_shards(shard_masker, ds))
 
     def masked_metadata() -> dict:
         return safe_metadata(
