@@ -34,6 +34,7 @@ from agentic_pipeline.masking.keys import MissingMaskingKeyError, announce_dev_k
 from agentic_pipeline.masking.shards import WorkerKeyError
 from agentic_pipeline.schema import STEP_SCHEMA
 from agentic_pipeline.storage import DataRoot
+from assets.days import RunDays
 from assets.metadata import column_schema, counts_md, safe_metadata
 from assets.partitions import daily_partitions
 from resources.data_root import DataRootResource
@@ -96,12 +97,8 @@ def masked_trajectories(
     fields: Counter = Counter()
     detectors: Counter = Counter()
 
-    if raw_agent_logs.missing:
-        raise Failure(
-            f"raw_agent_logs has no partition for {', '.join(raw_agent_logs.missing)}: "
-            "materialize it first",
-            allow_retries=False,
-        )
+    days = RunDays(context)
+    days.require(raw_agent_logs, hint="materialize it first")
 
     def masked_shards(shard_masker, ds: str):
         offset = 0  # the audit's ``row`` counts within the day (shard order)
@@ -119,16 +116,13 @@ def masked_trajectories(
             entities.update(stats["entities"])
             fields.update(stats["fields"])
             detectors.update(stats["detectors"])
-            message = f"{ds}: masked {result.masked.num_rows} rows, "
-            message += f"{result.audit.num_rows} detections"
+            message = f"masked {result.masked.num_rows} rows, {result.audit.num_rows} detections"
             if stats["withheld_episodes"]:  # episode ids and counts only
                 message += (
                     f"; withheld {stats['withheld_episodes']} of {stats['episodes']} "
                     "episodes (personal data left after masking, see withheld_episodes)"
                 )
-                context.log.warning(message)
-            else:
-                context.log.info(message)
+            days.log(ds, message, warning=bool(stats["withheld_episodes"]))
             withheld.setdefault(ds, []).append(result.withheld)
             audit = result.audit
             if offset:
@@ -138,34 +132,33 @@ def masked_trajectories(
             audits.setdefault(ds, SpooledShards()).append(audit)
             yield result.masked.cast(STEP_SCHEMA)
 
-    @retry_transient  # runs inside the IO manager's handle_output (a dead NER worker: retried)
-    def masked_days():
+    def open_shard_masker():
         try:
-            shard_masker = masking.build_shard_masker()
+            return masking.build_shard_masker()
         except WorkerKeyError as exc:  # a deployment error: retrying cannot fix it
             raise Failure(str(exc), allow_retries=False) from None
-        with shard_masker:
-            for ds in context.partition_keys:
-                yield ds, Shards(masked_shards(shard_masker, ds))
 
     def masked_metadata() -> dict:
-        return safe_metadata(
-            {
-                "dagster/row_count": totals["rows"],
-                "dagster/column_schema": column_schema(STEP_SCHEMA),
-                "raw_rows": totals["raw_rows"],
-                "episodes_seen": totals["episodes"],
-                "withheld_episodes": totals["withheld_episodes"],
-                "withheld_rows": totals["withheld_rows"],
-                "strings_seen": totals["strings"],
-                "by_entity_type": counts_md(dict(entities), "entity type", "masked"),
-                "by_field": counts_md(dict(fields), "field", "masked"),
-                "by_detector": counts_md(dict(detectors), "detector", "masked"),
-                "masking_key": "development key" if dev_key else "production key",
-            }
-        )
+        return {
+            "dagster/row_count": totals["rows"],
+            "dagster/column_schema": column_schema(STEP_SCHEMA),
+            "raw_rows": totals["raw_rows"],
+            "episodes_seen": totals["episodes"],
+            "withheld_episodes": totals["withheld_episodes"],
+            "withheld_rows": totals["withheld_rows"],
+            "strings_seen": totals["strings"],
+            "by_entity_type": counts_md(dict(entities), "entity type", "masked"),
+            "by_field": counts_md(dict(fields), "field", "masked"),
+            "by_detector": counts_md(dict(detectors), "detector", "masked"),
+            "masking_key": "development key" if dev_key else "production key",
+        }
 
-    yield Output(DayTables(masked_days(), masked_metadata), output_name="masked_trajectories")
+    masked = days.tables(
+        lambda ds, shard_masker: Shards(masked_shards(shard_masker, ds)),
+        masked_metadata,
+        using=open_shard_masker,  # one masker (pool or Ray actors) for every day of the run
+    )
+    yield Output(masked, output_name="masked_trajectories")
     audit_rows = sum(spool.num_rows for spool in audits.values())
     audit_days = [(ds, Shards(spool)) for ds, spool in audits.items()]
     yield Output(
@@ -181,8 +174,7 @@ def masked_trajectories(
         ),
     )
     withheld_days = [
-        (ds, pa.concat_tables(withheld.get(ds) or [WITHHELD_SCHEMA.empty_table()]))
-        for ds in context.partition_keys
+        (ds, pa.concat_tables(withheld.get(ds) or [WITHHELD_SCHEMA.empty_table()])) for ds in days
     ]
     yield Output(
         DayTables(withheld_days),
@@ -214,7 +206,7 @@ def no_personal_data_in_masked(
     root: DataRoot = data_root.root
     rows, by_kind, leaky_days, over_days = 0, Counter(), [], []
     n_withheld = n_episodes = 0
-    for ds in context.partition_keys:  # one day, or every day of a single-run backfill
+    for ds in RunDays(context):  # one day, or every day of a single-run backfill
         day_leaks = 0
         written: set = set()
         for asset in GUARDED_TABLES:
