@@ -5,13 +5,13 @@ from __future__ import annotations
 import datetime as dt
 import gzip
 import json
-import os
 import random
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from agentic_pipeline.demo.simulator import generate_episodes
+from agentic_pipeline.storage import atomic_path
 
 _DUMPS = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
@@ -39,7 +39,7 @@ def write_landing(
 
     Each day gets ``episodes-000.jsonl.gz`` (episode JSONL, gzip with mtime 0) and
     ``transitions-000.jsonl`` (about ``transition_share`` of the episodes, one step per line).
-    Files are streamed and renamed into place atomically; same arguments, same bytes.
+    Files are streamed and put into place atomically (``atomic_path``); same arguments, same bytes.
     """
     root = Path(root)
     summary: dict[str, Any] = {
@@ -54,32 +54,32 @@ def write_landing(
         folder = root / "landing" / day.isoformat()
         folder.mkdir(parents=True, exist_ok=True)
         ep_path, tr_path = folder / "episodes-000.jsonl.gz", folder / "transitions-000.jsonl"
-        ep_tmp, tr_tmp = folder / f".{ep_path.name}.tmp", folder / f".{tr_path.name}.tmp"
         fmt_rng = random.Random(f"agentic-pipeline-format:{seed}:{day.isoformat()}")
         counts = {"episode_format": 0, "transition_format": 0, "transition_lines": 0}
-        with open(ep_tmp, "wb") as raw, open(tr_tmp, "wb") as tr_out:
-            with gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0, compresslevel=6) as gz:
-                episodes = generate_episodes(
-                    day, episodes_per_day, seed, policy_weights, retry_share=retry_share
-                )
-                for ep in episodes:
-                    if fmt_rng.random() < transition_share:
-                        tr_out.writelines(_dump_line(t) for t in ep.transitions)
-                        counts["transition_format"] += 1
-                        counts["transition_lines"] += len(ep.transitions)
-                    else:
-                        gz.write(_dump_line(ep.record))
-                        counts["episode_format"] += 1
+        with atomic_path(ep_path) as ep_tmp, atomic_path(tr_path) as tr_tmp:
+            with open(ep_tmp, "wb") as raw, open(tr_tmp, "wb") as tr_out:
+                with gzip.GzipFile(
+                    filename="", mode="wb", fileobj=raw, mtime=0, compresslevel=6
+                ) as gz:
+                    episodes = generate_episodes(
+                        day, episodes_per_day, seed, policy_weights, retry_share=retry_share
+                    )
+                    for ep in episodes:
+                        if fmt_rng.random() < transition_share:
+                            tr_out.writelines(_dump_line(t) for t in ep.transitions)
+                            counts["transition_format"] += 1
+                            counts["transition_lines"] += len(ep.transitions)
+                        else:
+                            gz.write(_dump_line(ep.record))
+                            counts["episode_format"] += 1
         files = []
-        for tmp, final, count in (
-            (ep_tmp, ep_path, counts["episode_format"]),
-            (tr_tmp, tr_path, counts["transition_format"]),
+        for final, count in (
+            (ep_path, counts["episode_format"]),
+            (tr_path, counts["transition_format"]),
         ):
             if count:
-                os.replace(tmp, final)
                 files.append(str(final))
-            else:
-                tmp.unlink()
+            else:  # no episode in this format today: no file
                 final.unlink(missing_ok=True)
         summary["days"].append(
             {"date": day.isoformat(), "episodes": episodes_per_day, **counts, "files": files}
