@@ -16,7 +16,7 @@ from agentic_pipeline.storage import DataRoot
 
 __all__ = [
     "AUDIT_ASSET",
-    "AUDIT_SCHEMA",
+    "RETENTION_AUDIT_SCHEMA",
     "Deletion",
     "apply_retention",
     "expired",
@@ -24,7 +24,7 @@ __all__ = [
 ]
 
 AUDIT_ASSET = "retention_audit"
-AUDIT_SCHEMA = pa.schema(
+RETENTION_AUDIT_SCHEMA = pa.schema(
     [
         ("ds", pa.string()),  # the day the retention ran
         ("asset", pa.string()),
@@ -123,7 +123,7 @@ def _append_audit(
             }
             for d in deletions
         ],
-        schema=AUDIT_SCHEMA,
+        schema=RETENTION_AUDIT_SCHEMA,
     )
     if root.has_partition("warehouse", AUDIT_ASSET, ds):
         new = pa.concat_tables([root.read_partition("warehouse", AUDIT_ASSET, ds), new])
