@@ -12,7 +12,7 @@ import datetime as dt
 import json
 import re
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -242,6 +242,26 @@ def measure_kept(
 
 #: Standalone date shapes in logs (not inside timestamps): ISO, day/month/year with / . -,
 #: English month names.
+def typed_leaves(text: str) -> Iterator[tuple[Any, str | None]]:
+    """The scalar leaves of a JSON cell, each with the entity type of its nearest key that has
+    one (``{"passenger": {"dob": ...}}`` -> ``DATE_OF_BIRTH``); nothing for text that is not a
+    JSON object or list."""
+    if text[:1] not in "[{":
+        return
+    try:
+        stack: list[tuple[Any, str | None]] = [(json.loads(text), None)]
+    except ValueError:
+        return
+    while stack:
+        node, et = stack.pop()
+        if isinstance(node, dict):
+            stack.extend((x, key_entity(k) or et) for k, x in node.items())
+        elif isinstance(node, list):
+            stack.extend((x, et) for x in node)
+        elif node is not None:
+            yield node, et
+
+
 def plain_text(text: str) -> str:
     """The string leaves of a JSON cell (escapes decoded), else the text itself."""
     if text[:1] not in "[{":
@@ -287,20 +307,8 @@ def other_dates(
         for e, v in zip(eps, raw.column(c).to_pylist(), strict=True):
             if not isinstance(v, str) or not v:
                 continue
-            obj = None
-            if v[:1] in "[{":
-                try:
-                    obj = json.loads(v)
-                except ValueError:
-                    obj = None
-            stack: list[tuple[Any, str | None]] = [(obj, None)] if obj is not None else []
-            while stack:
-                node, et = stack.pop()
-                if isinstance(node, dict):
-                    stack.extend((x, key_entity(k) or et) for k, x in node.items())
-                elif isinstance(node, list):
-                    stack.extend((x, et) for x in node)
-                elif et == "DATE_OF_BIRTH" and isinstance(node, str):
+            for node, et in typed_leaves(v):
+                if et == "DATE_OF_BIRTH" and isinstance(node, str):
                     births[e].update(m.group().casefold() for m in _ANY_DATE_RE.finditer(node))
             text, prev_end = plain_text(v), 0
             for m in _ANY_DATE_RE.finditer(text):

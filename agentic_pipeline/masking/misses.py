@@ -5,16 +5,18 @@ their context, and the non-personal words masked most often (``--show-misses`` o
 from __future__ import annotations
 
 import difflib
-import json
 import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
-from typing import Any
 
 import pyarrow as pa
 
-from agentic_pipeline.masking.evaluation import occurrences, plain_text, texts_by_episode
-from agentic_pipeline.masking.json_walker import key_entity
+from agentic_pipeline.masking.evaluation import (
+    occurrences,
+    plain_text,
+    texts_by_episode,
+    typed_leaves,
+)
 from agentic_pipeline.masking.mask import MASK_COLUMNS
 
 #: A masking token of ours (``<PERSON_1a2b3c4d>``) or of plain Presidio (``<PERSON>``).
@@ -123,19 +125,10 @@ def personal_words(
         if c not in raw.column_names:
             continue
         for e, v in zip(eps, raw.column(c).to_pylist(), strict=True):
-            if not isinstance(v, str) or v[:1] not in "[{":
+            if not isinstance(v, str):
                 continue
-            try:
-                stack: list[tuple[Any, str | None]] = [(json.loads(v), None)]
-            except ValueError:
-                continue
-            while stack:
-                node, et = stack.pop()
-                if isinstance(node, dict):
-                    stack.extend((x, key_entity(k) or et) for k, x in node.items())
-                elif isinstance(node, list):
-                    stack.extend((x, et) for x in node)
-                elif et is not None and node is not None:
+            for node, et in typed_leaves(v):
+                if et is not None:
                     out[e].update(w.lower() for w in WORD.findall(str(node)))
     return out
 

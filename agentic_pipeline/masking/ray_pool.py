@@ -132,16 +132,20 @@ class RayAnalyzerPool:
 
     def close(self) -> None:
         """Kill the actors; disconnect from the cluster if this pool connected."""
-        ray = self._ray
-        for actor in self.actors:
-            try:
-                ray.kill(actor)
-            except Exception:  # noqa: BLE001 - an actor already gone is fine
-                pass
-        self.actors = []
-        if self._connected and ray.is_initialized():
-            ray.shutdown()
-            self._connected = False
+        release_actors(self._ray, self.actors, self._connected)
+        self.actors, self._connected = [], False
+
+
+def release_actors(ray: Any, actors: Sequence[Any], disconnect: bool) -> None:
+    """Kill ``actors`` (one already gone is fine); ``disconnect`` shuts this process's Ray
+    connection down too (when this process made it)."""
+    for actor in actors:
+        try:
+            ray.kill(actor)
+        except Exception:  # noqa: BLE001 - an actor already gone is fine
+            pass
+    if disconnect and ray.is_initialized():
+        ray.shutdown()
 
 
 def ray_address(configured: str | None = None) -> str:

@@ -62,7 +62,7 @@ from agentic_pipeline.masking.keys import (
 )
 from agentic_pipeline.masking.mask import Masker, MaskResult, mask_steps
 from agentic_pipeline.masking.pseudonyms import is_dev_key
-from agentic_pipeline.masking.ray_pool import RAY_ADDRESS_ENV, ray_address
+from agentic_pipeline.masking.ray_pool import RAY_ADDRESS_ENV, ray_address, release_actors
 
 #: The line an actor writes to its worker log once its masker is built (how operators, and the
 #: tests, see the actors).
@@ -301,16 +301,8 @@ class RayShardMasker:
 
     def close(self) -> None:
         """Kill the actors; disconnect from the cluster if this masker connected."""
-        ray = self._ray
-        for actor in self.actors:
-            try:
-                ray.kill(actor)
-            except Exception:  # noqa: BLE001 - an actor already gone is fine
-                pass
-        self.actors = []
-        if self._connected and ray.is_initialized():
-            ray.shutdown()
-            self._connected = False
+        release_actors(self._ray, self.actors, self._connected)
+        self.actors, self._connected = [], False
 
     def __enter__(self) -> RayShardMasker:
         return self
