@@ -14,10 +14,10 @@ from test_selection import DAYS, window
 from agentic_pipeline.rewards import EPISODE_REWARDS_SCHEMA, STEP_REWARDS_SCHEMA
 from agentic_pipeline.schema import QUARANTINE_SCHEMA, STEP_SCHEMA
 from agentic_pipeline.selection import SELECTION_SCHEMA, SelectionConfig, select_policies
+from agentic_pipeline.selection.registry import registry_document, write_decision
 from agentic_pipeline.storage import DataRoot
 from agentic_pipeline.training import SUMMARY_SCHEMA
 from assets.metadata import column_schema
-from assets.selection import registry_document, write_decision
 from cli.report import print_report
 
 CONFIG = SelectionConfig(window_days=14, min_samples=30, n_mc=500, n_bootstrap=50)

@@ -14,9 +14,9 @@ from dagster import AssetKey, DagsterInstance
 from dagster._core.execution.asset_backfill import AssetBackfillData
 from test_reward_assets import local_defs, range_tags, replayed, run, write_upstream
 
+from agentic_pipeline.selection.registry import read_registry, registry_dir
 from agentic_pipeline.storage import DataRoot
 from assets.definitions import build_definitions
-from assets.selection import read_registry, registry_dir
 
 DAYS = ["2026-10-01", "2026-10-02", "2026-10-03", "2026-10-04"]
 ARMS = {("refund", "a"): (40, 0.5), ("refund", "b"): (40, 0.85)}
