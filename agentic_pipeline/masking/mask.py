@@ -61,7 +61,9 @@ from agentic_pipeline.masking.recognizers import (
     PHONE_CONTEXT_WORDS,
     is_name_pair,
     name_gazetteer,
+    not_a_name_word,
 )
+from agentic_pipeline.masking.refine import refine_spans
 from agentic_pipeline.masking.router import Route, route
 from agentic_pipeline.masking.scan import Leak, PIILeakError, compile_values, scan_for_leaks
 
@@ -554,8 +556,8 @@ def plausible(text: str, span: Span) -> bool:
             return False  # lower-case: a name only as a listed first name + surname
         if all(fold(w) in COMMON_WORDS for w in words) or (value.isupper() and len(value) <= 4):
             return False  # vocabulary, or a code such as an airport ("JFK")
-        if text[e : e + 1] == ":" and len(words) == 1:
-            return False
+        if text[e : e + 1] == ":" and len(words) == 1 and not_a_name_word(words[0]):
+            return False  # a field label ("Phone:"); a speaker ("Tom: ...") stays a name
     if et == "PHONE_NUMBER" and det not in _TRUSTED_PHONE and value.isdigit():
         return PHONE_CONTEXT_WORDS.search(text, max(0, s - 40), s) is not None
     return True
@@ -677,7 +679,7 @@ def mask_steps(
     rx = [s for s, r in to_analyse.items() if r is Route.REGEX]
     for texts, use_ner in ((ner, True), (rx, False)):
         for s, spans in zip(texts, masker.pool.analyze(texts, use_ner), strict=True):
-            mp.analysis[s] = spans
+            mp.analysis[s] = refine_spans(s, spans)
     t2 = time.perf_counter()
 
     # known entities: structured values + confident detections anywhere in the episode
