@@ -77,6 +77,11 @@ def _values(text: str, spans) -> list[tuple[str, str]]:
         ('Anna Lind shouted at Kazuto: "Stop!"', "Kazuto"),
         ("Hoskuld is from a small town.", "Hoskuld"),
         ("Don't go to town, Ligurio!", "Ligurio"),
+        ("Szemerey, can I please speak to your boss?", "Szemerey"),
+        ('"I\'m glad to hear that," says Kuivalo.', "Kuivalo"),
+        ("Sound Advice songwriter Ömürcan employs corporate lingo", "Ömürcan"),
+        ("we need to add Isoldina Marrerov as guardian", "Isoldina"),
+        ("Lahuan: What a day.\nLahuan: Remember me?", "Lahuan"),
     ],
 )
 def test_names_no_list_has_are_found_by_their_context(text, name):
@@ -139,9 +144,14 @@ def test_a_person_right_after_a_street_or_postcode_is_the_city():
         _span(text, "Warendorf"),
     ]
     assert "PERSON" not in {et for _, et in _values(text, refine_spans(text, spans))}
-    # a name line before the address stays a name
-    text = "Anna Kowalska\n12 Long Street"
-    spans = [_span(text, "Anna Kowalska"), _span(text, "12 Long Street", "STREET_ADDRESS")]
+    # a name line before the address stays a name, even when its house number looks like a
+    # postcode
+    text = "Anna Kowalska\n\n2347 Lauzon Parkway"
+    spans = [
+        _span(text, "Anna Kowalska", det="NameGazetteerRecognizer", score=0.9),
+        _span(text, "2347 Lauzon Parkway", "STREET_ADDRESS"),
+        _span(text, "2347", "ZIP_CODE", "StreetLineRecognizer", 0.6),
+    ]
     assert ("Anna Kowalska", "PERSON") in _values(text, refine_spans(text, spans))
 
 
@@ -228,6 +238,8 @@ def test_street_lines_never_take_the_line_before():
         ("or post it to Maartenpad 10, 1234 AB Nieuwe Pekela.", "Maartenpad 10"),
         ("or post it to Stretto Barbara, 72, 40069 Lacchiarella.", "Stretto Barbara, 72"),
         ("or post it to Flat 26h Dale Square, CT7 4EJ Marianburgh.", "Flat 26h Dale Square"),
+        ("please update my new address is Wesselényi u. 79., Várbalog", "Wesselényi u. 79."),
+        ("The restaurant is at Heiligengeistbrücke 58", "Heiligengeistbrücke 58"),
     ],
 )
 def test_dutch_italian_and_british_street_shapes(text, value):
@@ -239,7 +251,18 @@ def test_dutch_italian_and_british_street_shapes(text, value):
 
 @pytest.mark.parametrize(
     "text, postcode",
-    [("My zip code is 5211", "5211"), ("Ruda Śląska\n\n Poland 41-710\n", "41-710")],
+    [
+        ("My zip code is 5211", "5211"),
+        ("Ruda Śląska\n\n Poland 41-710\n", "41-710"),
+        ("14 Delan Road\nCAMPVALE NSW 2318", "2318"),
+    ],
 )
 def test_postcodes_after_their_name_or_a_country(text, postcode):
     assert postcode in _found(StreetLineRecognizer(), text, "ZIP_CODE")
+
+
+def test_a_phone_label_after_the_number():
+    from agentic_pipeline.masking.recognizers import IntlPhoneRecognizer
+
+    text = "Estonia 67126\n676 5178-Office, 0477 49 14 00-Fax"
+    assert "676 5178" in _found(IntlPhoneRecognizer(), text)

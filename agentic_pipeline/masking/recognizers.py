@@ -553,11 +553,6 @@ EU_STREET_RES: tuple[re.Pattern[str], ...] = (
         rf"(?<!\w)(?:[{_UP}]{_WORD}[ \t]+)?[{_UP}][{_UP}{_LW}'-]*(?i:{_EU_SUFFIX})\s+{_HOUSE}"
         r"(?!\w)"
     ),
-    # Hungarian: "Wesselényi u. 79.", "Bem rakpart 86", "Munkácsy Mihály út 93."
-    re.compile(
-        rf"(?<!\w)[{_UP}][{_LW}'’-]+(?:[ \t]+[{_UP}][{_LW}'’-]+)?[ \t]+(?:u\.|utca|út|tér|"
-        rf"körút|krt\.|rakpart|sétány|köz)[ \t]+{_HOUSE}\.?(?!\w)"
-    ),
     # post-office boxes
     re.compile(
         r"(?i)(?<!\w)(?:P\.?\s?O\.?\s?Box|Postfach|Boîte postale|BP|Apartado"
@@ -592,10 +587,15 @@ EU_STREET_RES: tuple[re.Pattern[str], ...] = (
         rf"\b:?\s+)"
         rf"((?:{_STREET_WORD}[ \t]+){{1,4}}{_HOUSE})(?!\w)"
     ),
+    # Hungarian: "Wesselényi u. 79.", "Bem rakpart 86", "Munkácsy Mihály út 93."
+    re.compile(
+        rf"(?<!\w)[{_UP}][{_LW}'’-]+(?:[ \t]+[{_UP}][{_LW}'’-]+)?[ \t]+(?:u\.|utca|út|tér|"
+        rf"körút|krt\.|rakpart|sétány|köz)[ \t]+{_HOUSE}\.?(?!\w)"
+    ),
 )
 #: The families of ``EU_STREET_RES`` without a street word of their own ("words + house
 #: number") and the "-ring"/"-weg" suffix family ("During 2019" ends in "ring"): their words are
-#: checked by ``_street_words``.
+#: checked by ``_street_words`` (positions in ``EU_STREET_RES``; new families go at its end).
 _WORD_NUMBER_RES = frozenset({2, 5, 6, 7, 8})
 _LETTERS_RE = re.compile(rf"[{_UP}{_LW}]+")
 
