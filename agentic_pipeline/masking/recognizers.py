@@ -639,7 +639,7 @@ POSTCODE_RES: tuple[re.Pattern[str], ...] = (
     re.compile(rf"(?:(?<=, )|(?<=,)|(?<=\n))[1-9]\d{{3}}(?![\w.,/-]){_CITY}"),
     # a postcode closing an address line: "Zürich, 8021", "MARSEILLE, 13001", "Fala, 2343"
     re.compile(
-        rf"(?<=[{_UP}{_LW}], )(?:\d{{4,5}}|\d{{4}}-\d{{3}}|\d{{2}}-\d{{3}}|\d{{3}} \d{{2}}|"
+        rf"(?<=[{_UP}{_LW}], )(?:\d{{4,5}}|\d{{4,5}}-\d{{3}}|\d{{2}}-\d{{3}}|\d{{3}} \d{{2}}|"
         r"[1-9]\d{3} ?[A-Z]{2})"
         r"(?=$|[\s,;?!)\"]|\.(?!\d))"
     ),
@@ -862,8 +862,9 @@ _PLACE_BEFORE_RE = re.compile(
 )  # ... or after a postcode: "28001 Sevilla"
 #: A capitalised pair followed by one of these is an organisation ("Eden Lawn Service").
 _ORG_NEXT_RE = re.compile(
-    r"\s+(?:Service|Services|Inc|Ltd|LLC|GmbH|AG|SA|Company|Co|Corp|Corporation|Group|Bank|"
-    r"Club|Hotel|Restaurant|Airlines?|Foundation|Institute|University|School|Partners)\b"
+    r"\s+(?:&|(?:and Sons|Bros|Service|Services|Inc|Ltd|LLC|GmbH|AG|SA|Company|Co|Corp|"
+    r"Corporation|Group|Bank|"
+    r"Club|Hotel|Restaurant|Airlines?|Foundation|Institute|University|School|Partners)\b)"
 )
 #: After a name at the start of a sentence: a possessive, a comma, a speaker's colon or a verb
 #: that has a person as subject.
@@ -1038,6 +1039,12 @@ class NameGazetteerRecognizer(LocalRecognizer):
                 continue
             if is_place_or_calendar(word) or _in_proper_noun(text, s, e):
                 continue
+            if (
+                _THE_BEFORE.search(text, max(0, s - 6), s)
+                and not _LOWER_NEXT.match(text, e)
+                or _OWNED_NEXT.match(text, e)
+            ):
+                continue  # "The Wall", "The Fox" ("the Lauritsen novel" is a name); "Walt's IGA"
             if _sentence_start(text, s) and not _NAME_FOLLOW_RE.match(text, e):
                 continue
             out.append(RecognizerResult("PERSON", s, e, 0.55))
@@ -1188,6 +1195,9 @@ def is_place_or_calendar_pair(a: str, b: str) -> bool:
 
 
 _THE_BEFORE = re.compile(r"(?i)(?<!\w)(?:the|a|an)[ \t]+$")
+#: A possessive followed by a capitalised word: a business named after its owner.
+_OWNED_NEXT = re.compile(rf"['’]s[ \t]+[{_UP}]")
+_LOWER_NEXT = re.compile(rf"[ \t]+[{_LW}]")
 #: After a listed first name, a second word is a surname unless it is this frequent in English
 #: ("Rose Garden", "Bennett Brothers"; "Maciej Sus" is a name).
 _PAIR_VOCAB_ZIPF = 3.5

@@ -46,12 +46,13 @@ _PLACE_PREPOSITION = re.compile(
     r" (?:at|in)|(?:flew|fly|flying|travel+ed|travel+ing|drove|drive|moved|went|going|return(?:ed)?"
     r"|headed) to|grew up in)[ \t]+$"
 )
+_OWNED_NEXT = re.compile(r"['’]s[ \t]+[A-ZÀ-ÖØ-ÞĀ-Ž]")
 #: A field label right before a value: "Material: ", "**Color:** ".
 _LABEL_BEFORE = re.compile(r"(?<![\w-])([A-Za-z][\w ]{0,30}?)\**:\**[ \t]*\**[ \t]*$")
 _WORDS = re.compile(r"[^\W\d_][^\W\d_'’-]*(?:['’-][^\W\d_]+)*")
 _CAP_WORD = re.compile(r"[^\W\d_][^\W\d_'’-]*")
 #: Detectors whose person spans are structural evidence, not corrected here.
-_KEEP = frozenset({"SelfIntroductionRecognizer", "NameContextRecognizer"})
+_KEEP = frozenset({"SelfIntroductionRecognizer", "NameContextRecognizer", "AddressBlockRule"})
 
 
 def _person(span: Span) -> bool:
@@ -110,10 +111,10 @@ def _vocabulary_fix(text: str, span: Span) -> Span | None:
     s, e = words[0].start(), words[-1].end()
     if text[e : e + 2] in ("'s", "’s"):
         e += 2
-    if not any(listed_name(w.group()) for w in words) and _PLACE_PREPOSITION.search(
-        text, max(0, s - 24), s
-    ):
-        return None  # "grew up in Zgornji Leskovec", "flew to Tallinn"
+    if not any(listed_name(w.group()) for w in words) and _place_run_before(text, s):
+        return None  # "grew up in Zgornji Leskovec", "flew to Tallinn", "from Granja do Tedo"
+    if len(words) == 1 and _OWNED_NEXT.match(text, words[-1].end()):
+        return None  # "Walt's IGA": a business named after its owner
     return (s, e, *span[2:])
 
 
@@ -145,8 +146,54 @@ def _widen(text: str, span: Span, taken: list[tuple[int, int]]) -> Span:
     return (s, e, *span[2:])
 
 
+#: A line of two or three capitalised words (a name line of a letter head or address block).
+_NAME_LINE = re.compile(
+    r"(?m)^[^\w\n]*((?:[^\W\d_][^\W\d_'’-]+)(?:[ \t]+[^\W\d_][^\W\d_'’-]+){1,2})[ \t]*$"
+)
+#: Name found on the top line of an address block (see ``_address_block_names``).
+ADDRESS_BLOCK_NAME = "AddressBlockRule"
+
+
+def _address_block_names(text: str, spans: list[Span]) -> list[Span]:
+    """The name line heading an address block: two or three capitalised words that can be names
+    on one line, with a street line or a country within the next three lines ("Yuito Hirai\n\n
+    2347 Lauzon Parkway", "Khazani Shishani\n\nKatowice\nPoland")."""
+    streets = [sp for sp in spans if sp[2] == "STREET_ADDRESS"]
+    taken = [(sp[0], sp[1]) for sp in spans]
+    out: list[Span] = []
+    for m in _NAME_LINE.finditer(text):
+        s, e = m.start(1), m.end(1)
+        words = m.group(1).split()
+        if any(not w[0].isupper() or w.isupper() or not_a_name_word(w) for w in words):
+            continue
+        if is_place_or_calendar(m.group(1)) or any(x < e and s < y for x, y in taken):
+            continue
+        below = text[e:].split("\n", 5)[1:5]
+        end_below = e + sum(len(x) + 1 for x in below)
+        if any(e < sp[0] <= end_below for sp in streets) or any(
+            is_place_or_calendar(" ".join(_WORDS.findall(line)[:3])) for line in below
+        ):
+            out.append((s, e, "PERSON", 0.7, ADDRESS_BLOCK_NAME))
+    return out
+
+
+def _place_run_before(text: str, start: int) -> bool:
+    """A place word ("in", "grew up in", "flew to") before the proper-noun run ending at
+    ``start`` ("grew up in Ventosa del Río Almar")."""
+    m = _RUN_BEFORE.search(text, max(0, start - 80), start)
+    return m is not None and _PLACE_PREPOSITION.search(text, max(0, m.start() - 24), m.start())
+
+
+#: Capitalised words and lower-case particles right before a position, on one line.
+_RUN_BEFORE = re.compile(
+    r"(?:(?:[A-ZÀ-ÖØ-ÞĀ-Ž][^\W\d_'’.-]*|de|del|da|do|dos|das|di|della|la|le|el)[ \t]+){0,4}$"
+)
+
+
 def refine_spans(text: str, spans: list[Span]) -> list[Span]:
     """The detections of ``text`` with the person spans corrected (see module doc); sorted."""
+    if "\n" in text:
+        spans = spans + _address_block_names(text, spans)
     if not any(_person(sp) for sp in spans):
         return spans
     address = [sp for sp in spans if sp[2] in _ADDRESS_TYPES]
@@ -166,6 +213,8 @@ def refine_spans(text: str, spans: list[Span]) -> list[Span]:
                 if fixed is None:
                     continue
                 sp = fixed
+            elif sp[3] < 0.6 and _place_run_before(text, sp[0]):
+                continue  # a single listed name inside a place: "in Ventosa del Río Almar"
         persons.append(_widen(text, sp, others))
     # every occurrence in this string of a word of a person span
     words: dict[str, Span] = {}
