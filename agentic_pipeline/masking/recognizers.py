@@ -65,7 +65,8 @@ PHONE_CONTEXT_RE = re.compile(
     r"(?![\w-])"
 )
 _STREET_SUFFIX = (
-    "Street|St|Avenue|Ave|Road|Rd|Drive|Dr|Lane|Ln|Boulevard|Blvd|Court|Ct|Way|Place|Pl|Terrace|"
+    "Street|St|Str|Avenue|Ave|Road|Rd|Drive|Dr|Lane|Ln|Boulevard|Blvd|Court|Ct|Way|Place|Pl|"
+    "Terrace|"
     "Ter|Circle|Cir|Parkway|Pkwy|Highway|Hwy|Square|Sq|Trail|Trl|Loop|Row|Crescent|Close|Alley|"
     "Bypass|Causeway|Center|Common|Corner|Cove|Creek|Crossing|Estates|Expressway|Extension|Falls|"
     "Ferry|Field|Fields|Flat|Flats|Ford|Forest|Fork|Forks|Fort|Freeway|Garden|Gardens|Gateway|"
@@ -292,7 +293,7 @@ _PHONE_WORDS = (
     r"fax|whatsapp|dial|hotline|callback|call back|ring|telefon|telefonnummer|handy|téléphone|"
     r"tél|portable|numéro|"
     r"teléfono|telefono|móvil|cellulare|numero|telefoon|nummer|mobiel|komórka|tel\.|nr|"
-    r"answering|answer|landline|office"
+    r"answering|answer|landline|office|message|messages|registered|whatsapp"
 )
 _PHONE_CTX_RE = re.compile(rf"(?i)(?<!\w)(?:{_PHONE_WORDS})(?!\w)")
 PHONE_CONTEXT_WORDS = _PHONE_CTX_RE
@@ -519,7 +520,7 @@ _STREET_WORD = (
 _HOUSE = r"\d{1,5}(?:\s?[a-zA-Z](?![\w]))?(?:\s?[/-]\s?\d{1,4}[a-zA-Z]?)?"
 _EU_PREFIX = (
     r"Via|Viale|Piazza|Piazzale|Corso|Largo|Vicolo|Strada|Contrada|Borgo|Canale|Incrocio|Rotonda|"
-    r"Salita|Stretto|Calle|C/|Avenida|Avda\.?|"
+    r"Salita|Stretto|Calle|C/|Avenida|Avda\.?|Trg|"
     r"Av\.|Paseo|Plaza|Camino|Carrer|Carretera|Rambla|Ronda|Travesía|Rua|Travessa|Largo|Rue|rue|"
     r"Avenue|avenue|Boulevard|boulevard|Bd|bd|Chemin|chemin|Allée|allée|Impasse|impasse|Quai|quai|"
     r"Place|place|Route|route|Cours|cours|Square|square|ul\.|ulica|Ulica|al\.|Aleja|aleja|pl\.|"
@@ -570,7 +571,7 @@ EU_STREET_RES: tuple[re.Pattern[str], ...] = (
     ),
     # "Slovenčeva 93, Fala": a capitalised word and a house number before ", City"
     re.compile(
-        rf"(?<![\w.,])[{_UP}][{_LW}'’-]{{3,}}(?: [{_UP}][{_LW}'’-]+)? \d{{1,4}}[a-z]?"
+        rf"(?<![\w.,])[{_UP}][{_LW}'’-]{{2,}}(?: [{_UP}][{_LW}'’-]+)? \d{{1,4}}[a-z]?"
         rf"(?=, [{_UP}])"
     ),
     # "637 Strojírenská 1006": number, one to three capitalised words, number
@@ -583,14 +584,15 @@ EU_STREET_RES: tuple[re.Pattern[str], ...] = (
         rf"(?i:(?<!\w)(?:address|adresse|indirizzo|dirección|adres|live at|lives at|"
         rf"living at|live on|lives on|is on|is at|located at|corner of|ship to|shipped to|"
         rf"deliver to|delivered to|send it to|post it to|mail it to|moved to|move to|"
+        rf"drops? (?:you|me|us) off at|pick (?:you|me|us) up at|"
         rf"wohne in der|wohnhaft)"
         rf"\b:?\s+)"
         rf"((?:{_STREET_WORD}[ \t]+){{1,4}}{_HOUSE})(?!\w)"
     ),
-    # Hungarian: "Wesselényi u. 79.", "Bem rakpart 86", "Munkácsy Mihály út 93."
+    # a street word after the name: "Wesselényi u. 79.", "Csabai kapu 38", "Dunajska cesta 5"
     re.compile(
         rf"(?<!\w)[{_UP}][{_LW}'’-]+(?:[ \t]+[{_UP}][{_LW}'’-]+)?[ \t]+(?:u\.|utca|út|tér|"
-        rf"körút|krt\.|rakpart|sétány|köz)[ \t]+{_HOUSE}\.?(?!\w)"
+        rf"körút|krt\.|rakpart|sétány|köz|kapu|cesta|ulica)[ \t]+{_HOUSE}\.?(?!\w)"
     ),
 )
 #: The families of ``EU_STREET_RES`` without a street word of their own ("words + house
@@ -1064,6 +1066,7 @@ _NAME_CONTEXT_RES: tuple[re.Pattern[str], ...] = (
     ),
     re.compile(
         rf"(?i:(?<!\w)(?:call me|called|named(?: (?:him|her|them|it|me))?|name is|name's|"
+        rf"(?:my|his|her|their|your|partner's|wife's|husband's|child's|son's|daughter's) name|"
         rf"(?:last|first|given|family|maiden|middle) name(?: is| was)?|surname(?: is| was)?))"
         rf"\W{{0,3}}({_W})(?![\w-])"
     ),
@@ -1080,7 +1083,8 @@ _NAME_CONTEXT_RES: tuple[re.Pattern[str], ...] = (
     re.compile(
         rf"(?<![\w@.])({_W})['’]s[ \t]+(?:address|phone|email|e-mail|number|birthday|wife|"
         rf"husband|mother|father|son|daughter|brother|sister|friend|family|account|card|"
-        rf"passport|mobile|home|parents|children|boss|partner)(?!\w)"
+        rf"passport|mobile|home|parents|children|child|kid|kids|baby|dad|mom|mum|boss|partner|"
+        rf"name|signature|car|dog|cat|birth)(?!\w)"
     ),
     re.compile(
         rf"(?i:(?<!\w)(?:shouted|yelled|smiled|waved|looked|pointed|laughed|nodded|winked|"
@@ -1109,7 +1113,8 @@ _NAME_CONTEXT_RES: tuple[re.Pattern[str], ...] = (
         rf"artist|director|producer|founder|ceo|chairman|chairwoman|president|professor|"
         rf"colleague|coworker|co-worker|friend|boyfriend|girlfriend|fiancée?|wife|husband|son|"
         rf"daughter|mother|father|brother|sister|uncle|aunt|cousin|nephew|niece|grandson|"
-        rf"granddaughter|grandmother|grandfather|neighbou?r|guardian|passenger|traveller|traveler|"
+        rf"granddaughter|grandmother|grandfather|kid|child|baby|partner|spouse|"
+        rf"neighbou?r|guardian|passenger|traveller|traveler|"
         rf"customer|client|patient|tenant|landlord|employee|manager|assistant|secretary))"
         rf"[ \t]+({_W})(?![\w-])"
     ),

@@ -26,6 +26,7 @@ from agentic_pipeline.masking.recognizers import listed_name, not_a_name_word
 from agentic_pipeline.masking.vocabulary import (
     LEADING_VOCAB_ZIPF,
     TRIMMED_ZIPF,
+    is_place,
     is_place_or_calendar,
     is_vocabulary,
 )
@@ -203,8 +204,9 @@ def refine_spans(text: str, spans: list[Span]) -> list[Span]:
     for sp in spans:
         if not _person(sp):
             continue
-        if is_place_or_calendar(text[sp[0] : sp[1]]):
-            continue  # "I am French"
+        value = text[sp[0] : sp[1]]
+        if is_place(value) if sp[4] in _KEEP else is_place_or_calendar(value):
+            continue  # "I am French" ("Jan lives on ..." is a name: a month only without context)
         if sp[4] not in _KEEP:
             if address and _is_city(text, sp, address):
                 continue

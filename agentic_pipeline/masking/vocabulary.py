@@ -87,3 +87,11 @@ def is_place_or_calendar(words: str) -> bool:
     if w.endswith(("'s", "’s")):
         w = w[:-2]
     return w in countries() or w in NATIONALITIES or w in MONTHS or w in WEEKDAYS
+
+
+def is_place(words: str) -> bool:
+    """A country or a nationality/language ("Poland", "English"), not a calendar word."""
+    w = fold(words).strip(" .,'’")
+    if w.endswith(("'s", "’s")):
+        w = w[:-2]
+    return w in countries() or w in NATIONALITIES
