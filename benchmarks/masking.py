@@ -11,6 +11,7 @@ Both run in this process on the same corpus: simulated CRM episodes plus tau-ben
 from __future__ import annotations
 
 import argparse
+import datetime as dt
 import logging
 import time
 from pathlib import Path
@@ -21,11 +22,12 @@ from presidio_anonymizer import AnonymizerEngine
 from agentic_pipeline.masking import MASK_COLUMNS, Masker, mask_steps
 from agentic_pipeline.masking.engine import build_baseline_analyzer
 from agentic_pipeline.masking.evaluation import (
+    episodes_corpus,
     format_recall,
     measure_recall,
-    simulated_corpus,
     tau_bench_corpus,
 )
+from agentic_pipeline.simulator import generate_episodes
 
 TAU = Path(__file__).resolve().parents[1].parent / "shared" / "external" / "tau-bench"
 
@@ -66,7 +68,8 @@ def main() -> None:
     args = ap.parse_args()
     logging.basicConfig(level=logging.ERROR)
 
-    parts = [simulated_corpus(args.sim, seed=args.seed)]
+    day = dt.date(2026, 11, 28)
+    parts = [episodes_corpus(generate_episodes(day, args.sim, args.seed), day)]
     if args.tau and (TAU / "gpt-4o-airline.json").exists():
         parts.append(
             tau_bench_corpus(

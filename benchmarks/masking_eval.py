@@ -2,6 +2,7 @@
 
 Targets: zero leaks of emails, phones, card numbers, SSNs, IBANs, user ids, dates of birth;
 >= 98% of person names and street addresses masked. Exit status 1 when a target is missed.
+Also printed: the share of dates that are not dates of birth (flights, reservations) kept in clear.
 
     python benchmarks/masking_eval.py --sim 200 --tau 200 --workers 2
 """
@@ -9,6 +10,7 @@ Targets: zero leaks of emails, phones, card numbers, SSNs, IBANs, user ids, date
 from __future__ import annotations
 
 import argparse
+import datetime as dt
 import logging
 import sys
 import time
@@ -19,12 +21,16 @@ from agentic_pipeline.masking.evaluation import (
     HIGH_RECALL,
     ZERO_LEAK,
     LabeledCorpus,
+    episodes_corpus,
     format_recall,
+    measure_kept,
     measure_recall,
-    simulated_corpus,
+    other_dates,
     tau_bench_corpus,
 )
+from agentic_pipeline.simulator import generate_episodes  # the demo data generator
 
+DAY = dt.date(2026, 11, 28)
 TAU = Path(__file__).resolve().parents[1].parent / "shared" / "external" / "tau-bench"
 
 
@@ -39,6 +45,10 @@ def evaluate(name: str, corpus: LabeledCorpus, masker: Masker) -> bool:
         f"scan leaks {res.stats['leaks']}"
     )
     print(format_recall(fig))
+    kept = measure_kept(corpus.table, res.masked, other_dates(corpus.table, corpus.planted))
+    if "OTHER_DATE" in kept:
+        d = kept["OTHER_DATE"]
+        print(f"other dates stay (not birth dates): {d['share']:.2%} of {int(d['raw'])}")
     ok = all(fig.get(et, {"leaked": 0})["leaked"] == 0 for et in ZERO_LEAK)
     ok &= all(fig[et]["recall"] >= 0.98 for et in HIGH_RECALL if et in fig)
     print("targets met" if ok else "TARGETS MISSED")
@@ -55,7 +65,8 @@ def main() -> None:
     logging.basicConfig(level=logging.ERROR)
     ok = True
     with Masker(n_workers=args.workers) as masker:
-        ok &= evaluate("simulated", simulated_corpus(args.sim, seed=args.seed), masker)
+        sim = episodes_corpus(generate_episodes(DAY, args.sim, args.seed), DAY)
+        ok &= evaluate("simulated", sim, masker)
         if args.tau and (TAU / "gpt-4o-airline.json").exists():
             tau = tau_bench_corpus(
                 TAU / "gpt-4o-airline.json", TAU / "airline-users.json", limit=args.tau

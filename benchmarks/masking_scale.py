@@ -21,6 +21,7 @@ The machine may be shared: re-run on an idle machine for ratios that mean someth
 from __future__ import annotations
 
 import argparse
+import datetime as dt
 import json
 import logging
 import os
@@ -40,10 +41,12 @@ HERE = Path(__file__).resolve()
 
 def _prepare(root: Path, episodes: int, rows_per_shard: int, seed: int = 11) -> dict:
     """A simulated day of ``episodes`` episodes, stored sharded under ``root`` (restricted zone)."""
-    from agentic_pipeline.masking.evaluation import simulated_corpus
+    from agentic_pipeline.masking.evaluation import episodes_corpus
+    from agentic_pipeline.simulator import generate_episodes
     from agentic_pipeline.storage import DataRoot
 
-    corpus = simulated_corpus(episodes, seed=seed)
+    day = dt.date.fromisoformat(DS)
+    corpus = episodes_corpus(generate_episodes(day, episodes, seed), day)
     data = DataRoot(root, rows_per_shard=rows_per_shard)
     data.write_partition("restricted", "raw_agent_logs", DS, corpus.table)
     return {

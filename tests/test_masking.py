@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import subprocess
 import sys
@@ -326,12 +327,14 @@ def test_recall_on_small_labeled_corpora():
     from agentic_pipeline.masking.evaluation import (
         HIGH_RECALL,
         ZERO_LEAK,
+        episodes_corpus,
         measure_recall,
-        simulated_corpus,
         tau_bench_corpus,
     )
+    from agentic_pipeline.simulator import generate_episodes
 
-    corpora = [simulated_corpus(12, seed=3)]
+    day = dt.date(2026, 11, 28)
+    corpora = [episodes_corpus(generate_episodes(day, 12, 3), day)]
     if (TAU / "gpt-4o-airline.json").exists():
         corpora.append(
             tau_bench_corpus(TAU / "gpt-4o-airline.json", TAU / "airline-users.json", limit=6)

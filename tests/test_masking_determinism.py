@@ -1,6 +1,7 @@
 """Issue #12 point 7: the same input and key give byte-identical masked output, audit and withheld
 episodes, whatever the worker count, the batch composition or the process's hash seed."""
 
+import datetime as dt
 import os
 import subprocess
 import sys
@@ -11,7 +12,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from agentic_pipeline.masking.engine import AnalyzerConfig, TextAnalyzer
-from agentic_pipeline.masking.evaluation import simulated_corpus, tau_bench_corpus
+from agentic_pipeline.masking.evaluation import episodes_corpus, tau_bench_corpus
 from agentic_pipeline.schema import STEP_SCHEMA
 
 REPO = Path(__file__).resolve().parents[1]
@@ -37,7 +38,10 @@ if __name__ == "__main__":  # the NER workers are started with forkserver
 def _day() -> pa.Table:
     """Simulated CRM episodes, tau-bench airline episodes when present, a name found by two
     detectors, and one episode whose email is a JSON key (withheld), all on one day."""
-    parts = [simulated_corpus(12, seed=3).table]
+    from agentic_pipeline.simulator import generate_episodes
+
+    day = dt.date.fromisoformat(DS)
+    parts = [episodes_corpus(generate_episodes(day, 12, 3), day).table]
     if (TAU / "gpt-4o-airline.json").exists():
         parts.append(
             tau_bench_corpus(

@@ -1,0 +1,294 @@
+"""The masking evaluation's own measurements (issue #12 point 8): the developer dump of missed
+values and over-masked words, the date metrics and the independence of the multi-locale corpus."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pyarrow as pa
+
+from agentic_pipeline.masking.evaluation import masked_words, missed_values, plain_text
+
+DS = "2026-11-20"
+
+
+def _table(rows: list[tuple[str, int, str, str | None]]) -> pa.Table:
+    """(episode, step, content, tool_arguments) rows, the columns the measurements read."""
+    return pa.Table.from_pylist(
+        [{"episode_id": e, "step": s, "content": c, "tool_arguments": a} for e, s, c, a in rows]
+    )
+
+
+def test_missed_values_reports_each_leaked_value_with_its_context():
+    raw = _table(
+        [
+            ("e1", 0, "Hello, this is Csanád Bernharðsson, call 96 466712.", None),
+            ("e1", 1, "ok", json.dumps({"note": "write to ann@x.org"})),
+        ]
+    )
+    masked = _table(
+        [
+            ("e1", 0, "Hello, this is <PERSON_0a1b2c3d> Bernharðsson, call 96 466712.", None),
+            ("e1", 1, "ok", json.dumps({"note": "write to <EMAIL_ADDRESS_1a2b3c4d>"})),
+        ]
+    )
+    planted = {
+        "e1": {
+            ("PERSON", "Csanád"),
+            ("PERSON", "Bernharðsson"),
+            ("PHONE_NUMBER", "96 466712"),
+            ("EMAIL_ADDRESS", "ann@x.org"),
+        }
+    }
+    misses = missed_values(raw, masked, planted)
+    assert set(misses) == {"PERSON", "PHONE_NUMBER"}
+    [(eid, value, ctx)] = misses["PERSON"]
+    assert (eid, value) == ("e1", "Bernharðsson")
+    assert "<PERSON_0a1b2c3d> [[Bernharðsson]]" in ctx
+    assert misses["PHONE_NUMBER"][0][1] == "96 466712"
+
+
+def test_masked_words_names_the_token_type_of_each_overmasked_word():
+    raw = _table(
+        [
+            ("e1", 0, "Please modify the cabin for Ann Lee.", None),
+            ("e1", 1, None, json.dumps({"reason": "Orchestra seats", "first_name": "Zoe"})),
+        ]
+    )
+    # plain Presidio's tokens carry no hash; both forms are recognised
+    masked = _table(
+        [
+            ("e1", 0, "Please <PERSON_00000000> the cabin for <PERSON> <PERSON>.", None),
+            ("e1", 1, None, json.dumps({"reason": "<LOCATION> seats", "first_name": "<PERSON>"})),
+        ]
+    )
+    planted = {"e1": {("PERSON", "Ann"), ("PERSON", "Lee")}}
+    words = masked_words(raw, masked, planted)
+    # "Zoe" is personal by its key though not planted; "cabin" and "seats" stayed
+    assert words == {("modify", "PERSON"): 1, ("orchestra", "LOCATION"): 1}
+
+
+def test_plain_text_decodes_json_leaves():
+    assert plain_text(json.dumps({"a": ["Straße 3"], "b": 2}, ensure_ascii=True)) == "Straße 3"
+    assert plain_text("{not json") == "{not json"
+
+
+def test_evaluation_module_does_not_import_the_simulator():
+    """Product code measures corpora handed to it; the demo simulator is the caller's business."""
+    import ast
+
+    import agentic_pipeline.masking.evaluation as evaluation
+
+    tree = ast.parse(Path(evaluation.__file__).read_text())
+    imported = [
+        n.module if isinstance(n, ast.ImportFrom) else a.name
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Import | ast.ImportFrom)
+        for a in n.names
+    ]
+    assert not [m for m in imported if m and "simulator" in m], imported
+
+
+# ----------------------------------------------------------------------------- outsider corpora
+REPO = Path(__file__).resolve().parents[1]
+
+
+def _bench():
+    """benchmarks/masking_outsider_eval.py as a module (benchmarks/ is not a package)."""
+    import importlib.util
+    import sys
+
+    name = "masking_outsider_eval"
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(
+            name, REPO / "benchmarks" / "masking_outsider_eval.py"
+        )
+        mod = importlib.util.module_from_spec(spec)
+        sys.modules[name] = mod
+        spec.loader.exec_module(mod)
+    return sys.modules[name]
+
+
+def _people() -> list[dict[str, str]]:
+    """FakeNameGenerator-shaped records, one name set and one country per locale, with names no
+    Faker locale lists (invented here)."""
+    bench = _bench()
+    out = []
+    for i, (namesets, country, _) in enumerate(bench.LOCALE_SOURCES.values()):
+        out.append(
+            {
+                "NameSet": namesets[0],
+                "Country": country,
+                "GivenName": f"Quorvin{'abcdefg'[i]}a",
+                "Surname": f"Zelbrathek{'abcdefg'[i]}o",
+                "EmailAddress": f"quorvin{i}@example.org",
+                "StreetAddress": f"Ulmweg {10 + i}",
+                "ZipCode": f"1{i}345",
+                "City": "Testingen",
+                "TelephoneNumber": f"030 1234 56{i}",
+                "NationalID": "",
+                "Birthday": f"{i + 1}/{i + 3}/19{60 + i}",
+            }
+        )
+    return out
+
+
+def test_locale_corpus_names_come_from_the_records_not_from_the_gazetteer_source():
+    """Issue #12 point 8 / the circularity: the gazetteer is built from Faker's person lists, so
+    a corpus that draws its names from Faker measures list membership. With records whose names
+    no Faker list holds, every planted name is one of the records' and none is in the gazetteer
+    (a corpus drawing names from Faker fails both)."""
+    from agentic_pipeline.masking.pseudonyms import fold
+    from agentic_pipeline.masking.recognizers import name_gazetteer
+
+    people = _people()
+    corpus = _bench().locale_corpus(people, 8, seed=3)
+    names = {v for vals in corpus.planted.values() for et, v in vals if et == "PERSON"}
+    assert names, "the corpus planted no names"
+    assert names <= {p["GivenName"] for p in people} | {p["Surname"] for p in people}
+    firsts, lasts = name_gazetteer()
+    assert not {fold(n) for n in names} & (firsts | lasts)
+    # every locale is there, and the text really holds the names
+    assert {e.split("-")[0] for e in corpus.planted} == set(_bench().LOCALE_SOURCES)
+    text = " ".join(v for v in corpus.table.column("content").to_pylist() if v)
+    assert "Quorvin" in text
+
+
+def test_corpora_hold_over_a_hundred_dates_of_birth_in_varied_phrasings_and_other_dates():
+    """Issue #12 point 8 / dates: at the documented size (400 template samples, 60 frames per
+    locale) the corpora hold >= 100 dates of birth in context, in several phrasing subsets and
+    JSON fields, and >= 100 other dates to keep; no other date equals a planted value."""
+    from agentic_pipeline.masking.evaluation import measure_recall
+
+    bench = _bench()
+    people = _people()
+    templates = ["Please call {{name}} about the refund.", "{{first_name}} sent it."]
+    corpora = [
+        bench.template_corpus(templates, people, 400, seed=1),
+        bench.locale_corpus(people, 60, seed=1),
+    ]
+    dob = other = 0
+    subsets: set[str] = set()
+    keys: set[str] = set()
+    for c in corpora:
+        dob += measure_recall(c.table, c.table, c.planted)["DATE_OF_BIRTH"]["raw"]
+        other += sum(len(v) for v in c.kept.values())
+        subsets |= set(c.subsets)
+        for eid, kept in c.kept.items():
+            planted = {v.casefold() for _, v in c.planted[eid]}
+            assert not {v.casefold() for _, v in kept} & planted, eid
+        for cell in (
+            c.table.column("content").to_pylist() + c.table.column("tool_arguments").to_pylist()
+        ):
+            if cell and cell.startswith("{"):
+                keys |= set(json.dumps(json.loads(cell)).split('"'))
+    assert dob >= 100 and other >= 100, (dob, other)
+    assert subsets == {"DOB in English text", "DOB in other languages", "DOB in JSON fields"}
+    assert {"dob", "birth_date", "date_of_birth", "birthDate"} <= keys
+
+
+def test_measure_kept_counts_dates_left_in_clear():
+    from agentic_pipeline.masking.evaluation import measure_kept
+
+    raw = _table(
+        [
+            ("e1", 0, "Your flight on 2026-03-14 departs at 9:40; order of 12/01/2025.", None),
+            ("e1", 1, None, json.dumps({"flight_date": "2026-03-14"})),
+            ("e2", 0, "Ihr Flug am 14.03.2026.", None),
+        ]
+    )
+    masked = _table(
+        [
+            ("e1", 0, "Your flight on <DATE_TIME> departs at 9:40; order of 12/01/2025.", None),
+            ("e1", 1, None, json.dumps({"flight_date": "2026-03-14"})),
+            ("e2", 0, "Ihr Flug am 14.03.2026.", None),
+        ]
+    )
+    kept = {
+        "e1": {("OTHER_DATE", "2026-03-14"), ("OTHER_DATE", "12/01/2025")},
+        "e2": {("OTHER_DATE", "14.03.2026"), ("OTHER_DATE", "not in the text")},
+    }
+    fig = measure_kept(raw, masked, kept)["OTHER_DATE"]
+    assert (fig["raw"], fig["kept"]) == (4, 3)
+    assert fig["share"] == 0.75
+
+
+def test_other_dates_of_a_real_log_leave_out_every_birth_date():
+    """tau-style episode: a flight date and a reservation date are other dates; the user's known
+    birth date, a passenger's ``dob`` field and a date after "born" are not."""
+    from agentic_pipeline.masking.evaluation import other_dates
+
+    raw = _table(
+        [
+            ("e1", 0, "My date of birth is 1970-01-01 and I fly on 2024-05-16.", None),
+            (
+                "e1",
+                1,
+                json.dumps(
+                    {
+                        "reservation": {"created_at": "2024-05-02", "flight_date": "2024-05-16"},
+                        "passengers": [{"first_name": "Mia", "dob": "1988-08-08"}],
+                    }
+                ),
+                None,
+            ),
+            ("e1", 2, "Mia (1988-08-08) and her son, born 2015-02-03, fly on 2024-05-16.", None),
+            ("e2", 0, "Nothing dated here.", None),
+        ]
+    )
+    planted = {"e1": {("DATE_OF_BIRTH", "1970-01-01")}, "e2": set()}
+    assert other_dates(raw, planted) == {
+        "e1": {("OTHER_DATE", "2024-05-16"), ("OTHER_DATE", "2024-05-02")}
+    }
+
+
+def test_lost_values_shows_where_a_date_to_keep_was_masked():
+    from agentic_pipeline.masking.evaluation import lost_values
+
+    raw = _table(
+        [
+            ("e1", 0, "Hi. Your flight on 2026-03-14 departs at 9:40.", None),
+            ("e1", 1, "The booking was made on 2026-01-02.", None),
+        ]
+    )
+    masked = _table(
+        [
+            ("e1", 0, "Hi. Your flight on <DATE_OF_BIRTH_0a1b2c3d> departs at 9:40.", None),
+            ("e1", 1, "The booking was made on 2026-01-02.", None),
+        ]
+    )
+    kept = {"e1": {("OTHER_DATE", "2026-03-14"), ("OTHER_DATE", "2026-01-02")}}
+    [(eid, value, ctx)] = lost_values(raw, masked, kept)["OTHER_DATE"]
+    assert (eid, value) == ("e1", "2026-03-14")
+    assert "[[2026-03-14]]" in ctx and "<DATE_OF_BIRTH_0a1b2c3d>" in ctx
+
+
+def test_a_name_counts_as_leaked_when_one_of_its_parts_stays_in_clear():
+    from agentic_pipeline.masking.evaluation import measure_recall
+
+    raw = _table(
+        [
+            ("e1", 0, "Hi, I am Csanád Bernharðsson and I will call", None),
+            ("e1", 1, "Csanád Bernharðsson again", None),
+            ("e1", 2, "Will Smith too", None),
+        ]
+    )
+    planted = {"e1": {("PERSON", "Csanád Bernharðsson"), ("PERSON", "Will Smith")}}
+    whole = _table(
+        [
+            ("e1", 0, "Hi, I am <PERSON_0a1b2c3d> and I will call", None),
+            ("e1", 1, "<PERSON_0a1b2c3d> again", None),
+            ("e1", 2, "<PERSON_1a2b3c4d> too", None),
+        ]
+    )
+    half = _table(
+        [
+            ("e1", 0, "Hi, I am Csanád <PERSON_0a1b2c3d> and I will call", None),
+            ("e1", 1, "<PERSON_0a1b2c3d> again", None),
+            ("e1", 2, "<PERSON_1a2b3c4d> too", None),
+        ]
+    )
+    assert measure_recall(raw, whole, planted, ["content"])["PERSON"]["recall"] == 1.0
+    # the first name is left once; "will" in the template text is not a leak of "Will Smith"
+    assert measure_recall(raw, half, planted, ["content"])["PERSON"]["leaked"] == 1
