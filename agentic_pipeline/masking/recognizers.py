@@ -39,18 +39,41 @@ from agentic_pipeline.pii_patterns import (  # noqa: E402,F401  (re-exported for
     strict_matches,
 )
 
+#: Month names (English abbreviations too) and those of the main European languages, as dates
+#: of birth are written in them: "2. August 1955", "27 juillet 1935", "5 de julio de 1980".
+MONTH_NAMES: tuple[str, ...] = tuple(
+    """
+january february march april may june july august september october november december
+januar februar märz mai juni juli oktober dezember jänner
+janvier février mars avril juin juillet août septembre octobre novembre décembre
+enero febrero marzo abril mayo junio julio agosto septiembre setiembre octubre noviembre diciembre
+gennaio febbraio aprile maggio giugno luglio settembre ottobre dicembre
+januari februari maart mei augustus
+stycznia lutego marca kwietnia maja czerwca lipca sierpnia września października listopada grudnia
+""".split()
+)
 _MONTH = (
     r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|"
-    r"Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)"
+    r"Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?|"
+    + "|".join(sorted(set(MONTH_NAMES), key=len, reverse=True))
+    + ")"
 )
 DATE_PATTERN = (
     r"(?:\d{4}-\d{1,2}-\d{1,2}|\d{1,2}[/.-]\d{1,2}[/.-]\d{2,4}"
     rf"|{_MONTH}\.? \d{{1,2}}(?:st|nd|rd|th)?,? \d{{4}}"
-    rf"|\d{{1,2}}(?:st|nd|rd|th)? (?:of )?{_MONTH}\.?,? \d{{4}})"
+    rf"|\d{{1,2}}(?:st|nd|rd|th|er|\.)? (?:of |de )?{_MONTH}\.?,? (?:de )?\d{{4}})"
 )
-DOB_RE = re.compile(
-    r"(?i)\b(?:born|birth\s?day|date of birth|birth\s?date|d\.?o\.?b\.?)\b[^\d\n]{0,30}?"
-    rf"({DATE_PATTERN})"
+#: Words that say a date is somebody's birth date, in English and the main European languages.
+_BIRTH_WORDS = (
+    r"born|birth\s?day|date of birth|birth\s?date|d\.?o\.?b\.?|geboren|geb\.|geburtsdatum|"
+    r"geburtstag|née?|naissance|nacido|nacida|nací|nacimiento|cumpleaños|nato|nata|nascita|"
+    r"geboortedatum|urodz\w*|ur\.|født|fødselsdato|född|födelsedatum|syntynyt"
+)
+DOB_RE = re.compile(rf"(?i)(?<!\w)(?:{_BIRTH_WORDS})(?!\w)[^\d\n]{{0,45}}?({DATE_PATTERN})")
+#: The birth word after the date: "Ich bin am 2. August 1955 geboren."
+DOB_AFTER_RE = re.compile(
+    rf"(?i)(?<![\w/.-])({DATE_PATTERN})(?![\w/-])[^\d\n.]{{0,12}}?(?<!\w)"
+    r"(?:geboren|born|née?|nato|nata|nacid[oa]|urodzon[ya])(?!\w)"
 )
 LAST4_RES = (
     re.compile(
@@ -176,7 +199,9 @@ def phone_context_recognizer() -> ContextGroupRecognizer:
 
 def dob_recognizer() -> ContextGroupRecognizer:
     """A date right after a birth keyword."""
-    return ContextGroupRecognizer("DATE_OF_BIRTH", (DOB_RE,), 0.85, "DateOfBirthRecognizer")
+    return ContextGroupRecognizer(
+        "DATE_OF_BIRTH", (DOB_RE, DOB_AFTER_RE), 0.85, "DateOfBirthRecognizer"
+    )
 
 
 def street_address_recognizer() -> ContextGroupRecognizer:
@@ -974,8 +999,15 @@ class NameGazetteerRecognizer(LocalRecognizer):
             ok = False
             if b in COMMON_WORDS or _ORG_NEXT_RE.match(text, m.end()):
                 ok = False
-            elif lower:
-                ok = a in firsts and surname
+            elif lower:  # "cecilie josefsen"; not "julio de" (a month and a particle)
+                ok = (
+                    a in firsts
+                    and surname
+                    and len(b) > 2
+                    and b not in _STOP
+                    and not is_place_or_calendar(a)
+                    and not is_place_or_calendar(b)
+                )
             elif upper and not is_place_or_calendar_pair(wa, wb):
                 vetoed = any(s < m.end() and m.start() < e for s, e in places)
                 b_word = not not_a_name_word(wb)  # b could be a name
@@ -1096,6 +1128,20 @@ _NAME_CONTEXT_RES: tuple[re.Pattern[str], ...] = (
         re.MULTILINE,
     ),
     re.compile(rf",[ \t]+({_W})!"),
+    # a person's field label: "Customer: Cazares, Calquín", "Passenger: Anna Lind"
+    re.compile(
+        rf"(?i:(?<!\w)(?:customer|passenger|guest|client|patient|traveller|traveler|"
+        rf"account holder|cardholder|card holder|holder|full name|contact person|recipient|"
+        rf"addressee|attn|attention|beneficiary))[ \t]*:[ \t]*({_W})(?:,?[ \t]+({_W}))?"
+    ),
+    # what is booked or ordered for somebody: "Booking for Gregorina Tórrez:"
+    re.compile(
+        rf"(?i:(?<!\w)(?:booking|reservation|ticket|tickets|order|seat|room|table|refund|"
+        rf"invoice|receipt|parcel|package|appointment)[ \t]+for)[ \t]+({_W})"
+        rf"(?:[ \t]+({_W}))?(?![\w-])"
+    ),
+    # a name before its e-mail address: "Bartele Exterkate (b.ex@example.nl)"
+    re.compile(rf"(?<![\w@.])({_W})(?:[ \t]+({_W}))?[ \t]*[(<][\w.+-]+@"),
     # a vocative opening a sentence: "Szemere, can I please speak to your boss?"
     re.compile(
         rf"(?:^|(?<=[.!?][ \t])|(?<=\n))({_W}),[ \t]+(?:can|could|would|will|please|do|did|have|"
@@ -1161,9 +1207,11 @@ class NameContextRecognizer(LocalRecognizer):
         ]
         out: dict[tuple[int, int], float] = {}
         for rx in _NAME_CONTEXT_RES:
-            for m in rx.finditer(text):
-                s, e = m.start(1), m.end(1)
-                word = m.group(1)
+            for m, g in ((m, g) for m in rx.finditer(text) for g in range(1, rx.groups + 1)):
+                if m.group(g) is None:
+                    continue
+                s, e = m.start(g), m.end(g)
+                word = m.group(g)
                 if (s, e) in out or fold(word) in _TITLE_WORDS:
                     continue
                 if is_place_or_calendar_pair(word, word) or (
@@ -1209,7 +1257,8 @@ _PAIR_VOCAB_ZIPF = 3.5
 
 
 def _vocab(word: str, threshold: float) -> bool:
-    return is_vocabulary(word, threshold) and not listed_name(word)
+    """An unlisted English word ("Garden" in "Rose Garden"; "Sus" is Spanish, and a surname)."""
+    return is_vocabulary(word, threshold, ("en",)) and not listed_name(word)
 
 
 # --------------------------------------------------------------------------- account ids

@@ -24,6 +24,7 @@ from agentic_pipeline.masking.json_walker import key_entity
 from agentic_pipeline.masking.pseudonyms import fold
 from agentic_pipeline.masking.recognizers import listed_name, not_a_name_word
 from agentic_pipeline.masking.vocabulary import (
+    FUNCTION_WORD_ZIPF,
     LEADING_VOCAB_ZIPF,
     TRIMMED_ZIPF,
     is_place,
@@ -48,6 +49,7 @@ _PLACE_PREPOSITION = re.compile(
     r"|headed) to|grew up in)[ \t]+$"
 )
 _OWNED_NEXT = re.compile(r"['’]s[ \t]+[A-ZÀ-ÖØ-ÞĀ-Ž]")
+_DIGIT = re.compile(r"\d")
 #: A field label right before a value: "Material: ", "**Color:** ".
 _LABEL_BEFORE = re.compile(r"(?<![\w-])([A-Za-z][\w ]{0,30}?)\**:\**[ \t]*\**[ \t]*$")
 _WORDS = re.compile(r"[^\W\d_][^\W\d_'’-]*(?:['’-][^\W\d_]+)*")
@@ -90,14 +92,23 @@ def _address_goes_on(text: str, end: int, address: list[Span]) -> bool:
 def _vocabulary_fix(text: str, span: Span) -> Span | None:
     """A spaCy person span without its vocabulary: None when nothing of a name is left."""
     s, e = span[0], span[1]
+    if "\n" in text[s:e]:  # a name never crosses a line: "Alert Alarm Company\nCtra"
+        first = text[s:e].strip("\n").split("\n", 1)[0]
+        s = text.index(first, s) if first else s
+        e = s + len(first)
+    digit = _DIGIT.search(text, s, e)
+    if digit:  # names have no digits: "van 6 juli 1974" keeps "van" (then found lower-case)
+        e = digit.start()
     words = list(_WORDS.finditer(text, s, e))
     if not words:
         return None
     value = text[s:e]
     if is_place_or_calendar(value) or is_place_or_calendar(words[0].group()):
         return None
-    if all(not_a_name_word(w.group()) for w in words):
-        return None
+    if all(
+        not_a_name_word(w.group()) or is_vocabulary(w.group(), FUNCTION_WORD_ZIPF) for w in words
+    ):
+        return None  # "Die Bestellung": "Die" is a listed name, but mostly an article
     if len(words) == 1 and is_vocabulary(words[0].group()):  # listed or not ("Glass")
         label = _LABEL_BEFORE.search(text, max(0, s - 40), s)
         if label and key_entity(label.group(1)) is None:
@@ -107,7 +118,7 @@ def _vocabulary_fix(text: str, span: Span) -> Span | None:
         words.pop(0)
     if len(words) < n and len(words) == 1:  # "Alert Alarm Company", "Guilty Pleasures"
         w = words[0].group()
-        if is_vocabulary(w, TRIMMED_ZIPF) and not listed_name(w) or is_vocabulary(w, 4.5):
+        if is_vocabulary(w, TRIMMED_ZIPF) and not listed_name(w) or is_vocabulary(w, 5.0):
             return None
     s, e = words[0].start(), words[-1].end()
     if text[e : e + 2] in ("'s", "’s"):

@@ -6,11 +6,12 @@ places ("Cyprus", "Costa Rica") or calendar words ("May 27").
 
 Dependencies, chosen on purpose:
 
-* ``wordfreq`` (pinned in pyproject): word frequencies of English from several corpora (Wikipedia,
-  subtitles, books, web), shipped inside the wheel, read offline. A word with a Zipf frequency of
-  4 or more (about ten times per million words) that is not a listed first or last name is
-  vocabulary. Names that are also frequent words ("Mark", "Rose") are in the name lists and so
-  are never vetoed by frequency alone.
+* ``wordfreq`` (pinned in pyproject): word frequencies of English and the main European
+  languages from several corpora (Wikipedia, subtitles, books, web), shipped inside the wheel,
+  read offline. A word with a Zipf frequency of 4 or more (about ten times per million words) in
+  one of them that is not a listed first or last name is vocabulary. Names that are also
+  frequent words ("Mark", "Rose") are in the name lists and so are never vetoed by frequency
+  alone.
 * ``Faker`` (already pinned): its English country list.
 """
 
@@ -25,13 +26,23 @@ VOCAB_ZIPF = 4.0
 #: From this frequency an unlisted word that opens a person span is a role or an adjective
 #: ("Producer Abner Reyna", "Mighty Casey"), trimmed off the span.
 LEADING_VOCAB_ZIPF = 4.0
+#: Words this frequent in some language are function words ("die", "van", "will") even when a
+#: name list has them: a span made only of them and vocabulary is no name.
+FUNCTION_WORD_ZIPF = 5.5
 #: A person span that lost such words keeps a single word only when it is rarer than this
 #: ("Alert Alarm Company" -> "Company" is dropped, "Producer Abner Reyna" keeps its name).
 TRIMMED_ZIPF = 3.0
 
 MONTHS = frozenset(
-    "january february march april may june july august september october november december "
-    "jan feb mar apr jun jul aug sep sept oct nov dec".split()
+    """
+january february march april may june july august september october november december
+jan feb mar apr jun jul aug sep sept oct nov dec
+januar februar märz mai juni juli oktober dezember jänner
+janvier février avril juin juillet août septembre octobre novembre décembre
+enero febrero marzo abril mayo junio julio agosto septiembre octubre noviembre diciembre
+gennaio febbraio aprile maggio giugno luglio settembre ottobre dicembre
+januari februari maart mei augustus
+""".split()
 )
 WEEKDAYS = frozenset(
     "monday tuesday wednesday thursday friday saturday sunday mon tue tues wed thu thur thurs "
@@ -65,20 +76,30 @@ def countries() -> frozenset[str]:
     return frozenset(out)
 
 
+#: Languages whose common words are vocabulary too: text of European users is not all English
+#: ("Je suis", "votre", "Bestellung" are no names).
+LANGUAGES = ("en", "de", "fr", "es", "it", "nl", "pl")
+
+
 @lru_cache(maxsize=65536)
-def zipf(word: str) -> float:
-    """English Zipf frequency of ``word`` (0 for unknown words)."""
+def zipf(word: str, languages: tuple[str, ...] = LANGUAGES) -> float:
+    """Highest Zipf frequency of ``word`` in ``languages`` (0 for unknown words)."""
     from wordfreq import zipf_frequency
 
-    return zipf_frequency(word, "en")
+    # the "small" lists (words of Zipf 3 and more) load in a fraction of a second; our thresholds
+    # are 3 and above
+    return max(zipf_frequency(word, lang, wordlist="small") for lang in languages)
 
 
-def is_vocabulary(word: str, threshold: float = VOCAB_ZIPF) -> bool:
-    """``word`` is a frequent English word (names are told apart by the caller's name lists)."""
+def is_vocabulary(
+    word: str, threshold: float = VOCAB_ZIPF, languages: tuple[str, ...] = LANGUAGES
+) -> bool:
+    """``word`` is a frequent word of ``languages`` (names are told apart by the caller's name
+    lists)."""
     w = fold(word).strip("'’.-")
     if w.endswith(("'s", "’s")):
         w = w[:-2]
-    return len(w) >= 2 and zipf(w) >= threshold
+    return len(w) >= 2 and zipf(w, languages) >= threshold
 
 
 def is_place_or_calendar(words: str) -> bool:
