@@ -275,6 +275,7 @@ from agentic_pipeline.masking.vocabulary import (  # noqa: E402
     NATIONALITIES,
     VOCAB_ZIPF,
     countries,
+    is_place,
     is_place_or_calendar,
     is_vocabulary,
 )
@@ -843,17 +844,18 @@ def listed_name(word: str) -> bool:
     return w in _all_listed()
 
 
-def not_a_name_word(word: str) -> bool:
-    """``word`` is common vocabulary that no name list has, a place, nationality or calendar
-    word, or a stop word: it cannot be (part of) a person name by itself."""
+def not_a_name_word(word: str, languages: tuple[str, ...] = ("en",), calendar: bool = True) -> bool:
+    """``word`` is common vocabulary of ``languages`` that no name list has, a place or
+    nationality, a calendar word (unless ``calendar`` is false: "Mai", "Jan" in a name's
+    context), or a stop word: it cannot be (part of) a person name by itself."""
     f = fold(word).strip("'’.-")
     if f.endswith(("'s", "’s")):
         f = f[:-2]
     return (
         f in _STOP
         or f in COMMON_WORDS
-        or is_place_or_calendar(f)
-        or (is_vocabulary(f) and not listed_name(f))
+        or (is_place_or_calendar(f) if calendar else is_place(f))
+        or (is_vocabulary(f, VOCAB_ZIPF, languages) and not listed_name(f))
     )
 
 
@@ -1018,7 +1020,7 @@ class NameGazetteerRecognizer(LocalRecognizer):
                     or (nxt is not None and _vocab(nxt.group(1), VOCAB_ZIPF))  # "... Source"
                     or (
                         _THE_BEFORE.search(text, max(0, m.start() - 6), m.start())
-                        and is_vocabulary(wb, _PAIR_VOCAB_ZIPF)
+                        and is_vocabulary(wb, _PAIR_VOCAB_ZIPF, ("en",))
                     )
                 ):
                     ok = False  # "the Jolly Farmer" ("Else Kowalczyk" is a name)
@@ -1161,7 +1163,9 @@ _NAME_CONTEXT_RES: tuple[re.Pattern[str], ...] = (
         rf"daughter|mother|father|brother|sister|uncle|aunt|cousin|nephew|niece|grandson|"
         rf"granddaughter|grandmother|grandfather|kid|child|baby|partner|spouse|"
         rf"neighbou?r|guardian|passenger|traveller|traveler|"
-        rf"customer|client|patient|tenant|landlord|employee|manager|assistant|secretary))"
+        rf"customer|client|patient|tenant|landlord|employee|manager|assistant|secretary|"
+        rf"commenter|reader|member|fan|blogger|reporter|journalist|spokesperson|spokesman|"
+        rf"spokeswoman|analyst|critic|editor|coach|player|captain|pilot|officer|agent))"
         rf"[ \t]+({_W})(?![\w-])"
     ),
     # a person added or named in a role: "add Isolda Marrero as guardian"
@@ -1214,8 +1218,9 @@ class NameContextRecognizer(LocalRecognizer):
                 word = m.group(g)
                 if (s, e) in out or fold(word) in _TITLE_WORDS:
                     continue
-                if is_place_or_calendar_pair(word, word) or (
-                    not_a_name_word(word) and not (listed_name(word) and fold(word) not in _STOP)
+                if is_place(word) or (
+                    not_a_name_word(word, calendar=False)
+                    and not (listed_name(word) and fold(word) not in _STOP)
                 ):
                     continue  # "Mark is very reliable": a listed name in context is one
                 if not listed_name(word) and any(a < e and s < b for a, b in places):

@@ -25,6 +25,7 @@ from agentic_pipeline.masking.pseudonyms import fold
 from agentic_pipeline.masking.recognizers import listed_name, not_a_name_word
 from agentic_pipeline.masking.vocabulary import (
     FUNCTION_WORD_ZIPF,
+    LANGUAGES,
     LEADING_VOCAB_ZIPF,
     TRIMMED_ZIPF,
     is_place,
@@ -106,7 +107,8 @@ def _vocabulary_fix(text: str, span: Span) -> Span | None:
     if is_place_or_calendar(value) or is_place_or_calendar(words[0].group()):
         return None
     if all(
-        not_a_name_word(w.group()) or is_vocabulary(w.group(), FUNCTION_WORD_ZIPF) for w in words
+        not_a_name_word(w.group(), LANGUAGES) or is_vocabulary(w.group(), FUNCTION_WORD_ZIPF)
+        for w in words
     ):
         return None  # "Die Bestellung": "Die" is a listed name, but mostly an article
     if len(words) == 1 and is_vocabulary(words[0].group()):  # listed or not ("Glass")
