@@ -276,3 +276,48 @@ def test_a_phone_label_after_the_number():
     assert "676 5178" in _found(IntlPhoneRecognizer(), text)
     text = "I would like to stop receiving messages to 417 8664"
     assert "417 8664" in _found(IntlPhoneRecognizer(), text)
+
+
+# ----------------------------------------------------------------------------- other languages
+@pytest.mark.parametrize(
+    "text, dob",
+    [
+        ("Ich bin am 2. August 1955 geboren.", "2. August 1955"),
+        ("geb. 1959-02-06", "1959-02-06"),
+        ("Elle est née le 13 septembre 1939.", "13 septembre 1939"),
+        ("Fecha de nacimiento: 5 de julio de 1980", "5 de julio de 1980"),
+        ("La mia data di nascita è 14 maggio 1987.", "14 maggio 1987"),
+        ("urodzona 22 listopada 1984", "22 listopada 1984"),
+        ("My date of birth, as printed on my passport, is 4 June 1947.", "4 June 1947"),
+    ],
+)
+def test_dates_of_birth_in_european_languages(text, dob):
+    from agentic_pipeline.masking.recognizers import dob_recognizer
+
+    assert _found(dob_recognizer(), text) == [dob]
+
+
+def test_other_dates_and_articles_of_other_languages_stay(masker):
+    text = _masked(
+        masker,
+        "Pedido realizado el 5 de julio de 2022.",
+        "Het contract van 6 juli 1974 is nog geldig.",
+        "Die Buchung wurde am 12.03.2024 geändert.",
+        "Die Bestellung vom 12.03.2024 wurde versandt.",
+    )
+    for kept in ("5 de julio de 2022", "6 juli 1974", "Die Buchung", "Die Bestellung"):
+        assert kept in text, kept
+
+
+@pytest.mark.parametrize(
+    "text, names",
+    [
+        ("Customer: Cazaro, Calquino / Address: 12 Long Street", ["Cazaro", "Calquino"]),
+        ("Booking for Gregorino Tórrezo: window seat, 2 bags", ["Gregorino", "Tórrezo"]),
+        ("Bartelo Exterkato (b.ex@example.nl) moved to Utrecht", ["Bartelo", "Exterkato"]),
+    ],
+)
+def test_person_field_labels_bookings_and_names_before_an_email(masker, text, names):
+    masked = _masked(masker, text)
+    for name in names:
+        assert name not in masked, name

@@ -272,6 +272,7 @@ import phonenumbers  # noqa: E402
 
 from agentic_pipeline.masking.pseudonyms import fold  # noqa: E402
 from agentic_pipeline.masking.vocabulary import (  # noqa: E402
+    FUNCTION_WORD_ZIPF,
     NATIONALITIES,
     VOCAB_ZIPF,
     countries,
@@ -1024,6 +1025,8 @@ class NameGazetteerRecognizer(LocalRecognizer):
                     )
                 ):
                     ok = False  # "the Jolly Farmer" ("Else Kowalczyk" is a name)
+                elif a in all_firsts and is_vocabulary(wa, FUNCTION_WORD_ZIPF):  # "Die Buchung"
+                    ok = surname
                 elif a in all_firsts and a not in _TITLE_WORDS:  # "Guy Migneault", "Maciej Sus"
                     ok = surname or b in firsts or b_word or not _vocab(wb, _PAIR_VOCAB_ZIPF)
                 elif not not_a_name_word(wa):
