@@ -111,6 +111,12 @@ def _vocabulary_fix(text: str, span: Span) -> Span | None:
         for w in words
     ):
         return None  # "Die Bestellung": "Die" is a listed name, but mostly an article
+    if (
+        len(words) == 2
+        and is_vocabulary(words[0].group(), FUNCTION_WORD_ZIPF)
+        and not listed_name(words[1].group())
+    ):
+        return None  # "Die Buchung", "Der Vertrag": an article and a noun ("de Vries" stays)
     if len(words) == 1 and is_vocabulary(words[0].group()):  # listed or not ("Glass")
         label = _LABEL_BEFORE.search(text, max(0, s - 40), s)
         if label and key_entity(label.group(1)) is None:
