@@ -1025,8 +1025,8 @@ class NameGazetteerRecognizer(LocalRecognizer):
                     )
                 ):
                     ok = False  # "the Jolly Farmer" ("Else Kowalczyk" is a name)
-                elif a in all_firsts and is_vocabulary(wa, FUNCTION_WORD_ZIPF):  # "Die Buchung"
-                    ok = surname
+                elif is_vocabulary(wa, FUNCTION_WORD_ZIPF):  # "Die Buchung", "New York"
+                    ok = a in all_firsts and surname
                 elif a in all_firsts and a not in _TITLE_WORDS:  # "Guy Migneault", "Maciej Sus"
                     ok = surname or b in firsts or b_word or not _vocab(wb, _PAIR_VOCAB_ZIPF)
                 elif not not_a_name_word(wa):
