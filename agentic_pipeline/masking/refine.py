@@ -21,8 +21,8 @@ import re
 
 from agentic_pipeline.masking.engine import Span
 from agentic_pipeline.masking.json_walker import key_entity
+from agentic_pipeline.masking.names import listed_name, not_a_name_word
 from agentic_pipeline.masking.pseudonyms import fold
-from agentic_pipeline.masking.recognizers import listed_name, not_a_name_word
 from agentic_pipeline.masking.vocabulary import (
     FUNCTION_WORD_ZIPF,
     LANGUAGES,

@@ -21,6 +21,21 @@ from functools import lru_cache
 
 from agentic_pipeline.masking.pseudonyms import fold
 
+#: Upper- and lower-case letters of the scripts handled (Latin with accents, Greek, Cyrillic), as
+#: regex character-class contents.
+UP = "A-ZÀ-ÖØ-ÞĀ-Žƀ-ɏΆ-ΏΑ-ΩА-Я"
+LW = "a-zß-öø-ÿĀ-žƀ-ɏά-ώа-яё"
+
+
+def _stop_words() -> frozenset[str]:
+    from spacy.lang.en.stop_words import STOP_WORDS
+
+    return frozenset(STOP_WORDS)
+
+
+#: spaCy's English stop words.
+STOP_WORDS = _stop_words()
+
 #: Zipf frequency (log10 of occurrences per billion words) from which a word is vocabulary.
 VOCAB_ZIPF = 4.0
 #: From this frequency an unlisted word that opens a person span is a role or an adjective
