@@ -1,6 +1,11 @@
 """Person names by lists and structure: a first/last-name gazetteer (Faker's locale lists, used
 as a public name list), name pairs, "Last, First", titles, single listed names; and the tests
 that tell a word from a name (``listed_name``, ``not_a_name_word``).
+
+Dependency: ``Faker`` (already a project dependency, pinned): its per-locale first/last-name
+tuples are a maintained, offline name list for 26 European/North-American locales. Because the
+list comes from Faker, an evaluation corpus must not draw its names from Faker (it would measure
+the list against itself); the outsider benchmark takes its people from FakeNameGenerator.
 """
 
 from __future__ import annotations
