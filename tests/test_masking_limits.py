@@ -16,13 +16,13 @@ from presidio_analyzer.context_aware_enhancers import LemmaContextAwareEnhancer
 from presidio_analyzer.nlp_engine import NlpArtifacts
 
 from agentic_pipeline.masking import Masker, mask_steps
+from agentic_pipeline.masking.apply import uncovered
 from agentic_pipeline.masking.engine import (
     LANGUAGE,
     AnalyzerConfig,
     LinearContextEnhancer,
     TextAnalyzer,
 )
-from agentic_pipeline.masking.mask import _uncovered
 
 KEY = "test-key-limits"
 FIRST = ["Ann", "Bob", "Carla", "Dmitri", "Elena", "Farid", "Greta", "Hugo", "Ines", "Jonas"]
@@ -88,7 +88,7 @@ def test_uncovered_matches_the_previous_overlap_resolution():
         taken.sort()
         a = rng.randrange(0, 390)
         b = min(400, a + rng.randrange(1, 60))
-        assert _uncovered(text, a, b, taken) == _old_uncovered(text, a, b, taken)
+        assert uncovered(text, a, b, taken) == _old_uncovered(text, a, b, taken)
 
 
 def test_linear_context_enhancer_gives_presidios_scores(analyzer):
