@@ -16,7 +16,7 @@ from agentic_pipeline.masking.names import (
     listed_name,
     not_a_name_word,
 )
-from agentic_pipeline.masking.pseudonyms import fold
+from agentic_pipeline.masking.pseudonyms import fold_word as fold
 from agentic_pipeline.masking.vocabulary import LW as _LW
 from agentic_pipeline.masking.vocabulary import STOP_WORDS as _STOP
 from agentic_pipeline.masking.vocabulary import UP as _UP

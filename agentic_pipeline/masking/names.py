@@ -16,7 +16,7 @@ from functools import lru_cache
 from presidio_analyzer import LocalRecognizer, RecognizerResult
 from presidio_analyzer.nlp_engine import NlpArtifacts
 
-from agentic_pipeline.masking.pseudonyms import fold
+from agentic_pipeline.masking.pseudonyms import fold_word as fold
 from agentic_pipeline.masking.vocabulary import (
     FUNCTION_WORD_ZIPF,
     NATIONALITIES,

@@ -298,3 +298,17 @@ def outsider_recognizers() -> list[LocalRecognizer]:
         NameContextRecognizer(),
         customer_id_recognizer(),
     ]
+
+
+def warm_up() -> None:
+    """Load the name lists and word frequencies now: in the fork server that starts the analyzer
+    workers (it imports ``engine``, hence this module), so each worker inherits them instead of
+    loading them again."""
+    from agentic_pipeline.masking.vocabulary import zipf
+
+    name_gazetteer()
+    listed_name("anna")
+    zipf("the")
+
+
+warm_up()

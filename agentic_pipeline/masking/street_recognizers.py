@@ -13,7 +13,7 @@ import re
 from presidio_analyzer import LocalRecognizer, RecognizerResult
 from presidio_analyzer.nlp_engine import NlpArtifacts
 
-from agentic_pipeline.masking.pseudonyms import fold
+from agentic_pipeline.masking.pseudonyms import fold_word as fold
 from agentic_pipeline.masking.vocabulary import LW as _LW
 from agentic_pipeline.masking.vocabulary import STOP_WORDS as _STOP
 from agentic_pipeline.masking.vocabulary import UP as _UP

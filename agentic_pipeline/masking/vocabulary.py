@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from agentic_pipeline.masking.pseudonyms import fold
+from agentic_pipeline.masking.pseudonyms import fold_word as fold
 
 #: Upper- and lower-case letters of the scripts handled (Latin with accents, Greek, Cyrillic), as
 #: regex character-class contents.
