@@ -1,7 +1,7 @@
 """Replay one day of (masked) step rows into ``replayed_episodes``: one row of facts per episode.
 
-Each episode's rows become a :class:`~agentic_pipeline.environments.replay.Cassette` that is
-played back through a :class:`~agentic_pipeline.environments.replay.ReplayEnvironment`. For the
+Each episode's rows become a :class:`~agentic_pipeline.environments.cassette.Cassette` that is
+played back through a :class:`~agentic_pipeline.environments.cassette.ReplayEnvironment`. For the
 built-in CRM tasks (known tool set, goal understood) writes go to a sandbox seeded from the log and
 ``success`` is the sandbox's goal check (``success_source = "environment"``); otherwise success is
 the logged ``outcome.success``, else ``logged_reward > 0`` (``"logged"``).
@@ -32,7 +32,7 @@ Facts (all computed from the logged actions, comparing values only for equality)
 - ``human_takeover``: logged, else a hand-over tool call or a user message asking for a human.
 
 ``replay_status`` is ``incomplete`` when the log ends early (a last call without an answer, no
-steps), ``diverged`` for any other :class:`~agentic_pipeline.environments.replay.Divergence`
+steps), ``diverged`` for any other :class:`~agentic_pipeline.environments.cassette.Divergence`
 (missing or out-of-order answers, results for calls that never happened, duplicated call ids,
 calls without a tool name, unparsable arguments, sandbox and log disagreeing), else ``ok``. An
 episode that cannot be replayed at all is ``diverged`` with the exception type as reason; nothing
@@ -54,16 +54,27 @@ import pyarrow as pa
 
 from agentic_pipeline.catalogue import Catalogue, ToolSet, default_catalogue
 from agentic_pipeline.environments.base import Task
-from agentic_pipeline.environments.crm import TASK_TYPES
-from agentic_pipeline.environments.replay import (
+from agentic_pipeline.environments.cassette import (
     TRUNCATION_KINDS,
     Cassette,
     Divergence,
     ReplayEnvironment,
     seed_crm_sandbox,
 )
+from agentic_pipeline.environments.crm import TASK_TYPES
 from agentic_pipeline.jsonutil import safe_loads
 from agentic_pipeline.risk import RiskRules, detect_tool_set
+from agentic_pipeline.schema import OUTCOME_FIELDS
+
+__all__ = [
+    "COLUMNS",
+    "REPLAYED_EPISODES_SCHEMA",
+    "environment_understands",
+    "is_success_claim",
+    "replay_day",
+    "replay_episode",
+    "to_arrow",
+]
 
 LOOP_MIN_CALLS = 3
 MAX_REASON_CHARS = 600
@@ -105,13 +116,7 @@ REPLAYED_EPISODES_SCHEMA = pa.schema(
         ("n_writes", pa.int64()),
         ("unknown_tools", pa.int64()),
         ("inferred_effects", pa.string()),  # JSON {unlisted tool: inferred effect}, sorted keys
-        ("human_takeover", pa.bool_()),
-        ("complaint", pa.bool_()),
-        ("csat", pa.float64()),
-        ("prompt_tokens", pa.int64()),
-        ("completion_tokens", pa.int64()),
-        ("latency_ms", pa.float64()),
-        ("cost_usd", pa.float64()),
+        *OUTCOME_FIELDS,
         ("duration_s", pa.float64()),
         ("context", pa.string()),
         ("first_message_chars", pa.int64()),

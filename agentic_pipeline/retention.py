@@ -14,8 +14,17 @@ from upath import UPath
 
 from agentic_pipeline.storage import DataRoot
 
+__all__ = [
+    "AUDIT_ASSET",
+    "RETENTION_AUDIT_SCHEMA",
+    "Deletion",
+    "apply_retention",
+    "expired",
+    "expired_landing",
+]
+
 AUDIT_ASSET = "retention_audit"
-AUDIT_SCHEMA = pa.schema(
+RETENTION_AUDIT_SCHEMA = pa.schema(
     [
         ("ds", pa.string()),  # the day the retention ran
         ("asset", pa.string()),
@@ -114,7 +123,7 @@ def _append_audit(
             }
             for d in deletions
         ],
-        schema=AUDIT_SCHEMA,
+        schema=RETENTION_AUDIT_SCHEMA,
     )
     if root.has_partition("warehouse", AUDIT_ASSET, ds):
         new = pa.concat_tables([root.read_partition("warehouse", AUDIT_ASSET, ds), new])

@@ -25,6 +25,22 @@ import yaml
 
 from agentic_pipeline.tables import conform
 
+__all__ = [
+    "COMPONENTS",
+    "DEFAULT_SPEC_PATH",
+    "EPISODE_REWARDS_SCHEMA",
+    "RewardSpec",
+    "STEP_REWARDS_SCHEMA",
+    "episode_rewards_table",
+    "load_reward_spec",
+    "reward_bounds",
+    "reward_components",
+    "reward_hacking_signals",
+    "score_episodes",
+    "step_rewards",
+    "step_rewards_table",
+]
+
 DEFAULT_SPEC_PATH = Path(__file__).with_name("reward_spec.yaml")
 
 COMPONENTS = (

@@ -30,6 +30,17 @@ ROLES = ("system", "user", "assistant", "tool")
 ACTION_TYPES = ("message", "tool_call", "respond", "finish", "tool_result")
 SOURCE_FORMATS = ("episode_jsonl", "transition_jsonl", "benchmark_json")
 
+#: What the product logged about an episode's outcome and cost (also in ``replayed_episodes``).
+OUTCOME_FIELDS: tuple[tuple[str, pa.DataType], ...] = (
+    ("human_takeover", pa.bool_()),
+    ("complaint", pa.bool_()),
+    ("csat", pa.float64()),
+    ("prompt_tokens", pa.int64()),
+    ("completion_tokens", pa.int64()),
+    ("latency_ms", pa.float64()),
+    ("cost_usd", pa.float64()),
+)
+
 #: Columns that describe the episode as a whole (repeated on each of its rows).
 EPISODE_FIELDS: tuple[tuple[str, pa.DataType], ...] = (
     ("policy_id", pa.string()),
@@ -41,13 +52,7 @@ EPISODE_FIELDS: tuple[tuple[str, pa.DataType], ...] = (
     ("context", pa.string()),  # JSON text of context features known at the start (tier, channel)
     ("started_at", pa.timestamp("us", tz="UTC")),
     ("outcome_success", pa.bool_()),
-    ("human_takeover", pa.bool_()),
-    ("complaint", pa.bool_()),
-    ("csat", pa.float64()),
-    ("prompt_tokens", pa.int64()),
-    ("completion_tokens", pa.int64()),
-    ("latency_ms", pa.float64()),
-    ("cost_usd", pa.float64()),
+    *OUTCOME_FIELDS,
     ("logged_reward", pa.float64()),
 )
 

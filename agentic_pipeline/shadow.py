@@ -3,7 +3,7 @@
 Each recorded episode (built-in CRM task, goal understood, clean log) becomes a
 :class:`RecordedTask`: the task (description and goal as logged, masked or not), the context, and a
 :class:`~agentic_pipeline.environments.crm.CRMSandbox` seeded from the logged reads
-(:func:`~agentic_pipeline.environments.replay.seed_crm_sandbox`). A :class:`ShadowRunner` plays the
+(:func:`~agentic_pipeline.environments.seed_crm_sandbox`). A :class:`ShadowRunner` plays the
 candidate against a fresh sandbox copy per episode, with a :class:`UserModel` (a parameter: the
 demo passes the simulator's user) answering replies.
 Writes touch only that sandbox. A :class:`ShadowQuota` caps the episodes and the dangerous actions
@@ -29,9 +29,9 @@ import pyarrow as pa
 
 from agentic_pipeline.chat import text_message, tool_exchange
 from agentic_pipeline.environments.base import Action, AgentState, Policy, Task
+from agentic_pipeline.environments.cassette import Cassette, seed_crm_sandbox
 from agentic_pipeline.environments.crm import CRMSandbox, UserFn
 from agentic_pipeline.environments.openai_policy import OpenAIPolicyError
-from agentic_pipeline.environments.replay import Cassette, seed_crm_sandbox
 from agentic_pipeline.formats import parse_episode
 from agentic_pipeline.jsonutil import finite_or_none, safe_loads, strict_json_dumps
 from agentic_pipeline.replay import (
@@ -41,6 +41,20 @@ from agentic_pipeline.replay import (
 )
 from agentic_pipeline.risk import CRM_RULES, RiskRules, detect_tool_set
 from agentic_pipeline.schema import STEP_SCHEMA
+
+__all__ = [
+    "DIFF_SCHEMA",
+    "RecordedTask",
+    "SHADOW_EPISODES_SCHEMA",
+    "ShadowEpisode",
+    "ShadowQuota",
+    "ShadowQuotaExceeded",
+    "ShadowRunner",
+    "UserModel",
+    "behaviour_diff",
+    "recorded_tasks",
+    "shadow_table",
+]
 
 DEFAULT_MAX_STEPS = 24
 

@@ -22,7 +22,8 @@ from agentic_pipeline.ingest import (
     landing_fingerprint,
 )
 from agentic_pipeline.schema import QUARANTINE_SCHEMA, STEP_SCHEMA
-from assets.metadata import column_schema, counts_md, markdown_table, safe_metadata
+from assets.days import RunDays
+from assets.metadata import column_schema, counts_md, markdown_table
 from assets.partitions import daily_partitions
 from resources.data_root import DataRootResource
 from resources.io_manager import DayTables
@@ -90,7 +91,8 @@ def raw_agent_logs(context: AssetExecutionContext, data_root: DataRootResource):
     Days are ingested and written one at a time (a backfill never holds a range in memory); every
     landing folder is checked first, so a missing day fails the run before anything is written.
     """
-    missing = [ds for ds in context.partition_keys if not data_root.landing(ds).exists()]
+    days = RunDays(context)
+    missing = [ds for ds in days if not data_root.landing(ds).exists()]
     if missing:
         raise Failure(
             f"no landing folder for {', '.join(missing)}: expected files under "
@@ -103,34 +105,34 @@ def raw_agent_logs(context: AssetExecutionContext, data_root: DataRootResource):
         raise Failure(str(exc), allow_retries=False) from exc
     total, quarantines, head = IngestStats(), [], []
     # content of each day's landing files as ingested: the late-file sensor compares it
-    fingerprints = {ds: landing_fingerprint(data_root.landing(ds)) for ds in context.partition_keys}
+    fingerprints = {ds: landing_fingerprint(data_root.landing(ds)) for ds in days}
 
-    def ingested_days():
-        for ds in context.partition_keys:
-            try:
-                result = ingest_day(
-                    data_root.landing(ds),
-                    ds,
-                    data_root.benchmark_policy_id,
-                    limits=limits,
-                    file_name_key=data_root.file_name_key(),
-                )
-            except MissingLandingError as exc:  # removed while the run was going
-                raise Failure(f"landing folder for {ds} disappeared", allow_retries=False) from exc
-            stats = result.stats
-            assert stats.records_read == stats.records_accepted + stats.records_quarantined
-            context.log.info(
-                f"{ds}: {stats.records_read} records from {stats.files} files -> "
-                f"{stats.episodes} episodes, {stats.rows} rows, "
-                f"{stats.records_quarantined} quarantined, {stats.files_refused} files refused"
+    def ingest(ds: str) -> pa.Table:
+        try:
+            result = ingest_day(
+                data_root.landing(ds),
+                ds,
+                data_root.benchmark_policy_id,
+                limits=limits,
+                file_name_key=data_root.file_name_key(),
             )
-            _merge(total, stats)
-            quarantines.append((ds, result.quarantine))
-            if not head:
-                head.append(result.steps.slice(0, 12))
-            yield ds, result.steps
+        except MissingLandingError as exc:  # removed while the run was going
+            raise Failure(f"landing folder for {ds} disappeared", allow_retries=False) from exc
+        stats = result.stats
+        assert stats.records_read == stats.records_accepted + stats.records_quarantined
+        days.log(
+            ds,
+            f"{stats.records_read} records from {stats.files} files -> "
+            f"{stats.episodes} episodes, {stats.rows} rows, "
+            f"{stats.records_quarantined} quarantined, {stats.files_refused} files refused",
+        )
+        _merge(total, stats)
+        quarantines.append((ds, result.quarantine))
+        if not head:
+            head.append(result.steps.slice(0, 12))
+        return result.steps
 
-    def step_metadata() -> dict:
+    def step_metadata() -> dict:  # scanned by the helper: the preview holds ids from raw logs
         return {
             "dagster/row_count": total.rows,
             "dagster/column_schema": column_schema(STEP_SCHEMA),
@@ -147,10 +149,7 @@ def raw_agent_logs(context: AssetExecutionContext, data_root: DataRootResource):
             LANDING_FINGERPRINTS: MetadataValue.json(fingerprints),
         }
 
-    def scanned_metadata() -> dict:  # the preview holds ids read from the raw logs
-        return safe_metadata(step_metadata())
-
-    yield Output(DayTables(ingested_days(), scanned_metadata), output_name="raw_agent_logs")
+    yield Output(days.tables(ingest, step_metadata), output_name="raw_agent_logs")
     yield Output(
         DayTables(quarantines),
         output_name="raw_quarantine",
@@ -174,7 +173,7 @@ MAX_QUARANTINE_SHARE = 0.05
 def raw_day_complete(context: AssetCheckExecutionContext, data_root: DataRootResource):
     root = data_root.root
     per_day = {}
-    for ds in context.partition_keys:  # one day, or every day of a single-run backfill
+    for ds in RunDays(context):  # one day, or every day of a single-run backfill
         steps = root.read_partition("restricted", "raw_agent_logs", ds, columns=["episode_id"])
         episodes = len(set(steps.column("episode_id").to_pylist()))
         quarantined = (

@@ -6,6 +6,10 @@ left: nothing of it is written to the warehouse, and ``withheld_episodes`` (rest
 it with the reason. The blocking check ``no_personal_data_in_masked`` scans what was stored and
 fails the day when anything leaked or when the withheld share passes
 ``MaskingResource.max_withheld_share``. Metadata and logs carry counts only, never values.
+
+A day is masked shard by shard, in order, by ``MaskingResource.build_shard_masker()``: in the run's
+process with the local analysis pool, or, with a Ray address, whole shards on Ray actors
+(``agentic_pipeline/masking/shards.py``); the bytes written are the same either way.
 """
 
 from collections import Counter
@@ -25,10 +29,12 @@ from dagster import (
     multi_asset,
 )
 
-from agentic_pipeline.masking import AUDIT_SCHEMA, WITHHELD_SCHEMA, mask_steps, scan_for_leaks
+from agentic_pipeline.masking import AUDIT_SCHEMA, WITHHELD_SCHEMA, scan_for_leaks
 from agentic_pipeline.masking.keys import MissingMaskingKeyError, announce_dev_key
+from agentic_pipeline.masking.shards import WorkerKeyError
 from agentic_pipeline.schema import STEP_SCHEMA
 from agentic_pipeline.storage import DataRoot
+from assets.days import RunDays
 from assets.metadata import column_schema, counts_md, safe_metadata
 from assets.partitions import daily_partitions
 from resources.data_root import DataRootResource
@@ -91,21 +97,17 @@ def masked_trajectories(
     fields: Counter = Counter()
     detectors: Counter = Counter()
 
-    if raw_agent_logs.missing:
-        raise Failure(
-            f"raw_agent_logs has no partition for {', '.join(raw_agent_logs.missing)}: "
-            "materialize it first",
-            allow_retries=False,
-        )
+    days = RunDays(context)
+    days.require(raw_agent_logs, hint="materialize it first")
 
-    def masked_shards(masker, ds: str):
+    def masked_shards(shard_masker, ds: str):
         offset = 0  # the audit's ``row`` counts within the day (shard order)
-        for raw in raw_agent_logs.iter_shards(ds):  # bounded memory: one shard at a time
-            result = mask_steps(raw, masker)  # leaking episodes are withheld, not the day
-            stats = result.stats
+        # bounded memory: shards are read, masked (here or on Ray actors) and written in order
+        for result in shard_masker.map(raw_agent_logs.iter_shards(ds)):
+            stats = result.stats  # leaking episodes are withheld, not the day
             totals.update(
                 rows=result.masked.num_rows,
-                raw_rows=raw.num_rows,
+                raw_rows=stats["rows"],
                 strings=stats["strings"],
                 episodes=stats["episodes"],
                 withheld_episodes=stats["withheld_episodes"],
@@ -114,49 +116,49 @@ def masked_trajectories(
             entities.update(stats["entities"])
             fields.update(stats["fields"])
             detectors.update(stats["detectors"])
-            message = f"{ds}: masked {result.masked.num_rows} rows, "
-            message += f"{result.audit.num_rows} detections"
+            message = f"masked {result.masked.num_rows} rows, {result.audit.num_rows} detections"
             if stats["withheld_episodes"]:  # episode ids and counts only
                 message += (
                     f"; withheld {stats['withheld_episodes']} of {stats['episodes']} "
                     "episodes (personal data left after masking, see withheld_episodes)"
                 )
-                context.log.warning(message)
-            else:
-                context.log.info(message)
+            days.log(ds, message, warning=bool(stats["withheld_episodes"]))
             withheld.setdefault(ds, []).append(result.withheld)
             audit = result.audit
             if offset:
                 rows = pc.add(audit.column("row"), pa.scalar(offset, pa.int64()))
                 audit = audit.set_column(audit.schema.get_field_index("row"), "row", rows)
-            offset += raw.num_rows
+            offset += stats["rows"]
             audits.setdefault(ds, SpooledShards()).append(audit)
             yield result.masked.cast(STEP_SCHEMA)
 
-    @retry_transient  # runs inside the IO manager's handle_output (a dead NER worker: retried)
-    def masked_days():
-        with masking.build_masker() as masker:
-            for ds in context.partition_keys:
-                yield ds, Shards(masked_shards(masker, ds))
+    def open_shard_masker():
+        try:
+            return masking.build_shard_masker()
+        except WorkerKeyError as exc:  # a deployment error: retrying cannot fix it
+            raise Failure(str(exc), allow_retries=False) from None
 
     def masked_metadata() -> dict:
-        return safe_metadata(
-            {
-                "dagster/row_count": totals["rows"],
-                "dagster/column_schema": column_schema(STEP_SCHEMA),
-                "raw_rows": totals["raw_rows"],
-                "episodes_seen": totals["episodes"],
-                "withheld_episodes": totals["withheld_episodes"],
-                "withheld_rows": totals["withheld_rows"],
-                "strings_seen": totals["strings"],
-                "by_entity_type": counts_md(dict(entities), "entity type", "masked"),
-                "by_field": counts_md(dict(fields), "field", "masked"),
-                "by_detector": counts_md(dict(detectors), "detector", "masked"),
-                "masking_key": "development key" if dev_key else "production key",
-            }
-        )
+        return {
+            "dagster/row_count": totals["rows"],
+            "dagster/column_schema": column_schema(STEP_SCHEMA),
+            "raw_rows": totals["raw_rows"],
+            "episodes_seen": totals["episodes"],
+            "withheld_episodes": totals["withheld_episodes"],
+            "withheld_rows": totals["withheld_rows"],
+            "strings_seen": totals["strings"],
+            "by_entity_type": counts_md(dict(entities), "entity type", "masked"),
+            "by_field": counts_md(dict(fields), "field", "masked"),
+            "by_detector": counts_md(dict(detectors), "detector", "masked"),
+            "masking_key": "development key" if dev_key else "production key",
+        }
 
-    yield Output(DayTables(masked_days(), masked_metadata), output_name="masked_trajectories")
+    masked = days.tables(
+        lambda ds, shard_masker: Shards(masked_shards(shard_masker, ds)),
+        masked_metadata,
+        using=open_shard_masker,  # one masker (pool or Ray actors) for every day of the run
+    )
+    yield Output(masked, output_name="masked_trajectories")
     audit_rows = sum(spool.num_rows for spool in audits.values())
     audit_days = [(ds, Shards(spool)) for ds, spool in audits.items()]
     yield Output(
@@ -172,8 +174,7 @@ def masked_trajectories(
         ),
     )
     withheld_days = [
-        (ds, pa.concat_tables(withheld.get(ds) or [WITHHELD_SCHEMA.empty_table()]))
-        for ds in context.partition_keys
+        (ds, pa.concat_tables(withheld.get(ds) or [WITHHELD_SCHEMA.empty_table()])) for ds in days
     ]
     yield Output(
         DayTables(withheld_days),
@@ -205,7 +206,7 @@ def no_personal_data_in_masked(
     root: DataRoot = data_root.root
     rows, by_kind, leaky_days, over_days = 0, Counter(), [], []
     n_withheld = n_episodes = 0
-    for ds in context.partition_keys:  # one day, or every day of a single-run backfill
+    for ds in RunDays(context):  # one day, or every day of a single-run backfill
         day_leaks = 0
         written: set = set()
         for asset in GUARDED_TABLES:

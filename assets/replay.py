@@ -19,7 +19,7 @@ from dagster import (
     multi_asset,
 )
 
-from agentic_pipeline.policies import HUMAN_MARKER
+from agentic_pipeline.demo import HUMAN_MARKER, SimulatedUser
 from agentic_pipeline.replay import REPLAYED_EPISODES_SCHEMA, replay_day, to_arrow
 from agentic_pipeline.shadow import (
     DIFF_SCHEMA,
@@ -31,7 +31,7 @@ from agentic_pipeline.shadow import (
     recorded_tasks,
     shadow_table,
 )
-from agentic_pipeline.simulator import SimulatedUser
+from assets.days import RunDays
 from assets.metadata import column_schema, counts_md, markdown_table, safe_metadata
 from assets.partitions import daily_partitions
 from resources.catalogue import ToolCatalogueResource
@@ -86,22 +86,16 @@ def replayed_episodes(
     (writes, financial, destructive, hand-over) and error patterns come from the tool catalogue.
     """
     catalogue = tool_catalogue.load()
-    if masked_trajectories.missing:
-        raise Failure(
-            f"masked_trajectories has no partition for {', '.join(masked_trajectories.missing)}",
-            allow_retries=False,
-        )
-    days = [
-        replay_day(masked_trajectories.read(ds), ds, rules=catalogue)
-        for ds in context.partition_keys
-    ]
+    days = RunDays(context)
+    days.require(masked_trajectories)
+    frames = [replay_day(masked_trajectories.read(ds), ds, rules=catalogue) for ds in days]
     frame = (
-        pd.concat(days, ignore_index=True) if days else replay_day(pd.DataFrame(), rules=catalogue)
+        pd.concat(frames, ignore_index=True)
+        if frames
+        else replay_day(pd.DataFrame(), rules=catalogue)
     )
     table = to_arrow(frame)
-    context.log.info(
-        f"replayed {table.num_rows} episodes over {len(context.partition_keys)} day(s)"
-    )
+    context.log.info(f"replayed {table.num_rows} episodes over {len(days)} day(s)")
     counts = frame["replay_status"].value_counts().to_dict() if len(frame) else {}
     yield Output(
         table,

@@ -8,6 +8,7 @@ still hold the same spec; a run refuses to write rewards under a version it was 
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 from dagster import (
     AssetCheckExecutionContext,
     AssetCheckResult,
@@ -33,9 +34,10 @@ from agentic_pipeline.rewards import (
     step_rewards_table,
 )
 from agentic_pipeline.rewards import step_rewards as compute_step_rewards
+from assets.days import RunDays
 from assets.metadata import column_schema, markdown_table, safe_metadata
 from assets.partitions import daily_partitions
-from resources.io_manager import DayReader, DayTables
+from resources.io_manager import DayReader
 from resources.retries import retry_transient
 from resources.reward_spec import RewardSpecResource
 
@@ -115,7 +117,7 @@ def build_reward_assets(spec: RewardSpec) -> list[AssetsDefinition]:
         run_spec = _runtime_spec(reward_spec, spec)
         rewards = score_episodes(replayed_episodes, run_spec)
         context.log.info(
-            f"scored {len(rewards)} episodes over {len(context.partition_keys)} day(s) "
+            f"scored {len(rewards)} episodes over {len(RunDays(context))} day(s) "
             f"with reward {run_spec.version}"
         )
         yield Output(
@@ -148,24 +150,21 @@ def build_reward_assets(spec: RewardSpec) -> list[AssetsDefinition]:
         totals = {"rows": 0, "episodes": 0, "reward_sum": 0.0, "start_sum": 0.0}
         schema: list = []
 
-        @retry_transient  # runs inside the IO manager's handle_output
-        def days():
-            for ds in context.partition_keys:
-                if ds not in masked_trajectories.days:
-                    raise Failure(
-                        f"masked_trajectories has no partition for {ds}", allow_retries=False
-                    )
-                day_rewards = episode_rewards[episode_rewards["ds"].astype(str) == ds]
-                steps = compute_step_rewards(masked_trajectories.read(ds), day_rewards, run_spec)
-                totals["rows"] += len(steps)
-                totals["episodes"] += int(steps["episode_id"].nunique())
-                if len(steps):
-                    totals["reward_sum"] += float(steps["step_reward"].sum())
-                    first = steps.groupby("episode_id")["return_to_go"].first()
-                    totals["start_sum"] += float(first.sum())
-                table = step_rewards_table(steps)
-                schema[:] = [table.schema]
-                yield ds, table
+        days = RunDays(context)
+
+        def day(ds: str) -> pa.Table:
+            days.require(masked_trajectories, ds)
+            day_rewards = episode_rewards[episode_rewards["ds"].astype(str) == ds]
+            steps = compute_step_rewards(masked_trajectories.read(ds), day_rewards, run_spec)
+            totals["rows"] += len(steps)
+            totals["episodes"] += int(steps["episode_id"].nunique())
+            if len(steps):
+                totals["reward_sum"] += float(steps["step_reward"].sum())
+                first = steps.groupby("episode_id")["return_to_go"].first()
+                totals["start_sum"] += float(first.sum())
+            table = step_rewards_table(steps)
+            schema[:] = [table.schema]
+            return table
 
         def metadata() -> dict:
             meta: dict[str, object] = {
@@ -179,9 +178,9 @@ def build_reward_assets(spec: RewardSpec) -> list[AssetsDefinition]:
                 meta["mean_step_reward"] = totals["reward_sum"] / totals["rows"]
                 meta["mean_return_to_go_at_start"] = totals["start_sum"] / totals["episodes"]
             context.log.info(f"{totals['rows']} step rewards for {totals['episodes']} episodes")
-            return safe_metadata(meta)
+            return meta  # scanned by days.tables
 
-        yield Output(DayTables(days(), metadata))
+        yield Output(days.tables(day, metadata))
 
     return [episode_rewards, step_rewards]
 

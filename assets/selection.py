@@ -6,26 +6,12 @@ the current default. The previous decision comes through Dagster lineage: ``poli
 D depends on its own day D-1 (a self-dependency), so a backfill runs the days in order, one run at
 a time, and a changed decision marks the following days and ``training_datasets`` stale. When D-1
 has no decision (a day without data), the newest decision stored before D is used. Besides the
-table, a run writes under ``<data root>/warehouse/policy_registry/``::
-
-    ds=YYYY-MM-DD/registry.json   per task type: selected policy, estimate, interval, reason,
-                                  window, reward version, Dagster run id
-    ds=YYYY-MM-DD/report.md       the markdown report (also in the materialization metadata)
-    ds=YYYY-MM-DD/chart.png       mean reward and interval per policy
-    latest.json                   the registry of the newest decided day
-
-Every file is written atomically (temporary file, then rename). ``latest.json`` is only replaced
-by a day at least as new as every stored registry, so backfilling old days leaves it alone.
+table, a run writes the day's registry, report and chart under
+``<data root>/warehouse/policy_registry/`` (``agentic_pipeline.selection.registry``).
 """
 
 import base64
-import json
-import os
-import tempfile
-import uuid
-from dataclasses import asdict
-from datetime import UTC, date, datetime, timedelta
-from pathlib import Path
+from datetime import date, timedelta
 from typing import Any
 
 import pandas as pd
@@ -42,18 +28,20 @@ from dagster import (
 )
 from upath import UPath
 
-from agentic_pipeline.jsonutil import strict_json_dumps_counted
 from agentic_pipeline.rewards import RewardSpec
 from agentic_pipeline.selection import (
     SELECTION_SCHEMA,
-    SelectionConfig,
-    SelectionResult,
     decision_sentence,
-    render_chart,
     select_policies,
+)
+from agentic_pipeline.selection.registry import (
+    registry_document,
+    window_text,
+    write_decision,
 )
 from agentic_pipeline.storage import DataRoot
 from agentic_pipeline.tables import conform
+from assets.days import RunDays
 from assets.metadata import column_schema, markdown_table, safe_metadata
 from assets.partitions import daily_partitions
 from resources.data_root import DataRootResource
@@ -62,11 +50,6 @@ from resources.retries import retry_transient
 from resources.selection import DEFAULT_WINDOW_DAYS, SelectionResource
 
 SELECTION_CODE_VERSION = "2"  # 2: fixed Arrow schema
-REGISTRY_ASSET = "policy_registry"
-REGISTRY_FILE = "registry.json"
-REPORT_FILE = "report.md"
-CHART_FILE = "chart.png"
-LATEST_FILE = "latest.json"
 DECISION_COLUMNS = (
     "task_type",
     "selected_policy",
@@ -83,114 +66,7 @@ DECISION_COLUMNS = (
 )
 
 
-# --- the registry on disk ---------------------------------------------------------------------
-
-
-def registry_dir(root: DataRoot, ds: str | None = None) -> UPath:
-    """``warehouse/policy_registry`` (or its ``ds=`` folder)."""
-    if ds is None:
-        return root.asset_dir("warehouse", REGISTRY_ASSET)
-    return root.partition_dir("warehouse", REGISTRY_ASSET, ds)
-
-
-def registry_days(root: DataRoot) -> list[str]:
-    """The days that have a stored registry, sorted."""
-    base = registry_dir(root)
-    if not base.exists():
-        return []
-    days = [p.name[3:] for p in base.iterdir() if p.name.startswith("ds=")]
-    return sorted(ds for ds in days if (registry_dir(root, ds) / REGISTRY_FILE).exists())
-
-
-def read_registry(root: DataRoot, ds: str | None = None) -> dict[str, Any] | None:
-    """The registry decided on ``ds`` (``latest.json`` if ``ds`` is None), or None."""
-    folder = registry_dir(root, ds)
-    path = folder / (LATEST_FILE if ds is None else REGISTRY_FILE)
-    if not path.exists():
-        return None
-    return json.loads(path.read_text(encoding="utf-8"))
-
-
-def atomic_write(path: UPath, data: bytes) -> None:
-    """Write ``data`` to a temporary file beside ``path``, then rename it over ``path``."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.parent / f".{path.name}.tmp-{uuid.uuid4().hex[:8]}"
-    with tmp.open("wb") as fh:
-        fh.write(data)
-    if path.protocol in ("", "file", "local"):
-        os.replace(str(tmp), str(path))
-    else:
-        tmp.fs.mv(tmp.path, path.path)
-
-
-def registry_document(
-    ds: str,
-    result: SelectionResult,
-    config: SelectionConfig,
-    run_id: str,
-    previous: dict[str, Any] | None,
-) -> dict[str, Any]:
-    """The JSON registry of one day's decision."""
-    entries = {task: {**entry, "run_id": run_id} for task, entry in result.registry.items()}
-    first = next(iter(entries.values()), {})
-    data_days = sorted(
-        {d for e in entries.values() for d in (e.get("window_first_data_day"),) if d}
-    )
-    start = (date.fromisoformat(ds) - timedelta(days=config.window_days - 1)).isoformat()
-    return {
-        "ds": ds,
-        "run_id": run_id,
-        "written_at": datetime.now(UTC).isoformat(timespec="seconds"),
-        "window_start": start,
-        "window_end": ds,
-        "window_days": config.window_days,
-        "window_data_days": first.get("window_data_days", 0),
-        "window_first_data_day": data_days[0] if data_days else None,
-        "reward_version": first.get("reward_version"),
-        "previous_registry_ds": (previous or {}).get("ds"),
-        "config": asdict(config),
-        "task_types": entries,
-    }
-
-
-def write_decision(
-    root: DataRoot, ds: str, document: dict[str, Any], result: SelectionResult
-) -> tuple[dict[str, UPath], int]:
-    """Store the registry, report and chart of ``ds``; refresh ``latest.json`` if newest.
-
-    Returns the paths and the number of non-finite numbers the registry JSON holds as null
-    (strict JSON)."""
-    folder = registry_dir(root, ds)
-    paths = {
-        "registry": folder / REGISTRY_FILE,
-        "report": folder / REPORT_FILE,
-        "chart": folder / CHART_FILE,
-    }
-    text, nonfinite = strict_json_dumps_counted(document, indent=2, sort_keys=True)
-    payload = text.encode()
-    with tempfile.TemporaryDirectory() as tmp:
-        chart = render_chart(result.table, Path(tmp) / CHART_FILE).read_bytes()
-    atomic_write(paths["chart"], chart)
-    atomic_write(paths["report"], result.report_md.encode())
-    atomic_write(paths["registry"], payload)
-    if all(day <= ds for day in registry_days(root)):
-        atomic_write(registry_dir(root) / LATEST_FILE, payload)
-        paths["latest"] = registry_dir(root) / LATEST_FILE
-    return paths, nonfinite
-
-
 # --- the asset --------------------------------------------------------------------------------
-
-
-def window_text(document: dict[str, Any]) -> str:
-    """The window actually used: the days that had rewards, out of the configured length."""
-    n, first = document.get("window_data_days"), document.get("window_first_data_day")
-    if not first:
-        return f"no rewards in {document['window_start']} .. {document['window_end']}"
-    return (
-        f"{first} .. {document['window_end']}: {n} day(s) with rewards "
-        f"(window of {document['window_days']} days from {document['window_start']})"
-    )
 
 
 def _decisions_md(document: dict[str, Any]) -> MetadataValue:
@@ -330,8 +206,9 @@ def build_selection_assets(
             )
         root = data_root.root
         tables, last, nonfinite = [], None, 0
-        prev_ds, prev_table = _stored_previous(root, previous_selection, context.partition_keys[0])
-        for ds in context.partition_keys:  # one day per run under the multi-run backfill
+        run_days = RunDays(context)
+        prev_ds, prev_table = _stored_previous(root, previous_selection, run_days.first)
+        for ds in run_days:  # one day per run under the multi-run backfill
             start = date.fromisoformat(ds) - timedelta(days=config.window_days - 1)
             days = [(start + timedelta(days=i)).isoformat() for i in range(config.window_days)]
             window = DayReader(root, "warehouse", "episode_rewards", days)
@@ -347,10 +224,11 @@ def build_selection_assets(
             document = registry_document(ds, result, config, context.run.run_id, previous)
             paths, replaced = write_decision(root, ds, document, result)
             nonfinite += replaced
-            context.log.info(
-                f"{ds}: decided {len(document['task_types'])} task type(s) over "
+            run_days.log(
+                ds,
+                f"decided {len(document['task_types'])} task type(s) over "
                 f"{document['window_start']} .. {ds} ({len(window.days)} day(s) with rewards); "
-                f"previous decision {prev_ds}; wrote {paths['registry']}"
+                f"previous decision {prev_ds}; wrote {paths['registry']}",
             )
             tables.append(result.table)
             last = (document, paths)

@@ -47,6 +47,7 @@ from agentic_pipeline.training import (
     validate_sft_record,
     write_day_files,
 )
+from assets.days import RunDays
 from assets.metadata import column_schema, counts_md, markdown_table, safe_metadata
 from assets.partitions import daily_partitions
 from resources.data_root import DataRootResource
@@ -192,13 +193,13 @@ def training_datasets(
     """Build, validate, leak-scan and write each day's training files."""
     root = data_root.root
     training_config = config.to_training_config()
-    days = list(context.partition_keys)
+    days = RunDays(context)
     totals = _Totals()
     summaries = []
     for ds in days:
         selection = _optional(root, "policy_selection", ds)
         if selection is None:
-            context.log.info(f"{ds}: no policy_selection stored, SFT uses every policy")
+            days.log(ds, "no policy_selection stored, SFT uses every policy")
         datasets = build_training_datasets(
             _day(masked_trajectories, ds),
             _day(episode_rewards, ds),
@@ -219,6 +220,6 @@ def training_datasets(
         summaries.append(summary)
         totals.add(datasets)
         counts = ", ".join(f"{f}={len(r)}" for f, r in datasets.by_format().items())
-        context.log.info(f"{ds}: {counts}")
+        days.log(ds, counts)
     summary = pd.concat(summaries, ignore_index=True) if summaries else pd.DataFrame()
-    return MaterializeResult(metadata=_metadata(summary, totals, days))
+    return MaterializeResult(metadata=_metadata(summary, totals, days.keys))

@@ -40,7 +40,7 @@ def measure(data_dir: str, days: int) -> dict:
 
 
 def run(n_episodes: int, per_day: int, seed: int) -> dict:
-    from agentic_pipeline.simulator import write_landing
+    from agentic_pipeline.demo import write_landing
 
     days = max(1, n_episodes // per_day)
     with tempfile.TemporaryDirectory() as tmp:

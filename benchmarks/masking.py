@@ -19,6 +19,7 @@ from pathlib import Path
 import pyarrow as pa
 from presidio_anonymizer import AnonymizerEngine
 
+from agentic_pipeline.demo import generate_episodes
 from agentic_pipeline.masking import MASK_COLUMNS, Masker, mask_steps
 from agentic_pipeline.masking.engine import build_baseline_analyzer
 from agentic_pipeline.masking.evaluation import (
@@ -27,7 +28,6 @@ from agentic_pipeline.masking.evaluation import (
     measure_recall,
     tau_bench_corpus,
 )
-from agentic_pipeline.simulator import generate_episodes
 
 TAU = Path(__file__).resolve().parents[1].parent / "shared" / "external" / "tau-bench"
 

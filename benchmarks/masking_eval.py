@@ -16,6 +16,7 @@ import sys
 import time
 from pathlib import Path
 
+from agentic_pipeline.demo import generate_episodes  # the demo data generator
 from agentic_pipeline.masking import Masker, mask_steps
 from agentic_pipeline.masking.evaluation import (
     HIGH_RECALL,
@@ -28,7 +29,6 @@ from agentic_pipeline.masking.evaluation import (
     other_dates,
     tau_bench_corpus,
 )
-from agentic_pipeline.simulator import generate_episodes  # the demo data generator
 
 DAY = dt.date(2026, 11, 28)
 TAU = Path(__file__).resolve().parents[1].parent / "shared" / "external" / "tau-bench"

@@ -89,18 +89,20 @@ from masking import baseline_mask  # noqa: E402  (benchmarks/masking.py)
 
 from agentic_pipeline.masking import MASK_COLUMNS, Masker, mask_steps  # noqa: E402
 from agentic_pipeline.masking.evaluation import (  # noqa: E402
-    WORD,
     LabeledCorpus,
     benchmark_file_corpus,
-    lost_values,
-    masked_words,
     measure_kept,
     measure_recall,
-    missed_values,
     other_dates,
-    personal_words,
     plain_text,
     tau_bench_corpus,
+)
+from agentic_pipeline.masking.misses import (  # noqa: E402
+    WORD,
+    lost_values,
+    masked_words,
+    missed_values,
+    personal_words,
 )
 from agentic_pipeline.schema import STEP_SCHEMA, parse_timestamp  # noqa: E402
 

@@ -1,19 +1,26 @@
 """Masking at scale (issue #16, point 5): memory per day size with shards, Ray against the pool.
 
-``memory``: for each day size, a simulated day is written sharded (``--rows-per-shard``) to a
-temporary data root by one process, then masked shard by shard by a fresh process exactly as the
-``masked_trajectories`` asset does it (read a shard, ``mask_steps``, stream the masked shard into
-the day's staging folder, keep the audit), with the analyzer in that process (``n_workers=1``):
-its peak RSS is the peak memory of one worker masking the day.
+Every measured run is a fresh child process that masks a stored day shard by shard exactly as the
+``masked_trajectories`` asset does it (``shard_masker(...).map(shards)``, the masked shards
+streamed into the day's staging folder, the audit kept as compressed Parquet), so its peak RSS is
+the driver's, and the workers' peaks (local analysis processes, or Ray actors) are read from them.
+The models are loaded before the clock starts (the actors' start-up is reported on its own).
 
-``throughput``: one day masked by the local process pool (2 processes), by 1 Ray actor and by 2
-Ray actors on a local Ray head with 2 CPUs started here (loopback, usage statistics off); models
-are loaded before the clock starts. Prints episodes per second, the ratio 2 actors / 1 actor, the
-actors' peak RSS, Ray's overhead per shard (a round trip of a tiny shard's analysis through Ray,
-minus the same analysis in process) and checks that the three runs wrote the same bytes.
+``memory``: for each day size, a simulated day is written sharded (``--rows-per-shard``) to a
+temporary data root, then masked with ``--mode`` ``in-process`` (default: one process does all,
+its peak is the peak of one worker), ``pool`` (2 local analysis processes) or ``ray`` (2 actors on a
+local Ray head with 2 CPUs, whole shards each): peak RSS of the driver and of each worker.
+
+``throughput``: one day masked by the local pool (2 processes), by 1 Ray actor and by 2 Ray actors
+(whole shards on each) on a local Ray head with 2 CPUs started here (loopback, usage statistics
+off, the key in the head's environment as a worker pod has it from a Secret). Prints whole-day time
+and episodes per second, the ratio 2 actors / 1 actor, the actors' start-up, Ray's overhead per
+shard (round trip of a one-row shard minus its masking time on the actor), peak RSS of driver and
+workers, and whether the three runs wrote the same bytes.
 
     python benchmarks/masking_scale.py memory --episodes 1000 10000 50000
-    python benchmarks/masking_scale.py throughput --episodes 300
+    python benchmarks/masking_scale.py memory --mode ray --episodes 1000 10000 50000
+    python benchmarks/masking_scale.py throughput --episodes 1000
 
 The machine may be shared: re-run on an idle machine for ratios that mean something.
 """
@@ -41,8 +48,8 @@ HERE = Path(__file__).resolve()
 
 def _prepare(root: Path, episodes: int, rows_per_shard: int, seed: int = 11) -> dict:
     """A simulated day of ``episodes`` episodes, stored sharded under ``root`` (restricted zone)."""
+    from agentic_pipeline.demo import generate_episodes
     from agentic_pipeline.masking.evaluation import episodes_corpus
-    from agentic_pipeline.simulator import generate_episodes
     from agentic_pipeline.storage import DataRoot
 
     day = dt.date.fromisoformat(DS)
@@ -55,36 +62,102 @@ def _prepare(root: Path, episodes: int, rows_per_shard: int, seed: int = 11) -> 
     }
 
 
-def _mask_day(root: Path, out: str, masker) -> dict:
-    """Mask the stored day shard by shard, as the asset does; the masked day goes to ``out``."""
-    from agentic_pipeline.masking import mask_steps
+def _peak_mb(pid: int | None = None) -> float:
+    """Peak resident memory (MB) of this process, or of process ``pid`` (Linux ``VmHWM``)."""
+    if pid is None:
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return 0.0
+
+
+def _child(root: Path, out: str, mode: str, address: str, workers: int) -> dict:
+    """Mask the stored day shard by shard, as the asset does (``mode``: in-process, pool or ray);
+    the masked day goes to ``out``. Returns the figures of this run."""
+    from agentic_pipeline.masking.keys import masking_key
+    from agentic_pipeline.masking.shards import RayShardMasker, shard_masker
     from agentic_pipeline.storage import DataRoot
     from resources.io_manager import SpooledShards
 
+    if mode != "ray":
+        os.environ.pop("RAY_ADDRESS", None)
+    key = masking_key()  # the benchmark's key (the Ray head has it in its environment too)
     data = DataRoot(root)
-    audits, rows, shards, analyse = SpooledShards(), 0, 0, 0.0
-
-    def masked():
-        nonlocal rows, shards, analyse
-        for raw in data.iter_shards("restricted", "raw_agent_logs", DS):
-            result = mask_steps(raw, masker)
-            audits.append(result.audit)
-            rows += raw.num_rows
-            shards += 1
-            analyse += result.stats["seconds"]["analyse"]
-            yield result.masked
-
+    tiny = next(iter(data.iter_shards("restricted", "raw_agent_logs", DS))).slice(0, 1)
     t = time.perf_counter()
-    data.write_partition_shards("warehouse", out, DS, masked())
-    data.write_partition_shards("warehouse", f"{out}_audit", DS, audits)
-    audit_mb = sum(p.size for p in audits._parts) / 2**20
-    return {
-        "audit_mb": audit_mb,
-        "seconds": time.perf_counter() - t,
-        "rows": rows,
-        "shards": shards,
-        "analyse": analyse,
-    }
+    if mode == "ray":
+        sm = shard_masker(key, address=address, ray_workers=workers)
+    else:
+        sm = shard_masker(key, n_workers=1 if mode == "in-process" else workers)
+    figures: dict = {"mode": mode, "workers": workers}
+    with sm:
+        if not isinstance(sm, RayShardMasker):  # models (and pool processes) before the clock
+            sm.masker.pool.local  # noqa: B018
+            sm.masker.pool.analyze(["Call Maria Lopez at +1 415 555 0134 now."] * 16, True)
+        figures["startup_seconds"] = time.perf_counter() - t
+        figures["driver_before_mb"] = _peak_mb()
+        audits = SpooledShards()
+        counts = {"rows": 0, "shards": 0, "worker_seconds": 0.0, "worker_cpu": 0.0}
+
+        def masked():
+            for result in sm.map(data.iter_shards("restricted", "raw_agent_logs", DS)):
+                audits.append(result.audit)
+                counts["rows"] += result.stats["rows"]
+                counts["shards"] += 1
+                counts["worker_seconds"] += result.stats["seconds"].get("worker", 0.0)
+                counts["worker_cpu"] += result.stats["seconds"].get("worker_cpu", 0.0)
+                yield result.masked
+
+        t, cpu = time.perf_counter(), time.process_time()
+        data.write_partition_shards("warehouse", out, DS, masked())
+        data.write_partition_shards("warehouse", f"{out}_audit", DS, audits)
+        figures["seconds"] = time.perf_counter() - t
+        figures["driver_cpu"] = time.process_time() - cpu  # this process only (not the pool's)
+        figures.update(counts)
+        figures["audit_mb"] = sum(p.size for p in audits._parts) / 2**20
+        if isinstance(sm, RayShardMasker):
+            calls = []
+            for _ in range(10):  # a one-row shard: what Ray adds to a shard's masking
+                t = time.perf_counter()
+                (result,) = list(sm.map([tiny]))
+                calls.append(time.perf_counter() - t - result.stats["seconds"]["worker"])
+            figures["overhead_ms"] = 1000 * sorted(calls)[len(calls) // 2]
+            figures["worker_peaks_mb"] = [i["peak_rss_mb"] for i in sm.actor_info()]
+            figures["startup_actor_seconds"] = max(i["startup_seconds"] for i in sm.actor_info())
+        else:
+            pool = sm.masker.pool
+            figures["worker_peaks_mb"] = [_peak_mb(pid) for pid in pool.worker_pids()]
+            figures["pseudonym_cache"] = len(sm.masker.pseudonyms._cache)
+            figures["spacy_strings"] = len(pool.local.nlp.vocab.strings)
+    figures["driver_peak_mb"] = _peak_mb()
+    return figures
+
+
+def _run_child(root: Path, out: str, mode: str, address: str = "", workers: int = 2) -> dict:
+    """``_child`` in a fresh process (its peak RSS is this run's alone)."""
+    proc = subprocess.run(
+        [sys.executable, str(HERE), "_child", str(root), out, mode, address, str(workers)],
+        capture_output=True,
+        text=True,
+    )
+    line = next((ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT ")), None)
+    if proc.returncode or line is None:
+        raise RuntimeError(f"{mode} run failed:\n{proc.stderr[-3000:]}")
+    return json.loads(line[len("RESULT ") :])
+
+
+def _prepare_in_child(root: Path, episodes: int, rows_per_shard: int) -> dict:
+    prep = subprocess.run(
+        [sys.executable, str(HERE), "_prepare", str(root), str(episodes), str(rows_per_shard)],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    return json.loads(prep.stdout.strip().splitlines()[-1])
 
 
 def _day_bytes(root: Path, asset: str) -> list[bytes]:
@@ -98,60 +171,15 @@ def _day_bytes(root: Path, asset: str) -> list[bytes]:
     ]
 
 
-# ----------------------------------------------------------------------------------- memory
-def _memory_child(root: str) -> None:
-    """Child process: mask the day in process and print its figures as JSON."""
-    from agentic_pipeline.masking import Masker
+def _ensure_key() -> None:
+    """A random key for the benchmark (driver and Ray head), unless one is set."""
+    import secrets
 
-    os.environ.pop("RAY_ADDRESS", None)
-    with Masker(n_workers=1) as masker:
-        masker.pool.local  # build the analyzer first: its own memory is the baseline  # noqa: B018
-        base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-        figures = _mask_day(Path(root), "masked", masker)
-        # what grows with the day in this process (diagnostics for the README)
-        figures["pseudonym_cache"] = len(masker.pseudonyms._cache)
-        figures["spacy_strings"] = len(masker.pool.local.nlp.vocab.strings)
-    figures["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    figures["analyzer_rss_mb"] = base
-    print("RESULT " + json.dumps(figures))
+    if not os.environ.get("AGENTIC_PIPELINE_MASKING_KEY"):
+        os.environ["AGENTIC_PIPELINE_MASKING_KEY"] = "bench-" + secrets.token_hex(16)
 
 
-def memory(episodes: list[int], rows_per_shard: int) -> None:
-    print(f"memory: rows per shard {rows_per_shard}, analyzer in the masking process")
-    print(
-        f"{'episodes':>9} {'rows':>9} {'shards':>6} {'seconds':>8} {'eps/s':>6} "
-        f"{'peak MB':>8} {'vs first':>8}"
-    )
-    first = None
-    for n in episodes:
-        with tempfile.TemporaryDirectory(prefix="mask-scale-") as tmp:
-            prep = subprocess.run(
-                [sys.executable, str(HERE), "_prepare", tmp, str(n), str(rows_per_shard)],
-                check=True,
-                capture_output=True,
-                text=True,
-            )
-            info = json.loads(prep.stdout.strip().splitlines()[-1])
-            child = subprocess.run(
-                [sys.executable, str(HERE), "_memory", tmp],
-                check=True,
-                capture_output=True,
-                text=True,
-            )
-            line = next(ln for ln in child.stdout.splitlines() if ln.startswith("RESULT "))
-            fig = json.loads(line[len("RESULT ") :])
-        first = first or fig["peak_rss_mb"]
-        print(
-            f"{n:>9} {info['rows']:>9} {fig['shards']:>6} {fig['seconds']:>8.1f} "
-            f"{n / fig['seconds']:>6.1f} {fig['peak_rss_mb']:>8.0f} "
-            f"{fig['peak_rss_mb'] / first:>7.2f}x  (analyzer alone {fig['analyzer_rss_mb']:.0f} MB,"
-            f" pseudonym cache {fig['pseudonym_cache']}, spaCy strings {fig['spacy_strings']},"
-            f" audit {fig['audit_mb']:.0f} MB)",
-            flush=True,
-        )
-
-
-# ------------------------------------------------------------------------------- throughput
+# ------------------------------------------------------------------------------ Ray head
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -159,6 +187,7 @@ def _free_port() -> int:
 
 
 def _start_head(temp: Path, cpus: int) -> tuple[subprocess.Popen, str]:
+    """A local Ray head on loopback with this environment (the masking key included)."""
     port = _free_port()
     env = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0"}
     env.pop("RAY_ADDRESS", None)
@@ -204,66 +233,87 @@ def _stop_head(proc: subprocess.Popen) -> None:
             pass
 
 
-def throughput(episodes: int, rows_per_shard: int) -> None:
-    from agentic_pipeline.masking import Masker
+# ----------------------------------------------------------------------------------- memory
+def memory(episodes: list[int], rows_per_shard: int, mode: str) -> None:
+    _ensure_key()
+    print(f"memory: rows per shard {rows_per_shard}, mode {mode}")
+    print(
+        f"{'episodes':>9} {'rows':>9} {'shards':>6} {'seconds':>8} {'eps/s':>6} "
+        f"{'driver MB':>9} {'worker MB':>9} {'vs first (driver, worker)':>26}"
+    )
+    temp = Path(tempfile.mkdtemp(prefix="ray-", dir="/tmp"))
+    proc, address = _start_head(temp, 2) if mode == "ray" else (None, "")
+    first: tuple[float, float] | None = None
+    try:
+        for n in episodes:
+            with tempfile.TemporaryDirectory(prefix="mask-scale-") as tmp:
+                info = _prepare_in_child(Path(tmp), n, rows_per_shard)
+                fig = _run_child(Path(tmp), "masked", mode, address, 2)
+            driver = fig["driver_peak_mb"]
+            worker = max(fig["worker_peaks_mb"] or [driver])  # in-process: the driver is it
+            first = first or (driver, worker)
+            extra = ""
+            if "pseudonym_cache" in fig:
+                extra = (
+                    f"  (pseudonym cache {fig['pseudonym_cache']}, spaCy strings "
+                    f"{fig['spacy_strings']}, audit {fig['audit_mb']:.0f} MB)"
+                )
+            print(
+                f"{n:>9} {info['rows']:>9} {fig['shards']:>6} {fig['seconds']:>8.1f} "
+                f"{n / fig['seconds']:>6.1f} {driver:>9.0f} {worker:>9.0f} "
+                f"{driver / first[0]:>12.2f}x {worker / first[1]:>11.2f}x{extra}",
+                flush=True,
+            )
+    finally:
+        if proc is not None:
+            _stop_head(proc)
+        shutil.rmtree(temp, ignore_errors=True)
 
-    logging.basicConfig(level=logging.ERROR)
+
+# ------------------------------------------------------------------------------- throughput
+def throughput(episodes: int, rows_per_shard: int) -> None:
+    _ensure_key()
     os.environ.pop("RAY_ADDRESS", None)
     os.environ["RAY_USAGE_STATS_ENABLED"] = "0"
     tmp = Path(tempfile.mkdtemp(prefix="mask-tp-"))
     temp = Path(tempfile.mkdtemp(prefix="ray-", dir="/tmp"))
     proc = None
     try:
-        info = _prepare(tmp, episodes, rows_per_shard)
+        info = _prepare_in_child(tmp, episodes, rows_per_shard)
         print(f"throughput: {episodes} episodes, {info['rows']} rows, {info['shards']} shards")
         proc, address = _start_head(temp, 2)
-        tiny = ["Call Maria Lopez at +1 415 555 0134 tomorrow."] * 8
-        results, overhead = {}, {}
-        for name, kwargs in (
-            ("local pool, 2 processes", {"n_workers": 2}),
-            ("ray, 1 actor", {"ray_address": address, "ray_workers": 1}),
-            ("ray, 2 actors", {"ray_address": address, "ray_workers": 2}),
+        results = {}
+        for name, mode, workers in (
+            ("local pool, 2 processes", "pool", 2),
+            ("ray, 1 actor", "ray", 1),
+            ("ray, 2 actors", "ray", 2),
         ):
-            with Masker(**kwargs) as masker:
-                masker.pool.analyze(tiny * 4, True)  # load the models before the clock
-                if "ray_address" in kwargs:
-                    masker.pool.analyze(tiny * 8, True)  # every actor warm
-                fig = _mask_day(tmp, f"m{len(results)}", masker)
-                calls = []
-                for _ in range(10):
-                    t = time.perf_counter()
-                    masker.pool.analyze(tiny, True)
-                    calls.append(time.perf_counter() - t)
-                overhead[name] = sorted(calls)[len(calls) // 2]
-                if "ray_address" in kwargs:
-                    ray = masker.pool._ray
-                    peaks = ray.get([a.peak_rss_mb.remote() for a in masker.pool.actors])
-                    fig["actor_peak_mb"] = max(peaks)
+            fig = _run_child(tmp, f"m{len(results)}", mode, address, workers)
             results[name] = fig
-            extra = (
-                f", actors' peak RSS {fig['actor_peak_mb']:.0f} MB"
-                if "actor_peak_mb" in fig
-                else ""
-            )
+            workers_mb = ", ".join(f"{mb:.0f}" for mb in fig["worker_peaks_mb"]) or "-"
+            ray_part = ""
+            if mode == "ray":
+                ray_part = (
+                    f", actors busy {fig['worker_seconds'] / (workers * fig['seconds']):.0%}"
+                    f", CPU actors {fig['worker_cpu']:.1f} s driver {fig['driver_cpu']:.1f} s"
+                    f", overhead {fig['overhead_ms']:.0f} ms/shard"
+                )
             print(
                 f"  {name:<24} {fig['seconds']:7.1f} s  {episodes / fig['seconds']:6.2f} "
-                f"episodes/s (analysis phase {fig['analyse']:.1f} s){extra}",
+                f"episodes/s  start-up {fig['startup_seconds']:.1f} s{ray_part}; peak RSS "
+                f"driver {fig['driver_peak_mb']:.0f} MB, workers {workers_mb} MB",
                 flush=True,
             )
-        names = list(results)
-        ratio = results[names[1]]["seconds"] / results[names[2]]["seconds"]
-        phase = results[names[1]]["analyse"] / results[names[2]]["analyse"]
-        print(f"  analysis phase only, 2 actors / 1 actor: {phase:.2f}x")
+        one, two = results["ray, 1 actor"], results["ray, 2 actors"]
+        local = results["local pool, 2 processes"]
         print(
-            f"  ratio 2 actors / 1 actor: {ratio:.2f}x  (local pool / 2 actors: "
-            f"{results[names[0]]['seconds'] / results[names[2]]['seconds']:.2f}x)"
+            f"  ratio 2 actors / 1 actor (whole day): {one['seconds'] / two['seconds']:.2f}x  "
+            f"(2 actors / local pool: {local['seconds'] / two['seconds']:.2f}x)"
         )
-        # per shard, mask_steps makes two analysis calls (NER strings, regex strings)
-        per_shard = 2 * (overhead[names[2]] - overhead[names[0]])
         print(
-            f"  analysis round trip of a tiny batch: local {overhead[names[0]] * 1000:.0f} ms, "
-            f"ray {overhead[names[2]] * 1000:.0f} ms -> Ray overhead about "
-            f"{max(per_shard, 0) * 1000:.0f} ms per shard"
+            f"  Ray overhead per shard (one-row shard round trip minus its masking): "
+            f"1 actor {one['overhead_ms']:.0f} ms, 2 actors {two['overhead_ms']:.0f} ms; "
+            f"{info['shards']} shards of up to {rows_per_shard} rows"
         )
         same = [_day_bytes(tmp, f"m{i}") for i in range(3)]
         print(f"  same bytes (masked + audit) in the three runs: {same[0] == same[1] == same[2]}")
@@ -278,21 +328,24 @@ def main() -> None:
     if len(sys.argv) > 1 and sys.argv[1] == "_prepare":
         print(json.dumps(_prepare(Path(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]))))
         return
-    if len(sys.argv) > 1 and sys.argv[1] == "_memory":
+    if len(sys.argv) > 1 and sys.argv[1] == "_child":
         logging.basicConfig(level=logging.ERROR)
-        _memory_child(sys.argv[2])
+        root, out, mode, address, workers = sys.argv[2:7]
+        figures = _child(Path(root), out, mode, address, int(workers))
+        print("RESULT " + json.dumps(figures))
         return
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
-    m = sub.add_parser("memory", help="peak memory per day size")
+    m = sub.add_parser("memory", help="peak memory of driver and workers per day size")
     m.add_argument("--episodes", type=int, nargs="+", default=[1000, 10000, 50000])
     m.add_argument("--rows-per-shard", type=int, default=20_000)
-    t = sub.add_parser("throughput", help="local pool vs 1 and 2 Ray actors")
+    m.add_argument("--mode", choices=("in-process", "pool", "ray"), default="in-process")
+    t = sub.add_parser("throughput", help="local pool vs 1 and 2 Ray actors, whole shards")
     t.add_argument("--episodes", type=int, default=300)
-    t.add_argument("--rows-per-shard", type=int, default=2_000)
+    t.add_argument("--rows-per-shard", type=int, default=1_000)
     args = ap.parse_args()
     if args.cmd == "memory":
-        memory(args.episodes, args.rows_per_shard)
+        memory(args.episodes, args.rows_per_shard, args.mode)
     else:
         throughput(args.episodes, args.rows_per_shard)
 

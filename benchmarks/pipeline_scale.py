@@ -59,7 +59,7 @@ def run_stage(stage: str, data_dir: str, days: int) -> dict:
 
 
 def measure(days: int, per_day: int, seed: int) -> list[dict]:
-    from agentic_pipeline.simulator import write_landing
+    from agentic_pipeline.demo import write_landing
 
     rows = []
     with tempfile.TemporaryDirectory() as tmp:

@@ -40,12 +40,11 @@ from typing import Any, TypeVar
 import numpy as np
 import pandas as pd
 
+from agentic_pipeline.demo import POLICIES, write_landing
 from agentic_pipeline.ingest import ingest_day
-from agentic_pipeline.policies import POLICIES
 from agentic_pipeline.replay import replay_day
 from agentic_pipeline.rewards import RewardSpec, load_reward_spec, score_episodes
 from agentic_pipeline.selection import SelectionConfig, select_policies
-from agentic_pipeline.simulator import write_landing
 
 RESULTS_DIR = Path(__file__).resolve().parent / "results"
 START = dt.date(2026, 3, 1)

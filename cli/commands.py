@@ -29,7 +29,7 @@ LOCATION_TAGS = {".dagster/repository": "__repository__@agentic_pipeline"}
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:
-    from agentic_pipeline.simulator import write_landing
+    from agentic_pipeline.demo import write_landing
 
     root = prepare_data_root(args.data_dir)
     start = _parse_day(args.start)
@@ -144,12 +144,12 @@ def cmd_materialize(args: argparse.Namespace) -> int:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from assets.report import print_report
+    from cli.report import print_report
 
     root = prepare_data_root(args.data_dir)
     day = _parse_day(args.date).isoformat()
     if args.json:
-        from assets.report import report_json
+        from cli.report import report_json
 
         text, code = report_json(str(root), day)
         print(text)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from rich.console import Console
 
-from agentic_pipeline.storage import day_range
+from agentic_pipeline.storage import atomic_write_text, day_range
 
 DATA_DIR_ENV = "AGENTIC_PIPELINE_DATA_DIR"
 PRIVATE_DIR_MODE = 0o700
@@ -86,8 +86,7 @@ def _check_zones_writable(root: Path) -> None:
         folder = root / zone
         try:
             folder.mkdir(parents=True, exist_ok=True)
-            probe = folder / f".write-probe-{os.getpid()}"
-            probe.write_text("ok")
+            probe = atomic_write_text(folder / f".write-probe-{os.getpid()}", "ok")
             probe.unlink()
         except OSError as exc:
             raise UsageError(
@@ -110,13 +109,11 @@ def prepare_data_root(data_dir: str) -> Path:
         home.mkdir(mode=PRIVATE_DIR_MODE, exist_ok=True)
         for folder in (root, home):
             os.chmod(folder, PRIVATE_DIR_MODE)
-        probe = home / ".write-probe"
-        probe.write_text("ok")
-        probe.unlink()
+        atomic_write_text(home / ".write-probe", "ok").unlink()
     except OSError as exc:
         raise UsageError(f"data root {root} is not writable: {exc.strerror}") from exc
     if not (home / "dagster.yaml").exists():
-        (home / "dagster.yaml").write_text(DAGSTER_YAML)
+        atomic_write_text(home / "dagster.yaml", DAGSTER_YAML, mode=PRIVATE_FILE_MODE)
     for path in (home / "dagster.yaml", *home.rglob("*.db"), *home.rglob("*.db-*")):
         if path.is_file():
             os.chmod(path, PRIVATE_FILE_MODE)

@@ -35,7 +35,7 @@ class _RunStopper:
     recorded (the run is then recorded as canceled after all). So once
     the step had its grace (or at once when the run waits for a slot, or on a second signal) the
     run is marked canceled, its slots are freed and the process exits with one line. Writes are
-    crash-safe (``storage.py``), so stopping between two steps loses nothing but the run.
+    crash-safe (``storage``), so stopping between two steps loses nothing but the run.
     """
 
     def __init__(self, instance, progress: Progress) -> None:

@@ -4,6 +4,7 @@ from dagster import ConfigurableResource
 
 from agentic_pipeline.masking import Masker, is_dev_key
 from agentic_pipeline.masking.keys import MASKING_KEY_ENV, masking_key
+from agentic_pipeline.masking.shards import LocalShardMasker, RayShardMasker, shard_masker
 
 __all__ = ["MASKING_KEY_ENV", "MaskingResource", "masking_resource_from_env"]
 
@@ -23,10 +24,12 @@ class MaskingResource(ConfigurableResource):
     #: Share of a day's episodes that masking may withhold (final scan still found personal data)
     #: before the blocking check fails the day; the withheld ones never reach the warehouse.
     max_withheld_share: float = 0.05
-    #: Ray cluster address (``ray://...`` or ``host:port``): analysis runs on Ray actors there.
-    #: Empty: ``RAY_ADDRESS`` if set, else the local process pool of ``n_workers``.
+    #: Ray cluster address (``ray://...`` or ``host:port``): whole shards are masked on Ray actors
+    #: there. Empty: ``RAY_ADDRESS`` if set, else in the run's process with the local process pool
+    #: of ``n_workers``. The workers resolve the key from their own environment (a Secret).
     ray_address: str = ""
-    #: Ray actors (each loads Presidio and spaCy once); 0: one per CPU of the cluster.
+    #: Ray actors (each holds a complete masker, Presidio and spaCy loaded once); 0: one per CPU
+    #: of the cluster.
     ray_workers: int = 0
 
     def resolved_key(self) -> str:
@@ -36,8 +39,21 @@ class MaskingResource(ConfigurableResource):
     def uses_dev_key(self) -> bool:
         return is_dev_key(self.resolved_key())
 
+    def build_shard_masker(self) -> LocalShardMasker | RayShardMasker:
+        """Masks a day's shards in order: here with the local process pool, or whole shards on
+        Ray actors (only the key's fingerprint is sent); close it (``with``) when done."""
+        return shard_masker(
+            self.resolved_key(),
+            n_workers=self.n_workers,
+            address=self.ray_address or None,
+            ray_workers=self.ray_workers,
+            phone_regions=tuple(self.phone_regions),
+        )
+
     def build_masker(self) -> Masker:
-        """A masker with worker processes (or Ray actors); close it (``with``) when done."""
+        """A masker in this process with worker processes (or, with a Ray address, only its
+        analysis on Ray actors); close it (``with``) when done. Assets use
+        ``build_shard_masker``."""
         return Masker(
             key=self.resolved_key(),
             n_workers=self.n_workers,

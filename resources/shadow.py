@@ -2,9 +2,9 @@
 
 from dagster import ConfigurableResource
 
+from agentic_pipeline.demo import get_policy
 from agentic_pipeline.environments.base import Policy
 from agentic_pipeline.environments.openai_policy import OpenAIChatPolicy
-from agentic_pipeline.policies import get_policy
 from agentic_pipeline.shadow import ShadowQuota
 
 

@@ -40,7 +40,7 @@ def _instance_runs(data_dir: Path) -> int:
 
 
 def _simulate_one_day(data_dir: Path) -> None:
-    from agentic_pipeline.simulator import write_landing
+    from agentic_pipeline.demo import write_landing
 
     write_landing(data_dir, date.fromisoformat(YESTERDAY), 1, 3, seed=1)
 

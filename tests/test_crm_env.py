@@ -6,6 +6,7 @@ import copy
 
 import pytest
 
+from agentic_pipeline.demo.truth import is_destructive, is_financial_write
 from agentic_pipeline.environments import (
     CRM_TOOLS,
     Action,
@@ -13,8 +14,6 @@ from agentic_pipeline.environments import (
     Task,
     evaluate_goal,
     goal_met,
-    is_destructive,
-    is_financial_write,
 )
 
 CID = "cus_0000abcd"
@@ -223,3 +222,12 @@ def test_risk_rules() -> None:
     assert not is_financial_write("create_ticket", {"fields": {"balance": 1}})
     assert is_destructive("delete_customer") and is_destructive("remove_card")
     assert not is_destructive("close_case") and not is_destructive(None)
+
+
+def test_catalogue_tool_specs_give_the_sandbox_kinds() -> None:
+    """Replay reads a tool's kind from the catalogue's ``crm`` tool set (no import of the sandbox
+    from the catalogue): every sandbox tool is listed there with the sandbox's read/write kind."""
+    from agentic_pipeline.catalogue import builtin_catalogue
+
+    specs = builtin_catalogue().get("crm").tool_specs()
+    assert {n: s.kind for n, s in specs.items()} == {n: s.kind for n, s in CRM_TOOLS.items()}

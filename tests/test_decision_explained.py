@@ -17,8 +17,8 @@ from agentic_pipeline.selection import SELECTION_SCHEMA, SelectionConfig, select
 from agentic_pipeline.storage import DataRoot
 from agentic_pipeline.training import SUMMARY_SCHEMA
 from assets.metadata import column_schema
-from assets.report import print_report
 from assets.selection import registry_document, write_decision
+from cli.report import print_report
 
 CONFIG = SelectionConfig(window_days=14, min_samples=30, n_mc=500, n_bootstrap=50)
 ARMS = {("refund", "a"): (60, 0.2), ("refund", "b"): (60, 0.9), ("refund", "c"): (5, 0.9)}

@@ -15,10 +15,10 @@ import pytest
 from conftest import write_jsonl
 from dagster import AssetKey, DagsterEventType, DagsterInstance
 
+from agentic_pipeline.demo import generate_episodes, write_landing
 from agentic_pipeline.masking import DEV_MASKING_KEY, pseudonym_for
 from agentic_pipeline.masking import keys as masking_keys
 from agentic_pipeline.retention import apply_retention
-from agentic_pipeline.simulator import generate_episodes, write_landing
 from agentic_pipeline.storage import DataRoot
 from cli.main import main as cli_main
 
@@ -418,3 +418,16 @@ def test_the_rematerialization_plan_is_plain_python_over_names_and_the_window():
         ("2026-11-04", ["policy_selection"]),
         ("2026-11-05", ["policy_selection"]),
     ]
+
+
+def test_a_rewritten_landing_file_keeps_its_mode(tmp_path):
+    from upath import UPath
+
+    from agentic_pipeline.erasure.apply import _rewrite_landing_file
+
+    path = tmp_path / "episodes.jsonl"
+    path.write_text('{"episode_id": "e1", "x": 1}\n{"episode_id": "e2", "x": 2}\n')
+    path.chmod(0o600)
+    assert _rewrite_landing_file(UPath(path), {"e1"}, []) == 1
+    assert path.stat().st_mode & 0o777 == 0o600
+    assert '"e1"' not in path.read_text() and '"e2"' in path.read_text()

@@ -147,7 +147,7 @@ def test_real_identifiers_pass(value):
 
 
 def test_simulated_days_lose_no_episode_to_the_id_and_timestamp_rules(tmp_path):
-    from agentic_pipeline.simulator import write_landing
+    from agentic_pipeline.demo import write_landing
 
     write_landing(tmp_path, dt.date(2026, 11, 28), 1, 150, seed=3)
     result = _ingest(tmp_path / "landing" / DS)

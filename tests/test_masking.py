@@ -324,6 +324,7 @@ def test_scan_finds_leaks_without_revealing_them():
 
 # ----------------------------------------------------------------------------- labeled corpora
 def test_recall_on_small_labeled_corpora():
+    from agentic_pipeline.demo import generate_episodes
     from agentic_pipeline.masking.evaluation import (
         HIGH_RECALL,
         ZERO_LEAK,
@@ -331,7 +332,6 @@ def test_recall_on_small_labeled_corpora():
         measure_recall,
         tau_bench_corpus,
     )
-    from agentic_pipeline.simulator import generate_episodes
 
     day = dt.date(2026, 11, 28)
     corpora = [episodes_corpus(generate_episodes(day, 12, 3), day)]

@@ -6,7 +6,7 @@ import pyarrow as pa
 import pytest
 from dagster import AssetCheckKey, AssetKey, DagsterInstance
 
-from agentic_pipeline.simulator import generate_episodes, write_landing
+from agentic_pipeline.demo import generate_episodes, write_landing
 from agentic_pipeline.storage import DataRoot
 from assets.definitions import build_definitions
 

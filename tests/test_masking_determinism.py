@@ -38,7 +38,7 @@ if __name__ == "__main__":  # the NER workers are started with forkserver
 def _day() -> pa.Table:
     """Simulated CRM episodes, tau-bench airline episodes when present, a name found by two
     detectors, and one episode whose email is a JSON key (withheld), all on one day."""
-    from agentic_pipeline.simulator import generate_episodes
+    from agentic_pipeline.demo import generate_episodes
 
     day = dt.date.fromisoformat(DS)
     parts = [episodes_corpus(generate_episodes(day, 12, 3), day).table]

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from dagster import DagsterEventType, DagsterInstance
 
-from agentic_pipeline.simulator import generate_episodes, write_landing
+from agentic_pipeline.demo import generate_episodes, write_landing
 from agentic_pipeline.storage import DataRoot
 from cli.main import main as cli_main
 

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from agentic_pipeline.masking.evaluation import masked_words, missed_values, plain_text
+from agentic_pipeline.masking.evaluation import plain_text
+from agentic_pipeline.masking.misses import masked_words, missed_values
 
 DS = "2026-11-20"
 
@@ -244,7 +245,7 @@ def test_other_dates_of_a_real_log_leave_out_every_birth_date():
 
 
 def test_lost_values_shows_where_a_date_to_keep_was_masked():
-    from agentic_pipeline.masking.evaluation import lost_values
+    from agentic_pipeline.masking.misses import lost_values
 
     raw = _table(
         [

@@ -14,12 +14,12 @@ import pyarrow.parquet as pq
 import pytest
 from upath import UPath
 
-from agentic_pipeline.environments.crm import is_destructive, is_financial_write
-from agentic_pipeline.environments.replay import Cassette
+from agentic_pipeline.demo import RETRY_SHARE, generate_episodes, write_landing
+from agentic_pipeline.demo.truth import is_destructive, is_financial_write
+from agentic_pipeline.environments.cassette import Cassette
 from agentic_pipeline.ingest import DayIngestor, ingest_day
 from agentic_pipeline.replay import COLUMNS, replay_day, to_arrow
 from agentic_pipeline.risk import AIRLINE_RULES, CRM_RULES, detect_tool_set
-from agentic_pipeline.simulator import RETRY_SHARE, generate_episodes, write_landing
 
 DAY = dt.date(2026, 3, 2)
 N_EPISODES = 300

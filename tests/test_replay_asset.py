@@ -13,9 +13,9 @@ from dagster import (
     in_process_executor,
 )
 
+from agentic_pipeline.demo import write_landing
 from agentic_pipeline.ingest import ingest_day
 from agentic_pipeline.schema import STEP_SCHEMA
-from agentic_pipeline.simulator import write_landing
 from agentic_pipeline.storage import DataRoot
 from assets.partitions import daily_partitions
 from assets.replay import replayed_episodes, shadow_assets

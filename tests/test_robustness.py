@@ -24,9 +24,9 @@ from dagster import (
 )
 from test_reward_assets import ARMS, UPSTREAM, local_defs, replayed, run, write_upstream
 
+from agentic_pipeline.demo import get_policy, write_landing
 from agentic_pipeline.ingest import ingest_day
 from agentic_pipeline.jsonutil import strict_json_dumps, strict_json_dumps_counted
-from agentic_pipeline.policies import get_policy
 from agentic_pipeline.replay import replay_day
 from agentic_pipeline.rewards import load_reward_spec, score_episodes, step_rewards
 from agentic_pipeline.schema import STEP_SCHEMA
@@ -38,7 +38,6 @@ from agentic_pipeline.shadow import (
     recorded_tasks,
     shadow_table,
 )
-from agentic_pipeline.simulator import write_landing
 from agentic_pipeline.storage import DataRoot
 from agentic_pipeline.training import TrainingDatasets, build_training_datasets, day_files
 from assets.automation import daily_pipeline_job

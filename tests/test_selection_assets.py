@@ -9,9 +9,9 @@ from dagster import AssetKey, DagsterInstance
 from rich.console import Console
 from test_reward_assets import local_defs, range_tags, replayed, run, write_upstream
 
+from agentic_pipeline.selection.registry import read_registry, registry_days, registry_dir
 from agentic_pipeline.storage import DataRoot
-from assets.report import print_report
-from assets.selection import read_registry, registry_days, registry_dir
+from cli.report import print_report
 from resources.reward_spec import RewardSpecResource
 
 START = date(2026, 10, 1)

@@ -74,7 +74,7 @@ def test_large_day_is_split_by_episode_and_reads_back_in_shard_order(tmp_path):
     assert before == after
     # hive readers see the whole day
     assert pads.dataset(tmp_path / "warehouse" / "t", partitioning="hive").count_rows() == 200
-    assert sum(b.num_rows for b in root.iter_batches("warehouse", "t", DAY, 7)) == 200
+    assert sum(t.num_rows for t in root.iter_shards("warehouse", "t", DAY)) == 200
 
 
 def test_a_smaller_rewrite_replaces_every_shard(tmp_path):

@@ -11,16 +11,18 @@ from pathlib import Path
 
 import pytest
 
-from agentic_pipeline.environments import CRMSandbox, evaluate_goal
-from agentic_pipeline.environments.crm import FINANCIAL_FIELDS, TASK_TYPES
-from agentic_pipeline.policies import DEFAULT_POLICY_WEIGHTS, POLICIES, Plan
-from agentic_pipeline.simulator import (
+from agentic_pipeline.demo import (
+    DEFAULT_POLICY_WEIGHTS,
+    FINANCIAL_FIELDS,
+    POLICIES,
+    Plan,
     best_policy_by_task,
     generate_episodes,
     ground_truth,
     true_rates,
     write_landing,
 )
+from agentic_pipeline.environments import TASK_TYPES, CRMSandbox, evaluate_goal
 
 DAY = dt.date(2026, 11, 28)
 

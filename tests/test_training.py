@@ -19,10 +19,10 @@ from dagster import (
     in_process_executor,
 )
 
+from agentic_pipeline.demo import write_landing
 from agentic_pipeline.ingest import ingest_day
 from agentic_pipeline.masking import Masker, PIILeakError, mask_steps
 from agentic_pipeline.rewards import COMPONENTS, load_reward_spec, score_episodes
-from agentic_pipeline.simulator import write_landing
 from agentic_pipeline.storage import DataRoot
 from agentic_pipeline.training import (
     ASSET_NAME,
@@ -33,7 +33,7 @@ from agentic_pipeline.training import (
     export_range,
     infer_tools,
     prompt_hash,
-    split_by_day,
+    split_datasets_by_day,
     summary_table,
     to_chat_messages,
     validate_messages,
@@ -499,7 +499,7 @@ def test_asset_writes_days_and_export_range_concatenates(masked_days, tmp_path):
 def test_split_by_day_keeps_lineage(sim):
     steps, rewards = sim
     data = build_training_datasets(steps, rewards)
-    days = split_by_day(data)
+    days = split_datasets_by_day(data)
     assert set(days) == {DAYS[0]} and len(days[DAYS[0]].rl) == len(data.rl)
 
 

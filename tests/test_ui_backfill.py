@@ -30,7 +30,7 @@ from pathlib import Path
 
 import pytest
 
-from agentic_pipeline.simulator import write_landing
+from agentic_pipeline.demo import write_landing
 from cli.common import prepare_data_root
 
 REPO = Path(__file__).resolve().parents[1]

@@ -22,7 +22,9 @@ from agentic_pipeline.catalogue.model import (
     UNKNOWN_TOOL_SET,
     Catalogue,
     ToolEntry,
+    ToolKind,
     ToolSet,
+    ToolSpec,
 )
 
 BUILTIN_DIR = Path(__file__).parent / "builtin"
@@ -38,7 +40,9 @@ __all__ = [
     "Catalogue",
     "ErrorPatterns",
     "ToolEntry",
+    "ToolKind",
     "ToolSet",
+    "ToolSpec",
     "builtin_catalogue",
     "default_catalogue",
     "infer_effect",

@@ -32,17 +32,39 @@ import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import Any, Literal
 
 from agentic_pipeline.catalogue.errors import DEFAULT_ERRORS, ErrorPatterns
 from agentic_pipeline.catalogue.inference import FINANCIAL_ARGUMENTS, infer_effect
-from agentic_pipeline.environments.base import ToolKind, ToolSpec
 
 EFFECTS: tuple[str, ...] = ("read", "write", "financial", "destructive", "handover")
 WRITE_EFFECTS = frozenset({"write", "financial", "destructive"})
 UNKNOWN = "unknown"
 _TOOL_KEYS = {"effect", "financial_fields", "parameters", "description"}
 _SET_KEYS = {"task_types", "tools", "errors", "financial_fields", "description"}
+
+ToolKind = Literal["read", "write"]
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """A tool the agent may call: ``kind`` says whether it changes the environment's state."""
+
+    name: str
+    kind: ToolKind
+    description: str
+    parameters: dict[str, Any]
+
+    def to_openai(self) -> dict[str, Any]:
+        """The tool in the OpenAI ``tools`` format."""
+        return {
+            "type": "function",
+            "function": {
+                "name": self.name,
+                "description": self.description,
+                "parameters": self.parameters,
+            },
+        }
 
 
 @dataclass(frozen=True)
@@ -241,11 +263,8 @@ class ToolSet:
         return self.errors.is_error(text)
 
     def tool_specs(self) -> dict[str, ToolSpec]:
-        """:class:`ToolSpec` values of the listed tools (the CRM's come with the sandbox's)."""
-        if self.tool_set == "crm":
-            from agentic_pipeline.environments.crm import CRM_TOOLS
-
-            return dict(CRM_TOOLS)
+        """:class:`ToolSpec` values of the listed tools (kind from the effect; a tool without
+        ``parameters`` in the catalogue takes any object)."""
         return {
             name: ToolSpec(name, e.kind, e.description, dict(e.parameters or {"type": "object"}))
             for name, e in sorted(self.entries.items())

@@ -2,9 +2,9 @@
 
 An :class:`Environment` is reset with a :class:`Task` and then stepped with :class:`Action` values;
 every step returns a :class:`StepResult`. Tools are described by :class:`ToolSpec` (a JSON-schema
-``parameters`` object, as in the OpenAI function-calling format). A policy is any callable that maps
-the agent's :class:`AgentState` (task, context and the history of actions and observations) to the
-next :class:`Action`.
+``parameters`` object, as in the OpenAI function-calling format; it lives with the tool catalogue).
+A policy is any callable that maps the agent's :class:`AgentState` (task, context and the history
+of actions and observations) to the next :class:`Action`.
 """
 
 from __future__ import annotations
@@ -14,30 +14,24 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
+# the tool vocabulary lives with the tool catalogue (a lower floor); re-exported here
+from agentic_pipeline.catalogue.model import ToolKind, ToolSpec
+
+__all__ = [
+    "ACTION_TYPES",
+    "Action",
+    "ActionType",
+    "AgentState",
+    "Environment",
+    "Policy",
+    "StepResult",
+    "Task",
+    "ToolKind",
+    "ToolSpec",
+]
+
 ActionType = Literal["tool", "respond", "finish"]
-ToolKind = Literal["read", "write"]
 ACTION_TYPES: tuple[str, ...] = ("tool", "respond", "finish")
-
-
-@dataclass(frozen=True)
-class ToolSpec:
-    """A tool the agent may call: ``kind`` says whether it changes the environment's state."""
-
-    name: str
-    kind: ToolKind
-    description: str
-    parameters: dict[str, Any]
-
-    def to_openai(self) -> dict[str, Any]:
-        """The tool in the OpenAI ``tools`` format."""
-        return {
-            "type": "function",
-            "function": {
-                "name": self.name,
-                "description": self.description,
-                "parameters": self.parameters,
-            },
-        }
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,10 @@ State is three plain dicts (JSON-serialisable, flat records):
 Tool errors are observations (``{"error": "customer not found"}``), never exceptions, so that a
 logged episode can be re-applied to a sandbox copy (:meth:`CRMSandbox.from_state`) and the goal
 checked with the pure function :func:`evaluate_goal`.
+
+The tools' risk (which calls are financial or destructive) is not decided here: the product reads
+it from the tool catalogue (``agentic_pipeline.risk``); the demo keeps its own oracle
+(``agentic_pipeline.demo.truth``).
 """
 
 from __future__ import annotations
@@ -20,12 +24,6 @@ from typing import Any
 from agentic_pipeline.environments.base import Action, Environment, StepResult, Task, ToolSpec
 
 TASK_TYPES: tuple[str, ...] = ("update_contact", "refund_request", "address_change", "close_case")
-
-#: Default risk rules of the demo CRM tools.
-FINANCIAL_FIELDS: frozenset[str] = frozenset(
-    {"credit_card", "card_number", "iban", "bank_account", "balance", "credit_limit", "ssn"}
-)
-DESTRUCTIVE_PREFIXES: tuple[str, ...] = ("delete_", "remove_")
 
 #: Fields ``update_crm`` may write (every customer field except its id).
 CUSTOMER_FIELDS: tuple[str, ...] = (
@@ -96,19 +94,6 @@ CRM_TOOLS: dict[str, ToolSpec] = {
         ),
     )
 }
-
-
-def is_financial_write(tool_name: str | None, params: Mapping[str, Any] | None) -> bool:
-    """True for an ``update_crm`` call whose ``fields`` touch a financial field."""
-    if tool_name != "update_crm" or not params:
-        return False
-    fields = params.get("fields")
-    return isinstance(fields, Mapping) and any(k in FINANCIAL_FIELDS for k in fields)
-
-
-def is_destructive(tool_name: str | None) -> bool:
-    """True for a tool whose name starts with ``delete_`` or ``remove_``."""
-    return bool(tool_name) and tool_name.startswith(DESTRUCTIVE_PREFIXES)
 
 
 def evaluate_goal(task_type: str, goal: Mapping[str, Any], state: Mapping[str, Any]) -> bool:

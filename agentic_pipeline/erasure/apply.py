@@ -12,7 +12,8 @@ from upath import UPath
 
 from agentic_pipeline.erasure.plan import _contains_any
 from agentic_pipeline.erasure.subjects import EPISODE_COLUMNS, RECEIPTS_DIR, ErasurePlan, Receipt
-from agentic_pipeline.storage import ZONES, DataRoot
+from agentic_pipeline.storage import ZONES, DataRoot, atomic_write_bytes
+from agentic_pipeline.storage.files import is_local
 
 
 def apply_erasure(root: DataRoot, plan: ErasurePlan) -> Receipt:
@@ -138,18 +139,12 @@ def _rewrite_landing_file(path: UPath, erased: set[str], needles: list[str]) -> 
         return 0
     if name.endswith(".gz"):
         payload = gzip.compress(payload, mtime=0)
-    staging = path.parent / f".{name}.erasure-{uuid.uuid4().hex[:8]}"
-    staging.write_bytes(payload)
-    staging.rename(path)
+    mode = path.stat().st_mode & 0o777 if is_local(path) else None  # the file keeps its mode
+    atomic_write_bytes(path, payload, mode=mode)
     return removed
 
 
 def write_receipt(root: DataRoot, receipt: Receipt) -> str:
     """Store the receipt as ``warehouse/erasure_receipts/<id>.json`` (atomically)."""
-    folder = root.root / "warehouse" / RECEIPTS_DIR
-    folder.mkdir(parents=True, exist_ok=True)
-    final = folder / f"{receipt.receipt_id}.json"
-    staging = folder / f".{receipt.receipt_id}.json.tmp"
-    staging.write_text(receipt.to_json())
-    staging.rename(final)
-    return str(final)
+    final = root.root / "warehouse" / RECEIPTS_DIR / f"{receipt.receipt_id}.json"
+    return str(root.atomic_write("warehouse", final, receipt.to_json().encode()))

@@ -333,11 +333,18 @@ class TextAnalyzer:
                 piece = text[rest + start : rest + start + CHUNK_CHARS]
                 pieces.append((i, rest + start, piece, False))
         ner_texts = [p[2] for p in pieces if p[3]]
-        ner_docs = iter(self.nlp.pipe(ner_texts, batch_size=self.config.batch_size))
-        docs = [next(ner_docs) if p[3] else self.nlp.make_doc(p[2]) for p in pieces]
         results: list[set[Span]] = [set() for _ in texts]
         ptexts = [p[2] for p in pieces]
-        for (i, off, _, _), spans in zip(pieces, self._analyze_docs(ptexts, docs), strict=True):
+        # bounded memory: every string spaCy meets (each token's text, lower form, shape...) is
+        # added to its vocabulary's StringStore for good, so a worker grew with every day it
+        # masked. Inside the memory zone those strings and lexemes are freed when the call ends;
+        # nothing of a Doc leaves the zone (the spans are plain tuples).
+        with self.nlp.memory_zone():
+            ner_docs = iter(self.nlp.pipe(ner_texts, batch_size=self.config.batch_size))
+            docs = [next(ner_docs) if p[3] else self.nlp.make_doc(p[2]) for p in pieces]
+            analysed = self._analyze_docs(ptexts, docs)
+            del docs, ner_docs
+        for (i, off, _, _), spans in zip(pieces, analysed, strict=True):
             results[i].update((s + off, e + off, et, sc, rn) for s, e, et, sc, rn in spans)
         return [sorted(r) for r in results]
 

@@ -9,11 +9,10 @@ users files as the truth about each episode's user. Step rows come from
 from __future__ import annotations
 
 import datetime as dt
-import difflib
 import json
 import re
-from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping
+from collections import defaultdict
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -150,7 +149,7 @@ def _tau_user_values(uid: str, user: Mapping[str, Any]) -> set[tuple[str, str]]:
     return vals
 
 
-def _texts_by_episode(table: Any, columns: Iterable[str]) -> dict[str, list[str]]:
+def texts_by_episode(table: Any, columns: Iterable[str]) -> dict[str, list[str]]:
     if isinstance(table, pa.Table):
         cols = {c: table.column(c).to_pylist() for c in columns if c in table.column_names}
         eps = table.column("episode_id").to_pylist()
@@ -165,7 +164,7 @@ def _texts_by_episode(table: Any, columns: Iterable[str]) -> dict[str, list[str]
     return out
 
 
-def _occurrences(value: str, texts: list[str]) -> int:
+def occurrences(value: str, texts: list[str]) -> int:
     rx = re.compile(rf"(?<!\w){re.escape(value)}(?!\w)", re.IGNORECASE)
     return sum(len(rx.findall(t)) for t in texts)
 
@@ -180,8 +179,8 @@ def _name_parts_left(
     for part in re.findall(r"[^\W\d_][\w'’.-]*[^\W\d_]|[^\W\d_]{2,}", value):
         pattern = rf"(?<!\w){re.escape(part)}(?!\w)"
         holders = [v for _, v in planted if re.search(pattern, v, re.IGNORECASE)]
-        outside = _occurrences(part, raw_texts) - sum(_occurrences(v, raw_texts) for v in holders)
-        worst = max(worst, _occurrences(part, masked_texts) - max(0, outside))
+        outside = occurrences(part, raw_texts) - sum(occurrences(v, raw_texts) for v in holders)
+        worst = max(worst, occurrences(part, masked_texts) - max(0, outside))
     return worst
 
 
@@ -198,17 +197,17 @@ def measure_recall(
     of its parts is ("Csanád <PERSON>" leaks the first name): see ``_name_parts_left``.
     """
     columns = list(columns)
-    before = _texts_by_episode(raw, columns)
-    after = _texts_by_episode(masked, columns)
+    before = texts_by_episode(raw, columns)
+    after = texts_by_episode(masked, columns)
     agg: dict[str, dict[str, float]] = defaultdict(lambda: {"raw": 0, "leaked": 0})
     for eid, vals in planted.items():
         raw_texts, masked_texts = before.get(eid, []), after.get(eid, [])
         for et, v in vals:
-            n_raw = _occurrences(v, raw_texts)
+            n_raw = occurrences(v, raw_texts)
             if not n_raw:
                 continue
             agg[et]["raw"] += n_raw
-            leaked = _occurrences(v, masked_texts)
+            leaked = occurrences(v, masked_texts)
             if et == "PERSON":
                 leaked = max(leaked, _name_parts_left(v, vals, raw_texts, masked_texts))
             agg[et]["leaked"] += min(n_raw, leaked)
@@ -226,16 +225,16 @@ def measure_kept(
     """Per kind: occurrences of values that must stay in clear, how many are still there after
     masking, and that share (same occurrence rule as ``measure_recall``)."""
     columns = list(columns)
-    before = _texts_by_episode(raw, columns)
-    after = _texts_by_episode(masked, columns)
+    before = texts_by_episode(raw, columns)
+    after = texts_by_episode(masked, columns)
     agg: dict[str, dict[str, float]] = defaultdict(lambda: {"raw": 0, "kept": 0})
     for eid, vals in kept.items():
         for kind, v in vals:
-            n_raw = _occurrences(v, before.get(eid, []))
+            n_raw = occurrences(v, before.get(eid, []))
             if not n_raw:
                 continue
             agg[kind]["raw"] += n_raw
-            agg[kind]["kept"] += min(n_raw, _occurrences(v, after.get(eid, [])))
+            agg[kind]["kept"] += min(n_raw, occurrences(v, after.get(eid, [])))
     for d in agg.values():
         d["share"] = d["kept"] / d["raw"] if d["raw"] else 1.0
     return dict(agg)
@@ -243,6 +242,37 @@ def measure_kept(
 
 #: Standalone date shapes in logs (not inside timestamps): ISO, day/month/year with / . -,
 #: English month names.
+def typed_leaves(text: str) -> Iterator[tuple[Any, str | None]]:
+    """The scalar leaves of a JSON cell, each with the entity type of its nearest key that has
+    one (``{"passenger": {"dob": ...}}`` -> ``DATE_OF_BIRTH``); nothing for text that is not a
+    JSON object or list."""
+    if text[:1] not in "[{":
+        return
+    try:
+        stack: list[tuple[Any, str | None]] = [(json.loads(text), None)]
+    except ValueError:
+        return
+    while stack:
+        node, et = stack.pop()
+        if isinstance(node, dict):
+            stack.extend((x, key_entity(k) or et) for k, x in node.items())
+        elif isinstance(node, list):
+            stack.extend((x, et) for x in node)
+        elif node is not None:
+            yield node, et
+
+
+def plain_text(text: str) -> str:
+    """The string leaves of a JSON cell (escapes decoded), else the text itself."""
+    if text[:1] not in "[{":
+        return text
+    try:
+        obj = json.loads(text)
+    except ValueError:
+        return text
+    return "\n".join(leaf for leaf in json_leaves(obj) if isinstance(leaf, str))
+
+
 _ANY_DATE_RE = re.compile(
     r"(?<![\w/.-])(?:\d{4}-\d\d-\d\d(?![\w/-])|\d{1,2}[/.-]\d{1,2}[/.-]\d{4}(?![\w/-])"
     r"|(?:January|February|March|April|May|June|July|August|September|October|November"
@@ -277,20 +307,8 @@ def other_dates(
         for e, v in zip(eps, raw.column(c).to_pylist(), strict=True):
             if not isinstance(v, str) or not v:
                 continue
-            obj = None
-            if v[:1] in "[{":
-                try:
-                    obj = json.loads(v)
-                except ValueError:
-                    obj = None
-            stack: list[tuple[Any, str | None]] = [(obj, None)] if obj is not None else []
-            while stack:
-                node, et = stack.pop()
-                if isinstance(node, dict):
-                    stack.extend((x, key_entity(k) or et) for k, x in node.items())
-                elif isinstance(node, list):
-                    stack.extend((x, et) for x in node)
-                elif et == "DATE_OF_BIRTH" and isinstance(node, str):
+            for node, et in typed_leaves(v):
+                if et == "DATE_OF_BIRTH" and isinstance(node, str):
                     births[e].update(m.group().casefold() for m in _ANY_DATE_RE.finditer(node))
             text, prev_end = plain_text(v), 0
             for m in _ANY_DATE_RE.finditer(text):
@@ -349,168 +367,3 @@ def benchmark_file_corpus(
         m = uid_rx.search(json.dumps(rec))
         planted[eid] = _tau_user_values(m.group(), users[m.group()]) if m else set()
     return LabeledCorpus(pa.Table.from_pylist(rows, schema=STEP_SCHEMA), planted, len(planted))
-
-
-# --------------------------------------------------------------------------- developer dumps
-#: A masking token of ours (``<PERSON_1a2b3c4d>``) or of plain Presidio (``<PERSON>``).
-_ANY_TOKEN = re.compile(r"<([A-Z][A-Z0-9_]*?)(?:_[0-9a-f]{8})?>")
-_ALIGN_TOKEN = re.compile(r"<[A-Z][A-Z0-9_]*?(?:_[0-9a-f]{8})?>|\w+|[^\w\s]")
-#: A non-personal word candidate: letters only, 3+ characters.
-WORD = re.compile(r"[^\W\d_]{3,}")
-
-
-def plain_text(text: str) -> str:
-    """The string leaves of a JSON cell (escapes decoded), else the text itself."""
-    if text[:1] not in "[{":
-        return text
-    try:
-        obj = json.loads(text)
-    except ValueError:
-        return text
-    return "\n".join(leaf for leaf in json_leaves(obj) if isinstance(leaf, str))
-
-
-def _cells(table: pa.Table, columns: Iterable[str]) -> dict[tuple[str, int, int, str], str]:
-    """Non-empty string cells keyed by (episode, step, row-within-step, column), so that a raw
-    and a masked table can be paired whatever their row order."""
-    eps = table.column("episode_id").to_pylist()
-    steps = table.column("step").to_pylist() if "step" in table.column_names else [0] * len(eps)
-    seen: Counter[tuple[str, int]] = Counter()
-    keys = []
-    for e, s in zip(eps, steps, strict=True):
-        keys.append((e, s, seen[(e, s)]))
-        seen[(e, s)] += 1
-    out: dict[tuple[str, int, int, str], str] = {}
-    for c in columns:
-        if c not in table.column_names:
-            continue
-        for k, v in zip(keys, table.column(c).to_pylist(), strict=True):
-            if isinstance(v, str) and v:
-                out[(*k, c)] = v
-    return out
-
-
-def _snippet(text: str, start: int, end: int, width: int) -> str:
-    a, b = max(0, start - width), min(len(text), end + width)
-    s = f"{text[a:start]}[[{text[start:end]}]]{text[end:b]}"
-    return ("..." if a else "") + s.replace("\n", " / ") + ("..." if b < len(text) else "")
-
-
-def missed_values(
-    raw: pa.Table,
-    masked: pa.Table,
-    planted: Mapping[str, set[tuple[str, str]]],
-    columns: Iterable[str] = MASK_COLUMNS,
-    width: int = 50,
-) -> dict[str, list[tuple[str, str, str]]]:
-    """Per entity type, every planted value still present after masking, as (episode, value,
-    the masked text around its first leaked occurrence with the value in ``[[...]]``)."""
-    columns = list(columns)
-    after = _texts_by_episode(masked, columns)
-    before = _texts_by_episode(raw, columns)
-    out: dict[str, list[tuple[str, str, str]]] = defaultdict(list)
-    for eid in sorted(planted):
-        for et, v in sorted(planted[eid]):
-            if not _occurrences(v, before.get(eid, [])):
-                continue
-            rx = re.compile(rf"(?<!\w){re.escape(v)}(?!\w)", re.IGNORECASE)
-            for t in after.get(eid, []):
-                text = plain_text(t)
-                m = rx.search(text)
-                if m:
-                    out[et].append((eid, v, _snippet(text, m.start(), m.end(), width)))
-                    break
-    return dict(out)
-
-
-def lost_values(
-    raw: pa.Table,
-    masked: pa.Table,
-    kept: Mapping[str, set[tuple[str, str]]],
-    columns: Iterable[str] = MASK_COLUMNS,
-    width: int = 40,
-) -> dict[str, list[tuple[str, str, str]]]:
-    """Per kind, every value that had to stay in clear and was masked somewhere, as (episode,
-    value, "raw text around it -> the same place after masking")."""
-    columns = list(columns)
-    before, after = _cells(raw, columns), _cells(masked, columns)
-    by_episode: dict[str, list[tuple[str, int, int, str]]] = defaultdict(list)
-    for key in before:
-        by_episode[key[0]].append(key)
-    out: dict[str, list[tuple[str, str, str]]] = defaultdict(list)
-    for eid in sorted(kept):
-        for kind, v in sorted(kept[eid]):
-            rx = re.compile(rf"(?<!\w){re.escape(v)}(?!\w)", re.IGNORECASE)
-            for key in by_episode.get(eid, []):
-                a, b = plain_text(before[key]), plain_text(after.get(key, ""))
-                m = rx.search(a)
-                if m is None or len(rx.findall(b)) >= len(rx.findall(a)):
-                    continue
-                anchor = a[max(0, m.start() - 15) : m.start()]
-                at = b.find(anchor) if anchor else 0
-                shown = b[max(0, at) : max(0, at) + len(anchor) + width].replace("\n", " / ")
-                ctx = f"{_snippet(a, m.start(), m.end(), 15)} -> {shown}..."
-                out[kind].append((eid, v, ctx))
-                break
-    return dict(out)
-
-
-def personal_words(
-    raw: pa.Table, planted: Mapping[str, set[tuple[str, str]]], columns: Iterable[str]
-) -> dict[str, set[str]]:
-    """Per episode, the lower-cased words of planted values and of JSON values under personal
-    keys (``first_name``, ``address``): personal by the data's own schema even where the truth
-    does not list them (other passengers' names)."""
-    out: dict[str, set[str]] = defaultdict(set)
-    for eid, vals in planted.items():
-        out[eid].update(w.lower() for _, v in vals for w in WORD.findall(v))
-    eps = raw.column("episode_id").to_pylist()
-    for c in columns:
-        if c not in raw.column_names:
-            continue
-        for e, v in zip(eps, raw.column(c).to_pylist(), strict=True):
-            if not isinstance(v, str) or v[:1] not in "[{":
-                continue
-            try:
-                stack: list[tuple[Any, str | None]] = [(json.loads(v), None)]
-            except ValueError:
-                continue
-            while stack:
-                node, et = stack.pop()
-                if isinstance(node, dict):
-                    stack.extend((x, key_entity(k) or et) for k, x in node.items())
-                elif isinstance(node, list):
-                    stack.extend((x, et) for x in node)
-                elif et is not None and node is not None:
-                    out[e].update(w.lower() for w in WORD.findall(str(node)))
-    return out
-
-
-def masked_words(
-    raw: pa.Table,
-    masked: pa.Table,
-    planted: Mapping[str, set[tuple[str, str]]],
-    columns: Iterable[str] = MASK_COLUMNS,
-) -> Counter[tuple[str, str]]:
-    """(non-personal word, the token type it became) -> times masked. Raw and masked cells are
-    aligned token by token; a word replaced by no token counts as ``?``."""
-    columns = list(columns)
-    personal = personal_words(raw, planted, columns)
-    before, after = _cells(raw, columns), _cells(masked, columns)
-    out: Counter[tuple[str, str]] = Counter()
-    for key, text in before.items():
-        a = _ALIGN_TOKEN.findall(plain_text(text))
-        b = _ALIGN_TOKEN.findall(plain_text(after.get(key, "")))
-        mine = personal.get(key[0], set())
-        sm = difflib.SequenceMatcher(None, a, b, autojunk=False)
-        for op, i1, i2, j1, j2 in sm.get_opcodes():
-            if op not in ("replace", "delete"):
-                continue
-            types = [m.group(1) for t in b[j1:j2] if (m := _ANY_TOKEN.fullmatch(t))]
-            kind = "/".join(dict.fromkeys(types)) or "?"
-            kept = set(b[j1:j2])
-            for n, w in enumerate(a[i1:i2]):
-                if WORD.fullmatch(w) and w.lower() not in mine and w not in kept:
-                    one = _ANY_TOKEN.fullmatch(b[j1 + n]) if i2 - i1 == j2 - j1 else None
-                    out[(w.lower(), one.group(1) if one else kind)] += 1
-    return out

@@ -9,6 +9,8 @@ repository can be recomputed by anyone who has the repository.
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import os
 from collections.abc import Mapping
 
@@ -27,6 +29,10 @@ MISSING_KEY_MESSAGE = (
     f"no masking key: set {MASKING_KEY_ENV} to a secret (or {DEV_MODE_ENV}=1 for the public "
     f"development key, demo and tests only)"
 )
+
+#: The fixed message whose keyed hash is a key's fingerprint (versioned: never reuse it for tokens).
+_FINGERPRINT_LABEL = b"agentic-pipeline masking-key fingerprint v1"
+FINGERPRINT_HEX_CHARS = 16
 
 _announced = False
 
@@ -72,3 +78,14 @@ def announce_dev_key() -> str | None:
         return None
     _announced = True
     return DEV_KEY_NOTICE
+
+
+def key_fingerprint(key: str | bytes) -> str:
+    """A short public fingerprint of ``key``: HMAC-SHA256(key, a fixed label), 16 hex digits.
+
+    Two processes compare fingerprints to check that they hold the same key without sending it
+    (the Ray workers resolve their own key, see ``masking/shards.py``). The label is not a value
+    anyone masks, so the fingerprint is no token of any value, and it cannot give the key back.
+    """
+    k = key if isinstance(key, bytes) else key.encode("utf-8")
+    return hmac.new(k, _FINGERPRINT_LABEL, hashlib.sha256).hexdigest()[:FINGERPRINT_HEX_CHARS]

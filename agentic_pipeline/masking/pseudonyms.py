@@ -11,6 +11,7 @@ import hashlib
 import hmac
 import re
 import unicodedata
+from collections import OrderedDict
 from collections.abc import Callable
 from functools import lru_cache
 
@@ -22,6 +23,11 @@ DEV_MASKING_KEY = "agentic-pipeline-dev-masking-key-NOT-FOR-PRODUCTION"
 TOKEN_HEX_CHARS = 8
 #: Matches a token this module produced (used to skip already-masked text).
 TOKEN_RE = re.compile(rf"<[A-Z][A-Z0-9_]*_[0-9a-f]{{{TOKEN_HEX_CHARS}}}>")
+
+#: Entries of a ``Pseudonymizer``'s cache (least recently used ones go first). Tokens are
+#: deterministic HMACs, so an evicted one only costs its recomputation (a few microseconds); the
+#: bound keeps a worker's memory flat over a day of any size (about 25 MB at most).
+PSEUDONYM_CACHE_ENTRIES = 65_536
 
 _DIGIT_TYPES = frozenset({"PHONE_NUMBER", "CREDIT_CARD", "US_SSN", "CARD_LAST4", "US_BANK_NUMBER"})
 _WS = re.compile(r"\s+")
@@ -85,21 +91,26 @@ def value_hash(value: str, key: str | bytes = b"leak-scan") -> str:
 
 
 class Pseudonymizer:
-    """Keyed pseudonym factory with a per-instance cache; also builds Presidio operators."""
+    """Keyed pseudonym factory with a bounded LRU cache; also builds Presidio operators."""
 
-    def __init__(self, key: str | bytes) -> None:
+    def __init__(self, key: str | bytes, max_cache: int = PSEUDONYM_CACHE_ENTRIES) -> None:
         if not key:
             raise ValueError("masking key must not be empty")
         self._key = _key_bytes(key)
-        self._cache: dict[tuple[str, str], str] = {}
+        self._cache: OrderedDict[tuple[str, str], str] = OrderedDict()
+        self.max_cache = max(1, int(max_cache))
 
     def token(self, value: str, entity_type: str) -> str:
-        """Pseudonym of ``value`` (cached)."""
+        """Pseudonym of ``value`` (cached; the least recently used entry goes past the bound)."""
         k = (entity_type, value)
         tok = self._cache.get(k)
         if tok is None:
             tok = pseudonym_for(value, entity_type, self._key)
             self._cache[k] = tok
+            if len(self._cache) > self.max_cache:
+                self._cache.popitem(last=False)
+        else:
+            self._cache.move_to_end(k)
         return tok
 
     def operator(self, entity_type: str) -> Callable[[str], str]:

@@ -1,5 +1,6 @@
 """Policy selection per task type: bandit statistics, a linear reward model, off-policy
-evaluation, risk guardrails and the champion/challenger decision (plain Python, no Dagster)."""
+evaluation, risk guardrails, the champion/challenger decision and the policy registry on disk
+(plain Python, no Dagster)."""
 
 from agentic_pipeline.selection.decide import (
     SELECTION_COLUMNS,
@@ -8,6 +9,7 @@ from agentic_pipeline.selection.decide import (
     SelectionResult,
     select_policies,
 )
+from agentic_pipeline.selection.registry import read_registry, registry_days, write_decision
 from agentic_pipeline.selection.report import decision_sentence, render_chart, render_report
 
 __all__ = [
@@ -16,7 +18,10 @@ __all__ = [
     "SelectionConfig",
     "SelectionResult",
     "decision_sentence",
+    "read_registry",
+    "registry_days",
     "render_chart",
     "render_report",
     "select_policies",
+    "write_decision",
 ]

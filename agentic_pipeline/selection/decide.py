@@ -35,28 +35,18 @@ from agentic_pipeline.selection.linear import (
     linear_estimates,
     segment_choices,
 )
-from agentic_pipeline.selection.ope import OPEConfig, ope_estimates
-from agentic_pipeline.selection.report import render_report
+from agentic_pipeline.selection.ope import OPE_INTERVAL_COLUMNS, OPEConfig, ope_estimates
+from agentic_pipeline.selection.report import ARM_SUMMARY_COLUMNS, render_report
 
 SELECTION_COLUMNS = [
     "ds",
     "task_type",
-    "policy_id",
-    "n_episodes",
-    "mean_reward",
-    "ci_low",
-    "ci_high",
-    "prob_best",
-    "linear_estimate",
+    *ARM_SUMMARY_COLUMNS,
     "linucb_upper",
     "ope_ips",
     "ope_snips",
     "ope_dr",
-    "ope_estimate",
-    "ope_ci_low",
-    "ope_ci_high",
-    "ope_ess",
-    "ope_identified",
+    *OPE_INTERVAL_COLUMNS,
     "risk_rate",
     "risk_upper",
     "eligible",

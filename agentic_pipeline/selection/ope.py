@@ -29,6 +29,8 @@ import pandas as pd
 
 from agentic_pipeline.selection.linear import ContextFeaturizer, fit_policy_models
 
+#: The chosen estimate with its bootstrap interval, effective sample size and identifiability.
+OPE_INTERVAL_COLUMNS = ("ope_estimate", "ope_ci_low", "ope_ci_high", "ope_ess", "ope_identified")
 OPE_COLUMNS = [
     "task_type",
     "policy_id",
@@ -36,11 +38,7 @@ OPE_COLUMNS = [
     "ope_snips",
     "ope_dm",
     "ope_dr",
-    "ope_estimate",
-    "ope_ci_low",
-    "ope_ci_high",
-    "ope_ess",
-    "ope_identified",
+    *OPE_INTERVAL_COLUMNS,
     "ope_reason",
 ]
 

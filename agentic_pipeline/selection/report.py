@@ -30,6 +30,16 @@ def _md_table(df: pd.DataFrame) -> str:
     return "\n".join([header, sep, *body])
 
 
+#: Each arm's summary columns, as the decision table and the report show them.
+ARM_SUMMARY_COLUMNS = (
+    "policy_id",
+    "n_episodes",
+    "mean_reward",
+    "ci_low",
+    "ci_high",
+    "prob_best",
+    "linear_estimate",
+)
 #: table column -> the short header the reports show
 COLUMN_LABELS = {
     "policy_id": "policy",
@@ -102,13 +112,7 @@ def render_report(
         ]
     tasks = sorted(set(table["task_type"]) | set(registry or {}))
     cols = [
-        "policy_id",
-        "n_episodes",
-        "mean_reward",
-        "ci_low",
-        "ci_high",
-        "prob_best",
-        "linear_estimate",
+        *ARM_SUMMARY_COLUMNS,
         "ope_estimate",
         "risk_rate",
         "risk_upper",

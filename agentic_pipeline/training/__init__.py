@@ -37,7 +37,7 @@ check), ``tools`` (tool schemas), ``episodes``, one module per format (``sft``, 
 ``rl``) with its validator, ``build``, ``summary``, ``leaks`` (leak scan) and ``export`` (files).
 """
 
-from agentic_pipeline.training.build import build_training_datasets, split_by_day
+from agentic_pipeline.training.build import build_training_datasets, split_datasets_by_day
 from agentic_pipeline.training.chat import (
     prompt_hash,
     split_prompt,
@@ -97,7 +97,7 @@ __all__ = [
     "prompt_hash",
     "rl_table",
     "scan_records",
-    "split_by_day",
+    "split_datasets_by_day",
     "split_prompt",
     "summary_bytes",
     "summary_table",

@@ -46,7 +46,7 @@ def build_training_datasets(
     return result
 
 
-def split_by_day(datasets: TrainingDatasets) -> dict[str, TrainingDatasets]:
+def split_datasets_by_day(datasets: TrainingDatasets) -> dict[str, TrainingDatasets]:
     """One :class:`TrainingDatasets` per day (``skipped`` counts stay on the combined object)."""
     out: dict[str, TrainingDatasets] = {}
     for name in ("sft", "dpo_trl", "dpo_openai"):

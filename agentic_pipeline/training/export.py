@@ -2,7 +2,6 @@
 
 import json
 import os
-import tempfile
 from collections.abc import Iterable, Mapping
 from datetime import date
 from pathlib import Path
@@ -14,7 +13,7 @@ import pyarrow.parquet as pq
 from upath import UPath
 
 from agentic_pipeline.jsonutil import strict_json_dumps_counted
-from agentic_pipeline.storage import PART_FILE, DataRoot, day_range
+from agentic_pipeline.storage import PART_FILE, DataRoot, atomic_write_bytes, day_range
 from agentic_pipeline.training.leaks import scan_records
 from agentic_pipeline.training.records import (
     ASSET_NAME,
@@ -28,6 +27,9 @@ from agentic_pipeline.training.records import (
 )
 from agentic_pipeline.training.rl import RL_SCHEMA, rl_table
 from agentic_pipeline.training.summary import summary_bytes
+
+#: Mode of a range export: readable by its owner only (training data leaves the data root).
+EXPORT_FILE_MODE = 0o600
 
 
 def _jsonl_bytes(records: Iterable[Mapping[str, Any]], counts: dict[str, int]) -> bytes:
@@ -106,7 +108,6 @@ def export_range(
     ]
     paths = [p for p in paths if p.exists()]
     out = Path(out_path)
-    out.parent.mkdir(parents=True, exist_ok=True)
     if fmt == "rl":
         tables = []
         for p in paths:
@@ -119,12 +120,5 @@ def export_range(
         lines = [line for p in paths for line in p.read_bytes().splitlines() if line.strip()]
         scan_records([json.loads(line) for line in lines], fmt)
         payload, count = b"".join(line + b"\n" for line in lines), len(lines)
-    fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", dir=out.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(payload)
-        os.replace(tmp, out)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    atomic_write_bytes(out, payload, mode=EXPORT_FILE_MODE)
     return count

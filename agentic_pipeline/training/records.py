@@ -12,7 +12,8 @@ from typing import Any, TypedDict
 
 import pandas as pd
 import pyarrow as pa
-import pyarrow.parquet as pq
+
+from agentic_pipeline.storage import parquet_bytes
 
 ASSET_NAME = "training_datasets"
 SFT_FILE = "sft.jsonl"
@@ -123,6 +124,4 @@ def _finite(value: Any) -> bool:
 
 
 def _parquet_bytes(table: pa.Table) -> bytes:
-    sink = pa.BufferOutputStream()
-    pq.write_table(table, sink, compression="zstd")
-    return sink.getvalue().to_pybytes()
+    return parquet_bytes(table).to_pybytes()  # the storage layer's one Parquet encoding

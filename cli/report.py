@@ -8,13 +8,13 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
+from agentic_pipeline.selection.registry import CHART_FILE, read_registry, registry_dir
 from agentic_pipeline.selection.report import (
     LEGEND,
     decision_sentence,
     window_sentence,
 )
 from agentic_pipeline.storage import DataRoot
-from assets.selection import CHART_FILE, read_registry, registry_dir
 
 #: the terminal table: (header, how a row's cell is written)
 HEADERS = ("policy", "n", "mean", "interval", "P(best)", "linear", "OPE", "risk", "eligible")

@@ -4,19 +4,17 @@
 ``pyarrow.dataset``, DuckDB, Polars and Spark read a zone directly with hive partitioning. The
 ``ds`` column lives in the folder name, not in the file, and is added back on read.
 
-Shards. A day is one or more part files. Rows are assigned to shards by a stable hash of
-their ``episode_id`` (``shard_index``: sha256 of the id, modulo the shard count), the count
-chosen from the day's size so that no shard is much above ``rows_per_shard`` rows
-(``AGENTIC_PIPELINE_ROWS_PER_SHARD``, default ``DEFAULT_ROWS_PER_SHARD``); an episode never
-spans two shards and keeps its row order. The day's order is shard order, then the original
-order within the shard. Readers stream a day shard by shard (``iter_shards``) or concatenate
-the shards (``read_partition``). Days written by older code as one ``part-0.parquet`` stay
-readable (it is shard 0).
+Shards. A day is one or more part files, cut by episode id (``storage.shards``). The day's order
+is shard order, then the original order within the shard. Readers stream a day shard by shard
+(``iter_shards``) or concatenate the shards (``read_partition``). Days written by older code as
+one ``part-0.parquet`` stay readable (it is shard 0).
 
 A day is replaced atomically: the new folder is written beside the old one and swapped in
 with renames, so readers see either the old day or the new one (all its shards), and
-re-materializing a day touches nothing else. The restricted zone (raw personal data) is created
-with 0700 folders and 0600 files.
+re-materializing a day touches nothing else. Every file is written and flushed to disk by
+``storage.files.write_file`` before its folder is marked complete; a file outside the day folders
+(the policy registry, erasure receipts) is replaced by ``atomic_write``. The restricted zone (raw
+personal data) is created with 0700 folders and 0600 files.
 
 Crash safety and concurrent writers (local data roots). Every write or delete of a day holds an
 exclusive ``flock`` on ``<asset>/.ds=<day>.lock`` (the kernel releases it when the holder dies,
@@ -40,34 +38,35 @@ Dagster's one run per partition (the CLI runs days one after another).
 """
 
 import fcntl
-import hashlib
-import math
 import os
-import re
 import shutil
 import uuid
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
-from datetime import date, timedelta
 from pathlib import Path
 
-import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 import pyarrow.parquet as pq
 from upath import UPath
 
+from agentic_pipeline.storage.files import (
+    DIR_MODE,
+    FILE_MODE,
+    atomic_path,
+    atomic_write_bytes,
+    fsync_dir,
+    is_local,
+    write_file,
+)
+from agentic_pipeline.storage.shards import (
+    SHARD_FILE,
+    SHARD_RE,
+    parquet_bytes,
+    rows_per_shard_default,
+    split_shards,
+)
+
 ZONES = ("restricted", "warehouse")
-#: The single part file of days written before shards (and of the training summary): shard 0.
-PART_FILE = "part-0.parquet"
-#: Name of shard ``i`` of a day.
-SHARD_FILE = "part-{:05d}.parquet"
-_SHARD_RE = re.compile(r"^part-(\d+)\.parquet$")
-#: Target rows per shard: about 5k episodes of ~20 steps, masked in a few hundred MB.
-DEFAULT_ROWS_PER_SHARD = 100_000
-ROWS_PER_SHARD_ENV = "AGENTIC_PIPELINE_ROWS_PER_SHARD"
-DIR_MODE = {"restricted": 0o700, "warehouse": 0o755}
-FILE_MODE = {"restricted": 0o600, "warehouse": 0o644}
 #: Name prefixes of the folders a write leaves beside ``ds=<day>`` while it runs (module doc).
 _STAGING, _READY, _TRASH, _DELETED = ".tmp-", ".ready-", ".trash-", ".deleted-"
 
@@ -82,62 +81,6 @@ def _leftover_day(name: str) -> str | None:
     return None
 
 
-def rows_per_shard_default() -> int:
-    """``AGENTIC_PIPELINE_ROWS_PER_SHARD`` if set (a positive int), else the default."""
-    raw = os.environ.get(ROWS_PER_SHARD_ENV, "").strip()
-    if not raw:
-        return DEFAULT_ROWS_PER_SHARD
-    try:
-        value = int(raw)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise ValueError(f"{ROWS_PER_SHARD_ENV} must be a positive integer, got {raw!r}")
-    return value
-
-
-def n_shards_for(num_rows: int, rows_per_shard: int) -> int:
-    """How many shards a day of ``num_rows`` rows gets (at least one)."""
-    return max(1, math.ceil(num_rows / max(1, rows_per_shard)))
-
-
-def shard_index(episode_ids: Iterable[object], n_shards: int) -> np.ndarray:
-    """Shard of each row: the first 8 bytes of sha256(episode id) modulo ``n_shards``.
-
-    Stable across processes, machines and Python versions (unlike ``hash``); ``None`` hashes as "".
-    """
-    out = [
-        int.from_bytes(hashlib.sha256(str("" if e is None else e).encode()).digest()[:8], "big")
-        % n_shards
-        for e in episode_ids
-    ]
-    return np.asarray(out, dtype=np.int64)
-
-
-def split_shards(table: pa.Table, rows_per_shard: int) -> list[pa.Table]:
-    """``table`` cut into shards by episode id (see the module doc), non-empty ones in order.
-
-    A table without an ``episode_id`` column, or small enough, is one shard.
-    """
-    n = n_shards_for(table.num_rows, rows_per_shard)
-    if n == 1 or "episode_id" not in table.column_names:
-        return [table]
-    index = shard_index(table.column("episode_id").to_pylist(), n)
-    shards = []
-    for s in range(n):
-        rows = np.flatnonzero(index == s)  # ascending: the original order within the shard
-        if len(rows):
-            shards.append(table.take(pa.array(rows)))
-    return shards
-
-
-def parquet_bytes(table: pa.Table) -> pa.Buffer:
-    """``table`` as the bytes of a zstd-compressed Parquet file (the format of every part)."""
-    sink = pa.BufferOutputStream()
-    pq.write_table(table, sink, compression="zstd")
-    return sink.getvalue()
-
-
 class DataRoot:
     """Paths under the data root; local or any fsspec URL.
 
@@ -150,7 +93,7 @@ class DataRoot:
 
     @property
     def is_local(self) -> bool:
-        return self.root.protocol in ("", "file", "local")
+        return is_local(self.root)
 
     def landing(self, ds: str | None = None) -> UPath:
         return self.root / "landing" / ds if ds else self.root / "landing"
@@ -235,11 +178,7 @@ class DataRoot:
             items = files.items() if isinstance(files, Mapping) else files
             try:
                 for name, payload in items:
-                    path = staging / name
-                    with path.open("wb") as fh:
-                        fh.write(payload)
-                    if self.is_local:
-                        os.chmod(str(path), FILE_MODE[zone])
+                    write_file(staging / name, payload, FILE_MODE[zone] if self.is_local else None)
             except BaseException:  # the producer failed midway: the old day stays, whole
                 if self.is_local:
                     shutil.rmtree(str(staging), ignore_errors=True)
@@ -247,6 +186,7 @@ class DataRoot:
                     staging.fs.rm(staging.path, recursive=True)
                 raise
             if self.is_local:  # complete: a swap cut short below is finished by the recovery
+                fsync_dir(str(staging))  # the files' names are on disk before the mark
                 ready = final.parent / f".ds={ds}{_READY}{tag}"
                 os.rename(str(staging), str(ready))
                 staging = ready
@@ -260,12 +200,34 @@ class DataRoot:
                 trash = final.parent / f"{_TRASH}{final.name}-{uuid.uuid4().hex[:8]}"
                 os.rename(str(final), str(trash))
             os.rename(str(staging), str(final))
+            fsync_dir(str(final.parent))  # the swap survives a crash
             if trash is not None:
                 shutil.rmtree(str(trash))
         else:  # object stores have no atomic folder rename: copy the part, then drop staging
             if final.exists():
                 final.fs.rm(final.path, recursive=True)
             final.fs.mv(staging.path, final.path, recursive=True)
+
+    def _zone_file(self, zone: str, path: UPath) -> None:
+        """Refuse a path outside ``zone``; create its folders with the zone's modes."""
+        if zone not in ZONES or not str(path).startswith(str(self.root / zone) + "/"):
+            raise ValueError(f"{path} is not inside the {zone!r} zone of {self.root}")
+        self._mkdir(path.parent, zone)
+
+    def atomic_write(self, zone: str, path: UPath, data: bytes | pa.Buffer) -> UPath:
+        """Replace one file of ``zone`` that is not a day's part (the policy registry, an erasure
+        receipt) with ``data`` atomically (``storage.files.atomic_write_bytes``); folders and
+        file get the zone's modes on local roots. Returns the path."""
+        self._zone_file(zone, path)
+        return atomic_write_bytes(path, data, FILE_MODE[zone] if self.is_local else None)
+
+    @contextmanager
+    def atomic_path(self, zone: str, path: UPath) -> Iterator[Path]:
+        """:meth:`atomic_write` for a writer that needs a file name (``storage.files.atomic_path``):
+        write the yielded path; it replaces ``path`` when the block ends without error."""
+        self._zone_file(zone, path)
+        with atomic_path(path, FILE_MODE[zone] if self.is_local else None) as tmp:
+            yield tmp
 
     def delete_partition(self, zone: str, asset: str, ds: str) -> bool:
         """Remove one day (under the day's lock; a kill midway never leaves half a day)."""
@@ -410,7 +372,7 @@ class DataRoot:
             names = [p.name for p in folder.iterdir()]
         except (FileNotFoundError, NotADirectoryError):
             return []
-        parts = sorted((int(m.group(1)), n) for n in names if (m := _SHARD_RE.match(n)))
+        parts = sorted((int(m.group(1)), n) for n in names if (m := SHARD_RE.match(n)))
         return [folder / n for _, n in parts]
 
     def has_partition(self, zone: str, asset: str, ds: str) -> bool:
@@ -458,36 +420,3 @@ class DataRoot:
         if not tables:
             raise FileNotFoundError(f"{zone}/{asset} has none of the requested partitions")
         return pa.concat_tables(tables, promote_options="default")
-
-    def iter_batches(
-        self, zone: str, asset: str, ds: str, batch_size: int = 10_000
-    ) -> Iterator[pa.RecordBatch]:
-        """Stream one day in record batches, shard after shard (without the ``ds`` column)."""
-        for path in self.part_files(zone, asset, ds):
-            with path.open("rb") as fh:
-                yield from pq.ParquetFile(fh).iter_batches(batch_size=batch_size)
-
-
-def day_range(start: date, end: date) -> list[str]:
-    """Every day from ``start`` to ``end`` inclusive, as ``YYYY-MM-DD``."""
-    if end < start:
-        raise ValueError(f"end {end} is before start {start}")
-    return [(start + timedelta(days=i)).isoformat() for i in range((end - start).days + 1)]
-
-
-def split_by_day(table: pa.Table, days: Iterable[str]) -> dict[str, pa.Table]:
-    """Split a multi-day table on its ``ds`` column; every requested day gets a table (maybe empty).
-
-    Rows whose ``ds`` is not among ``days`` raise ``ValueError``: an asset must not write outside
-    the partitions it was asked for.
-    """
-    days = list(days)
-    if "ds" not in table.column_names:
-        if len(days) != 1:
-            raise ValueError("a multi-day output needs a 'ds' column to be split by day")
-        return {days[0]: table}
-    ds_values = set(table.column("ds").to_pylist())
-    stray = ds_values - set(days)
-    if stray:
-        raise ValueError(f"output has rows for days outside the run: {sorted(stray)[:5]}")
-    return {ds: table.filter(pc.equal(table.column("ds"), ds)) for ds in days}
