@@ -6,7 +6,7 @@ from __future__ import annotations
 import bisect
 import re
 import unicodedata
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from presidio_anonymizer.entities import ConflictResolutionStrategy, RecognizerResult
 
@@ -23,9 +23,6 @@ from agentic_pipeline.masking.number_recognizers import PHONE_CONTEXT_WORDS
 from agentic_pipeline.masking.pseudonyms import TOKEN_RE, fold
 from agentic_pipeline.masking.router import Route, route
 from agentic_pipeline.masking.tables import AuditRecord
-
-if TYPE_CHECKING:
-    from agentic_pipeline.masking.mask import Masker
 
 GUARD = "guard"
 #: snake_case / dotted identifiers are never person names (``"name": "book_reservation"``).
@@ -150,7 +147,7 @@ class Applier:
 class Partition:
     """State of one ``mask_steps`` call."""
 
-    def __init__(self, masker: Masker) -> None:
+    def __init__(self, masker: Any) -> None:  # a ``mask.Masker`` (no import: no cycle)
         self.masker = masker
         self.records: list[AuditRecord] = []
         self.analysis: dict[str, list[Span]] = {}
