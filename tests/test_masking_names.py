@@ -86,6 +86,8 @@ def _values(text: str, spans) -> list[tuple[str, str]]:
         ("between him and Ericko's kid; and everybody knew", "Ericko"),
         ("I would like to remove my kid Minako from the will.", "Minako"),
         ("It's under my partner's name Nailu", "Nailu"),
+        ("It's under my partner's name Nail", "Nail"),  # a word, but named as a name
+        ("Turgeonne and Lindqvo were precision engineers.", "Turgeonne"),
     ],
 )
 def test_names_no_list_has_are_found_by_their_context(text, name):

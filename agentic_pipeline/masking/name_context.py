@@ -77,6 +77,11 @@ _NAME_CONTEXT_RES: tuple[re.Pattern[str], ...] = (
         rf"invoice|receipt|parcel|package|appointment)[ \t]+for)[ \t]+({_W})"
         rf"(?:[ \t]+({_W}))?(?![\w-])"
     ),
+    # two people doing something together: "Turgeon and Lind were precision engineers"
+    re.compile(
+        rf"(?<![\w@.])({_W})[ \t]+(?:and|&)[ \t]+({_W})[ \t]+(?:were|are|have been|had been|"
+        r"married|met|went|live|lived|work|worked)(?!\w)"
+    ),
     # a name before its e-mail address: "Bartele Exterkate (b.ex@example.nl)"
     re.compile(rf"(?<![\w@.])({_W})(?:[ \t]+({_W}))?[ \t]*[(<][\w.+-]+@"),
     # a vocative opening a sentence: "Szemere, can I please speak to your boss?"
@@ -110,6 +115,8 @@ _NAME_CONTEXT_RES: tuple[re.Pattern[str], ...] = (
         r"emergency contact|co-?signer|account holder|cardholder|card holder)(?!\w)"
     ),
 )
+#: Position in ``_NAME_CONTEXT_RES`` of being called or named: there common words are names too.
+_NAMING = 1
 #: A speaker's label at a line's start ("Lahual: What a ..."): a name when it labels two lines.
 _SPEAKER_RE = re.compile(rf"(?m)^[> \t]*({_W})[ \t]*:")
 
@@ -145,7 +152,7 @@ class NameContextRecognizer(LocalRecognizer):
             if e.label_ in ("GPE", "LOC", "FAC", "ORG", "NORP", "PRODUCT")
         ]
         out: dict[tuple[int, int], float] = {}
-        for rx in _NAME_CONTEXT_RES:
+        for i, rx in enumerate(_NAME_CONTEXT_RES):
             for m, g in ((m, g) for m in rx.finditer(text) for g in range(1, rx.groups + 1)):
                 if m.group(g) is None:
                     continue
@@ -153,9 +160,13 @@ class NameContextRecognizer(LocalRecognizer):
                 word = m.group(g)
                 if (s, e) in out or fold(word) in _TITLE_WORDS:
                     continue
-                if is_place(word) or (
+                f = fold(word)
+                if i == _NAMING:  # "my partner's name Nail": a word can be a name here
+                    if is_place(word) or f in _STOP:
+                        continue
+                elif is_place(word) or (
                     not_a_name_word(word, calendar=False)
-                    and not (listed_name(word) and fold(word) not in _STOP)
+                    and not (listed_name(word) and f not in _STOP)
                 ):
                     continue  # "Mark is very reliable": a listed name in context is one
                 if not listed_name(word) and any(a < e and s < b for a, b in places):
