@@ -5,8 +5,9 @@ import itertools
 import pytest
 
 from agentic_pipeline.masking import Masker
+from agentic_pipeline.masking.apply import Partition
 from agentic_pipeline.masking.engine import MASK_ENTITIES
-from agentic_pipeline.masking.mask import _Episode, _Partition
+from agentic_pipeline.masking.episode import Episode
 
 KEY = "audit-determinism-test-key"
 TEXT = "reach me at 415-555-0134 please"
@@ -25,9 +26,9 @@ def masker():
 
 
 def _audit(masker: Masker, spans: list) -> tuple[str, list]:
-    part = _Partition(masker)
+    part = Partition(masker)
     part.analysis[TEXT] = list(spans)
-    out = part.mask_text(TEXT, _Episode(), 0, "content")
+    out = part.mask_text(TEXT, Episode(), 0, "content")
     return out, [(r.entity_type, r.detector, r.score, r.pseudonym) for r in part.records]
 
 

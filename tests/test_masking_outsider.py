@@ -9,7 +9,8 @@ import pyarrow as pa
 import pytest
 
 from agentic_pipeline.masking import Masker, mask_steps
-from agentic_pipeline.masking.mask import _Episode, _whole_words, tabular_values
+from agentic_pipeline.masking.apply import tabular_values, whole_words
+from agentic_pipeline.masking.episode import Episode
 from agentic_pipeline.masking.pseudonyms import fold, normalize, pseudonym_for
 from agentic_pipeline.masking.recognizers import (
     CardRecognizer,
@@ -214,7 +215,7 @@ def test_names_in_tabular_tool_output(masker):
 
 # ----------------------------------------------------------------------------- point 2: precision
 def test_one_weak_ner_hit_is_not_an_episode_wide_value():
-    ep = _Episode()
+    ep = Episode()
     ep.texts = {
         "Please modify the Orchestra seat.",
         "Orchestra seats are sold out.",
@@ -227,7 +228,7 @@ def test_one_weak_ner_hit_is_not_an_episode_wide_value():
     ep.vote("Orchestra", "PERSON", "Any Orchestra seat left?")
     ep.settle_votes()
     assert "orchestra" not in ep.known  # two of four strings: no agreement
-    name = _Episode()
+    name = Episode()
     name.texts = {"Hi, I am Ulla.", "Thanks Ulla!", "Ulla again"}
     for t in sorted(name.texts)[:2]:
         name.vote("Ulla", "PERSON", t)
@@ -323,11 +324,11 @@ def test_german_street_from_a_json_field_is_found_in_free_text(masker):
 def test_spans_are_widened_to_whole_words():
     text = "Dear Bernharðsson, hello"
     s = text.index("Bernhar")
-    assert _whole_words(text, (s, s + 7, "PERSON", 0.8, "x"))[:2] == (s, s + 12)
+    assert whole_words(text, (s, s + 7, "PERSON", 0.8, "x"))[:2] == (s, s + 12)
     combining = "Mr Rene\u0301 Dupont"
     s = combining.index("Rene")
-    assert _whole_words(combining, (s, s + 4, "PERSON", 0.8, "x"))[1] == s + 5
-    assert _whole_words(text, (s, s + 3, "PHONE_NUMBER", 0.8, "x"))[:2] == (s, s + 3)
+    assert whole_words(combining, (s, s + 4, "PERSON", 0.8, "x"))[1] == s + 5
+    assert whole_words(text, (s, s + 3, "PHONE_NUMBER", 0.8, "x"))[:2] == (s, s + 3)
 
 
 # ----------------------------------------------------------------------------- point 6: ids

@@ -2,7 +2,11 @@
 
 Public API: ``Masker``, ``mask_steps``, ``MaskResult``, ``WITHHELD_SCHEMA``, ``scan_for_leaks``,
 ``Leak``, ``PIILeakError``, ``pseudonym_for``, ``DEV_MASKING_KEY``, ``is_dev_key``. See ``mask.py``
-for the pipeline and ``recognizers.py`` for what is masked and what is kept.
+for the pipeline (``episode.py``: known values and votes; ``apply.py``: masking one string;
+``tables.py``: audit and withheld tables) and ``recognizers.py`` for what is masked and what is
+kept (``number_recognizers``, ``street_recognizers``, ``names``, ``name_context``; ``refine.py``
+corrects person spans with the other spans of their string; ``vocabulary.py``: words that are not
+names).
 """
 
 from agentic_pipeline.masking.engine import MASK_ENTITIES  # noqa: I001  (sets tldextract offline)

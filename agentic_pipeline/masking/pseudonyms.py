@@ -13,6 +13,7 @@ import re
 import unicodedata
 from collections import OrderedDict
 from collections.abc import Callable
+from functools import lru_cache
 
 from presidio_anonymizer.entities import OperatorConfig
 
@@ -119,3 +120,9 @@ class Pseudonymizer:
     def operators(self, entity_types: set[str] | list[str]) -> dict[str, OperatorConfig]:
         """``{entity_type: OperatorConfig("custom", {"lambda": ...})}`` for ``AnonymizerEngine``."""
         return {et: OperatorConfig("custom", {"lambda": self.operator(et)}) for et in entity_types}
+
+
+@lru_cache(maxsize=65536)
+def fold_word(word: str) -> str:
+    """``fold`` of one word, cached: the name and vocabulary tests fold the same words often."""
+    return fold(word)

@@ -14,8 +14,15 @@ Decisions (documented for reviewers):
   reservation codes, order and item ids and flight numbers are ids of things; they are kept so
   replay and joins work (they also appear as JSON keys, which are never touched).
 * ``CARD_LAST4``: the last four digits of a card when the context says so ("card ending in 7447",
-  "my 7447 card", "last four 7447"); ``DATE_OF_BIRTH``: a date right after "born", "birthday",
-  "date of birth", "DOB". Other dates (bookings, timestamps) are kept.
+  "my 7447 card", "last four 7447"); ``DATE_OF_BIRTH``: a date next to a birth word ("born",
+  "birthday", "date of birth", "DOB", "geboren", "née", "nacido", "nato", "urodzony", ...). Other
+  dates (bookings, timestamps) are kept.
+
+Modules: this one holds the strict patterns, the context recognizers built on one regex (last
+four, DOB, phone in context, US/UK street lines, self-introductions, customer ids) and the one list
+of recognizers (``custom_recognizers``); ``number_recognizers`` (phones, cards, IBANs, national
+ids), ``street_recognizers`` (European streets, postcodes), ``names`` (name lists, pairs, titles)
+and ``name_context`` (names found by their context) hold the other families.
 """
 
 from __future__ import annotations
@@ -25,8 +32,32 @@ import re
 from presidio_analyzer import LocalRecognizer, RecognizerResult
 from presidio_analyzer.nlp_engine import NlpArtifacts
 
-# --------------------------------------------------------------------------- strict patterns
-from agentic_pipeline.pii_patterns import (  # noqa: E402,F401  (re-exported for the masking package)
+# the recognizers of the other families, re-exported: ``recognizers`` is the masking package's
+# one list of detectors
+from agentic_pipeline.masking.name_context import NameContextRecognizer
+from agentic_pipeline.masking.names import (  # noqa: F401
+    COMMON_WORDS,
+    NAME_EVIDENCE_SCORE,
+    NameGazetteerRecognizer,
+    is_name_pair,
+    listed_name,
+    name_gazetteer,
+    not_a_name_word,
+)
+from agentic_pipeline.masking.number_recognizers import (  # noqa: F401
+    PHONE_CONTEXT_WORDS,
+    PHONE_REGIONS,
+    CardRecognizer,
+    IbanShapeRecognizer,
+    IntlPhoneRecognizer,
+    NationalIdRecognizer,
+)
+from agentic_pipeline.masking.street_recognizers import (  # noqa: F401
+    EU_STREET_RES,
+    POSTCODE_RES,
+    StreetLineRecognizer,
+)
+from agentic_pipeline.pii_patterns import (  # noqa: F401  (re-exported for the masking package)
     CARD_RE,
     EMAIL_RE,
     IBAN_RE,
@@ -39,18 +70,41 @@ from agentic_pipeline.pii_patterns import (  # noqa: E402,F401  (re-exported for
     strict_matches,
 )
 
+#: Month names (English abbreviations too) and those of the main European languages, as dates
+#: of birth are written in them: "2. August 1955", "27 juillet 1935", "5 de julio de 1980".
+MONTH_NAMES: tuple[str, ...] = tuple(
+    """
+january february march april may june july august september october november december
+januar februar märz mai juni juli oktober dezember jänner
+janvier février mars avril juin juillet août septembre octobre novembre décembre
+enero febrero marzo abril mayo junio julio agosto septiembre setiembre octubre noviembre diciembre
+gennaio febbraio aprile maggio giugno luglio settembre ottobre dicembre
+januari februari maart mei augustus
+stycznia lutego marca kwietnia maja czerwca lipca sierpnia września października listopada grudnia
+""".split()
+)
 _MONTH = (
     r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|"
-    r"Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)"
+    r"Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?|"
+    + "|".join(sorted(set(MONTH_NAMES), key=len, reverse=True))
+    + ")"
 )
 DATE_PATTERN = (
     r"(?:\d{4}-\d{1,2}-\d{1,2}|\d{1,2}[/.-]\d{1,2}[/.-]\d{2,4}"
     rf"|{_MONTH}\.? \d{{1,2}}(?:st|nd|rd|th)?,? \d{{4}}"
-    rf"|\d{{1,2}}(?:st|nd|rd|th)? (?:of )?{_MONTH}\.?,? \d{{4}})"
+    rf"|\d{{1,2}}(?:st|nd|rd|th|er|\.)? (?:of |de )?{_MONTH}\.?,? (?:de )?\d{{4}})"
 )
-DOB_RE = re.compile(
-    r"(?i)\b(?:born|birth\s?day|date of birth|birth\s?date|d\.?o\.?b\.?)\b[^\d\n]{0,30}?"
-    rf"({DATE_PATTERN})"
+#: Words that say a date is somebody's birth date, in English and the main European languages.
+_BIRTH_WORDS = (
+    r"born|birth\s?day|date of birth|birth\s?date|d\.?o\.?b\.?|geboren|geb\.|geburtsdatum|"
+    r"geburtstag|née?|naissance|nacido|nacida|nací|nacimiento|cumpleaños|nato|nata|nascita|"
+    r"geboortedatum|urodz\w*|ur\.|født|fødselsdato|född|födelsedatum|syntynyt"
+)
+DOB_RE = re.compile(rf"(?i)(?<!\w)(?:{_BIRTH_WORDS})(?!\w)[^\d\n]{{0,45}}?({DATE_PATTERN})")
+#: The birth word after the date: "Ich bin am 2. August 1955 geboren."
+DOB_AFTER_RE = re.compile(
+    rf"(?i)(?<![\w/.-])({DATE_PATTERN})(?![\w/-])[^\d\n.]{{0,12}}?(?<!\w)"
+    r"(?:geboren|born|née?|nato|nata|nacid[oa]|urodzon[ya])(?!\w)"
 )
 LAST4_RES = (
     re.compile(
@@ -65,7 +119,8 @@ PHONE_CONTEXT_RE = re.compile(
     r"(?![\w-])"
 )
 _STREET_SUFFIX = (
-    "Street|St|Avenue|Ave|Road|Rd|Drive|Dr|Lane|Ln|Boulevard|Blvd|Court|Ct|Way|Place|Pl|Terrace|"
+    "Street|St|Str|Avenue|Ave|Road|Rd|Drive|Dr|Lane|Ln|Boulevard|Blvd|Court|Ct|Way|Place|Pl|"
+    "Terrace|"
     "Ter|Circle|Cir|Parkway|Pkwy|Highway|Hwy|Square|Sq|Trail|Trl|Loop|Row|Crescent|Close|Alley|"
     "Bypass|Causeway|Center|Common|Corner|Cove|Creek|Crossing|Estates|Expressway|Extension|Falls|"
     "Ferry|Field|Fields|Flat|Flats|Ford|Forest|Fork|Forks|Fort|Freeway|Garden|Gardens|Gateway|"
@@ -80,11 +135,17 @@ _STREET_SUFFIX = (
     "Groves|Harbors|Mall|Motorway|Overpass|Parks|Inlet|Hwy|Heights"
 )
 #: A unit designator needs a word end ("United" is no "Unit") and a digit in its number.
-_UNIT = r"(?:Apt\.?|Apartment|Suite|Ste\.?|Unit|#)(?![A-Za-z])\s*[A-Za-z-]*\d[A-Za-z0-9-]*"
+_UNIT = (
+    r"(?:Apt\.?|Apartment|Appartamento|Interno|Piso|Suite|Ste\.?|Unit|#)(?![A-Za-z])"
+    r"\s*[A-Za-z-]*\d[A-Za-z0-9-]*"
+)
 STREET_RE = re.compile(
     rf"\b\d{{1,6}}\s+(?:[A-Z][A-Za-z'-]*\.?\s+){{1,4}}(?:{_STREET_SUFFIX})\b\.?"
     rf"(?:,?\s+{_UNIT})?"
     rf"|\b{_UNIT}(?=\s|,|$)"
+    # a British flat or studio before its street: "Flat 26h Dale Square"
+    rf"|\b(?:Flat|Studio)\s+\d{{1,4}}[A-Za-z]?,?\s+(?:[A-Z][A-Za-z'-]*\.?\s+){{1,3}}"
+    rf"(?:{_STREET_SUFFIX})\b\.?"
 )
 
 
@@ -169,7 +230,9 @@ def phone_context_recognizer() -> ContextGroupRecognizer:
 
 def dob_recognizer() -> ContextGroupRecognizer:
     """A date right after a birth keyword."""
-    return ContextGroupRecognizer("DATE_OF_BIRTH", (DOB_RE,), 0.85, "DateOfBirthRecognizer")
+    return ContextGroupRecognizer(
+        "DATE_OF_BIRTH", (DOB_RE, DOB_AFTER_RE), 0.85, "DateOfBirthRecognizer"
+    )
 
 
 def street_address_recognizer() -> ContextGroupRecognizer:
@@ -192,7 +255,7 @@ INTRO_RE = re.compile(
 def self_introduction_recognizer() -> ContextGroupRecognizer:
     """The name after "this is", "my name is", "I'm", or a sign-off ("Regards,")."""
     return ContextGroupRecognizer(
-        "PERSON", (INTRO_RE,), 0.85, "SelfIntroductionRecognizer", group=2
+        "PERSON", (INTRO_RE,), NAME_EVIDENCE_SCORE, "SelfIntroductionRecognizer", group=2
     )
 
 
@@ -207,637 +270,6 @@ def custom_recognizers() -> list[LocalRecognizer]:
         self_introduction_recognizer(),
         *outsider_recognizers(),
     ]
-
-
-# =========================================================================== outsider recall
-# Detectors for text the project never wrote (issue #12). Each weak type gets a second method:
-# phones = phonenumbers' matcher + context digits; cards = Presidio + our Luhn scan with
-# separators and 12-digit Maestro in context; IBANs = mod-97 + IBAN-shaped with the country's
-# length; national ids = strict formats + any id in context; streets = US/UK lines + European
-# lines + postcodes; names = spaCy + self-introductions + titles + a first/last-name gazetteer.
-#
-# Dependencies, chosen on purpose:
-# * ``phonenumbers`` (already installed and pinned as Presidio's own dependency): Google's
-#   libphonenumber metadata knows the numbering plan of every region, offline. Not pulled in
-#   again: we use the copy Presidio pins.
-# * ``Faker`` (already a project dependency, pinned): its per-locale first/last-name tuples are a
-#   maintained, offline name gazetteer for 15 European/North-American locales.
-# * ``python-stdnum`` NOT used: national ids are accepted on format + context words, not on check
-#   digits, because outsider data (and typos) carry ids with wrong check digits, and a checksum
-#   adds nothing once a context word says "this is an id".
-# * ``pyap``/``usaddress`` NOT used: pyap covers US/CA/GB only (unmaintained since 2020) and
-#   usaddress is a US-only CRF parser needing an address-shaped input; the regex families below
-#   cover the European formats too, at regex speed.
-
-from functools import lru_cache  # noqa: E402
-
-import phonenumbers  # noqa: E402
-
-from agentic_pipeline.masking.pseudonyms import fold  # noqa: E402
-from agentic_pipeline.pii_patterns import IBAN_LENGTHS, luhn_valid  # noqa: E402
-
-#: Regions whose national formats (no "+") the phone matcher tries; international "+"/"00"
-#: numbers are parsed whatever the region (libphonenumber reads the country code).
-PHONE_REGIONS: tuple[str, ...] = (
-    "US",
-    "GB",
-    "DE",
-    "FR",
-    "ES",
-    "IT",
-    "NL",
-    "PL",
-    "CH",
-    "AT",
-    "BE",
-    "IE",
-    "PT",
-    "DK",
-    "SE",
-    "NO",
-    "FI",
-    "CZ",
-    "SK",
-    "HU",
-    "GR",
-    "RO",
-    "CA",
-    "AU",
-    "IN",
-    "ZA",
-    "BR",
-    "MX",
-    "IL",
-)
-_PHONE_WORDS = (
-    r"phone|telephone|tel|mobile|cell|cellphone|number|no|call|calls|reach|contact|text|sms|"
-    r"fax|whatsapp|dial|hotline|callback|call back|ring|telefon|telefonnummer|handy|téléphone|"
-    r"tél|portable|numéro|"
-    r"teléfono|telefono|móvil|cellulare|numero|telefoon|nummer|mobiel|komórka|tel\.|nr"
-)
-_PHONE_CTX_RE = re.compile(rf"(?i)(?<!\w)(?:{_PHONE_WORDS})(?!\w)")
-PHONE_CONTEXT_WORDS = _PHONE_CTX_RE
-#: A digit run that may be a phone number: optional +, digits with the separators phones use.
-_PHONE_CAND_RE = re.compile(r"(?<![\w.,/+-])(?:\+|00)?\(?\d[\d ().\-/]{4,20}\d(?![\w]|[.,]\d)")
-_DATE_LIKE_RE = re.compile(r"^\d{1,4}[./-]\d{1,2}[./-]\d{1,4}$|^\d{4}-\d\d-\d\d")
-_AMOUNT_LIKE_RE = re.compile(r"^\d{1,3}(?:[,.']\d{3})+(?:[.,]\d{1,2})?$|^\d+[.,]\d{1,2}$")
-_SEPARATED_RE = re.compile(r"\d[ ().\-/]+\d")
-
-
-def _ctx_before(text: str, start: int, rx: re.Pattern[str], width: int = 40) -> bool:
-    return rx.search(text, max(0, start - width), start) is not None
-
-
-class IntlPhoneRecognizer(LocalRecognizer):
-    """Phone numbers of any region: ``phonenumbers.PhoneNumberMatcher`` (VALID leniency) over the
-    main regions, plus digit runs of 6-15 digits after a phone context word.
-
-    A bare digit run without separators and without context (``1008292230``, an item id) is never
-    a phone; neither are dates, amounts and floats."""
-
-    def __init__(self, regions: tuple[str, ...] = PHONE_REGIONS) -> None:
-        self.regions = regions
-        super().__init__(supported_entities=["PHONE_NUMBER"], name="IntlPhoneRecognizer")
-
-    def load(self) -> None:  # noqa: D102
-        pass
-
-    def analyze(
-        self, text: str, entities: list[str], nlp_artifacts: NlpArtifacts | None = None
-    ) -> list[RecognizerResult]:
-        """Report phone numbers (score 0.85 from the matcher, 0.75 from context)."""
-        if entities and "PHONE_NUMBER" not in entities:
-            return []
-        out: dict[tuple[int, int], float] = {}
-        for m in _PHONE_CAND_RE.finditer(text):
-            raw = m.group().rstrip(" (-./").lstrip(" -./")
-            if raw.startswith("(") and ")" not in raw:
-                raw = raw[1:]
-            s = m.start() + m.group().find(raw)
-            e = s + len(raw)
-            digits = sum(c.isdigit() for c in raw)
-            if not 6 <= digits <= 15 or _DATE_LIKE_RE.match(raw) or _AMOUNT_LIKE_RE.match(raw):
-                continue
-            context = _ctx_before(text, s, _PHONE_CTX_RE)
-            intl = raw.startswith(("+", "00"))
-            separated = _SEPARATED_RE.search(raw) is not None
-            if context and digits >= 6:
-                out[(s, e)] = 0.75
-            if (intl or separated) and _valid_phone(raw, self.regions):
-                out[(s, e)] = 0.85
-            elif (
-                raw.isdigit()
-                and raw[0] == "0"
-                and 9 <= digits <= 12
-                and _valid_phone(raw, self.regions)
-            ):
-                out.setdefault((s, e), 0.6)  # a national number with its trunk prefix
-        return [RecognizerResult("PHONE_NUMBER", s, e, sc) for (s, e), sc in sorted(out.items())]
-
-
-@lru_cache(maxsize=4096)
-def _valid_phone(raw: str, regions: tuple[str, ...]) -> bool:
-    """True when libphonenumber finds a valid number spanning ``raw`` in one of ``regions``."""
-    for region in ("ZZ",) if raw.startswith("+") else regions:
-        for m in phonenumbers.PhoneNumberMatcher(raw, region, leniency=phonenumbers.Leniency.VALID):
-            if len(m.raw_string) >= len(raw) - 2:
-                return True
-    if raw.startswith("00"):
-        return _valid_phone("+" + raw[2:], regions)
-    return False
-
-
-# --------------------------------------------------------------------------- cards, IBANs
-_CARD_CAND_RE = re.compile(r"(?<![\w.,-])\d(?:[ -]?\d){11,18}(?![\w-]|[.,]\d)")
-_CARD_CTX_RE = re.compile(
-    r"(?i)(?<!\w)(?:card|cards|visa|mastercard|maestro|amex|american express|discover|jcb|diners|"
-    r"cc|pan|karte|kreditkarte|carte|tarjeta|carta|kaart|karta)(?!\w)"
-)
-
-
-class CardRecognizer(LocalRecognizer):
-    """Card numbers of 12-19 digits, spaces or dashes allowed, Luhn-valid; 12-digit ones (Maestro)
-    only after a card word. Never part of a float (``113.71000000000004``) or an amount."""
-
-    def __init__(self) -> None:
-        super().__init__(supported_entities=["CREDIT_CARD"], name="CardRecognizer")
-
-    def load(self) -> None:  # noqa: D102
-        pass
-
-    def analyze(
-        self, text: str, entities: list[str], nlp_artifacts: NlpArtifacts | None = None
-    ) -> list[RecognizerResult]:
-        """Report Luhn-valid card numbers."""
-        if entities and "CREDIT_CARD" not in entities:
-            return []
-        out = []
-        for m in _CARD_CAND_RE.finditer(text):
-            digits = re.sub(r"\D", "", m.group())
-            if not luhn_valid(digits) or len(set(digits)) < 3:
-                continue
-            if len(digits) == 12 and not _ctx_before(text, m.start(), _CARD_CTX_RE, 50):
-                continue
-            out.append(RecognizerResult("CREDIT_CARD", m.start(), m.end(), 0.9))
-        return out
-
-
-_IBAN_SHAPE_RE = re.compile(r"(?<![\w-])([A-Z]{2})(\d{2})((?:[ -]?[A-Z0-9]){11,30})(?![\w-])")
-
-
-class IbanShapeRecognizer(LocalRecognizer):
-    """IBAN-shaped account numbers: a known country code, two digits and the country's length,
-    whatever the check digits (a typo or a fake IBAN is still somebody's account number)."""
-
-    def __init__(self) -> None:
-        super().__init__(supported_entities=["IBAN_CODE"], name="IbanShapeRecognizer")
-
-    def load(self) -> None:  # noqa: D102
-        pass
-
-    def analyze(
-        self, text: str, entities: list[str], nlp_artifacts: NlpArtifacts | None = None
-    ) -> list[RecognizerResult]:
-        """Report IBAN-shaped strings of the right length for their country."""
-        if entities and "IBAN_CODE" not in entities:
-            return []
-        out = []
-        for m in _IBAN_SHAPE_RE.finditer(text):
-            want = IBAN_LENGTHS.get(m.group(1))
-            compact = re.sub(r"[ -]", "", m.group())
-            if want is None or sum(c.isdigit() for c in compact) < 8:
-                continue
-            if len(compact) == want:
-                out.append(RecognizerResult("IBAN_CODE", m.start(), m.end(), 0.85))
-            elif len(compact) > want:  # an IBAN followed by more text: cut at the right length
-                n, end = 0, m.start()
-                while n < want and end < m.end():
-                    n += text[end] not in " -"
-                    end += 1
-                out.append(RecognizerResult("IBAN_CODE", m.start(), end, 0.8))
-        return out
-
-
-# --------------------------------------------------------------------------- national ids
-#: Strict national-id formats that are safe without context.
-NATIONAL_ID_RES: tuple[re.Pattern[str], ...] = (
-    # UK National Insurance number (NINO): two letters, six digits, A-D
-    re.compile(
-        r"(?<![\w-])(?!BG|GB|NK|KN|TN|NT|ZZ)[A-CEGHJ-PR-TW-Z][A-CEGHJ-NPR-TW-Z]"
-        r" ?\d{2} ?\d{2} ?\d{2} ?[A-D](?![\w-])"
-    ),
-    # Swiss AHV/AVS number 756.xxxx.xxxx.xx
-    re.compile(r"(?<![\w.-])756[. ]?\d{4}[. ]?\d{4}[. ]?\d{2}(?![\w]|[.-]\d)"),
-    # French INSEE / NIR: sex, year, month, department, commune, order (+ key), spaced or not
-    re.compile(
-        r"(?<![\w.-])[12] ?\d{2} ?(?:0[1-9]|1[0-2]|[2-9]\d) ?(?:\d{2}|2[AB]) ?\d{3} ?\d{3}"
-        r"(?: ?\d{2})?(?![\w]|[.,-]\d)"
-    ),
-    # Italian codice fiscale
-    re.compile(r"(?<![\w-])[A-Z]{6}\d{2}[A-EHLMPR-T]\d{2}[A-Z]\d{3}[A-Z](?![\w-])"),
-    # Spanish DNI / NIE (number + letter)
-    re.compile(r"(?<![\w-])(?:\d{8}|[XYZ]\d{7})-?[A-HJ-NP-TV-Z](?![\w-])"),
-)
-_ID_WORDS = (
-    r"passport(?:\s+(?:number|no\.?|#))?|id\s+card|identity\s+(?:card|number)|personal\s+id|"
-    r"(?:citizen|resident|voter|personal)\s+(?:id|number)|"
-    r"national\s+(?:id|identity|insurance)(?:\s+(?:number|no\.?))?|nino|ni\s+number|"
-    r"social\s+security(?:\s+number)?|ssn|sin|tax\s+(?:id|number|code)|tin|"
-    r"steuer-?id|steueridentifikationsnummer|steuernummer|personalausweis(?:nummer)?|ausweis"
-    r"(?:nummer)?|reisepass(?:nummer)?|sozialversicherungsnummer|passeport|"
-    r"num[ée]ro\s+de\s+s[ée]curit[ée]\s+sociale|insee|nir|bsn|burgerservicenummer|sofinummer|"
-    r"pesel|nip|ahv|avs|dni|nie|nif|codice\s+fiscale|pasaporte|passaporto|paspoort|"
-    r"driver'?s?\s+licen[cs]e(?:\s+(?:number|no\.?))?|driving\s+licen[cs]e|licen[cs]e\s+number"
-)
-#: Ids of things (orders, items, flights...) are kept: no id word alone is person context.
-ID_CONTEXT_RE = re.compile(
-    rf"(?i)(?<!\w)(?:{_ID_WORDS})(?!\w)[^\w\n]{{0,4}}(?:(?:is|number|no|nr|ist|est|es|è|:)\W{{0,3}})?"
-    r"((?=[A-Z0-9 .\-/]*\d)[A-Z0-9](?:[A-Z0-9.\-/]|\s(?=\d)){4,20}[A-Z0-9])(?![\w-])"
-)
-
-
-class NationalIdRecognizer(LocalRecognizer):
-    """National ids of the main European countries (strict formats) and any id or passport
-    number right after an id context word ("passport number", "PESEL", "BSN", "Steuer-ID")."""
-
-    def __init__(self) -> None:
-        super().__init__(supported_entities=["ID_DOCUMENT"], name="NationalIdRecognizer")
-
-    def load(self) -> None:  # noqa: D102
-        pass
-
-    def analyze(
-        self, text: str, entities: list[str], nlp_artifacts: NlpArtifacts | None = None
-    ) -> list[RecognizerResult]:
-        """Report strict-format ids (0.85) and ids in context (0.8)."""
-        if entities and "ID_DOCUMENT" not in entities:
-            return []
-        out: dict[tuple[int, int], float] = {}
-        for rx in NATIONAL_ID_RES:
-            for m in rx.finditer(text):
-                out[(m.start(), m.end())] = 0.85
-        for m in ID_CONTEXT_RE.finditer(text):
-            val = m.group(1)
-            if sum(c.isdigit() for c in val) >= 5 and not _DATE_LIKE_RE.match(val):
-                out.setdefault((m.start(1), m.end(1)), 0.8)
-        return [RecognizerResult("ID_DOCUMENT", s, e, sc) for (s, e), sc in sorted(out.items())]
-
-
-# --------------------------------------------------------------------------- streets, postcodes
-_UP = "A-ZÀ-ÖØ-ÞĀ-Žƀ-ɏΆ-ΏΑ-ΩА-Я"  # upper-case Latin (accented too), Greek, Cyrillic
-_LW = "a-zß-öø-ÿĀ-žƀ-ɏά-ώа-яё"
-_WORD = rf"[{_UP}{_LW}][{_UP}{_LW}'’.-]*"
-_HOUSE = r"\d{1,5}(?:\s?[a-zA-Z](?![\w]))?(?:\s?[/-]\s?\d{1,4}[a-zA-Z]?)?"
-_EU_PREFIX = (
-    r"Via|Viale|Piazza|Piazzale|Corso|Largo|Vicolo|Strada|Contrada|Borgo|Calle|C/|Avenida|Avda\.?|"
-    r"Av\.|Paseo|Plaza|Camino|Carrer|Carretera|Rambla|Ronda|Travesía|Rua|Travessa|Largo|Rue|rue|"
-    r"Avenue|avenue|Boulevard|boulevard|Bd|bd|Chemin|chemin|Allée|allée|Impasse|impasse|Quai|quai|"
-    r"Place|place|Route|route|Cours|cours|Square|square|ul\.|ulica|Ulica|al\.|Aleja|aleja|pl\.|"
-    r"Plac|plac|Am|An der|Auf dem|Im|Zum|Zur|Rynek|Náměstí|náměstí|Ulice|Straße|Strasse"
-)
-_EU_SUFFIX = (
-    r"straße|strasse|str\.|weg|gasse|allee|platz|ring|damm|ufer|chaussee|steig|pfad|markt|"
-    r"straat|laan|plein|gracht|kade|singel|dijk|hof|dreef|veld|gade|vej|gatan|vägen|gata|veien|"
-    r"vegen|tie|katu|utca|út|tér|ská|ova|ní|cká|boulevard|park|kai|berg|feld|garten"
-)
-#: First words of a "Word 12" line that is not a street.
-_NOT_STREET = (
-    "Flight|Seat|Gate|Room|Order|Item|Total|Step|Page|Chapter|Table|Figure|Version|Terminal|"
-    "Platform|Level|Floor|Row|Section|Day|Week|Year|Option|Question|Line|Part|Phase|Round|Trial|"
-    "Task|Episode|Batch|Number|Case|Price|Amount|Quantity|Score|Rating|Bags|Passengers|Adults|"
-    "Children|Nights|Hours|Minutes|Reservation|Ticket|Train|Bus|Bay|Stage|Level|Grade"
-)
-EU_STREET_RES: tuple[re.Pattern[str], ...] = (
-    # "Via Roma 12", "Calle de Alcalá 3", "ul. Długa 5", "Avenida Noruega 42"
-    re.compile(rf"(?<!\w)(?:{_EU_PREFIX})\s+(?:{_WORD}\s+){{0,4}}?{_WORD},?\s+{_HOUSE}(?!\w)"),
-    # "12, rue de la Paix", "3 bis avenue Foch"
-    re.compile(
-        rf"(?<![\w.,])\d{{1,4}}(?:\s?(?:bis|ter))?,?\s+(?:rue|avenue|boulevard|bd|chemin|"
-        rf"allée|impasse|place|quai|route|cours)\s+(?:{_WORD}\s+){{0,4}}{_WORD}(?!\w)",
-        re.IGNORECASE,
-    ),
-    # "Hauptstraße 3", "Mattenstrasse 108", "Keizersgracht 12a", "Karu põik 61"
-    re.compile(
-        rf"(?<!\w)(?:[{_UP}]{_WORD}\s+)?[{_UP}][{_UP}{_LW}'-]*(?i:{_EU_SUFFIX})\s+{_HOUSE}"
-        r"(?!\w)"
-    ),
-    # post-office boxes
-    re.compile(
-        r"(?i)(?<!\w)(?:P\.?\s?O\.?\s?Box|Postfach|Boîte postale|BP|Apartado"
-        r"(?: de correos)?|Casella postale|Skrytka pocztowa)\s+\d{1,6}(?!\w)"
-    ),
-    # "3212 40th Street"
-    re.compile(
-        r"(?<![\w.,])\d{1,6}\s+\d{1,3}(?:st|nd|rd|th)\s+(?:Street|St|Avenue|Ave|Road|Rd|"
-        r"Drive|Dr|Lane|Ln|Boulevard|Blvd|Place|Pl|Way|Terrace|Court|Ct)\b\.?"
-    ),
-    # a line that is only a street and a house number ("Plattebaan 178", "Bem rakpart 86.")
-    re.compile(
-        rf"(?m)^[> \t]*((?!(?:{_NOT_STREET})\b)[{_UP}][{_LW}'’-]{{2,}}"
-        rf"(?:[ \t]+[{_UP}{_LW}][{_LW}'’.-]*){{0,3}}[ \t]+\d{{1,4}}[a-z]?\.?)[ \t]*$"
-    ),
-    # "Slovenčeva 93, Fala": a capitalised word and a house number before ", City"
-    re.compile(
-        rf"(?<![\w.,])[{_UP}][{_LW}'’-]{{3,}}(?: [{_UP}][{_LW}'’-]+)? \d{{1,4}}[a-z]?"
-        rf"(?=, [{_UP}])"
-    ),
-    # "637 Strojírenská 1006": number, one to three capitalised words, number
-    re.compile(
-        rf"(?<![\w.,])\d{{1,5}}[ \t]+(?:[{_UP}][{_LW}'’-]+[ \t]+){{1,3}}\d{{1,5}}[a-z]?"
-        r"(?![\w.,])"
-    ),
-    # "Karu põik 61" / "Hoog St 5": capitalised word(s) then a house number, after an address word
-    re.compile(
-        rf"(?i:(?<!\w)(?:address|adresse|indirizzo|dirección|adres|live at|lives at|"
-        rf"living at|live on|lives on|is on|located at|corner of|ship to|shipped to|"
-        rf"deliver to|delivered to|send it to|moved to|move to|wohne in der|wohnhaft)"
-        rf"\b:?\s+)"
-        rf"((?:{_WORD}\s+){{1,4}}{_HOUSE})(?!\w)"
-    ),
-)
-#: Postcodes, each with the context that makes it one (a city after it, or a comma/state before).
-_CITY = rf"(?=,?\s+[{_UP}][{_LW}'’-]+)"
-POSTCODE_RES: tuple[re.Pattern[str], ...] = (
-    # UK
-    re.compile(r"(?<![\w-])(?:[A-Z]{1,2}\d[A-Z\d]?|GIR) ?\d[ABD-HJLNP-UW-Z]{2}(?![\w-])"),
-    # Canada
-    re.compile(
-        r"(?<![\w-])[ABCEGHJ-NPRSTVXY]\d[ABCEGHJ-NPRSTV-Z] ?\d[ABCEGHJ-NPRSTV-Z]\d"
-        r"(?![\w-])"
-    ),
-    # Netherlands, before the city
-    re.compile(rf"(?<![\w-])[1-9]\d{{3}} ?(?!SA|SD|SS)[A-Z]{{2}}(?![\w-]){_CITY}"),
-    # DE/FR/IT/ES/FI/... five digits before the city ("10115 Berlin", "75001 Paris")
-    re.compile(rf"(?<![\w.,/-])\d{{5}}(?![\w.,/-]){_CITY}"),
-    # PL "00-950 Warszawa", PT "1000-001 Lisboa"
-    re.compile(
-        rf"(?<![\w.,/-])\d{{2}}-\d{{3}}(?![\w-]){_CITY}|(?<![\w.,/-])\d{{4}}-\d{{3}}(?![\w-])"
-    ),
-    # CH/AT/BE/DK/NO four digits before the city, after a comma or line break
-    re.compile(rf"(?:(?<=, )|(?<=,)|(?<=\n))[1-9]\d{{3}}(?![\w.,/-]){_CITY}"),
-    # a postcode closing an address line: "Zürich, 8021", "MARSEILLE, 13001", "Fala, 2343"
-    re.compile(
-        rf"(?<=[{_UP}{_LW}], )(?:\d{{4,5}}|\d{{4}}-\d{{3}}|\d{{2}}-\d{{3}}|\d{{3}} \d{{2}}|"
-        r"[1-9]\d{3} ?[A-Z]{2})"
-        r"(?=$|[\s,;?!)\"]|\.(?!\d))"
-    ),
-    # a postcode after a country or county name at the end of a line ("Australia 4671")
-    re.compile(
-        rf"(?<![\w-])[{_UP}][{_LW}]+ (\d{{4,5}}|\d{{3}} \d{{2}}|[1-9]\d{{3}} ?[A-Z]{{2}})"
-        r"(?=[ \t]*$|[ \t]*\n)",
-        re.MULTILINE,
-    ),
-    # US ZIP after a state code ("Austin, TX 78701") or a city and comma ("Seattle, 98101")
-    re.compile(r"(?<=[A-Z]{2} )\d{5}(?:-\d{4})?(?![\w-])|(?<=, )\d{5}(?:-\d{4})?(?=$|[\s,.;)])"),
-)
-
-
-class StreetLineRecognizer(LocalRecognizer):
-    """European street lines and postcodes (US/UK lines are ``street_address_recognizer``)."""
-
-    def __init__(self) -> None:
-        super().__init__(
-            supported_entities=["STREET_ADDRESS", "ZIP_CODE"], name="StreetLineRecognizer"
-        )
-
-    def load(self) -> None:  # noqa: D102
-        pass
-
-    def analyze(
-        self, text: str, entities: list[str], nlp_artifacts: NlpArtifacts | None = None
-    ) -> list[RecognizerResult]:
-        """Report street lines (0.7) and postcodes (0.6)."""
-        out = []
-        if not entities or "STREET_ADDRESS" in entities:
-            for rx in EU_STREET_RES:
-                for m in rx.finditer(text):
-                    g = 1 if rx.groups else 0
-                    out.append(RecognizerResult("STREET_ADDRESS", m.start(g), m.end(g), 0.7))
-        if not entities or "ZIP_CODE" in entities:
-            for rx in POSTCODE_RES:
-                for m in rx.finditer(text):
-                    g = 1 if rx.groups else 0
-                    out.append(RecognizerResult("ZIP_CODE", m.start(g), m.end(g), 0.6))
-        return out
-
-
-# --------------------------------------------------------------------------- names
-#: Faker locales whose name lists make the gazetteer (Europe and North America).
-NAME_LOCALES = (
-    "en_US",
-    "en_GB",
-    "en_IE",
-    "de_DE",
-    "de_AT",
-    "de_CH",
-    "fr_FR",
-    "fr_CH",
-    "es_ES",
-    "it_IT",
-    "nl_NL",
-    "pl_PL",
-    "da_DK",
-    "sv_SE",
-    "no_NO",
-    "fi_FI",
-    "cs_CZ",
-    "sk_SK",
-    "hu_HU",
-    "pt_PT",
-    "is_IS",
-    "et_EE",
-    "sl_SI",
-    "hr_HR",
-    "el_GR",
-    "ro_RO",
-)
-#: Words that are names in some locale but far more often ordinary words or labels: never a name
-#: alone from the gazetteer.
-COMMON_WORDS = frozenset(
-    """
-a an the and or of to in on at by for with from as is are was be been this that it its my your
-our their his her me you we they he she him them i not no yes all any can will may june april
-august rose grant page hope joy faith guy bill mark will may art dean lane wood street park hill
-king brown white black green young long short price case call cabin seat flight order item
-modify cancel change book booking phone email name address salesperson orchestra manager user
-agent assistant customer system tool policy status date time total amount payment card number
-new san los las fort west east north south saint gift check basic economy business first last
-gold silver platinum premium regular express standard delivery return exchange refund travel
-""".split()
-)
-
-
-@lru_cache(maxsize=1)
-def name_gazetteer() -> tuple[frozenset[str], frozenset[str]]:
-    """(first names, last names), folded lower-case, from Faker's locale providers (offline)."""
-    import importlib
-
-    firsts: set[str] = set()
-    lasts: set[str] = set()
-    for loc in NAME_LOCALES:
-        try:
-            prov = importlib.import_module(f"faker.providers.person.{loc}").Provider
-        except (ImportError, AttributeError):
-            continue
-        for attr, dest in (
-            ("first_names", firsts),
-            ("first_names_male", firsts),
-            ("first_names_female", firsts),
-            ("first_names_nonbinary", firsts),
-            ("last_names", lasts),
-            ("last_names_without_suffix", lasts),
-        ):
-            vals = getattr(prov, attr, ())
-            for v in vals.keys() if isinstance(vals, dict) else vals:
-                for part in str(v).split():
-                    if len(part) >= 2:
-                        dest.add(fold(part))
-    return frozenset(firsts - COMMON_WORDS), frozenset(lasts - COMMON_WORDS)
-
-
-def is_name_pair(first: str, last: str) -> bool:
-    """A listed first name followed by a listed last name or a surname ending, any case."""
-    firsts, lasts = name_gazetteer()
-    a, b = fold(first), fold(last)
-    return (
-        a in firsts
-        and b not in COMMON_WORDS
-        and (b in lasts or _SURNAME_END_RE.search(b) is not None)
-    )
-
-
-@lru_cache(maxsize=1)
-def _all_names() -> frozenset[str]:
-    firsts, lasts = name_gazetteer()
-    return firsts | lasts
-
-
-_NAME_TOKEN = rf"[{_UP}{_LW}][{_UP}{_LW}'’-]*"
-_NAME_PAIR_RE = re.compile(rf"(?<![\w@.])({_NAME_TOKEN})\s+({_NAME_TOKEN})(?![\w@])")
-#: Surname endings common in Europe (patronymics and family-name suffixes).
-_SURNAME_END_RE = re.compile(
-    r"(?:sson|sdóttir|dóttir|dottir|sen|ssen|ová|ski|ska|cki|cka|dzki|wicz|icz|escu|opoulos|"
-    r"akis|idis|ić|ič|vić|enko|chuk|ovich|ovna|ová|sdatter|ov|ev|ova|eva|yev|vich|dze|shvili|"
-    r"oğlu|oglu)$"
-)
-_TITLE_RE = re.compile(
-    rf"(?<!\w)(?:Mr|Mrs|Ms|Miss|Mx|Dr|Prof|Herr|Frau|Hr|Fr|M|Mme|Mlle|Sr|Sra|Srta|Sig|Sig\.ra|"
-    rf"Dott|Pan|Pani|Dhr|Mevr)\.?\s+((?:[{_UP}][{_LW}'’-]+)(?:[ -][{_UP}][{_LW}'’-]+){{0,2}})"
-)
-
-
-_NAME_SINGLE_RE = re.compile(
-    rf"(?<![\w@.#/_-])([{_UP}][{_LW}]+(?:['’](?!s\b)[{_UP}{_LW}][{_LW}]+)?(?:-[{_UP}][{_LW}]+)?)"
-    r"(?![\w@_-])"
-)
-_LAST_FIRST_RE = re.compile(rf"(?<![\w@.])([{_UP}][{_LW}'’-]+), ([{_UP}][{_LW}'’-]+)(?![\w@])")
-#: A single capitalised word after these is more often a place ("flight to Houston").
-_PLACE_BEFORE_RE = re.compile(
-    r"(?i)(?:\b(?:from|to|in|via|into|near|at the|of the)|\b\d{4,5}|\b[A-Z]{2} ?\d{3,4})\s+$"
-)  # ... or after a postcode: "28001 Sevilla"
-#: A capitalised pair followed by one of these is an organisation ("Eden Lawn Service").
-_ORG_NEXT_RE = re.compile(
-    r"\s+(?:Service|Services|Inc|Ltd|LLC|GmbH|AG|SA|Company|Co|Corp|Corporation|Group|Bank|"
-    r"Club|Hotel|Restaurant|Airlines?|Foundation|Institute|University|School|Partners)\b"
-)
-#: After a name at the start of a sentence: a possessive, a comma or a verb of speech/being.
-_NAME_FOLLOW_RE = re.compile(
-    r"'s\b|’s\b|,| (?:is|was|has|had|said|says|shouted|asked|told|wrote)\b"
-)
-
-
-def _stop_words() -> frozenset[str]:
-    from spacy.lang.en.stop_words import STOP_WORDS
-
-    return frozenset(STOP_WORDS)
-
-
-_STOP = _stop_words()
-
-
-class NameGazetteerRecognizer(LocalRecognizer):
-    """Person names spaCy misses: "cecilie josefsen", "Csanád Bernharðsson" (a first name from
-    the gazetteer followed by a last name or another first name, any case), and a capitalised
-    name after a title ("Frau Müller", "Mme Dubois")."""
-
-    def __init__(self) -> None:
-        super().__init__(supported_entities=["PERSON"], name="NameGazetteerRecognizer")
-
-    def load(self) -> None:  # noqa: D102
-        pass
-
-    def analyze(
-        self, text: str, entities: list[str], nlp_artifacts: NlpArtifacts | None = None
-    ) -> list[RecognizerResult]:
-        """Report gazetteer name pairs (0.7), titled names (0.8) and single capitalised
-        gazetteer names (0.55: masked where they stand, never propagated; at a sentence start
-        only before "'s", a comma or a verb like "is", "said")."""
-        if entities and "PERSON" not in entities:
-            return []
-        firsts, lasts = name_gazetteer()
-        all_names = _all_names()
-        # spaCy's non-person entities (places, organisations, products) veto a gazetteer hit:
-        # "Houston", "York" and "Atlanta" are surnames too
-        ents = getattr(nlp_artifacts, "entities", None) or ()
-        places = [(e.start_char, e.end_char) for e in ents if e.label_ in ("GPE", "LOC")]
-        # the small model often labels unknown names FAC, ORG or NORP: those veto single words
-        others = [
-            (e.start_char, e.end_char)
-            for e in ents
-            if e.label_ in ("GPE", "LOC", "FAC", "ORG", "NORP", "PRODUCT")
-        ]
-
-        def free(a: int, b: int, vetoed: list[tuple[int, int]] = places) -> bool:
-            return not any(s < b and a < e for s, e in vetoed)
-
-        out = []
-        pos = 0
-        while True:
-            m = _NAME_PAIR_RE.search(text, pos)
-            if m is None:
-                break
-            a, b = fold(m.group(1)), fold(m.group(2))
-            upper = m.group(1)[0].isupper() and m.group(2)[0].isupper()
-            surname = b in lasts or _SURNAME_END_RE.search(b) is not None
-            listed = a in firsts and b in lasts  # both listed: no spaCy veto needed
-            if (
-                b not in COMMON_WORDS
-                and not _ORG_NEXT_RE.match(text, m.end())
-                and (listed or free(m.start(), m.end()))
-                and (
-                    (
-                        a in firsts
-                        and (surname or (upper and b not in firsts or b in firsts and upper))
-                    )
-                    or (upper and a not in COMMON_WORDS and _SURNAME_END_RE.search(b) is not None)
-                )
-            ):
-                out.append(RecognizerResult("PERSON", m.start(), m.end(), 0.7))
-                pos = m.end()
-            else:
-                pos = m.start(2)
-        for m in _LAST_FIRST_RE.finditer(text):  # "Kordus, Anna" in lists and forms
-            if fold(m.group(2)) in firsts and fold(m.group(1)) not in COMMON_WORDS | _STOP:
-                out.append(RecognizerResult("PERSON", m.start(1), m.end(2), 0.7))
-        for m in _NAME_SINGLE_RE.finditer(text):
-            word = m.group(1)
-            f = fold(word)
-            if word.isupper() or f in COMMON_WORDS or f in _STOP or f not in all_names:
-                continue
-            if not free(m.start(1), m.end(1), others) or _PLACE_BEFORE_RE.search(
-                text, max(0, m.start(1) - 12), m.start(1)
-            ):
-                continue
-            if out and any(r.start <= m.start(1) < r.end for r in out):
-                continue
-            at_start = m.start(1) == 0 or text[: m.start(1)].rstrip(" \t")[-1:] in ".!?:\n\"'>"
-            if at_start and not _NAME_FOLLOW_RE.match(text, m.end(1)):
-                continue
-            out.append(RecognizerResult("PERSON", m.start(1), m.end(1), 0.55))
-        for m in _TITLE_RE.finditer(text):
-            if fold(m.group(1)) not in COMMON_WORDS:
-                out.append(RecognizerResult("PERSON", m.start(1), m.end(1), 0.8))
-        return out
 
 
 # --------------------------------------------------------------------------- account ids
@@ -863,5 +295,20 @@ def outsider_recognizers() -> list[LocalRecognizer]:
         NationalIdRecognizer(),
         StreetLineRecognizer(),
         NameGazetteerRecognizer(),
+        NameContextRecognizer(),
         customer_id_recognizer(),
     ]
+
+
+def warm_up() -> None:
+    """Load the name lists and word frequencies now: in the fork server that starts the analyzer
+    workers (it imports ``engine``, hence this module), so each worker inherits them instead of
+    loading them again."""
+    from agentic_pipeline.masking.vocabulary import zipf
+
+    name_gazetteer()
+    listed_name("anna")
+    zipf("the")
+
+
+warm_up()

@@ -1,0 +1,301 @@
+"""Masking one string: collecting what to analyse (phase 1), choosing the detections and the
+episode's known values that apply, and replacing them with keyed pseudonyms (phase 3)."""
+
+from __future__ import annotations
+
+import bisect
+import re
+import unicodedata
+from typing import Any
+
+from presidio_anonymizer.entities import ConflictResolutionStrategy, RecognizerResult
+
+from agentic_pipeline.masking.engine import Span
+from agentic_pipeline.masking.episode import NAME_SPLIT, PROPAGATE, SCAN_KNOWN, Episode
+from agentic_pipeline.masking.json_walker import key_entity
+from agentic_pipeline.masking.names import (
+    COMMON_WORDS,
+    is_name_pair,
+    name_gazetteer,
+    not_a_name_word,
+)
+from agentic_pipeline.masking.number_recognizers import PHONE_CONTEXT_WORDS
+from agentic_pipeline.masking.pseudonyms import TOKEN_RE, fold
+from agentic_pipeline.masking.router import Route, route
+from agentic_pipeline.masking.tables import AuditRecord
+
+GUARD = "guard"
+#: snake_case / dotted identifiers are never person names (``"name": "book_reservation"``).
+IDENTIFIER = re.compile(r"^[a-z][a-z0-9]*(?:[_.:/-][a-z0-9]+)+$")
+
+
+class Collector:
+    """Phase-1 visitor: gather known entities and strings to analyse."""
+
+    def __init__(self, ep: Episode, to_analyse: dict[str, Route]) -> None:
+        self.ep = ep
+        self.to_analyse = to_analyse
+
+    def leaf(self, path: str, value: Any, entity: str | None) -> Any:
+        if entity is not None:
+            if entity == "PERSON" and isinstance(value, str) and free_name(path, value):
+                queue_text(value, self.ep, self.to_analyse)
+                self.ep.name_fields.add(value)
+            elif isinstance(value, str | int | float):
+                self.ep.add_known(str(value), entity, "key_rule")
+        elif isinstance(value, str):
+            queue_text(value, self.ep, self.to_analyse)
+        return value
+
+    def too_deep(self, path: str, subtree: Any) -> Any:
+        return subtree
+
+    def bad_json(self, path: str, text: str) -> Any:
+        queue_text(text, self.ep, self.to_analyse)
+        return text
+
+
+_BARE_NAME_KEY = re.compile(r"(?i)(?:^|\.)name$")
+
+
+def free_name(path: str, value: str) -> bool:
+    """A ``PERSON`` key-rule leaf whose value is analysed as text instead of masked whole: an
+    identifier (``"name": "book_reservation"``), or the value of a bare ``name`` key, which names
+    products, tools and places as often as people ("Desk Lamp"); NER and the name recognizers
+    decide there, and such a value never becomes an episode-wide known value by its key alone."""
+    return bool(IDENTIFIER.match(value) or _BARE_NAME_KEY.search(path))
+
+
+def listed_value(value: str) -> bool:
+    """Some word of ``value`` is a first or last name of the gazetteer ("Desk Lamp" is not)."""
+    firsts, lasts = name_gazetteer()
+    return any(fold(w) in firsts or fold(w) in lasts for w in NAME_SPLIT.split(value) if w)
+
+
+def queue_text(text: str, ep: Episode, to_analyse: dict[str, Route]) -> None:
+    r = route(text)
+    if r is not Route.SKIP:
+        to_analyse.setdefault(text, r)
+        ep.texts.add(text)
+        if r is Route.NER and "\n" in text:
+            for value, et in tabular_values(text):
+                ep.add_known(value, et, "key_rule")
+
+
+_DELIMS = (",", "\t", ";", "|")
+
+
+def tabular_values(text: str) -> list[tuple[str, str]]:
+    """Cells of CSV-like text (a header line and rows, returned by a tool) whose column header
+    names personal data (``name``, ``email``, ``phone``, ...): ``[(value, entity_type)]``.
+    NER is weak on such text; the header is a structured field."""
+    import csv
+
+    lines = [ln for ln in text.splitlines() if ln.strip()]
+    if len(lines) < 2:
+        return []
+    for delim in _DELIMS:
+        n = lines[0].count(delim)
+        if n < 1 or sum(ln.count(delim) == n for ln in lines[1:]) < max(1, (len(lines) - 1) // 2):
+            continue
+        rows = list(csv.reader(lines, delimiter=delim))
+        header = [key_entity(h.strip()) for h in rows[0]]
+        if not any(header):
+            return []
+        out = []
+        for row in rows[1:]:
+            for et, cell in zip(header, row, strict=False):
+                cell = cell.strip()
+                if et in PROPAGATE and cell and not TOKEN_RE.fullmatch(cell):
+                    out.append((cell, et))
+        return out
+    return []
+
+
+class Applier:
+    """Phase-2 visitor: replace leaves, recording the audit."""
+
+    def __init__(self, mp: Partition, ep: Episode, row: int, column: str) -> None:
+        self.mp, self.ep, self.row, self.column = mp, ep, row, column
+
+    def leaf(self, path: str, value: Any, entity: str | None) -> Any:
+        fld = f"{self.column}.{path}"
+        if entity is not None:
+            if isinstance(value, str) and (not value.strip() or TOKEN_RE.fullmatch(value)):
+                return value
+            if entity == "PERSON" and isinstance(value, str) and free_name(path, value):
+                return self.mp.mask_text(value, self.ep, self.row, fld)  # a tool/product name
+            tok = self.mp.masker.token(value, entity)
+            self.mp.record(self.row, fld, entity, "key_rule", 1.0, tok)
+            if entity in SCAN_KNOWN:
+                self.ep.raw_found.add(str(value))
+            return tok
+        if isinstance(value, str):
+            return self.mp.mask_text(value, self.ep, self.row, fld)
+        return value
+
+    def too_deep(self, path: str, subtree: Any) -> Any:
+        tok = self.mp.masker.token(f"{self.column}.{path}", "TRUNCATED")
+        self.mp.record(self.row, f"{self.column}.{path}", "TRUNCATED", GUARD, 1.0, tok)
+        return tok
+
+    def bad_json(self, path: str, text: str) -> Any:
+        self.mp.record(self.row, f"{self.column}.{path}", "UNPARSEABLE", GUARD, 1.0, None)
+        return self.mp.mask_text(text, self.ep, self.row, f"{self.column}.{path}")
+
+
+class Partition:
+    """State of one ``mask_steps`` call."""
+
+    def __init__(self, masker: Any) -> None:  # a ``mask.Masker`` (no import: no cycle)
+        self.masker = masker
+        self.records: list[AuditRecord] = []
+        self.analysis: dict[str, list[Span]] = {}
+
+    def record(self, row: int, fld: str, et: str, det: str, score: float, tok: str | None) -> None:
+        self.records.append(AuditRecord(row, fld, et, det, score, tok))
+
+    def mask_text(self, text: str, ep: Episode, row: int, fld: str) -> str:
+        """Mask one free-text string with its detections and the episode's known entities."""
+        if not text or not text.strip():
+            return text
+        m = self.masker
+        spans: list[Span] = [
+            whole_words(text, s)
+            for s in self.analysis.get(text, ())
+            if s[3] >= m.min_score and plausible(text, s)
+        ]
+        is_ner = route(text) is Route.NER
+        if is_ner and len(text) > m.pool.config.max_ner_chars:  # NER read only its start
+            self.record(row, fld, "NER_LIMITED", GUARD, 1.0, None)
+        matcher = ep.matcher if is_ner else ep.strong_matcher
+        if matcher is not None:
+            detected = {(s[0], s[1]) for s in spans}
+            folded = fold(text)  # same length as text: positions carry over
+            for hit in matcher.finditer(folded):
+                if (hit.start(), hit.end()) in detected:
+                    continue  # the recognizer's own detection keeps the credit in the audit
+                et, _ = ep.known.get(hit.group(), ("PERSON", "known_entity"))
+                spans.append((hit.start(), hit.end(), et, 1.0, "known_entity"))
+        if not spans:
+            return text
+        taken = [(t.start(), t.end()) for t in TOKEN_RE.finditer(text)]  # sorted, disjoint
+        chosen: list[Span] = []
+        for sp in sorted(spans, key=priority):
+            for a, b in uncovered(text, sp[0], sp[1], taken):
+                chosen.append((a, b, *sp[2:]))
+                bisect.insort(taken, (a, b))
+        if not chosen:
+            return text
+        chosen.sort()
+        results = [RecognizerResult(et, s, e, sc) for s, e, et, sc, _ in chosen]
+        out = m.anonymizer.anonymize(
+            text=text,
+            analyzer_results=results,
+            operators=m.operators_for({sp[2] for sp in chosen}),
+            conflict_resolution=ConflictResolutionStrategy.MERGE_SIMILAR_OR_CONTAINED,
+            merge_entities_with_spaces=False,
+        )
+        for s, e, et, sc, det in chosen:
+            raw = text[s:e]
+            self.record(row, fld, et, det, sc, m.token(raw, et))
+            # searched by the final scan only when it is an episode-wide value: a low-score
+            # detection (a lone capitalised gazetteer name) is masked where it stands only
+            strong = det != "SpacyRecognizer" and fold(raw) in ep.strong
+            if et in SCAN_KNOWN and strong:  # NER finds are not searched in ids and enums
+                ep.raw_found.add(raw)
+        return out.text
+
+
+_DETERMINERS = frozenset({"the", "a", "an", "this", "that", "these", "our", "your", "my", "its"})
+#: Entity types made of words: a span of these is widened to whole words.
+_WORD_TYPES = frozenset({"PERSON", "STREET_ADDRESS", "LOCATION"})
+#: Detectors whose phone numbers need no further context check (``IntlPhoneRecognizer`` applies
+#: its own: context words, separators, or a national trunk prefix valid in its region).
+_TRUSTED_PHONE = frozenset({"known_entity", "key_rule", "IntlPhoneRecognizer"})
+
+
+def _is_word_char(ch: str) -> bool:
+    """Letters, digits and combining marks (``e`` + U+0301 is one letter)."""
+    return ch.isalnum() or unicodedata.category(ch).startswith("M")
+
+
+def whole_words(text: str, span: Span) -> Span:
+    """Widen a word-typed span that starts or ends inside a word to the whole word, so a name is
+    never cut in half ("Bernhar" + "ðsson")."""
+    s, e, et, sc, det = span
+    if et not in _WORD_TYPES:
+        return span
+    if det == "SpacyRecognizer" and "\n" in text[s:e]:  # "Jenny\nAddress": cut at the line
+        first = text[s:e].strip("\n").split("\n", 1)[0]
+        s = text.index(first, s) if first else s
+        e = s + len(first)
+    while s > 0 and _is_word_char(text[s - 1]) and _is_word_char(text[s]):
+        s -= 1
+    while e < len(text) and _is_word_char(text[e]) and _is_word_char(text[e - 1]):
+        e += 1
+    return (s, e, et, sc, det)
+
+
+def plausible(text: str, span: Span) -> bool:
+    """Precision filter on detections: a spaCy PERSON must not be a lower-case word, common
+    vocabulary, a field label ("Phone:") or an identifier; a phone number written as a bare digit
+    run (an item or order id) needs a phone word before it."""
+    s, e, et, _, det = span
+    value = text[s:e]
+    if et == "PERSON" and det == "SpacyRecognizer":
+        words = [w for w in NAME_SPLIT.split(value) if w]
+        if not words or IDENTIFIER.match(value) or fold(words[0]) in _DETERMINERS:
+            return False  # "The Desk Lamp" is a thing
+        if all(w.islower() for w in words) and not (
+            len(words) == 2 and is_name_pair(words[0], words[1])
+        ):
+            return False  # lower-case: a name only as a listed first name + surname
+        if all(fold(w) in COMMON_WORDS for w in words) or (value.isupper() and len(value) <= 4):
+            return False  # vocabulary, or a code such as an airport ("JFK")
+        if text[e : e + 1] == ":" and len(words) == 1 and not_a_name_word(words[0]):
+            return False  # a field label ("Phone:"); a speaker ("Tom: ...") stays a name
+    if et == "PHONE_NUMBER" and det not in _TRUSTED_PHONE and value.isdigit():
+        return PHONE_CONTEXT_WORDS.search(text, max(0, s - 40), s) is not None
+    return True
+
+
+def priority(span: Span) -> tuple[float, int, str, str, int, int]:
+    """Total order of detections (first wins): score, length, entity type, detector, start, end.
+
+    Without the last four keys, tied detections kept their input order and the audit (which type
+    and detector a replacement is credited to) could differ between runs."""
+    start, end, entity_type, score, detector = span
+    return (-score, -(end - start), entity_type, detector, start, end)
+
+
+def uncovered(
+    text: str, start: int, end: int, taken: list[tuple[int, int]]
+) -> list[tuple[int, int]]:
+    """Pieces of ``[start, end)`` not covered by ``taken`` (whitespace-trimmed, >= 2 chars), so a
+    lower-priority span that partly overlaps a better one still masks the rest.
+
+    ``taken`` holds disjoint intervals sorted by start: only the ones overlapping ``[start, end)``
+    are looked at (bisection), so a string with thousands of detections stays linear.
+    """
+    j = bisect.bisect_left(taken, (end,)) - 1  # the last interval starting before ``end``
+    overlapping = []
+    while j >= 0 and taken[j][1] > start:  # disjoint and sorted: their ends increase too
+        overlapping.append(taken[j])
+        j -= 1
+    pieces, pos = [], start
+    for s, e in reversed(overlapping):
+        if s > pos:
+            pieces.append((pos, s))
+        pos = max(pos, e)
+    if pos < end:
+        pieces.append((pos, end))
+    out = []
+    for a, b in pieces:
+        while a < b and not text[a].isalnum():
+            a += 1
+        while b > a and not text[b - 1].isalnum():
+            b -= 1
+        if b - a >= 2:
+            out.append((a, b))
+    return out

@@ -1,0 +1,145 @@
+"""What one episode knows: its personal values (structured fields, confident detections, NER
+agreement) and the votes that make an NER detection an episode-wide value."""
+
+from __future__ import annotations
+
+import datetime as dt
+import itertools
+import re
+from dataclasses import dataclass, field
+
+from agentic_pipeline.masking.names import COMMON_WORDS
+from agentic_pipeline.masking.pseudonyms import fold
+from agentic_pipeline.masking.router import Route, route
+
+#: Known-entity types propagated to the episode's free text.
+PROPAGATE = frozenset(
+    {
+        "PERSON",
+        "EMAIL_ADDRESS",
+        "PHONE_NUMBER",
+        "STREET_ADDRESS",
+        "DATE_OF_BIRTH",
+        "USER_ID",
+        "CARD_LAST4",
+        "CREDIT_CARD",
+        "US_SSN",
+        "IBAN_CODE",
+        "ZIP_CODE",
+        "BANK_ACCOUNT",
+        "ID_DOCUMENT",
+        "IP_ADDRESS",
+    }
+)
+#: Types whose raw values the final scan searches for (short/ambiguous types left out).
+SCAN_KNOWN = PROPAGATE - {"CARD_LAST4", "ZIP_CODE"}
+_NAME_STOP = frozenset(
+    {
+        "mr",
+        "mrs",
+        "ms",
+        "miss",
+        "dr",
+        "jr",
+        "sr",
+        "the",
+        "and",
+        "of",
+        "van",
+        "von",
+        "de",
+        "da",
+        "del",
+        "la",
+        "le",
+        "st",
+    }
+)
+NAME_SPLIT = re.compile(r"[\s,.]+")
+
+
+@dataclass
+class Episode:
+    """Known entities of one episode. ``strong`` ones (key rules, pattern detections) are matched in
+    every string; ``weak`` ones (NER detections) only in free text, so that an NER false positive
+    never rewrites an enum or an id."""
+
+    known: dict[str, tuple[str, str]] = field(default_factory=dict)  # fold -> (type, det)
+    strong: set[str] = field(default_factory=set)
+    texts: set[str] = field(default_factory=set)
+    matcher: re.Pattern[str] | None = None
+    strong_matcher: re.Pattern[str] | None = None
+    raw_found: set[str] = field(default_factory=set)
+    #: weak (NER-only) values -> the distinct strings that tagged them; two make them known
+    weak_votes: dict[str, set[str]] = field(default_factory=dict)
+    weak_types: dict[str, tuple[str, str]] = field(default_factory=dict)
+    #: values of bare ``name`` keys: a name detection covering one is a structured person name
+    name_fields: set[str] = field(default_factory=set)
+
+    def add_known(self, value: str, entity_type: str, detector: str, strong: bool = True) -> None:
+        """Remember ``value`` (and name parts / date spellings) for propagation.
+
+        Only strong evidence makes an episode-wide value: a structured field, a high-precision
+        recognizer, or repeated NER agreement (``vote``); one weak NER hit never does."""
+        before = len(self.known)
+        self._add(value, entity_type, detector)
+        if strong and len(self.known) > before:  # the keys just added are the dict's last ones
+            self.strong.update(itertools.islice(reversed(self.known), len(self.known) - before))
+
+    def _add(self, value: str, entity_type: str, detector: str) -> None:
+        value = value.strip()
+        if entity_type not in PROPAGATE or len(value) < 2:
+            return
+        if entity_type in ("CARD_LAST4",) and not re.fullmatch(r"\d{4}", value):
+            return
+        self.known.setdefault(fold(value), (entity_type, detector))
+        if entity_type == "PERSON":
+            for part in NAME_SPLIT.split(value):
+                if len(part) >= 2 and fold(part) not in _NAME_STOP | COMMON_WORDS:
+                    self.known.setdefault(fold(part), ("PERSON", detector))
+        elif entity_type == "STREET_ADDRESS" and "," in value:
+            for part in value.split(","):
+                part = part.strip()
+                if len(part) >= 6 and any(c.isdigit() for c in part):
+                    self.known.setdefault(fold(part), ("STREET_ADDRESS", detector))
+        elif entity_type == "DATE_OF_BIRTH":
+            for alt in date_variants(value):
+                self.known.setdefault(fold(alt), ("DATE_OF_BIRTH", detector))
+
+    def vote(self, value: str, entity_type: str, source: str) -> None:
+        """A weak (NER) detection of ``value`` in the string ``source`` (see ``settle_votes``)."""
+        key = fold(value.strip())
+        self.weak_votes.setdefault(key, set()).add(source)
+        self.weak_types.setdefault(key, (value.strip(), entity_type))
+
+    def settle_votes(self, min_votes: int = 2, min_share: float = 0.6) -> None:
+        """Weak values become known when NER tagged them in ``min_votes`` distinct strings and in
+        at least ``min_share`` of the free-text strings of the episode that contain them: spaCy
+        tags "Houston" or "JFK" as a person in a few of many sentences, a real name in most."""
+        free = [fold(t) for t in sorted(self.texts) if route(t) is Route.NER]
+        for key in sorted(self.weak_votes):
+            votes = self.weak_votes[key]
+            if len(votes) < min_votes or key in self.known:
+                continue
+            rx = re.compile(rf"(?<!\w){re.escape(key)}(?!\w)")
+            containing = sum(1 for t in free if rx.search(t))
+            if len(votes) >= min_share * max(containing, 1):
+                value, et = self.weak_types[key]
+                self.add_known(value, et, "known_entity", strong=False)
+
+
+def date_variants(value: str) -> list[str]:
+    try:
+        d = dt.date.fromisoformat(value.strip()[:10])
+    except ValueError:
+        return []
+    month = d.strftime("%B")
+    return [
+        f"{month} {d.day}, {d.year}",
+        f"{month} {d.day} {d.year}",
+        f"{d.day} {month} {d.year}",
+        f"{d.month:02d}/{d.day:02d}/{d.year}",
+        f"{d.month}/{d.day}/{d.year}",
+        f"{d.day:02d}/{d.month:02d}/{d.year}",
+        f"{d.strftime('%b')} {d.day}, {d.year}",
+    ]

@@ -1,0 +1,261 @@
+"""Person detections corrected with the other detections of the same string.
+
+Each recognizer sees one pattern; here the person spans of one string are checked against its
+street, postcode and other person spans (issue #12, recall and precision of names):
+
+* a "person" right after a street line or a postcode, or right before a postcode, is the city
+  of an address block ("Tylova 285, Ostrov nad Ohrí, 363 01", "28001 Palencia");
+* a spaCy "person" made only of common vocabulary ("Discipline", "Guilty Pleasures"), a
+  country, nationality or month ("Cyprus", "English") is dropped; a leading role word is trimmed
+  ("Producer Abner Reyna" -> "Abner Reyna"; a trailing one may be a surname: "Brenda Lemon"); an
+  unlisted name after "in", "from", "flew to" is a place ("flew to Tallinn");
+* a capitalised word right beside a person span that can be a name joins it ("Freddie" before a
+  detected surname);
+* every other occurrence, in the same string, of a word of a person span is masked too
+  ("Takaya, Takaya and Takaya"; "Chenard" found once in a pair and once alone).
+"""
+
+from __future__ import annotations
+
+import re
+
+from agentic_pipeline.masking.engine import Span
+from agentic_pipeline.masking.json_walker import key_entity
+from agentic_pipeline.masking.names import listed_name, not_a_name_word
+from agentic_pipeline.masking.pseudonyms import fold
+from agentic_pipeline.masking.vocabulary import (
+    FUNCTION_WORD_ZIPF,
+    LANGUAGES,
+    LEADING_VOCAB_ZIPF,
+    TRIMMED_ZIPF,
+    is_place,
+    is_place_or_calendar,
+    is_vocabulary,
+)
+
+_ADDRESS_TYPES = frozenset({"STREET_ADDRESS", "ZIP_CODE"})
+#: Between a street line or postcode and the city that follows it (same line or next lines).
+_AFTER_ADDRESS_GAP = re.compile(r"[\s,>]{1,12}")
+#: A street line, then the start of the next line before the city ("Suite 479\n Ruda ").
+_NEXT_LINE_GAP = re.compile(r"[ \t,]*\n[ \t>]*(?:[^\W\d_][^\W\d_'’.-]*[ \t]+){1,3}")
+#: The end of a line and the start of the next non-empty one.
+_NEXT_LINE = re.compile(r"[ \t,]*\n[\s>]*")
+#: Between a city and the postcode that follows it, on one line (a name line above an address
+#: block that starts with a house number is no city).
+_BEFORE_ZIP_GAP = re.compile(r"[ \t]*,?[ \t]*")
+#: Before a place: "in", "from", "near", "via", and verbs of going or being somewhere.
+_PLACE_PREPOSITION = re.compile(
+    r"(?i)(?<!\w)(?:in|from|into|near|via|(?:arrived?|arriving|located|based|landed|stopped)"
+    r" (?:at|in)|(?:flew|fly|flying|travel+ed|travel+ing|drove|drive|moved|went|going|return(?:ed)?"
+    r"|headed) to|grew up in)[ \t]+$"
+)
+_OWNED_NEXT = re.compile(r"['’]s[ \t]+[A-ZÀ-ÖØ-ÞĀ-Ž]")
+_DIGIT = re.compile(r"\d")
+#: A field label right before a value: "Material: ", "**Color:** ".
+_LABEL_BEFORE = re.compile(r"(?<![\w-])([A-Za-z][\w ]{0,30}?)\**:\**[ \t]*\**[ \t]*$")
+_WORDS = re.compile(r"[^\W\d_][^\W\d_'’-]*(?:['’-][^\W\d_]+)*")
+_CAP_WORD = re.compile(r"[^\W\d_][^\W\d_'’-]*")
+#: Detectors whose person spans are structural evidence, not corrected here.
+_KEEP = frozenset({"SelfIntroductionRecognizer", "NameContextRecognizer", "AddressBlockRule"})
+
+
+def _person(span: Span) -> bool:
+    return span[2] == "PERSON"
+
+
+def _is_city(text: str, span: Span, address: list[Span]) -> bool:
+    """Right after a street line or postcode on the same line, or on the next line when the
+    address goes on after it (a postcode or a country follows); or right before a postcode."""
+    s, e = span[0], span[1]
+    for a in address:
+        if a[2] == "ZIP_CODE" and a[0] >= e and _BEFORE_ZIP_GAP.fullmatch(text, e, a[0]):
+            return True
+        if a[1] <= s and (gap := _AFTER_ADDRESS_GAP.fullmatch(text, a[1], s)):
+            if "\n" not in gap.group() or _address_goes_on(text, e, address):
+                return True
+        elif a[1] <= s and _NEXT_LINE_GAP.fullmatch(text, a[1], s):
+            if _address_goes_on(text, e, address):  # "Suite 479\n Montealegre del Castillo"
+                return True
+    return False
+
+
+def _address_goes_on(text: str, end: int, address: list[Span]) -> bool:
+    """The line after ``end`` holds a postcode or starts with a country ("Spain 2650")."""
+    m = _NEXT_LINE.match(text, end)
+    if m is None:
+        return False
+    if any(a[2] == "ZIP_CODE" and m.end() <= a[0] < m.end() + 40 for a in address):
+        return True
+    words = _WORDS.findall(text, m.end(), min(len(text), m.end() + 40))
+    return any(is_place_or_calendar(" ".join(words[:k])) for k in (1, 2, 3) if len(words) >= k)
+
+
+def _vocabulary_fix(text: str, span: Span) -> Span | None:
+    """A spaCy person span without its vocabulary: None when nothing of a name is left."""
+    s, e = span[0], span[1]
+    if "\n" in text[s:e]:  # a name never crosses a line: "Alert Alarm Company\nCtra"
+        first = text[s:e].strip("\n").split("\n", 1)[0]
+        s = text.index(first, s) if first else s
+        e = s + len(first)
+    digit = _DIGIT.search(text, s, e)
+    if digit:  # names have no digits: "van 6 juli 1974" keeps "van" (then found lower-case)
+        e = digit.start()
+    words = list(_WORDS.finditer(text, s, e))
+    if not words:
+        return None
+    value = text[s:e]
+    if is_place_or_calendar(value) or is_place_or_calendar(words[0].group()):
+        return None
+    if all(
+        not_a_name_word(w.group(), LANGUAGES) or is_vocabulary(w.group(), FUNCTION_WORD_ZIPF)
+        for w in words
+    ):
+        return None  # "Die Bestellung": "Die" is a listed name, but mostly an article
+    if (
+        len(words) == 2
+        and is_vocabulary(words[0].group(), FUNCTION_WORD_ZIPF)
+        and not listed_name(words[1].group())
+    ):
+        return None  # "Die Buchung", "Der Vertrag": an article and a noun ("de Vries" stays)
+    if len(words) == 1 and is_vocabulary(words[0].group()):  # listed or not ("Glass")
+        label = _LABEL_BEFORE.search(text, max(0, s - 40), s)
+        if label and key_entity(label.group(1)) is None:
+            return None  # the value of a field that is no person's: "**Material:** Glass"
+    n = len(words)
+    while len(words) > 1 and _role(words[0].group()):  # "Producer Abner Reyna"
+        words.pop(0)
+    if len(words) < n and len(words) == 1:  # "Alert Alarm Company", "Guilty Pleasures"
+        w = words[0].group()
+        if is_vocabulary(w, TRIMMED_ZIPF) and not listed_name(w) or is_vocabulary(w, 5.0):
+            return None
+    s, e = words[0].start(), words[-1].end()
+    if text[e : e + 2] in ("'s", "’s"):
+        e += 2
+    if not any(listed_name(w.group()) for w in words) and _place_run_before(text, s):
+        return None  # "grew up in Zgornji Leskovec", "flew to Tallinn", "from Granja do Tedo"
+    if len(words) == 1 and _OWNED_NEXT.match(text, words[-1].end()):
+        return None  # "Walt's IGA": a business named after its owner
+    return (s, e, *span[2:])
+
+
+def _role(word: str) -> bool:
+    """A frequent English word that no name list has: a role or adjective beside a name."""
+    return is_vocabulary(word, LEADING_VOCAB_ZIPF) and not listed_name(word)
+
+
+def _widen(text: str, span: Span, taken: list[tuple[int, int]]) -> Span:
+    """Join a capitalised word right before or after the span that can be a name."""
+    s, e = span[0], span[1]
+    before = re.search(r"([^\W\d_][^\W\d_'’-]*)[ \t]$", text[max(0, s - 40) : s])
+    if before:
+        w = before.group(1)
+        a = s - len(before.group(0))
+        if w[0].isupper() and not not_a_name_word(w) and not any(x < s and a < y for x, y in taken):
+            s = a
+    after = re.match(r"[ \t]([^\W\d_][^\W\d_'’-]*)", text[e : e + 40])
+    if after:
+        w = after.group(1)
+        b = e + len(after.group(0))
+        if (
+            w[0].isupper()
+            and not w.endswith(("'s", "’s"))
+            and not not_a_name_word(w)
+            and not any(x < b and e < y for x, y in taken)
+        ):
+            e = b
+    return (s, e, *span[2:])
+
+
+#: A line of two or three capitalised words (a name line of a letter head or address block).
+_NAME_LINE = re.compile(
+    r"(?m)^[^\w\n]*((?:[^\W\d_][^\W\d_'’-]+)(?:[ \t]+[^\W\d_][^\W\d_'’-]+){1,2})[ \t]*$"
+)
+#: Name found on the top line of an address block (see ``_address_block_names``).
+ADDRESS_BLOCK_NAME = "AddressBlockRule"
+
+
+def _address_block_names(text: str, spans: list[Span]) -> list[Span]:
+    """The name line heading an address block: two or three capitalised words that can be names
+    on one line, with a street line or a country within the next three lines ("Yuito Hirai\n\n
+    2347 Lauzon Parkway", "Khazani Shishani\n\nKatowice\nPoland")."""
+    streets = [sp for sp in spans if sp[2] == "STREET_ADDRESS"]
+    taken = [(sp[0], sp[1]) for sp in spans]
+    out: list[Span] = []
+    for m in _NAME_LINE.finditer(text):
+        s, e = m.start(1), m.end(1)
+        words = m.group(1).split()
+        if any(not w[0].isupper() or w.isupper() or not_a_name_word(w) for w in words):
+            continue
+        if is_place_or_calendar(m.group(1)) or any(x < e and s < y for x, y in taken):
+            continue
+        below = text[e:].split("\n", 5)[1:5]
+        end_below = e + sum(len(x) + 1 for x in below)
+        if any(e < sp[0] <= end_below for sp in streets) or any(
+            is_place_or_calendar(" ".join(_WORDS.findall(line)[:3])) for line in below
+        ):
+            out.append((s, e, "PERSON", 0.7, ADDRESS_BLOCK_NAME))
+    return out
+
+
+def _place_run_before(text: str, start: int) -> bool:
+    """A place word ("in", "grew up in", "flew to") before the proper-noun run ending at
+    ``start`` ("grew up in Ventosa del Río Almar")."""
+    m = _RUN_BEFORE.search(text, max(0, start - 80), start)
+    return m is not None and _PLACE_PREPOSITION.search(text, max(0, m.start() - 24), m.start())
+
+
+#: Capitalised words and lower-case particles right before a position, on one line.
+_RUN_BEFORE = re.compile(
+    r"(?:(?:[A-ZÀ-ÖØ-ÞĀ-Ž][^\W\d_'’.-]*|de|del|da|do|dos|das|di|della|la|le|el)[ \t]+){0,4}$"
+)
+
+
+def refine_spans(text: str, spans: list[Span]) -> list[Span]:
+    """The detections of ``text`` with the person spans corrected (see module doc); sorted."""
+    if "\n" in text:
+        spans = spans + _address_block_names(text, spans)
+    if not any(_person(sp) for sp in spans):
+        return spans
+    address = [sp for sp in spans if sp[2] in _ADDRESS_TYPES]
+    others = [(sp[0], sp[1]) for sp in spans if not _person(sp)]
+    out: list[Span] = [sp for sp in spans if not _person(sp)]
+    persons: list[Span] = []
+    for sp in spans:
+        if not _person(sp):
+            continue
+        value = text[sp[0] : sp[1]]
+        if is_place(value) if sp[4] in _KEEP else is_place_or_calendar(value):
+            continue  # "I am French" ("Jan lives on ..." is a name: a month only without context)
+        if sp[4] not in _KEEP:
+            if address and _is_city(text, sp, address):
+                continue
+            if sp[4] == "SpacyRecognizer":
+                fixed = _vocabulary_fix(text, sp)
+                if fixed is None:
+                    continue
+                sp = fixed
+            elif sp[3] < 0.6 and _place_run_before(text, sp[0]):
+                continue  # a single listed name inside a place: "in Ventosa del Río Almar"
+        persons.append(_widen(text, sp, others))
+    # every occurrence in this string of a word of a person span
+    words: dict[str, Span] = {}
+    for sp in persons:
+        for w in _CAP_WORD.finditer(text, sp[0], sp[1]):
+            word = w.group()
+            if len(word) >= 3 and word[0].isupper() and not not_a_name_word(word):
+                words.setdefault(fold(word), sp)
+    extra: list[Span] = []
+    if words:
+        covered = [(sp[0], sp[1]) for sp in persons] + others
+        rx = re.compile(
+            r"(?<![\w@.])("
+            + "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
+            + r")(?!\w)"
+        )
+        for m in rx.finditer(fold(text)):
+            a, b = m.start(), m.end()
+            if not text[a].isupper() or any(x < b and a < y for x, y in covered):
+                continue
+            src = words[m.group()]
+            extra.append((a, b, "PERSON", src[3], src[4]))
+    return sorted(set(out + persons + extra))

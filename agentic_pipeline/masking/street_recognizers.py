@@ -1,0 +1,208 @@
+"""European street lines and postcodes (US/UK street lines are ``recognizers.STREET_RE``).
+
+``pyap``/``usaddress`` are NOT used: pyap covers US/CA/GB only (unmaintained since 2020) and
+usaddress is a US-only CRF parser needing an address-shaped input; the regex families here cover
+the European formats too, at regex speed. Families without a street word of their own ("words +
+house number") are checked against calendar words, countries, stop words and vocabulary.
+"""
+
+from __future__ import annotations
+
+import re
+
+from presidio_analyzer import LocalRecognizer, RecognizerResult
+from presidio_analyzer.nlp_engine import NlpArtifacts
+
+from agentic_pipeline.masking.pseudonyms import fold_word as fold
+from agentic_pipeline.masking.vocabulary import LW as _LW
+from agentic_pipeline.masking.vocabulary import STOP_WORDS as _STOP
+from agentic_pipeline.masking.vocabulary import UP as _UP
+from agentic_pipeline.masking.vocabulary import is_place_or_calendar, is_vocabulary
+
+_WORD = rf"[{_UP}{_LW}][{_UP}{_LW}'’.-]*"
+#: A word of a street name after an address word: capitalised, or a lower-case particle ("Via
+#: della Spiga"); never a sentence's end ("the weekend. I'll") nor "is"/"of".
+_STREET_WORD = (
+    rf"(?:[{_UP}][{_UP}{_LW}'’-]*\.?|(?:de|del|della|delle|di|da|do|dos|das|du|des|la|le|les|"
+    r"el|los|las|van|von|der|den|am|an|im|nad|pod|na|u|y|e|i)(?![\w'’]))"
+)
+_HOUSE = r"\d{1,5}(?:\s?[a-zA-Z](?![\w]))?(?:\s?[/-]\s?\d{1,4}[a-zA-Z]?)?"
+_EU_PREFIX = (
+    r"Via|Viale|Piazza|Piazzale|Corso|Largo|Vicolo|Strada|Contrada|Borgo|Canale|Incrocio|Rotonda|"
+    r"Salita|Stretto|Calle|C/|Avenida|Avda\.?|Trg|"
+    r"Av\.|Paseo|Plaza|Camino|Carrer|Carretera|Rambla|Ronda|Travesía|Rua|Travessa|Largo|Rue|rue|"
+    r"Avenue|avenue|Boulevard|boulevard|Bd|bd|Chemin|chemin|Allée|allée|Impasse|impasse|Quai|quai|"
+    r"Place|place|Route|route|Cours|cours|Square|square|ul\.|ulica|Ulica|al\.|Aleja|aleja|pl\.|"
+    r"Plac|plac|Am|An der|Auf dem|Im|Zum|Zur|Rynek|Náměstí|náměstí|Ulice|Straße|Strasse"
+)
+_EU_SUFFIX = (
+    r"straße|strasse|str\.|weg|gasse|allee|platz|ring|damm|ufer|chaussee|steig|pfad|markt|"
+    r"straat|laan|plein|gracht|kade|singel|dijk|hof|dreef|veld|pad|baan|steeg|plantsoen|gade|vej|"
+    r"gatan|vägen|gata|veien|"
+    r"vegen|tie|katu|utca|út|tér|ská|ova|ní|cká|boulevard|park|kai|berg|feld|garten"
+)
+#: First words of a "Word 12" line that is not a street.
+_NOT_STREET = (
+    "Flight|Seat|Gate|Room|Order|Item|Total|Step|Page|Chapter|Table|Figure|Version|Terminal|"
+    "Platform|Level|Floor|Row|Section|Day|Week|Year|Option|Question|Line|Part|Phase|Round|Trial|"
+    "Task|Episode|Batch|Number|Case|Price|Amount|Quantity|Score|Rating|Bags|Passengers|Adults|"
+    "Children|Nights|Hours|Minutes|Reservation|Ticket|Train|Bus|Bay|Stage|Level|Grade"
+)
+_NOT_STREET_WORDS = frozenset(w.lower() for w in _NOT_STREET.split("|"))
+EU_STREET_RES: tuple[re.Pattern[str], ...] = (
+    # "Via Roma 12", "Calle de Alcalá 3", "ul. Długa 5", "Avenida Noruega 42"
+    re.compile(rf"(?<!\w)(?:{_EU_PREFIX})\s+(?:{_WORD}\s+){{0,4}}?{_WORD},?\s+{_HOUSE}(?!\w)"),
+    # "12, rue de la Paix", "3 bis avenue Foch"
+    re.compile(
+        rf"(?<![\w.,])\d{{1,4}}(?:\s?(?:bis|ter))?,?\s+(?:rue|avenue|boulevard|bd|chemin|"
+        rf"allée|impasse|place|quai|route|cours)\s+(?:{_WORD}\s+){{0,4}}{_WORD}(?!\w)",
+        re.IGNORECASE,
+    ),
+    # "Hauptstraße 3", "Mattenstrasse 108", "Keizersgracht 12a", "Karu põik 61"
+    re.compile(
+        rf"(?<!\w)(?:[{_UP}]{_WORD}[ \t]+)?[{_UP}][{_UP}{_LW}'-]*(?i:{_EU_SUFFIX})\s+{_HOUSE}"
+        r"(?!\w)"
+    ),
+    # post-office boxes
+    re.compile(
+        r"(?i)(?<!\w)(?:P\.?\s?O\.?\s?Box|Postfach|Boîte postale|BP|Apartado"
+        r"(?: de correos)?|Casella postale|Skrytka pocztowa)\s+\d{1,6}(?!\w)"
+    ),
+    # "3212 40th Street"
+    re.compile(
+        r"(?<![\w.,])\d{1,6}\s+\d{1,3}(?:st|nd|rd|th)\s+(?:Street|St|Avenue|Ave|Road|Rd|"
+        r"Drive|Dr|Lane|Ln|Boulevard|Blvd|Place|Pl|Way|Terrace|Court|Ct)\b\.?"
+    ),
+    # a line that is only a street and a house number ("Plattebaan 178", "Bem rakpart 86.")
+    re.compile(
+        rf"(?m)^[> \t]*((?!(?:{_NOT_STREET})\b)[{_UP}][{_LW}'’-]{{2,}}"
+        rf"(?:[ \t]+[{_UP}{_LW}][{_LW}'’.-]*){{0,3}}[ \t]+\d{{1,4}}[a-z]?\.?)[ \t]*$"
+    ),
+    # "Slovenčeva 93, Fala": a capitalised word and a house number before ", City"
+    re.compile(
+        rf"(?<![\w.,])[{_UP}][{_LW}'’-]{{2,}}(?: [{_UP}][{_LW}'’-]+)? \d{{1,4}}[a-z]?"
+        rf"(?=, [{_UP}])"
+    ),
+    # "637 Strojírenská 1006": number, one to three capitalised words, number
+    re.compile(
+        rf"(?<![\w.,])\d{{1,5}}[ \t]+(?:[{_UP}][{_LW}'’-]+[ \t]+){{1,3}}\d{{1,5}}[a-z]?"
+        r"(?![\w.,])"
+    ),
+    # "Karu põik 61" / "Hoog St 5": capitalised word(s) then a house number, after an address word
+    re.compile(
+        rf"(?i:(?<!\w)(?:address|adresse|indirizzo|dirección|adres|live at|lives at|"
+        rf"living at|live on|lives on|is on|is at|located at|corner of|ship to|shipped to|"
+        rf"deliver to|delivered to|send it to|post it to|mail it to|moved to|move to|"
+        rf"drops? (?:you|me|us) off at|pick (?:you|me|us) up at|"
+        rf"wohne in der|wohnhaft)"
+        rf"\b:?\s+)"
+        rf"((?:{_STREET_WORD}[ \t]+){{1,4}}{_HOUSE})(?!\w)"
+    ),
+    # a street word after the name: "Wesselényi u. 79.", "Csabai kapu 38", "Dunajska cesta 5"
+    re.compile(
+        rf"(?<!\w)[{_UP}][{_LW}'’-]+(?:[ \t]+[{_UP}][{_LW}'’-]+)?[ \t]+(?:u\.|utca|út|tér|"
+        rf"körút|krt\.|rakpart|sétány|köz|kapu|cesta|ulica)[ \t]+{_HOUSE}\.?(?!\w)"
+    ),
+)
+#: The families of ``EU_STREET_RES`` without a street word of their own ("words + house
+#: number") and the "-ring"/"-weg" suffix family ("During 2019" ends in "ring"): their words are
+#: checked by ``_street_words`` (positions in ``EU_STREET_RES``; new families go at its end).
+_WORD_NUMBER_RES = frozenset({2, 5, 6, 7, 8})
+_LETTERS_RE = re.compile(rf"[{_UP}{_LW}]+")
+
+
+def _street_words(span: str) -> bool:
+    """The words of a "words + number" street candidate can name a street: none is a month or
+    weekday ("May 27"), a country or nationality ("Australia 2405"), a capitalised English stop
+    word ("During 2019", "Of The 70s") or a non-street label ("Size 10"), and they are not all
+    common English vocabulary."""
+    words = _LETTERS_RE.findall(span)
+    if not words:
+        return False
+    for w in words:
+        f = fold(w)
+        if is_place_or_calendar(w) or f in _NOT_STREET_WORDS:
+            return False
+        if w[0].isupper() and f in _STOP:
+            return False
+    return not all(is_vocabulary(w) for w in words)
+
+
+#: Postcodes, each with the context that makes it one (a city after it, or a comma/state before).
+_CITY = rf"(?=,?\s+[{_UP}][{_LW}'’-]+)"
+POSTCODE_RES: tuple[re.Pattern[str], ...] = (
+    # UK
+    re.compile(r"(?<![\w-])(?:[A-Z]{1,2}\d[A-Z\d]?|GIR) ?\d[ABD-HJLNP-UW-Z]{2}(?![\w-])"),
+    # Canada
+    re.compile(
+        r"(?<![\w-])[ABCEGHJ-NPRSTVXY]\d[ABCEGHJ-NPRSTV-Z] ?\d[ABCEGHJ-NPRSTV-Z]\d"
+        r"(?![\w-])"
+    ),
+    # Netherlands, before the city
+    re.compile(rf"(?<![\w-])[1-9]\d{{3}} ?(?!SA|SD|SS)[A-Z]{{2}}(?![\w-]){_CITY}"),
+    # DE/FR/IT/ES/FI/... five digits before the city ("10115 Berlin", "75001 Paris")
+    re.compile(rf"(?<![\w.,/-])\d{{5}}(?![\w.,/-]){_CITY}"),
+    # PL "00-950 Warszawa", PT "1000-001 Lisboa"
+    re.compile(
+        rf"(?<![\w.,/-])\d{{2}}-\d{{3}}(?![\w-]){_CITY}|(?<![\w.,/-])\d{{4}}-\d{{3}}(?![\w-])"
+    ),
+    # CH/AT/BE/DK/NO four digits before the city, after a comma or line break
+    re.compile(rf"(?:(?<=, )|(?<=,)|(?<=\n))[1-9]\d{{3}}(?![\w.,/-]){_CITY}"),
+    # a postcode closing an address line: "Zürich, 8021", "MARSEILLE, 13001", "Fala, 2343"
+    re.compile(
+        rf"(?<=[{_UP}{_LW}], )(?:\d{{4,5}}|\d{{4,5}}-\d{{3}}|\d{{2}}-\d{{3}}|\d{{3}} \d{{2}}|"
+        r"[1-9]\d{3} ?[A-Z]{2})"
+        r"(?=$|[\s,;?!)\"]|\.(?!\d))"
+    ),
+    # a postcode after a country or county name at the end of a line ("Australia 4671")
+    re.compile(
+        rf"(?<![\w-])[{_UP}][{_LW}]+ (\d{{4,5}}|\d{{3}} \d{{2}}|[1-9]\d{{3}} ?[A-Z]{{2}}|"
+        r"\d{2}-\d{3}|\d{4,5}-\d{3})"
+        r"(?=[ \t]*$|[ \t]*\n)",
+        re.MULTILINE,
+    ),
+    # a postcode after its name: "my zip code is 5211", "PLZ: 10115", "code postal 75001"
+    re.compile(
+        r"(?i:(?<!\w)(?:zip(?:\s?code)?|post(?:al)?\s?code|postcode|plz|postleitzahl|"
+        r"code\s+postal|c[oó]digo\s+postal|cap|c\.p\.)(?:\s+(?:is|was|ist|est|es|è))?)"
+        r"\W{0,3}(\d{3,5}(?:[- ]\d{2,4})?|[A-Z]{1,2}\d[A-Z\d]? ?\d[A-Z]{2}|"
+        r"[1-9]\d{3} ?[A-Z]{2})(?![\w-])"
+    ),
+    # US ZIP after a state code ("Austin, TX 78701") or a city and comma ("Seattle, 98101")
+    re.compile(r"(?<=[A-Z]{2} )\d{5}(?:-\d{4})?(?![\w-])|(?<=, )\d{5}(?:-\d{4})?(?=$|[\s,.;)])"),
+    # Australian postcode after a state ("CAMPVALE NSW 2318")
+    re.compile(
+        r"(?<=\b(?:NSW|VIC|QLD|TAS|ACT) )\d{4}(?![\w-])|(?<=\b(?:WA|SA|NT) )\d{4}(?=[ \t]*$)", re.M
+    ),
+)
+
+
+class StreetLineRecognizer(LocalRecognizer):
+    """European street lines and postcodes (US/UK lines are ``street_address_recognizer``)."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            supported_entities=["STREET_ADDRESS", "ZIP_CODE"], name="StreetLineRecognizer"
+        )
+
+    def load(self) -> None:  # noqa: D102
+        pass
+
+    def analyze(
+        self, text: str, entities: list[str], nlp_artifacts: NlpArtifacts | None = None
+    ) -> list[RecognizerResult]:
+        """Report street lines (0.7) and postcodes (0.6)."""
+        out = []
+        if not entities or "STREET_ADDRESS" in entities:
+            for i, rx in enumerate(EU_STREET_RES):
+                for m in rx.finditer(text):
+                    g = 1 if rx.groups else 0
+                    if i in _WORD_NUMBER_RES and not _street_words(m.group(g)):
+                        continue
+                    out.append(RecognizerResult("STREET_ADDRESS", m.start(g), m.end(g), 0.7))
+        if not entities or "ZIP_CODE" in entities:
+            for rx in POSTCODE_RES:
+                for m in rx.finditer(text):
+                    g = 1 if rx.groups else 0
+                    out.append(RecognizerResult("ZIP_CODE", m.start(g), m.end(g), 0.6))
+        return out

@@ -1,0 +1,133 @@
+"""Words that are not names: common English vocabulary, countries, nationalities, months.
+
+The name detectors (spaCy's small model, the gazetteer) tag capitalised words as persons; these
+lists veto the ones that are ordinary words ("Discipline", "Power Source", "Guilty Pleasures"),
+places ("Cyprus", "Costa Rica") or calendar words ("May 27").
+
+Dependencies, chosen on purpose:
+
+* ``wordfreq`` (pinned in pyproject): word frequencies of English and the main European
+  languages from several corpora (Wikipedia, subtitles, books, web), shipped inside the wheel,
+  read offline. A word with a Zipf frequency of 4 or more (about ten times per million words) in
+  one of them that is not a listed first or last name is vocabulary. Names that are also
+  frequent words ("Mark", "Rose") are in the name lists and so are never vetoed by frequency
+  alone.
+* ``Faker`` (already pinned): its English country list.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from agentic_pipeline.masking.pseudonyms import fold_word as fold
+
+#: Upper- and lower-case letters of the scripts handled (Latin with accents, Greek, Cyrillic), as
+#: regex character-class contents.
+UP = "A-ZÀ-ÖØ-ÞĀ-Žƀ-ɏΆ-ΏΑ-ΩА-Я"
+LW = "a-zß-öø-ÿĀ-žƀ-ɏά-ώа-яё"
+
+
+def _stop_words() -> frozenset[str]:
+    from spacy.lang.en.stop_words import STOP_WORDS
+
+    return frozenset(STOP_WORDS)
+
+
+#: spaCy's English stop words.
+STOP_WORDS = _stop_words()
+
+#: Zipf frequency (log10 of occurrences per billion words) from which a word is vocabulary.
+VOCAB_ZIPF = 4.0
+#: From this frequency an unlisted word that opens a person span is a role or an adjective
+#: ("Producer Abner Reyna", "Mighty Casey"), trimmed off the span.
+LEADING_VOCAB_ZIPF = 4.0
+#: Words this frequent in some language are function words ("die", "van", "will") even when a
+#: name list has them: a span made only of them and vocabulary is no name.
+FUNCTION_WORD_ZIPF = 5.5
+#: A person span that lost such words keeps a single word only when it is rarer than this
+#: ("Alert Alarm Company" -> "Company" is dropped, "Producer Abner Reyna" keeps its name).
+TRIMMED_ZIPF = 3.0
+
+MONTHS = frozenset(
+    """
+january february march april may june july august september october november december
+jan feb mar apr jun jul aug sep sept oct nov dec
+januar februar märz mai juni juli oktober dezember jänner
+janvier février avril juin juillet août septembre octobre novembre décembre
+enero febrero marzo abril mayo junio julio agosto septiembre octubre noviembre diciembre
+gennaio febbraio aprile maggio giugno luglio settembre ottobre dicembre
+januari februari maart mei augustus
+""".split()
+)
+WEEKDAYS = frozenset(
+    "monday tuesday wednesday thursday friday saturday sunday mon tue tues wed thu thur thurs "
+    "fri sat sun".split()
+)
+#: Nationalities and languages (adjectives and plurals) of the main countries: "studying
+#: English", "I am French", "It serves great Polish food".
+NATIONALITIES = frozenset(
+    """
+english british scottish welsh irish american canadian australian german french spanish italian
+dutch polish swiss austrian belgian danish swedish norwegian finnish icelandic czech slovak
+hungarian slovenian croatian serbian bosnian romanian bulgarian greek turkish russian ukrainian
+portuguese brazilian mexican argentinian chilean colombian peruvian japanese chinese korean
+vietnamese thai indian pakistani bangladeshi indonesian filipino malaysian arab arabic hebrew
+israeli iranian persian egyptian moroccan algerian tunisian nigerian kenyan ethiopian african
+european asian latin estonian latvian lithuanian luxembourgish maltese cypriot albanian
+macedonian greenlandic greenlander faroese flemish walloon catalan basque galician castilian
+hindi urdu bengali punjabi tamil swahili mandarin cantonese italians germans americans canadians
+""".split()
+)
+
+
+@lru_cache(maxsize=1)
+def countries() -> frozenset[str]:
+    """Folded English country names ("costa rica") and their first words' short forms."""
+    from faker.providers.address.en import Provider
+
+    out = {fold(c) for c in Provider.countries}
+    out |= {c.split(" (")[0] for c in out}
+    out |= {"usa", "uk", "england", "scotland", "wales", "holland", "czechia", "russia"}
+    return frozenset(out)
+
+
+#: Languages whose common words are vocabulary too: text of European users is not all English
+#: ("Je suis", "votre", "Bestellung" are no names).
+LANGUAGES = ("en", "de", "fr", "es", "it", "nl", "pl")
+
+
+@lru_cache(maxsize=65536)
+def zipf(word: str, languages: tuple[str, ...] = LANGUAGES) -> float:
+    """Highest Zipf frequency of ``word`` in ``languages`` (0 for unknown words)."""
+    from wordfreq import zipf_frequency
+
+    # the "small" lists (words of Zipf 3 and more) load in a fraction of a second; our thresholds
+    # are 3 and above
+    return max(zipf_frequency(word, lang, wordlist="small") for lang in languages)
+
+
+def is_vocabulary(
+    word: str, threshold: float = VOCAB_ZIPF, languages: tuple[str, ...] = LANGUAGES
+) -> bool:
+    """``word`` is a frequent word of ``languages`` (names are told apart by the caller's name
+    lists)."""
+    w = fold(word).strip("'’.-")
+    if w.endswith(("'s", "’s")):
+        w = w[:-2]
+    return len(w) >= 2 and zipf(w, languages) >= threshold
+
+
+def is_place_or_calendar(words: str) -> bool:
+    """A country, nationality/language, month or weekday ("Costa Rica", "English", "May")."""
+    w = fold(words).strip(" .,'’")
+    if w.endswith(("'s", "’s")):
+        w = w[:-2]
+    return w in countries() or w in NATIONALITIES or w in MONTHS or w in WEEKDAYS
+
+
+def is_place(words: str) -> bool:
+    """A country or a nationality/language ("Poland", "English"), not a calendar word."""
+    w = fold(words).strip(" .,'’")
+    if w.endswith(("'s", "’s")):
+        w = w[:-2]
+    return w in countries() or w in NATIONALITIES
