@@ -94,15 +94,7 @@ class RayAnalyzerPool:
         self._ray = ray
         self.config = config or AnalyzerConfig()
         self.address = address
-        self._connected = False
-        if not ray.is_initialized():
-            ray.init(
-                address=address,
-                logging_level=logging.WARNING,
-                log_to_driver=False,  # worker output may hold library warnings, never forwarded
-                configure_logging=False,
-            )
-            self._connected = True
+        self._connected = connect(ray, address)
         cpus = int(ray.cluster_resources().get("CPU", 1))
         self.n_workers = max(1, int(n_workers) if n_workers else cpus)
         actor_cls = ray.remote(num_cpus=1, max_restarts=1, max_task_retries=1)(_AnalyzerActor)
@@ -134,6 +126,20 @@ class RayAnalyzerPool:
         """Kill the actors; disconnect from the cluster if this pool connected."""
         release_actors(self._ray, self.actors, self._connected)
         self.actors, self._connected = [], False
+
+
+def connect(ray: Any, address: str) -> bool:
+    """Connect this process to the cluster at ``address`` unless Ray is already initialized;
+    True if this call connected (so the caller disconnects when done)."""
+    if ray.is_initialized():
+        return False
+    ray.init(
+        address=address,
+        logging_level=logging.WARNING,
+        log_to_driver=False,  # worker output may hold library warnings, never forwarded
+        configure_logging=False,
+    )
+    return True
 
 
 def release_actors(ray: Any, actors: Sequence[Any], disconnect: bool) -> None:

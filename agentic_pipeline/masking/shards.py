@@ -41,7 +41,6 @@ no Ray. Usage statistics are switched off (``RAY_USAGE_STATS_ENABLED=0``) before
 
 from __future__ import annotations
 
-import logging
 import os
 import resource
 import sys
@@ -62,7 +61,12 @@ from agentic_pipeline.masking.keys import (
 )
 from agentic_pipeline.masking.mask import Masker, MaskResult, mask_steps
 from agentic_pipeline.masking.pseudonyms import is_dev_key
-from agentic_pipeline.masking.ray_pool import RAY_ADDRESS_ENV, ray_address, release_actors
+from agentic_pipeline.masking.ray_pool import (
+    RAY_ADDRESS_ENV,
+    connect,
+    ray_address,
+    release_actors,
+)
 
 #: The line an actor writes to its worker log once its masker is built (how operators, and the
 #: tests, see the actors).
@@ -228,17 +232,9 @@ class RayShardMasker:
 
         self._ray = ray
         self.address = address
-        self._connected = False
         self.actors: list[Any] = []
         t = time.perf_counter()
-        if not ray.is_initialized():
-            ray.init(
-                address=address,
-                logging_level=logging.WARNING,
-                log_to_driver=False,  # worker output may hold library warnings, never forwarded
-                configure_logging=False,
-            )
-            self._connected = True
+        self._connected = connect(ray, address)
         try:
             cpus = int(ray.cluster_resources().get("CPU", 1))
             self.n_workers = max(1, int(n_workers) if n_workers else cpus)
