@@ -74,12 +74,6 @@ DEMO_IMPORTS_ALLOWED: dict[str, str] = {
     "resource builds the demo's scripted variant (get_policy)",
 }
 
-#: TEMPORARY: modules over MAX_LINES that other work is splitting right now. Each entry is an
-#: expected failure (strict): once the file is split, its test passes, turns into a failure and
-#: says to remove the entry. Nothing may be added here (masking/mask.py and recognizers.py, the
-#: two entries it had, are split).
-TEMPORARILY_OVER_MAX_LINES: dict[str, str] = {}
-
 #: The stages (and shared packages) whose face is a public API: ``__all__`` in the package's
 #: ``__init__`` (or the stage module), every listed name bound there.
 STAGES: tuple[str, ...] = (
@@ -314,15 +308,7 @@ def test_no_module_over_max_lines():
         for p in module_paths().values()
         if (n := line_count(p)) > MAX_LINES
     }
-    assert {p: n for p, n in long.items() if p not in TEMPORARILY_OVER_MAX_LINES} == {}
-
-
-@pytest.mark.parametrize("path", sorted(TEMPORARILY_OVER_MAX_LINES))
-@pytest.mark.xfail(strict=True, reason="TEMPORARILY_OVER_MAX_LINES: being split by other work")
-def test_temporarily_long_module_is_split(path):
-    """Fails today (expected). Once split this passes, which strict xfail reports as a failure:
-    then remove the entry from TEMPORARILY_OVER_MAX_LINES."""
-    assert line_count(ROOT / path) <= MAX_LINES
+    assert long == {}
 
 
 @pytest.mark.parametrize("stage", STAGES)
