@@ -21,7 +21,7 @@ import re
 
 from agentic_pipeline.masking.engine import Span
 from agentic_pipeline.masking.json_walker import key_entity
-from agentic_pipeline.masking.names import listed_name, not_a_name_word
+from agentic_pipeline.masking.names import _ORG_NEXT_RE, listed_name, not_a_name_word
 from agentic_pipeline.masking.pseudonyms import fold
 from agentic_pipeline.masking.vocabulary import (
     FUNCTION_WORD_ZIPF,
@@ -150,10 +150,16 @@ def _widen(text: str, span: Span, taken: list[tuple[int, int]]) -> Span:
     if before:
         w = before.group(1)
         a = s - len(before.group(0))
-        if w[0].isupper() and not not_a_name_word(w) and not any(x < s and a < y for x, y in taken):
+        hyphened = a > 0 and text[a - 1] in "-‐"  # "ex-Zombie Berky": a prefix's word
+        if (
+            w[0].isupper()
+            and not hyphened
+            and not not_a_name_word(w)
+            and not any(x < s and a < y for x, y in taken)
+        ):
             s = a
     after = re.match(r"[ \t]([^\W\d_][^\W\d_'’-]*)", text[e : e + 40])
-    if after:
+    if after and not text[s:e].endswith(("'s", "’s")):  # "Zoe Young's Cautionary Tales"
         w = after.group(1)
         b = e + len(after.group(0))
         if (
@@ -189,6 +195,12 @@ def _address_block_names(text: str, spans: list[Span]) -> list[Span]:
         if is_place_or_calendar(m.group(1)) or any(x < e and s < y for x, y in taken):
             continue
         below = text[e:].split("\n", 5)[1:5]
+        nxt = _WORDS.findall(next((ln for ln in below if ln.strip(" \t>")), ""))
+        if any(is_place_or_calendar(" ".join(nxt[:k])) for k in (1, 2, 3) if len(nxt) >= k):
+            continue  # the city line above its country ("Agios Epiktitos\nCyprus 9500")
+        ends = [sp[1] for sp in spans if _person(sp)] + [sp[1] for sp in out]
+        if any(x < s and 1 <= text.count("\n", x, s) <= 2 for x in ends):
+            continue  # the line under the block's name line is the company ("Wise Appraisals")
         end_below = e + sum(len(x) + 1 for x in below)
         if any(e < sp[0] <= end_below for sp in streets) or any(
             is_place_or_calendar(" ".join(_WORDS.findall(line)[:3])) for line in below
@@ -210,6 +222,32 @@ _RUN_BEFORE = re.compile(
 )
 
 
+#: "<person> of <X>": X is the person's employer or organisation ("Maisie Rees of Realty Depot",
+#: "Tom Leonard of Mr. Steak"), never a second person.
+_OF_BEFORE = re.compile(r"[ \t]+of[ \t]+(?:(?:Mr|Mrs|Ms|Dr)\.?[ \t]+)?$")
+#: An organisation word right after the span, maybe after one more capitalised word ("... Almar
+#: Country Club", "Jacob Reed and Sons", "Cherry & Webb").
+_ORG_AFTER = re.compile(
+    r"(?:[ \t]+[A-ZÀ-ÖØ-ÞĀ-Ž][\w'’-]*)?" + _ORG_NEXT_RE.pattern.replace(r"\s+", r"[ \t]+", 1)
+)
+
+
+def _organisation(text: str, span: Span, persons: list[Span]) -> bool:
+    """The span names an organisation, not a person: an affiliation after "<person> of" or
+    owning the person after it ("Realty Depot's Maisie Rees"), an organisation word after it or
+    at its end ("Road Runner Lawn Services"), or an "&" in it."""
+    s, e = span[0], span[1]
+    before = _OF_BEFORE.search(text, max(0, s - 16), s)
+    if before and any(p[1] == before.start() for p in persons):
+        return True
+    if text[s:e].endswith(("'s", "’s")) and any(p[0] == e + 1 for p in persons):
+        return True
+    if "&" in text[s:e] or _ORG_AFTER.match(text, e) or text[max(0, s - 2) : s] == "& ":
+        return True
+    last = _CAP_WORD.findall(text, s, e)
+    return bool(last) and _ORG_NEXT_RE.fullmatch(" " + last[-1]) is not None
+
+
 def refine_spans(text: str, spans: list[Span]) -> list[Span]:
     """The detections of ``text`` with the person spans corrected (see module doc); sorted."""
     if "\n" in text:
@@ -220,8 +258,11 @@ def refine_spans(text: str, spans: list[Span]) -> list[Span]:
     others = [(sp[0], sp[1]) for sp in spans if not _person(sp)]
     out: list[Span] = [sp for sp in spans if not _person(sp)]
     persons: list[Span] = []
+    all_persons = [sp for sp in spans if _person(sp)]
     for sp in spans:
         if not _person(sp):
+            continue
+        if sp[4] not in _KEEP and _organisation(text, sp, all_persons):
             continue
         value = text[sp[0] : sp[1]]
         if is_place(value) if sp[4] in _KEEP else is_place_or_calendar(value):

@@ -24,7 +24,8 @@ _WORD = rf"[{_UP}{_LW}][{_UP}{_LW}'’.-]*"
 #: della Spiga"); never a sentence's end ("the weekend. I'll") nor "is"/"of".
 _STREET_WORD = (
     rf"(?:[{_UP}][{_UP}{_LW}'’-]*\.?|(?:de|del|della|delle|di|da|do|dos|das|du|des|la|le|les|"
-    r"el|los|las|van|von|der|den|am|an|im|nad|pod|na|u|y|e|i)(?![\w'’]))"
+    r"el|los|las|van|von|der|den|am|an|im|nad|pod|na|u|y|e|i)(?![\w'’])|"
+    rf"[ld]['’][{_UP}][{_UP}{_LW}'’-]*)"
 )
 _HOUSE = r"\d{1,5}(?:\s?[a-zA-Z](?![\w]))?(?:\s?[/-]\s?\d{1,4}[a-zA-Z]?)?"
 _EU_PREFIX = (
@@ -53,10 +54,12 @@ EU_STREET_RES: tuple[re.Pattern[str], ...] = (
     # "Via Roma 12", "Calle de Alcalá 3", "ul. Długa 5", "Avenida Noruega 42"
     re.compile(rf"(?<!\w)(?:{_EU_PREFIX})\s+(?:{_WORD}\s+){{0,4}}?{_WORD},?\s+{_HOUSE}(?!\w)"),
     # "12, rue de la Paix", "3 bis avenue Foch"
+    # (the street's words are capitalised or particles: "69 Rue de Kairouan street in Moknine"
+    # stops before "street")
     re.compile(
-        rf"(?<![\w.,])\d{{1,4}}(?:\s?(?:bis|ter))?,?\s+(?:rue|avenue|boulevard|bd|chemin|"
-        rf"allée|impasse|place|quai|route|cours)\s+(?:{_WORD}\s+){{0,4}}{_WORD}(?!\w)",
-        re.IGNORECASE,
+        rf"(?<![\w.,])\d{{1,4}}(?:\s?(?i:bis|ter))?,?[ \t]+(?i:rue|avenue|boulevard|bd|chemin|"
+        rf"allée|impasse|place|quai|route|cours)(?:[ \t]+{_STREET_WORD}){{0,4}}"
+        rf"[ \t]+[{_UP}][{_UP}{_LW}'’-]*(?!\w)"
     ),
     # "Hauptstraße 3", "Mattenstrasse 108", "Keizersgracht 12a", "Karu põik 61"
     re.compile(
@@ -102,6 +105,12 @@ EU_STREET_RES: tuple[re.Pattern[str], ...] = (
     re.compile(
         rf"(?<!\w)[{_UP}][{_LW}'’-]+(?:[ \t]+[{_UP}][{_LW}'’-]+)?[ \t]+(?:u\.|utca|út|tér|"
         rf"körút|krt\.|rakpart|sétány|köz|kapu|cesta|ulica)[ \t]+{_HOUSE}\.?(?!\w)"
+    ),
+    # a street-type word standing alone after the name: "Stuttgarter Platz 23", "Nieuwe Baan 4"
+    re.compile(
+        rf"(?<![\w.,])[{_UP}][{_LW}'’-]+[ \t]+(?:Straße|Strasse|Platz|Weg|Allee|Gasse|Damm|Ufer|"
+        r"Markt|Straat|Laan|Plein|Gracht|Kade|Singel|Dijk|Baan|Steeg|Gade|Vej|Gatan|Vägen|Veien|"
+        rf"Katu|Utca|Tér)[ \t]+{_HOUSE}(?!\w)"
     ),
 )
 #: The families of ``EU_STREET_RES`` without a street word of their own ("words + house
@@ -170,6 +179,13 @@ POSTCODE_RES: tuple[re.Pattern[str], ...] = (
     ),
     # US ZIP after a state code ("Austin, TX 78701") or a city and comma ("Seattle, 98101")
     re.compile(r"(?<=[A-Z]{2} )\d{5}(?:-\d{4})?(?![\w-])|(?<=, )\d{5}(?:-\d{4})?(?=$|[\s,.;)])"),
+    # a postcode closing a line that is only a city and a two-letter region ("Budapest BU 1045",
+    # "Haaren NB 5076 PB")
+    re.compile(
+        rf"^[^\w\n]*(?:[{_UP}][{_LW}]+[ \t]+){{1,3}}[A-Z]{{2}}[ \t]+"
+        r"(\d{4,5}|[1-9]\d{3} ?[A-Z]{2}|\d{3} \d{2})(?=[ \t]*$)",
+        re.MULTILINE,
+    ),
     # Australian postcode after a state ("CAMPVALE NSW 2318")
     re.compile(
         r"(?<=\b(?:NSW|VIC|QLD|TAS|ACT) )\d{4}(?![\w-])|(?<=\b(?:WA|SA|NT) )\d{4}(?=[ \t]*$)", re.M
