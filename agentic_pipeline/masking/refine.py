@@ -21,7 +21,12 @@ import re
 
 from agentic_pipeline.masking.engine import Span
 from agentic_pipeline.masking.json_walker import key_entity
-from agentic_pipeline.masking.names import _ORG_NEXT_RE, listed_name, not_a_name_word
+from agentic_pipeline.masking.names import (
+    _ORG_NEXT_RE,
+    is_name_pair,
+    listed_name,
+    not_a_name_word,
+)
 from agentic_pipeline.masking.pseudonyms import fold
 from agentic_pipeline.masking.vocabulary import (
     FUNCTION_WORD_ZIPF,
@@ -248,6 +253,29 @@ def _organisation(text: str, span: Span, persons: list[Span]) -> bool:
     return bool(last) and _ORG_NEXT_RE.fullmatch(" " + last[-1]) is not None
 
 
+def _whole_line(text: str, s: int, e: int) -> bool:
+    """``[s, e)`` is all the words of its line."""
+    a, b = text.rfind("\n", 0, s) + 1, text.find("\n", e)
+    b = len(text) if b < 0 else b
+    return not _WORDS.search(text, a, s) and not _WORDS.search(text, e, b)
+
+
+def _company_line(text: str, span: Span, persons: list[Span], address: list[Span]) -> bool:
+    """A whole line right under a name line, above a street line or postcode: the company
+    line of an address block ("Lydia Reid\nWise Appraisals\nEötvös út 10.")."""
+    s, e = span[0], span[1]
+    if not address or not _whole_line(text, s, e):
+        return False
+    words = _WORDS.findall(text, s, e)
+    if len(words) == 2 and is_name_pair(*words):
+        return False  # a second person ("Anna Smith\nBob Jones\nHauptstraße 3")
+    above = any(
+        p[1] < s and 1 <= text.count("\n", p[1], s) <= 2 and _whole_line(text, p[0], p[1])
+        for p in persons
+    )
+    return above and any(e < a[0] and text.count("\n", e, a[0]) <= 3 for a in address)
+
+
 def refine_spans(text: str, spans: list[Span]) -> list[Span]:
     """The detections of ``text`` with the person spans corrected (see module doc); sorted."""
     if "\n" in text:
@@ -269,6 +297,8 @@ def refine_spans(text: str, spans: list[Span]) -> list[Span]:
             continue  # "I am French" ("Jan lives on ..." is a name: a month only without context)
         if sp[4] not in _KEEP:
             if address and _is_city(text, sp, address):
+                continue
+            if "\n" in text and _company_line(text, sp, all_persons, address):
                 continue
             if sp[4] == "SpacyRecognizer":
                 fixed = _vocabulary_fix(text, sp)
