@@ -229,6 +229,8 @@ _RUN_BEFORE = re.compile(
 
 #: "<person> of <X>": X is the person's employer or organisation ("Maisie Rees of Realty Depot",
 #: "Tom Leonard of Mr. Steak"), never a second person.
+#: Between an owner and the person after it: "Realty Depot's Maisie Rees".
+_OWNER_GAP = re.compile(r"((?:['’]s)+)?[ \t]+")
 _OF_BEFORE = re.compile(r"[ \t]+of[ \t]+(?:(?:Mr|Mrs|Ms|Dr)\.?[ \t]+)?$")
 #: An organisation word right after the span, maybe after one more capitalised word ("... Almar
 #: Country Club", "Jacob Reed and Sons", "Cherry & Webb").
@@ -245,7 +247,9 @@ def _organisation(text: str, span: Span, persons: list[Span]) -> bool:
     before = _OF_BEFORE.search(text, max(0, s - 16), s)
     if before and any(p[1] == before.start() for p in persons):
         return True
-    if text[s:e].endswith(("'s", "’s")) and any(p[0] == e + 1 for p in persons):
+    gap = _OWNER_GAP.match(text, e)
+    owner = text[s:e].endswith(("'s", "’s")) or (gap is not None and gap.group(1) is not None)
+    if owner and gap is not None and any(p[0] == gap.end() for p in persons):
         return True
     if "&" in text[s:e] or _ORG_AFTER.match(text, e) or text[max(0, s - 2) : s] == "& ":
         return True
