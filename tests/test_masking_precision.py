@@ -27,13 +27,19 @@ def _found(rec, text: str, entity: str) -> list[str]:
     return sorted({text[r.start : r.end] for r in rec.analyze(text, []) if r.entity_type == entity})
 
 
+def _at(text: str, value: str, det: str = SPACY, score: float = 0.85):
+    """The last occurrence of ``value`` as a person span."""
+    s = text.rindex(value)
+    return (s, s + len(value), "PERSON", score, det)
+
+
 def test_the_organisation_of_a_person_is_not_a_person():
-    text = "Greta Holm of Sunny Bakery is the founder; Sunny Bakery's Greta Holm agrees."
+    text = "Greta Holm of Kelvor Realty is the founder; Kelvor Realty's Greta Holm agrees."
     spans = [
         _span(text, "Greta Holm", det=GAZ, score=0.9),
-        _span(text, "Sunny Bakery"),
-        (text.rindex("Sunny Bakery's"), text.rindex("Sunny Bakery's") + 14, "PERSON", 0.85, SPACY),
-        (text.rindex("Greta Holm"), text.rindex("Greta Holm") + 10, "PERSON", 0.9, GAZ),
+        _span(text, "Kelvor Realty"),
+        _at(text, "Kelvor Realty's"),
+        _at(text, "Greta Holm", det=GAZ, score=0.9),
     ]
     assert set(_persons(text, spans)) == {"Greta Holm"}
 
