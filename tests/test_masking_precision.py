@@ -109,3 +109,18 @@ def test_street_type_word_standing_alone_and_region_postcodes():
     assert _found(rec, "Jan Smit\nHaaren NB 5076 PB\n", "ZIP_CODE") == ["5076 PB"]
     assert _found(rec, "x\n  Pécs BA 7755", "ZIP_CODE") == ["7755"]
     assert _found(rec, "I bought Model XR 2000 yesterday", "ZIP_CODE") == []
+
+
+def test_a_whole_address_line_is_a_street_even_with_vocabulary_words():
+    rec = StreetLineRecognizer()
+    text = "The parcel went to Libertad 4410, Villa Nueva, 30565 today."
+    assert _found(rec, text, "STREET_ADDRESS") == ["Libertad 4410"]
+    assert _found(rec, "It was May 27, Paris, 2024", "STREET_ADDRESS") == []
+    assert _found(rec, "Size 10, Blue, 4400", "STREET_ADDRESS") == []
+
+
+def test_a_person_who_gave_something_is_a_name():
+    from agentic_pipeline.masking.recognizers import NameContextRecognizer
+
+    text = "Quorin had given Quorin his address."
+    assert "Quorin" in _found(NameContextRecognizer(), text, "PERSON")

@@ -47,7 +47,8 @@ _NOT_STREET = (
     "Flight|Seat|Gate|Room|Order|Item|Total|Step|Page|Chapter|Table|Figure|Version|Terminal|"
     "Platform|Level|Floor|Row|Section|Day|Week|Year|Option|Question|Line|Part|Phase|Round|Trial|"
     "Task|Episode|Batch|Number|Case|Price|Amount|Quantity|Score|Rating|Bags|Passengers|Adults|"
-    "Children|Nights|Hours|Minutes|Reservation|Ticket|Train|Bus|Bay|Stage|Level|Grade"
+    "Children|Nights|Hours|Minutes|Reservation|Ticket|Train|Bus|Bay|Stage|Level|Grade|Size|"
+    "Model"
 )
 _NOT_STREET_WORDS = frozenset(w.lower() for w in _NOT_STREET.split("|"))
 EU_STREET_RES: tuple[re.Pattern[str], ...] = (
@@ -112,15 +113,24 @@ EU_STREET_RES: tuple[re.Pattern[str], ...] = (
         r"Markt|Straat|Laan|Plein|Gracht|Kade|Singel|Dijk|Baan|Steeg|Gade|Vej|Gatan|Vägen|Veien|"
         rf"Katu|Utca|Tér)[ \t]+{_HOUSE}(?!\w)"
     ),
+    # a whole address line: "Democracia 6558, Pine Park, 4100" (the city and postcode after it
+    # make it a street even when its words are vocabulary of some language)
+    re.compile(
+        rf"(?<![\w.,])[{_UP}][{_LW}'’-]{{2,}}(?: [{_UP}][{_LW}'’-]+)? \d{{1,5}}[a-z]?"
+        rf"(?=,[ \t]+[{_UP}][^,\n]{{1,40}},[ \t]+(?:\d{{4,5}}(?:-\d{{3}})?|\d{{2}}-\d{{3}}|"
+        r"\d{3} \d{2}|[A-Z]{1,2}\d[A-Z\d]? ?\d[A-Z]{2})(?![\w-]))"
+    ),
 )
 #: The families of ``EU_STREET_RES`` without a street word of their own ("words + house
 #: number") and the "-ring"/"-weg" suffix family ("During 2019" ends in "ring"): their words are
 #: checked by ``_street_words`` (positions in ``EU_STREET_RES``; new families go at its end).
 _WORD_NUMBER_RES = frozenset({2, 5, 6, 7, 8})
+#: Families whose context is a whole address line: their words may be vocabulary.
+_ADDRESS_LINE_RES = frozenset({len(EU_STREET_RES) - 1})
 _LETTERS_RE = re.compile(rf"[{_UP}{_LW}]+")
 
 
-def _street_words(span: str) -> bool:
+def _street_words(span: str, vocabulary: bool = True) -> bool:
     """The words of a "words + number" street candidate can name a street: none is a month or
     weekday ("May 27"), a country or nationality ("Australia 2405"), a capitalised English stop
     word ("During 2019", "Of The 70s") or a non-street label ("Size 10"), and they are not all
@@ -134,7 +144,7 @@ def _street_words(span: str) -> bool:
             return False
         if w[0].isupper() and f in _STOP:
             return False
-    return not all(is_vocabulary(w) for w in words)
+    return not vocabulary or not all(is_vocabulary(w) for w in words)
 
 
 #: Postcodes, each with the context that makes it one (a city after it, or a comma/state before).
@@ -214,6 +224,8 @@ class StreetLineRecognizer(LocalRecognizer):
                 for m in rx.finditer(text):
                     g = 1 if rx.groups else 0
                     if i in _WORD_NUMBER_RES and not _street_words(m.group(g)):
+                        continue
+                    if i in _ADDRESS_LINE_RES and not _street_words(m.group(g), False):
                         continue
                     out.append(RecognizerResult("STREET_ADDRESS", m.start(g), m.end(g), 0.7))
         if not entities or "ZIP_CODE" in entities:
