@@ -124,3 +124,12 @@ def test_a_person_who_gave_something_is_a_name():
 
     text = "Quorin had given Quorin his address."
     assert "Quorin" in _found(NameContextRecognizer(), text, "PERSON")
+
+
+def test_the_object_of_travel_or_growing_up_is_a_place_even_if_listed():
+    text = "Dr. Ivo flew to Marta Bay on Monday."
+    assert _persons(text, [_span(text, "Marta", det=GAZ, score=0.55)]) == []
+    text = "He grew up in Lucia Rosa."
+    assert _persons(text, [_span(text, "Lucia Rosa", det=GAZ, score=0.9)]) == []
+    text = "Lucia Rosa lives in Porto."
+    assert _persons(text, [_span(text, "Lucia Rosa", det=GAZ, score=0.9)]) == ["Lucia Rosa"]

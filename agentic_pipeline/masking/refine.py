@@ -214,11 +214,19 @@ def _address_block_names(text: str, spans: list[Span]) -> list[Span]:
     return out
 
 
-def _place_run_before(text: str, start: int) -> bool:
+def _place_run_before(text: str, start: int, rx: re.Pattern[str] = _PLACE_PREPOSITION) -> bool:
     """A place word ("in", "grew up in", "flew to") before the proper-noun run ending at
     ``start`` ("grew up in Ventosa del Río Almar")."""
     m = _RUN_BEFORE.search(text, max(0, start - 80), start)
-    return m is not None and _PLACE_PREPOSITION.search(text, max(0, m.start() - 24), m.start())
+    return m is not None and rx.search(text, max(0, m.start() - 24), m.start()) is not None
+
+
+#: Verbs whose object is always a place, never a person, even when its words are listed names
+#: ("flew to Hella", "grew up in Cusano Milanino").
+_ONLY_PLACE = re.compile(
+    r"(?i)(?<!\w)(?:(?:flew|fly|flying|flies|travel+ed|travel+ing|drove|driving) to|grew up in|"
+    r"(?:was|were) born in|(?:lives|lived|living) in)[ \t]+$"
+)
 
 
 #: Capitalised words and lower-case particles right before a position, on one line.
@@ -301,6 +309,8 @@ def refine_spans(text: str, spans: list[Span]) -> list[Span]:
             continue  # "I am French" ("Jan lives on ..." is a name: a month only without context)
         if sp[4] not in _KEEP:
             if address and _is_city(text, sp, address):
+                continue
+            if _place_run_before(text, sp[0], _ONLY_PLACE):
                 continue
             if "\n" in text and _company_line(text, sp, all_persons, address):
                 continue
