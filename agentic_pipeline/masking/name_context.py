@@ -61,7 +61,8 @@ _NAME_CONTEXT_RES: tuple[re.Pattern[str], ...] = (
     ),
     re.compile(
         rf"(?:^|(?<=[.!?][ \t])|(?<=\n))[> \t]*({_W})[ \t]+(?:is from|was born|lives|lived|"
-        r"spent|began|works|worked|studied|grew up|moved|went to|is very|was very)(?!\w)",
+        r"spent|began|works|worked|studied|grew up|moved|went to|is very|was very|had given|"
+        r"has given|gave)(?!\w)",
         re.MULTILINE,
     ),
     re.compile(rf",[ \t]+({_W})!"),

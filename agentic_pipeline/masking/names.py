@@ -281,8 +281,10 @@ class NameGazetteerRecognizer(LocalRecognizer):
         out += self._last_first(text)
         out += self._singles(text, others, out)
         for m in _TITLE_RE.finditer(text):
+            # a titled name ends at its possessive: "Mr. Steak's Tom Leonard" owns a person
+            end = min((m.start(1) + i + 2 for i in _possessives(m.group(1))), default=m.end(1))
             if not not_a_name_word(m.group(1).split()[0]):
-                out.append(RecognizerResult("PERSON", m.start(1), m.end(1), NAME_EVIDENCE_SCORE))
+                out.append(RecognizerResult("PERSON", m.start(1), end, NAME_EVIDENCE_SCORE))
         return out
 
     @staticmethod
@@ -388,6 +390,11 @@ class NameGazetteerRecognizer(LocalRecognizer):
                 continue
             out.append(RecognizerResult("PERSON", s, e, 0.55))
         return out
+
+
+def _possessives(value: str) -> list[int]:
+    """Positions of the possessive "'s" followed by another word inside ``value``."""
+    return [m.start() for m in re.finditer(r"['’]s(?= )", value)]
 
 
 def is_place_or_calendar_pair(a: str, b: str) -> bool:

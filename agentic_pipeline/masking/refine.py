@@ -21,7 +21,12 @@ import re
 
 from agentic_pipeline.masking.engine import Span
 from agentic_pipeline.masking.json_walker import key_entity
-from agentic_pipeline.masking.names import listed_name, not_a_name_word
+from agentic_pipeline.masking.names import (
+    _ORG_NEXT_RE,
+    is_name_pair,
+    listed_name,
+    not_a_name_word,
+)
 from agentic_pipeline.masking.pseudonyms import fold
 from agentic_pipeline.masking.vocabulary import (
     FUNCTION_WORD_ZIPF,
@@ -150,10 +155,16 @@ def _widen(text: str, span: Span, taken: list[tuple[int, int]]) -> Span:
     if before:
         w = before.group(1)
         a = s - len(before.group(0))
-        if w[0].isupper() and not not_a_name_word(w) and not any(x < s and a < y for x, y in taken):
+        hyphened = a > 0 and text[a - 1] in "-‐"  # "ex-Zombie Berky": a prefix's word
+        if (
+            w[0].isupper()
+            and not hyphened
+            and not not_a_name_word(w)
+            and not any(x < s and a < y for x, y in taken)
+        ):
             s = a
     after = re.match(r"[ \t]([^\W\d_][^\W\d_'’-]*)", text[e : e + 40])
-    if after:
+    if after and not text[s:e].endswith(("'s", "’s")):  # "Zoe Young's Cautionary Tales"
         w = after.group(1)
         b = e + len(after.group(0))
         if (
@@ -189,6 +200,12 @@ def _address_block_names(text: str, spans: list[Span]) -> list[Span]:
         if is_place_or_calendar(m.group(1)) or any(x < e and s < y for x, y in taken):
             continue
         below = text[e:].split("\n", 5)[1:5]
+        nxt = _WORDS.findall(next((ln for ln in below if ln.strip(" \t>")), ""))
+        if any(is_place_or_calendar(" ".join(nxt[:k])) for k in (1, 2, 3) if len(nxt) >= k):
+            continue  # the city line above its country ("Agios Epiktitos\nCyprus 9500")
+        ends = [sp[1] for sp in spans if _person(sp)] + [sp[1] for sp in out]
+        if any(x < s and 1 <= text.count("\n", x, s) <= 2 for x in ends):
+            continue  # the line under the block's name line is the company ("Wise Appraisals")
         end_below = e + sum(len(x) + 1 for x in below)
         if any(e < sp[0] <= end_below for sp in streets) or any(
             is_place_or_calendar(" ".join(_WORDS.findall(line)[:3])) for line in below
@@ -197,17 +214,78 @@ def _address_block_names(text: str, spans: list[Span]) -> list[Span]:
     return out
 
 
-def _place_run_before(text: str, start: int) -> bool:
+def _place_run_before(text: str, start: int, rx: re.Pattern[str] = _PLACE_PREPOSITION) -> bool:
     """A place word ("in", "grew up in", "flew to") before the proper-noun run ending at
     ``start`` ("grew up in Ventosa del Río Almar")."""
     m = _RUN_BEFORE.search(text, max(0, start - 80), start)
-    return m is not None and _PLACE_PREPOSITION.search(text, max(0, m.start() - 24), m.start())
+    return m is not None and rx.search(text, max(0, m.start() - 24), m.start()) is not None
+
+
+#: Verbs whose object is always a place, never a person, even when its words are listed names
+#: ("flew to Hella", "grew up in Cusano Milanino").
+_ONLY_PLACE = re.compile(
+    r"(?i)(?<!\w)(?:(?:flew|fly|flying|flies|travel+ed|travel+ing|drove|driving) to|grew up in|"
+    r"(?:was|were) born in|(?:lives|lived|living) in)[ \t]+$"
+)
 
 
 #: Capitalised words and lower-case particles right before a position, on one line.
 _RUN_BEFORE = re.compile(
     r"(?:(?:[A-ZÀ-ÖØ-ÞĀ-Ž][^\W\d_'’.-]*|de|del|da|do|dos|das|di|della|la|le|el)[ \t]+){0,4}$"
 )
+
+
+#: "<person> of <X>": X is the person's employer or organisation ("Maisie Rees of Realty Depot",
+#: "Tom Leonard of Mr. Steak"), never a second person.
+#: Between an owner and the person after it: "Realty Depot's Maisie Rees".
+_OWNER_GAP = re.compile(r"((?:['’]s)+)?[ \t]+")
+_OF_BEFORE = re.compile(r"[ \t]+of[ \t]+(?:(?:Mr|Mrs|Ms|Dr)\.?[ \t]+)?$")
+#: An organisation word right after the span, maybe after one more capitalised word ("... Almar
+#: Country Club", "Jacob Reed and Sons", "Cherry & Webb").
+_ORG_AFTER = re.compile(
+    r"(?:[ \t]+[A-ZÀ-ÖØ-ÞĀ-Ž][\w'’-]*)?" + _ORG_NEXT_RE.pattern.replace(r"\s+", r"[ \t]+", 1)
+)
+
+
+def _organisation(text: str, span: Span, persons: list[Span]) -> bool:
+    """The span names an organisation, not a person: an affiliation after "<person> of" or
+    owning the person after it ("Realty Depot's Maisie Rees"), an organisation word after it or
+    at its end ("Road Runner Lawn Services"), or an "&" in it."""
+    s, e = span[0], span[1]
+    before = _OF_BEFORE.search(text, max(0, s - 16), s)
+    if before and any(p[1] == before.start() for p in persons):
+        return True
+    gap = _OWNER_GAP.match(text, e)
+    owner = text[s:e].endswith(("'s", "’s")) or (gap is not None and gap.group(1) is not None)
+    if owner and gap is not None and any(p[0] == gap.end() for p in persons):
+        return True
+    if "&" in text[s:e] or _ORG_AFTER.match(text, e) or text[max(0, s - 2) : s] == "& ":
+        return True
+    last = _CAP_WORD.findall(text, s, e)
+    return bool(last) and _ORG_NEXT_RE.fullmatch(" " + last[-1]) is not None
+
+
+def _whole_line(text: str, s: int, e: int) -> bool:
+    """``[s, e)`` is all the words of its line."""
+    a, b = text.rfind("\n", 0, s) + 1, text.find("\n", e)
+    b = len(text) if b < 0 else b
+    return not _WORDS.search(text, a, s) and not _WORDS.search(text, e, b)
+
+
+def _company_line(text: str, span: Span, persons: list[Span], address: list[Span]) -> bool:
+    """A whole line right under a name line, above a street line or postcode: the company
+    line of an address block ("Lydia Reid\nWise Appraisals\nEötvös út 10.")."""
+    s, e = span[0], span[1]
+    if not address or not _whole_line(text, s, e):
+        return False
+    words = _WORDS.findall(text, s, e)
+    if len(words) == 2 and is_name_pair(*words):
+        return False  # a second person ("Anna Smith\nBob Jones\nHauptstraße 3")
+    above = any(
+        p[1] < s and 1 <= text.count("\n", p[1], s) <= 2 and _whole_line(text, p[0], p[1])
+        for p in persons
+    )
+    return above and any(e < a[0] and text.count("\n", e, a[0]) <= 3 for a in address)
 
 
 def refine_spans(text: str, spans: list[Span]) -> list[Span]:
@@ -220,14 +298,21 @@ def refine_spans(text: str, spans: list[Span]) -> list[Span]:
     others = [(sp[0], sp[1]) for sp in spans if not _person(sp)]
     out: list[Span] = [sp for sp in spans if not _person(sp)]
     persons: list[Span] = []
+    all_persons = [sp for sp in spans if _person(sp)]
     for sp in spans:
         if not _person(sp):
+            continue
+        if sp[4] not in _KEEP and _organisation(text, sp, all_persons):
             continue
         value = text[sp[0] : sp[1]]
         if is_place(value) if sp[4] in _KEEP else is_place_or_calendar(value):
             continue  # "I am French" ("Jan lives on ..." is a name: a month only without context)
         if sp[4] not in _KEEP:
             if address and _is_city(text, sp, address):
+                continue
+            if _place_run_before(text, sp[0], _ONLY_PLACE):
+                continue
+            if "\n" in text and _company_line(text, sp, all_persons, address):
                 continue
             if sp[4] == "SpacyRecognizer":
                 fixed = _vocabulary_fix(text, sp)

@@ -24,7 +24,8 @@ _WORD = rf"[{_UP}{_LW}][{_UP}{_LW}'’.-]*"
 #: della Spiga"); never a sentence's end ("the weekend. I'll") nor "is"/"of".
 _STREET_WORD = (
     rf"(?:[{_UP}][{_UP}{_LW}'’-]*\.?|(?:de|del|della|delle|di|da|do|dos|das|du|des|la|le|les|"
-    r"el|los|las|van|von|der|den|am|an|im|nad|pod|na|u|y|e|i)(?![\w'’]))"
+    r"el|los|las|van|von|der|den|am|an|im|nad|pod|na|u|y|e|i)(?![\w'’])|"
+    rf"[ld]['’][{_UP}][{_UP}{_LW}'’-]*)"
 )
 _HOUSE = r"\d{1,5}(?:\s?[a-zA-Z](?![\w]))?(?:\s?[/-]\s?\d{1,4}[a-zA-Z]?)?"
 _EU_PREFIX = (
@@ -46,17 +47,20 @@ _NOT_STREET = (
     "Flight|Seat|Gate|Room|Order|Item|Total|Step|Page|Chapter|Table|Figure|Version|Terminal|"
     "Platform|Level|Floor|Row|Section|Day|Week|Year|Option|Question|Line|Part|Phase|Round|Trial|"
     "Task|Episode|Batch|Number|Case|Price|Amount|Quantity|Score|Rating|Bags|Passengers|Adults|"
-    "Children|Nights|Hours|Minutes|Reservation|Ticket|Train|Bus|Bay|Stage|Level|Grade"
+    "Children|Nights|Hours|Minutes|Reservation|Ticket|Train|Bus|Bay|Stage|Level|Grade|Size|"
+    "Model"
 )
 _NOT_STREET_WORDS = frozenset(w.lower() for w in _NOT_STREET.split("|"))
 EU_STREET_RES: tuple[re.Pattern[str], ...] = (
     # "Via Roma 12", "Calle de Alcalá 3", "ul. Długa 5", "Avenida Noruega 42"
     re.compile(rf"(?<!\w)(?:{_EU_PREFIX})\s+(?:{_WORD}\s+){{0,4}}?{_WORD},?\s+{_HOUSE}(?!\w)"),
     # "12, rue de la Paix", "3 bis avenue Foch"
+    # (the street's words are capitalised or particles: "69 Rue de Kairouan street in Moknine"
+    # stops before "street")
     re.compile(
-        rf"(?<![\w.,])\d{{1,4}}(?:\s?(?:bis|ter))?,?\s+(?:rue|avenue|boulevard|bd|chemin|"
-        rf"allée|impasse|place|quai|route|cours)\s+(?:{_WORD}\s+){{0,4}}{_WORD}(?!\w)",
-        re.IGNORECASE,
+        rf"(?<![\w.,])\d{{1,4}}(?:\s?(?i:bis|ter))?,?[ \t]+(?i:rue|avenue|boulevard|bd|chemin|"
+        rf"allée|impasse|place|quai|route|cours)(?:[ \t]+{_STREET_WORD}){{0,4}}"
+        rf"[ \t]+[{_UP}][{_UP}{_LW}'’-]*(?!\w)"
     ),
     # "Hauptstraße 3", "Mattenstrasse 108", "Keizersgracht 12a", "Karu põik 61"
     re.compile(
@@ -103,15 +107,30 @@ EU_STREET_RES: tuple[re.Pattern[str], ...] = (
         rf"(?<!\w)[{_UP}][{_LW}'’-]+(?:[ \t]+[{_UP}][{_LW}'’-]+)?[ \t]+(?:u\.|utca|út|tér|"
         rf"körút|krt\.|rakpart|sétány|köz|kapu|cesta|ulica)[ \t]+{_HOUSE}\.?(?!\w)"
     ),
+    # a street-type word standing alone after the name: "Stuttgarter Platz 23", "Nieuwe Baan 4"
+    re.compile(
+        rf"(?<![\w.,])[{_UP}][{_LW}'’-]+[ \t]+(?:Straße|Strasse|Platz|Weg|Allee|Gasse|Damm|Ufer|"
+        r"Markt|Straat|Laan|Plein|Gracht|Kade|Singel|Dijk|Baan|Steeg|Gade|Vej|Gatan|Vägen|Veien|"
+        rf"Katu|Utca|Tér)[ \t]+{_HOUSE}(?!\w)"
+    ),
+    # a whole address line: "Democracia 6558, Pine Park, 4100" (the city and postcode after it
+    # make it a street even when its words are vocabulary of some language)
+    re.compile(
+        rf"(?<![\w.,])[{_UP}][{_LW}'’-]{{2,}}(?: [{_UP}][{_LW}'’-]+)? \d{{1,5}}[a-z]?"
+        rf"(?=,[ \t]+[{_UP}][^,\n]{{1,40}},[ \t]+(?:\d{{4,5}}(?:-\d{{3}})?|\d{{2}}-\d{{3}}|"
+        r"\d{3} \d{2}|[A-Z]{1,2}\d[A-Z\d]? ?\d[A-Z]{2})(?![\w-]))"
+    ),
 )
 #: The families of ``EU_STREET_RES`` without a street word of their own ("words + house
 #: number") and the "-ring"/"-weg" suffix family ("During 2019" ends in "ring"): their words are
 #: checked by ``_street_words`` (positions in ``EU_STREET_RES``; new families go at its end).
 _WORD_NUMBER_RES = frozenset({2, 5, 6, 7, 8})
+#: Families whose context is a whole address line: their words may be vocabulary.
+_ADDRESS_LINE_RES = frozenset({len(EU_STREET_RES) - 1})
 _LETTERS_RE = re.compile(rf"[{_UP}{_LW}]+")
 
 
-def _street_words(span: str) -> bool:
+def _street_words(span: str, vocabulary: bool = True) -> bool:
     """The words of a "words + number" street candidate can name a street: none is a month or
     weekday ("May 27"), a country or nationality ("Australia 2405"), a capitalised English stop
     word ("During 2019", "Of The 70s") or a non-street label ("Size 10"), and they are not all
@@ -125,7 +144,7 @@ def _street_words(span: str) -> bool:
             return False
         if w[0].isupper() and f in _STOP:
             return False
-    return not all(is_vocabulary(w) for w in words)
+    return not vocabulary or not all(is_vocabulary(w) for w in words)
 
 
 #: Postcodes, each with the context that makes it one (a city after it, or a comma/state before).
@@ -170,6 +189,13 @@ POSTCODE_RES: tuple[re.Pattern[str], ...] = (
     ),
     # US ZIP after a state code ("Austin, TX 78701") or a city and comma ("Seattle, 98101")
     re.compile(r"(?<=[A-Z]{2} )\d{5}(?:-\d{4})?(?![\w-])|(?<=, )\d{5}(?:-\d{4})?(?=$|[\s,.;)])"),
+    # a postcode closing a line that is only a city and a two-letter region ("Budapest BU 1045",
+    # "Haaren NB 5076 PB")
+    re.compile(
+        rf"^[^\w\n]*(?:[{_UP}][{_LW}]+[ \t]+){{1,3}}[A-Z]{{2}}[ \t]+"
+        r"(\d{4,5}|[1-9]\d{3} ?[A-Z]{2}|\d{3} \d{2})(?=[ \t]*$)",
+        re.MULTILINE,
+    ),
     # Australian postcode after a state ("CAMPVALE NSW 2318")
     re.compile(
         r"(?<=\b(?:NSW|VIC|QLD|TAS|ACT) )\d{4}(?![\w-])|(?<=\b(?:WA|SA|NT) )\d{4}(?=[ \t]*$)", re.M
@@ -198,6 +224,8 @@ class StreetLineRecognizer(LocalRecognizer):
                 for m in rx.finditer(text):
                     g = 1 if rx.groups else 0
                     if i in _WORD_NUMBER_RES and not _street_words(m.group(g)):
+                        continue
+                    if i in _ADDRESS_LINE_RES and not _street_words(m.group(g), False):
                         continue
                     out.append(RecognizerResult("STREET_ADDRESS", m.start(g), m.end(g), 0.7))
         if not entities or "ZIP_CODE" in entities:
