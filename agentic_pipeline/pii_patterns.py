@@ -125,6 +125,18 @@ def iban_ok(value: str) -> bool:
         return False
 
 
+#: The entity types ``strict_matches`` reports, in its order.
+STRICT_ENTITIES = (
+    "EMAIL_ADDRESS",
+    "PHONE_NUMBER",
+    "CREDIT_CARD",
+    "US_SSN",
+    "IBAN_CODE",
+    "IP_ADDRESS",
+    "USER_ID",
+)
+
+
 def strict_matches(text: str) -> Iterator[tuple[int, int, str]]:
     """High-precision matches ``(start, end, entity_type)``: shared by recognizers and the scan."""
     for m in EMAIL_RE.finditer(text):

@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import re
 
-from presidio_analyzer import LocalRecognizer, RecognizerResult
+from presidio_analyzer import RecognizerResult
 from presidio_analyzer.nlp_engine import NlpArtifacts
 
 from agentic_pipeline.masking.names import (
     _TITLE_WORDS,
     NAME_EVIDENCE_SCORE,
+    PersonRecognizer,
     listed_name,
     not_a_name_word,
 )
@@ -127,16 +128,10 @@ _NAME_LIST_RE = re.compile(
 )
 
 
-class NameContextRecognizer(LocalRecognizer):
+class NameContextRecognizer(PersonRecognizer):
     """A capitalised word that no name list has, found by its context: "Hi Rościsław", "call me
     Kuyra", "starring Bjelajac", "Kolos: \\"Who are you?\\"", "Sulimat's address", "shouted at
     Max", "Hideko is from ...". The word must not be vocabulary, a place or a calendar word."""
-
-    def __init__(self) -> None:
-        super().__init__(supported_entities=["PERSON"], name="NameContextRecognizer")
-
-    def load(self) -> None:  # noqa: D102
-        pass
 
     def analyze(
         self, text: str, entities: list[str], nlp_artifacts: NlpArtifacts | None = None

@@ -248,16 +248,20 @@ def _in_proper_noun(text: str, start: int, end: int) -> bool:
     return not (p in _GREETINGS or p in _TITLE_WORDS or listed_name(prev.group(1)))
 
 
-class NameGazetteerRecognizer(LocalRecognizer):
-    """Person names spaCy misses: "cecilie josefsen", "Csanád Bernharðsson" (a listed name next
-    to a last name or a capitalised word that is no vocabulary, any case), "Kordus, Anna", a
-    capitalised name after a title ("Frau Müller", "ms. Naile") and single listed names."""
+class PersonRecognizer(LocalRecognizer):
+    """Base of the name recognizers: reports ``PERSON`` only and has nothing to load."""
 
     def __init__(self) -> None:
-        super().__init__(supported_entities=["PERSON"], name="NameGazetteerRecognizer")
+        super().__init__(supported_entities=["PERSON"], name=type(self).__name__)
 
     def load(self) -> None:  # noqa: D102
         pass
+
+
+class NameGazetteerRecognizer(PersonRecognizer):
+    """Person names spaCy misses: "cecilie josefsen", "Csanád Bernharðsson" (a listed name next
+    to a last name or a capitalised word that is no vocabulary, any case), "Kordus, Anna", a
+    capitalised name after a title ("Frau Müller", "ms. Naile") and single listed names."""
 
     def analyze(
         self, text: str, entities: list[str], nlp_artifacts: NlpArtifacts | None = None

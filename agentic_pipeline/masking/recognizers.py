@@ -64,6 +64,7 @@ from agentic_pipeline.pii_patterns import (  # noqa: F401  (re-exported for the 
     IPV4_RE,
     PHONE_RE,
     SSN_RE,
+    STRICT_ENTITIES,
     USER_ID_RE,
     iban_ok,
     luhn_ok,
@@ -153,15 +154,7 @@ STREET_RE = re.compile(
 class StrictPatternRecognizer(LocalRecognizer):
     """Presidio recognizer reporting ``strict_matches`` (checksums included)."""
 
-    ENTITIES = [
-        "EMAIL_ADDRESS",
-        "PHONE_NUMBER",
-        "CREDIT_CARD",
-        "US_SSN",
-        "IBAN_CODE",
-        "IP_ADDRESS",
-        "USER_ID",
-    ]
+    ENTITIES = list(STRICT_ENTITIES)
 
     def __init__(self, score: float = 0.9) -> None:
         self.score = score
