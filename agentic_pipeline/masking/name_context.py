@@ -16,6 +16,7 @@ from agentic_pipeline.masking.names import (
     PersonRecognizer,
     listed_name,
     not_a_name_word,
+    spacy_non_persons,
 )
 from agentic_pipeline.masking.pseudonyms import fold_word as fold
 from agentic_pipeline.masking.vocabulary import LW as _LW
@@ -140,13 +141,7 @@ class NameContextRecognizer(PersonRecognizer):
         names (0.55: masked where they stand)."""
         if entities and "PERSON" not in entities:
             return []
-        ents = getattr(nlp_artifacts, "entities", None) or ()
-        places = [(e.start_char, e.end_char) for e in ents if e.label_ in ("GPE", "LOC")]
-        others = [
-            (e.start_char, e.end_char)
-            for e in ents
-            if e.label_ in ("GPE", "LOC", "FAC", "ORG", "NORP", "PRODUCT")
-        ]
+        places, others = spacy_non_persons(nlp_artifacts)
         out: dict[tuple[int, int], float] = {}
         for i, rx in enumerate(_NAME_CONTEXT_RES):
             for m, g in ((m, g) for m in rx.finditer(text) for g in range(1, rx.groups + 1)):

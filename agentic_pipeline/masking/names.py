@@ -248,6 +248,21 @@ def _in_proper_noun(text: str, start: int, end: int) -> bool:
     return not (p in _GREETINGS or p in _TITLE_WORDS or listed_name(prev.group(1)))
 
 
+def spacy_non_persons(
+    nlp_artifacts: NlpArtifacts | None,
+) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+    """spaCy's place spans (GPE, LOC) and all its non-person spans (places, FAC, ORG, NORP,
+    PRODUCT: the small model often labels unknown names so, which vetoes single words)."""
+    ents = getattr(nlp_artifacts, "entities", None) or ()
+    places = [(e.start_char, e.end_char) for e in ents if e.label_ in ("GPE", "LOC")]
+    others = [
+        (e.start_char, e.end_char)
+        for e in ents
+        if e.label_ in ("GPE", "LOC", "FAC", "ORG", "NORP", "PRODUCT")
+    ]
+    return places, others
+
+
 class PersonRecognizer(LocalRecognizer):
     """Base of the name recognizers: reports ``PERSON`` only and has nothing to load."""
 
@@ -271,16 +286,9 @@ class NameGazetteerRecognizer(PersonRecognizer):
         sentence start only before "'s", a comma, a colon or a verb like "is", "said")."""
         if entities and "PERSON" not in entities:
             return []
-        ents = getattr(nlp_artifacts, "entities", None) or ()
         # spaCy's non-person entities (places, organisations, products) veto a gazetteer hit:
         # "Houston", "York" and "Atlanta" are surnames too
-        places = [(e.start_char, e.end_char) for e in ents if e.label_ in ("GPE", "LOC")]
-        # the small model often labels unknown names FAC, ORG or NORP: those veto single words
-        others = [
-            (e.start_char, e.end_char)
-            for e in ents
-            if e.label_ in ("GPE", "LOC", "FAC", "ORG", "NORP", "PRODUCT")
-        ]
+        places, others = spacy_non_persons(nlp_artifacts)
         out = self._pairs(text, places)
         out += self._last_first(text)
         out += self._singles(text, others, out)
