@@ -12,7 +12,7 @@ import datetime as dt
 import json
 import re
 from collections import defaultdict
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -20,7 +20,7 @@ from typing import Any, Protocol
 import pyarrow as pa
 
 from agentic_pipeline.jsonutil import json_leaves
-from agentic_pipeline.masking.json_walker import key_entity
+from agentic_pipeline.masking.json_walker import key_entity, walk
 from agentic_pipeline.masking.mask import MASK_COLUMNS
 from agentic_pipeline.schema import STEP_SCHEMA, parse_timestamp
 
@@ -242,24 +242,36 @@ def measure_kept(
 
 #: Standalone date shapes in logs (not inside timestamps): ISO, day/month/year with / . -,
 #: English month names.
-def typed_leaves(text: str) -> Iterator[tuple[Any, str | None]]:
-    """The scalar leaves of a JSON cell, each with the entity type of its nearest key that has
-    one (``{"passenger": {"dob": ...}}`` -> ``DATE_OF_BIRTH``); nothing for text that is not a
-    JSON object or list."""
+class _LeafCollector:
+    """A ``json_walker.walk`` visitor that collects each scalar leaf with its entity type."""
+
+    def __init__(self) -> None:
+        self.leaves: list[tuple[Any, str | None]] = []
+
+    def leaf(self, path: str, value: Any, entity: str | None) -> Any:
+        self.leaves.append((value, entity))
+        return value
+
+    def too_deep(self, path: str, subtree: Any) -> Any:
+        return subtree
+
+    def bad_json(self, path: str, text: str) -> Any:
+        return text
+
+
+def typed_leaves(text: str) -> list[tuple[Any, str | None]]:
+    """The scalar leaves of a JSON cell, each with the entity type the masking's key rules give
+    it (``{"passenger": {"dob": ...}}`` -> ``DATE_OF_BIRTH``), walked by the masking's own JSON
+    walker; nothing for text that is not a JSON object or list."""
     if text[:1] not in "[{":
-        return
+        return []
     try:
-        stack: list[tuple[Any, str | None]] = [(json.loads(text), None)]
+        obj = json.loads(text)
     except ValueError:
-        return
-    while stack:
-        node, et = stack.pop()
-        if isinstance(node, dict):
-            stack.extend((x, key_entity(k) or et) for k, x in node.items())
-        elif isinstance(node, list):
-            stack.extend((x, et) for x in node)
-        elif node is not None:
-            yield node, et
+        return []
+    collector = _LeafCollector()
+    walk(obj, collector)
+    return collector.leaves
 
 
 def plain_text(text: str) -> str:
