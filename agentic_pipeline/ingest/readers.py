@@ -278,18 +278,7 @@ def read_json_array(
             for part_index, part in enumerate(parts):
                 yield _element_record(label, part_index, part, limits)
             return
-        element = text[pos:end].encode("utf-8", "surrogatepass")
-        sha = hashlib.sha256(element).hexdigest()
-        if len(element) > limits.max_record_bytes:
-            yield _SourceRecord(
-                label,
-                index,
-                sha,
-                text[pos : pos + RAW_RECORD_LIMIT],
-                error=f"record exceeds the {limits.max_record_bytes}-byte limit",
-            )
-        else:
-            yield _SourceRecord(label, index, sha, text[pos:end], value=value)
+        yield _checked_record(label, index, text[pos:end], value, limits)
         index += 1
         pos = _skip_ws(text, end)
         if not is_array:
@@ -311,6 +300,14 @@ def read_json_array(
 def _element_record(label: str, index: int, element: Any, limits: IngestLimits) -> _SourceRecord:
     """One record of a container, with its own hash; refused over the record limit."""
     text = json.dumps(element, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    return _checked_record(label, index, text, element, limits)
+
+
+def _checked_record(
+    label: str, index: int, text: str, value: Any, limits: IngestLimits
+) -> _SourceRecord:
+    """The record of one JSON element (``text`` parsed as ``value``), hashed; refused, with
+    only its head kept, over the record limit."""
     data = text.encode("utf-8", "surrogatepass")
     sha = hashlib.sha256(data).hexdigest()
     if len(data) > limits.max_record_bytes:
@@ -321,4 +318,4 @@ def _element_record(label: str, index: int, element: Any, limits: IngestLimits) 
             text[:RAW_RECORD_LIMIT],
             error=f"record exceeds the {limits.max_record_bytes}-byte limit",
         )
-    return _SourceRecord(label, index, sha, text, value=element)
+    return _SourceRecord(label, index, sha, text, value=value)
