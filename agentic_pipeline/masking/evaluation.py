@@ -14,6 +14,7 @@ import re
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -164,8 +165,14 @@ def texts_by_episode(table: Any, columns: Iterable[str]) -> dict[str, list[str]]
     return out
 
 
+@lru_cache(maxsize=65536)
+def value_pattern(value: str) -> re.Pattern[str]:
+    """The evaluation's occurrence rule: ``value`` matched case-insensitively, word-bounded."""
+    return re.compile(rf"(?<!\w){re.escape(value)}(?!\w)", re.IGNORECASE)
+
+
 def occurrences(value: str, texts: list[str]) -> int:
-    rx = re.compile(rf"(?<!\w){re.escape(value)}(?!\w)", re.IGNORECASE)
+    rx = value_pattern(value)
     return sum(len(rx.findall(t)) for t in texts)
 
 
@@ -177,11 +184,38 @@ def _name_parts_left(
     every planted value containing that part ("Will" in "I will"); the largest over the parts."""
     worst = 0
     for part in re.findall(r"[^\W\d_][\w'’.-]*[^\W\d_]|[^\W\d_]{2,}", value):
-        pattern = rf"(?<!\w){re.escape(part)}(?!\w)"
-        holders = [v for _, v in planted if re.search(pattern, v, re.IGNORECASE)]
+        holders = [v for _, v in planted if value_pattern(part).search(v)]
         outside = occurrences(part, raw_texts) - sum(occurrences(v, raw_texts) for v in holders)
         worst = max(worst, occurrences(part, masked_texts) - max(0, outside))
     return worst
+
+
+def _counts_after(
+    raw: Any,
+    masked: Any,
+    values: Mapping[str, set[tuple[str, str]]],
+    columns: Iterable[str],
+    name_parts: bool,
+) -> dict[str, dict[str, int]]:
+    """Per kind: occurrences of ``values`` (episode -> {(kind, value)}) in the raw texts of
+    their episode, and how many of those are still in the masked texts; with ``name_parts``, a
+    ``PERSON`` counts as still there when any of its parts is (``_name_parts_left``)."""
+    columns = list(columns)
+    before = texts_by_episode(raw, columns)
+    after = texts_by_episode(masked, columns)
+    agg: dict[str, dict[str, int]] = defaultdict(lambda: {"raw": 0, "after": 0})
+    for eid, vals in values.items():
+        raw_texts, masked_texts = before.get(eid, []), after.get(eid, [])
+        for kind, v in vals:
+            n_raw = occurrences(v, raw_texts)
+            if not n_raw:
+                continue
+            agg[kind]["raw"] += n_raw
+            still = occurrences(v, masked_texts)
+            if name_parts and kind == "PERSON":
+                still = max(still, _name_parts_left(v, vals, raw_texts, masked_texts))
+            agg[kind]["after"] += min(n_raw, still)
+    return dict(agg)
 
 
 def measure_recall(
@@ -196,24 +230,14 @@ def measure_recall(
     value's own episode (JSON texts included). A person's name counts as left in clear when any
     of its parts is ("Csanád <PERSON>" leaks the first name): see ``_name_parts_left``.
     """
-    columns = list(columns)
-    before = texts_by_episode(raw, columns)
-    after = texts_by_episode(masked, columns)
-    agg: dict[str, dict[str, float]] = defaultdict(lambda: {"raw": 0, "leaked": 0})
-    for eid, vals in planted.items():
-        raw_texts, masked_texts = before.get(eid, []), after.get(eid, [])
-        for et, v in vals:
-            n_raw = occurrences(v, raw_texts)
-            if not n_raw:
-                continue
-            agg[et]["raw"] += n_raw
-            leaked = occurrences(v, masked_texts)
-            if et == "PERSON":
-                leaked = max(leaked, _name_parts_left(v, vals, raw_texts, masked_texts))
-            agg[et]["leaked"] += min(n_raw, leaked)
-    for d in agg.values():
-        d["recall"] = 1.0 - d["leaked"] / d["raw"] if d["raw"] else 1.0
-    return dict(agg)
+    return {
+        et: {
+            "raw": d["raw"],
+            "leaked": d["after"],
+            "recall": 1.0 - d["after"] / d["raw"] if d["raw"] else 1.0,
+        }
+        for et, d in _counts_after(raw, masked, planted, columns, name_parts=True).items()
+    }
 
 
 def measure_kept(
@@ -224,20 +248,14 @@ def measure_kept(
 ) -> dict[str, dict[str, float]]:
     """Per kind: occurrences of values that must stay in clear, how many are still there after
     masking, and that share (same occurrence rule as ``measure_recall``)."""
-    columns = list(columns)
-    before = texts_by_episode(raw, columns)
-    after = texts_by_episode(masked, columns)
-    agg: dict[str, dict[str, float]] = defaultdict(lambda: {"raw": 0, "kept": 0})
-    for eid, vals in kept.items():
-        for kind, v in vals:
-            n_raw = occurrences(v, before.get(eid, []))
-            if not n_raw:
-                continue
-            agg[kind]["raw"] += n_raw
-            agg[kind]["kept"] += min(n_raw, occurrences(v, after.get(eid, [])))
-    for d in agg.values():
-        d["share"] = d["kept"] / d["raw"] if d["raw"] else 1.0
-    return dict(agg)
+    return {
+        kind: {
+            "raw": d["raw"],
+            "kept": d["after"],
+            "share": d["after"] / d["raw"] if d["raw"] else 1.0,
+        }
+        for kind, d in _counts_after(raw, masked, kept, columns, name_parts=False).items()
+    }
 
 
 #: Standalone date shapes in logs (not inside timestamps): ISO, day/month/year with / . -,

@@ -16,6 +16,7 @@ from agentic_pipeline.masking.evaluation import (
     plain_text,
     texts_by_episode,
     typed_leaves,
+    value_pattern,
 )
 from agentic_pipeline.masking.mask import MASK_COLUMNS
 
@@ -69,7 +70,7 @@ def missed_values(
         for et, v in sorted(planted[eid]):
             if not occurrences(v, before.get(eid, [])):
                 continue
-            rx = re.compile(rf"(?<!\w){re.escape(v)}(?!\w)", re.IGNORECASE)
+            rx = value_pattern(v)
             for t in after.get(eid, []):
                 text = plain_text(t)
                 m = rx.search(text)
@@ -96,7 +97,7 @@ def lost_values(
     out: dict[str, list[tuple[str, str, str]]] = defaultdict(list)
     for eid in sorted(kept):
         for kind, v in sorted(kept[eid]):
-            rx = re.compile(rf"(?<!\w){re.escape(v)}(?!\w)", re.IGNORECASE)
+            rx = value_pattern(v)
             for key in by_episode.get(eid, []):
                 a, b = plain_text(before[key]), plain_text(after.get(key, ""))
                 m = rx.search(a)
