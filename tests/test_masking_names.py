@@ -11,6 +11,7 @@ import pyarrow as pa
 import pytest
 
 from agentic_pipeline.masking import Masker, mask_steps
+from agentic_pipeline.masking.name_shape import NameShapeRecognizer
 from agentic_pipeline.masking.recognizers import (
     NameContextRecognizer,
     NameGazetteerRecognizer,
@@ -18,6 +19,7 @@ from agentic_pipeline.masking.recognizers import (
     street_address_recognizer,
 )
 from agentic_pipeline.masking.refine import refine_spans
+from agentic_pipeline.masking.vocabulary import is_place
 from agentic_pipeline.schema import STEP_SCHEMA
 
 SPACY = "SpacyRecognizer"
@@ -215,6 +217,84 @@ def test_nationalities_products_and_card_brands_survive(masker):
     )
     for kept in ("French", "Mastercard", "Glass", "Black"):
         assert kept in text, kept
+
+
+# ----------------------------------------------------------------------------- names by shape
+@pytest.mark.parametrize(
+    "text, name",
+    [
+        # two capitalised words no word list has (spaCy: ORG, GPE or nothing)
+        ("Follow up with Tawirek Keldanik in a couple of months.", "Tawirek Keldanik"),
+        ("Seid Gorvenik from Bright Star Solutions is the keynote speaker", "Seid Gorvenik"),
+        ("Billing address: Tsunemo Hiraida\n    12 Main St\n", "Tsunemo Hiraida"),
+        ("Why is Kazumiro Okuneda so impulsive?", "Kazumiro Okuneda"),
+        # an unknown word beside a listed name or a word rare in English
+        ("Have you been to a Ella Gawlery concert before?", "Ella Gawlery"),
+        ("Directed By:    Viva Ujvárdy", "Viva Ujvárdy"),
+        ("Zoe Young booked the room.", "Zoe Young"),  # listed first + listed last name
+        # owning something after "from": a person, not a place
+        ("the verses from Genghis Avdeyekov's Cautionary Tales", "Genghis Avdeyekov"),
+        # a Dutch or German particle before an unknown word
+        ("What's your last name? van Roekelstra", "van Roekelstra"),
+    ],
+)
+def test_name_pairs_no_list_has_are_found_by_their_shape(text, name):
+    assert name in _found(NameShapeRecognizer(), text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The Locost Accessories office is at Ilichova 2, Ljubljana, 150",  # plural of a word
+        "Castro Convertibles is on sale",
+        "Looking to support Rogersound Labs in its mission",
+        "Let's eat at the Roadhouse Grill tonight",  # a business word
+        "Please send it to Rua Porangaba 1452, Araçatuba, 16072-535",  # street line
+        "40 Ivy Lane, Walterstone",
+        "Dosseringen 12, Stoholm Jylland, 7850",  # the city before a postcode
+        "Herrería 6\n Apt. 762\n Cenes Vegara\n Spain 18190",  # the city line of a block
+        "Order 5\n\nSedro Woolley\nUnited States",  # the city above its country
+        "We moved here from Punta Estevo",  # after a place preposition
+        "invites songwriters to Ksar Beni Aissa to share",  # a longer proper noun
+        "Wise Appraisals is an Isole Falkland multinational",  # a country in Italian
+        "The office is at Torroella de Montgrí, 17257",  # a Romance particle: a place
+    ],
+)
+def test_shape_pairs_are_not_companies_streets_cities_or_countries(text):
+    assert _found(NameShapeRecognizer(), text) == []
+
+
+def test_shape_names_are_masked_and_their_neighbours_stay(masker):
+    text = _masked(
+        masker,
+        "Follow up with Tawirek Keldanik in a couple of months.",
+        "What's your last name? van Roekelstra",
+        "Have you been to a Ella Gawlery concert before? Castro Convertibles has tickets.",
+    )
+    for name in ("Tawirek", "Keldanik", "Roekelstra", "Gawlery"):
+        assert name not in text, name
+    for kept in ("Follow", "months", "concert", "Castro Convertibles", "tickets"):
+        assert kept in text, kept
+
+
+def test_spacy_names_with_a_listed_first_name_or_a_possessive_after_from_stay():
+    # "Ella" is a Spanish function word, "from" a place preposition: neither drops the name
+    text = "Ella Gawlery\n\nElectronic reporter"
+    spans = refine_spans(text, [_span(text, "Ella Gawlery")])
+    assert ("Ella Gawlery", "PERSON") in _values(text, spans)
+    text = "the verses from Nazhmuddin Ibrakimov's Cautionary Tales. Is there"
+    spans = refine_spans(text, [_span(text, "Nazhmuddin Ibrakimov's"), _span(text, "Tales")])
+    assert ("Nazhmuddin Ibrakimov's", "PERSON") in _values(text, spans)
+    # a place with a possessive after "from" is still no person
+    text = "We flew from Tallinn to Riga."
+    assert refine_spans(text, [_span(text, "Tallinn")]) == []
+
+
+def test_country_names_of_european_languages_are_places_first_names_stay_names():
+    for place in ("Noordelijke Marianen", "Isole Falkland", "Salomonen", "Mongolië"):
+        assert is_place(place), place
+    for name in ("Maurice", "Kuba", "Malte"):  # a country's name in French, Polish, German
+        assert not is_place(name), name
 
 
 # ----------------------------------------------------------------------------- streets

@@ -19,9 +19,11 @@ from presidio_analyzer.nlp_engine import NlpArtifacts
 from agentic_pipeline.masking.pseudonyms import fold_word as fold
 from agentic_pipeline.masking.vocabulary import (
     FUNCTION_WORD_ZIPF,
+    NAME_LOCALES,
     NATIONALITIES,
     VOCAB_ZIPF,
     countries,
+    inflected_vocabulary,
     is_place,
     is_place_or_calendar,
     is_vocabulary,
@@ -36,35 +38,6 @@ from agentic_pipeline.masking.vocabulary import UP as _UP
 #: ("Marius Bang" with "Bang") would take the structural evidence with it.
 NAME_EVIDENCE_SCORE = 0.9
 
-#: Faker locales whose name lists make the gazetteer (Europe and North America).
-NAME_LOCALES = (
-    "en_US",
-    "en_GB",
-    "en_IE",
-    "de_DE",
-    "de_AT",
-    "de_CH",
-    "fr_FR",
-    "fr_CH",
-    "es_ES",
-    "it_IT",
-    "nl_NL",
-    "pl_PL",
-    "da_DK",
-    "sv_SE",
-    "no_NO",
-    "fi_FI",
-    "cs_CZ",
-    "sk_SK",
-    "hu_HU",
-    "pt_PT",
-    "is_IS",
-    "et_EE",
-    "sl_SI",
-    "hr_HR",
-    "el_GR",
-    "ro_RO",
-)
 #: Words that are names in some locale but far more often ordinary words or labels: never a name
 #: alone from the gazetteer.
 COMMON_WORDS = frozenset(
@@ -327,7 +300,10 @@ class NameGazetteerRecognizer(PersonRecognizer):
                 )
             elif upper and not is_place_or_calendar_pair(wa, wb):
                 vetoed = any(s < m.end() and m.start() < e for s, e in places)
-                b_word = not not_a_name_word(wb)  # b could be a name
+                # b could be a name (a plural noun is a business: "Castro Convertibles")
+                b_word = not not_a_name_word(wb) and not (
+                    inflected_vocabulary(b) and not listed_name(wb)
+                )
                 nxt = _NEXT_WORD_RE.match(text, m.end())
                 if (
                     (a in _STOP and not surname)

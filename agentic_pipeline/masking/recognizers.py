@@ -35,6 +35,7 @@ from presidio_analyzer.nlp_engine import NlpArtifacts
 # the recognizers of the other families, re-exported: ``recognizers`` is the masking package's
 # one list of detectors
 from agentic_pipeline.masking.name_context import NameContextRecognizer
+from agentic_pipeline.masking.name_shape import NameShapeRecognizer
 from agentic_pipeline.masking.names import (  # noqa: F401
     COMMON_WORDS,
     NAME_EVIDENCE_SCORE,
@@ -289,6 +290,7 @@ def outsider_recognizers() -> list[LocalRecognizer]:
         StreetLineRecognizer(),
         NameGazetteerRecognizer(),
         NameContextRecognizer(),
+        NameShapeRecognizer(),
         customer_id_recognizer(),
     ]
 

@@ -21,10 +21,12 @@ import re
 
 from agentic_pipeline.masking.engine import Span
 from agentic_pipeline.masking.json_walker import key_entity
+from agentic_pipeline.masking.name_shape import unknown_word
 from agentic_pipeline.masking.names import (
     _ORG_NEXT_RE,
     is_name_pair,
     listed_name,
+    name_gazetteer,
     not_a_name_word,
 )
 from agentic_pipeline.masking.pseudonyms import fold
@@ -33,6 +35,7 @@ from agentic_pipeline.masking.vocabulary import (
     LANGUAGES,
     LEADING_VOCAB_ZIPF,
     TRIMMED_ZIPF,
+    inflected_vocabulary,
     is_place,
     is_place_or_calendar,
     is_vocabulary,
@@ -120,12 +123,24 @@ def _vocabulary_fix(text: str, span: Span) -> Span | None:
         len(words) == 2
         and is_vocabulary(words[0].group(), FUNCTION_WORD_ZIPF)
         and not listed_name(words[1].group())
-    ):
+        and not (
+            unknown_word(words[1].group())
+            and (words[0].group().islower() or listed_name(words[0].group()))
+        )
+    ):  # ("van Roekel", "Ella Gawler": a particle or first name before an unknown word)
         return None  # "Die Buchung", "Der Vertrag": an article and a noun ("de Vries" stays)
     if len(words) == 1 and is_vocabulary(words[0].group()):  # listed or not ("Glass")
         label = _LABEL_BEFORE.search(text, max(0, s - 40), s)
         if label and key_entity(label.group(1)) is None:
             return None  # the value of a field that is no person's: "**Material:** Glass"
+    last, first = words[-1].group(), fold(words[0].group())
+    if (
+        len(words) > 1
+        and not listed_name(last)
+        and inflected_vocabulary(fold(last))
+        and first not in name_gazetteer()[0]
+    ):
+        return None  # a business: "Lechters Housewares" ("Elena Peoples" is a name)
     n = len(words)
     while len(words) > 1 and _role(words[0].group()):  # "Producer Abner Reyna"
         words.pop(0)
@@ -136,7 +151,8 @@ def _vocabulary_fix(text: str, span: Span) -> Span | None:
     s, e = words[0].start(), words[-1].end()
     if text[e : e + 2] in ("'s", "’s"):
         e += 2
-    if not any(listed_name(w.group()) for w in words) and _place_run_before(text, s):
+    owner = text[e - 2 : e] in ("'s", "’s")  # "the verses from Nazhmuddin Ibragimov's"
+    if not any(listed_name(w.group()) for w in words) and not owner and _place_run_before(text, s):
         return None  # "grew up in Zgornji Leskovec", "flew to Tallinn", "from Granja do Tedo"
     if len(words) == 1 and _OWNED_NEXT.match(text, words[-1].end()):
         return None  # "Walt's IGA": a business named after its owner
@@ -257,12 +273,18 @@ def _organisation(text: str, span: Span, persons: list[Span]) -> bool:
         return True
     gap = _OWNER_GAP.match(text, e)
     owner = text[s:e].endswith(("'s", "’s")) or (gap is not None and gap.group(1) is not None)
-    if owner and gap is not None and any(p[0] == gap.end() for p in persons):
-        return True
+    if owner and gap is not None and any(p[0] == gap.end() and _nameish(text, p) for p in persons):
+        return True  # (not before a vocabulary "person": "Ibragimov's Cautionary Tales")
     if "&" in text[s:e] or _ORG_AFTER.match(text, e) or text[max(0, s - 2) : s] == "& ":
         return True
     last = _CAP_WORD.findall(text, s, e)
     return bool(last) and _ORG_NEXT_RE.fullmatch(" " + last[-1]) is not None
+
+
+def _nameish(text: str, span: Span) -> bool:
+    """A person span with a listed name or a word no word list has ("Maisie Rees", not
+    "Tales")."""
+    return any(listed_name(w) or unknown_word(w) for w in _WORDS.findall(text, span[0], span[1]))
 
 
 def _whole_line(text: str, s: int, e: int) -> bool:

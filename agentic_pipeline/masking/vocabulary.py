@@ -80,12 +80,60 @@ hindi urdu bengali punjabi tamil swahili mandarin cantonese italians germans ame
 )
 
 
+#: Faker locales whose name lists make the gazetteer (Europe and North America).
+NAME_LOCALES = (
+    "en_US",
+    "en_GB",
+    "en_IE",
+    "de_DE",
+    "de_AT",
+    "de_CH",
+    "fr_FR",
+    "fr_CH",
+    "es_ES",
+    "it_IT",
+    "nl_NL",
+    "pl_PL",
+    "da_DK",
+    "sv_SE",
+    "no_NO",
+    "fi_FI",
+    "cs_CZ",
+    "sk_SK",
+    "hu_HU",
+    "pt_PT",
+    "is_IS",
+    "et_EE",
+    "sl_SI",
+    "hr_HR",
+    "el_GR",
+    "ro_RO",
+)
+#: Faker address locales whose country names are places: a user writes "Noordelijke Marianen".
+COUNTRY_LOCALES = ("en", "de_DE", "fr_FR", "es_ES", "it_IT", "nl_NL", "pl_PL", "pt_PT")
+
+
 @lru_cache(maxsize=1)
 def countries() -> frozenset[str]:
-    """Folded English country names ("costa rica") and their first words' short forms."""
-    from faker.providers.address.en import Provider
+    """Folded country names ("costa rica", "isole falkland") in English and the main European
+    languages (Faker's address providers), and their first words' short forms."""
+    import importlib
 
-    out = {fold(c) for c in Provider.countries}
+    out: set[str] = set()
+    firsts: set[str] = set()
+    for loc in COUNTRY_LOCALES:
+        prov = importlib.import_module(f"faker.providers.address.{loc}").Provider
+        out |= {fold(c) for c in getattr(prov, "countries", ())}
+    for loc in NAME_LOCALES:
+        person = importlib.import_module(f"faker.providers.person.{loc}").Provider
+        for attr in ("first_names", "first_names_male", "first_names_female", "last_names"):
+            vals = getattr(person, attr, ())
+            firsts |= {fold(str(n)) for n in (vals.keys() if isinstance(vals, dict) else vals)}
+    english = {
+        fold(c) for c in importlib.import_module("faker.providers.address.en").Provider.countries
+    }
+    # a foreign country name that is a name in some language stays a name ("Maurice", "Kuba")
+    out = english | {c for c in out if c not in firsts}
     out |= {c.split(" (")[0] for c in out}
     out |= {"usa", "uk", "england", "scotland", "wales", "holland", "czechia", "russia"}
     return frozenset(out)
@@ -131,3 +179,19 @@ def is_place(words: str) -> bool:
     if w.endswith(("'s", "’s")):
         w = w[:-2]
     return w in countries() or w in NATIONALITIES
+
+
+def inflected_vocabulary(f: str) -> bool:
+    """Folded ``f`` is a plural or "-ing" form of English vocabulary ("convertibles",
+    "accessories", "mapping"): no name, even when the form itself is rare."""
+    if not f.isalpha():
+        return False  # "springfield's" is a possessive, no plural
+    for cut, add in (("s", ""), ("es", ""), ("ies", "y"), ("ing", "")):
+        stem = f[: -len(cut)] + add
+        if cut == "es" and not stem.endswith(("s", "x", "z", "ch", "sh")):
+            continue  # "Peres" is no plural of "per"
+        if f.endswith(cut) and len(stem) >= 4 and zipf(stem, ("en",)) >= 3.5:
+            return True
+    if f.endswith("pping") or f.endswith("nning") or f.endswith("tting"):
+        return zipf(f[:-4], ("en",)) >= 3.5  # "Mapping", "Planning"
+    return False
