@@ -297,6 +297,29 @@ def test_country_names_of_european_languages_are_places_first_names_stay_names()
         assert not is_place(name), name
 
 
+def test_a_place_word_given_as_a_name_is_a_name(masker):
+    text = _masked(masker, "My name is German", "Her maiden name is Holland.")
+    assert "German" not in text and "Holland" not in text
+    # a nationality without a naming cue stays (in an episode where no one is named so)
+    assert "I am German." in _masked(masker, "I am German.")
+
+
+def test_businesses_of_english_words_and_cities_after_city_are_not_persons():
+    text = "the home city Ljubljana: Beaver Lumber, Beaver Lumber and Beaver Lumber."
+    spans = [_span(text, "Ljubljana")] + [
+        (i, i + len("Beaver Lumber"), "PERSON", 0.85, SPACY)
+        for i in range(len(text))
+        if text.startswith("Beaver Lumber", i)
+    ]
+    assert refine_spans(text, spans) == []
+    text = "The Lechters Housewares store"  # a plural noun after a name-like word
+    assert refine_spans(text, [_span(text, "Lechters Housewares")]) == []
+    text = "Thomas Peoples from First Choice is the speaker"  # after a first name: a surname
+    assert ("Thomas Peoples", "PERSON") in _values(
+        text, refine_spans(text, [_span(text, "Thomas Peoples")])
+    )
+
+
 # ----------------------------------------------------------------------------- streets
 @pytest.mark.parametrize(
     "text",

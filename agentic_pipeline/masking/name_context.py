@@ -120,6 +120,8 @@ _NAME_CONTEXT_RES: tuple[re.Pattern[str], ...] = (
 )
 #: Position in ``_NAME_CONTEXT_RES`` of being called or named: there common words are names too.
 _NAMING = 1
+#: Right before a name given as one: "My name is", "her maiden name was", "surname:".
+_NAMED_BEFORE = re.compile(r"(?i)(?<!\w)(?:name|surname)(?:[ \t]+(?:is|was)|['’]s|:)[ \t]+$")
 #: A speaker's label at a line's start ("Lahual: What a ..."): a name when it labels two lines.
 _SPEAKER_RE = re.compile(rf"(?m)^[> \t]*({_W})[ \t]*:")
 
@@ -153,8 +155,8 @@ class NameContextRecognizer(PersonRecognizer):
                     continue
                 f = fold(word)
                 if i == _NAMING:  # "my partner's name Nail": a word can be a name here
-                    if is_place(word) or f in _STOP:
-                        continue
+                    if f in _STOP or is_place(word) and not _NAMED_BEFORE.search(text, 0, s):
+                        continue  # ("her maiden name is Holland": a place named as a name)
                 elif is_place(word) or (
                     not_a_name_word(word, calendar=False)
                     and not (listed_name(word) and f not in _STOP)

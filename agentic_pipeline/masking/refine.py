@@ -59,6 +59,11 @@ _PLACE_PREPOSITION = re.compile(
 )
 _OWNED_NEXT = re.compile(r"['’]s[ \t]+[A-ZÀ-ÖØ-ÞĀ-Ž]")
 _DIGIT = re.compile(r"\d")
+#: A spaCy person span made only of unlisted English words this frequent is a business or a
+#: title ("Beaver Lumber"); names that are words are listed ("Rose", "Young").
+ENGLISH_WORD_ZIPF = 3.3
+#: Right before a name given as one: "My name is", "her maiden name was", "surname:".
+_NAMED_BEFORE = re.compile(r"(?i)(?<!\w)(?:name|surname)(?:[ \t]+(?:is|was)|['’]s|:)[ \t]+$")
 #: A field label right before a value: "Material: ", "**Color:** ".
 _LABEL_BEFORE = re.compile(r"(?<![\w-])([A-Za-z][\w ]{0,30}?)\**:\**[ \t]*\**[ \t]*$")
 _WORDS = re.compile(r"[^\W\d_][^\W\d_'’-]*(?:['’-][^\W\d_]+)*")
@@ -133,6 +138,11 @@ def _vocabulary_fix(text: str, span: Span) -> Span | None:
         label = _LABEL_BEFORE.search(text, max(0, s - 40), s)
         if label and key_entity(label.group(1)) is None:
             return None  # the value of a field that is no person's: "**Material:** Glass"
+    if len(words) > 1 and all(
+        is_vocabulary(w.group(), ENGLISH_WORD_ZIPF, ("en",)) and not listed_name(w.group())
+        for w in words
+    ):
+        return None  # English words no name list has: "Beaver Lumber", "Golden Joy"
     last, first = words[-1].group(), fold(words[0].group())
     if (
         len(words) > 1
@@ -241,8 +251,8 @@ def _place_run_before(text: str, start: int, rx: re.Pattern[str] = _PLACE_PREPOS
 #: ("flew to Hella", "grew up in Cusano Milanino").
 _ONLY_PLACE = re.compile(
     r"(?i)(?<!\w)(?:(?:flew|fly|flying|flies|travel+ed|travel+ing|drove|driving) to|grew up in|"
-    r"(?:was|were) born in|(?:lives|lived|living) in)[ \t]+$"
-)
+    r"(?:was|were) born in|(?:lives|lived|living) in|city|town|village|capital|hometown)[ \t]+$"
+)  # ("home city Ljubljana")
 
 
 #: Capitalised words and lower-case particles right before a position, on one line.
@@ -328,7 +338,9 @@ def refine_spans(text: str, spans: list[Span]) -> list[Span]:
             continue
         value = text[sp[0] : sp[1]]
         if is_place(value) if sp[4] in _KEEP else is_place_or_calendar(value):
-            continue  # "I am French" ("Jan lives on ..." is a name: a month only without context)
+            if not (sp[4] in _KEEP and _NAMED_BEFORE.search(text, max(0, sp[0] - 30), sp[0])):
+                continue  # "I am French" ("Jan lives on ..." is a name: a month only without
+                # context; "My name is German", "her maiden name is Holland" are names)
         if sp[4] not in _KEEP:
             if address and _is_city(text, sp, address):
                 continue

@@ -190,7 +190,11 @@ def inflected_vocabulary(f: str) -> bool:
         stem = f[: -len(cut)] + add
         if cut == "es" and not stem.endswith(("s", "x", "z", "ch", "sh")):
             continue  # "Peres" is no plural of "per"
-        if f.endswith(cut) and len(stem) >= 4 and zipf(stem, ("en",)) >= 3.5:
+        if (
+            f.endswith(cut)
+            and len(stem) >= (4 if cut == "ing" else 3)
+            and zipf(stem, ("en",)) >= 3.5
+        ):
             return True
     if f.endswith("pping") or f.endswith("nning") or f.endswith("tting"):
         return zipf(f[:-4], ("en",)) >= 3.5  # "Mapping", "Planning"
