@@ -146,6 +146,8 @@ def _pair_is_name(a: str, b: str) -> bool:
             return True  # "Zoe Young", "Cian Young"
     if fb in _BUSINESS or fa in _BUSINESS or fa in _STREET_WORDS:
         return False
+    if unknown_word(a) and fb in lasts and fb not in STOP_WORDS and not is_place_or_calendar(fb):
+        return True  # "Cian Young": an unknown first name before a listed surname
     if unknown_word(a) or unknown_word(b):
         other = b if unknown_word(a) else a
         return name_like(other) or _rare_in_english(other)  # "Viva Ujváry", "Ruby Guibord"

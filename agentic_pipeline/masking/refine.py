@@ -353,7 +353,11 @@ def refine_spans(text: str, spans: list[Span]) -> list[Span]:
                 if fixed is None:
                     continue
                 sp = fixed
-            elif sp[3] < 0.6 and _place_run_before(text, sp[0]):
+            elif (
+                sp[3] < 0.6
+                and text[sp[1] : sp[1] + 2] not in ("'s", "’s")  # "from Renátó Mejer's book"
+                and _place_run_before(text, sp[0])
+            ):
                 continue  # a single listed name inside a place: "in Ventosa del Río Almar"
         persons.append(_widen(text, sp, others))
     # every occurrence in this string of a word of a person span
