@@ -90,6 +90,8 @@ def _values(text: str, spans) -> list[tuple[str, str]]:
         ("It's under my partner's name Nailu", "Nailu"),
         ("It's under my partner's name Nail", "Nail"),  # a word, but named as a name
         ("Turgeonne and Lindqvo were precision engineers.", "Turgeonne"),
+        ("This song by ex-Zombie Szollarik is a perfect example", "Szollarik"),  # a former member
+        ("Unlike the Gudthorsvik novel, it's not about", "Gudthorsvik"),  # an author's work
     ],
 )
 def test_names_no_list_has_are_found_by_their_context(text, name):
@@ -100,6 +102,8 @@ def test_context_does_not_make_vocabulary_or_places_names():
     rec = NameContextRecognizer()
     assert _found(rec, "Thanks Discipline, Hello World") == []
     assert _found(rec, "Hi Poland") == []
+    # a work's maker must be a name: not vocabulary, a country or a place's songs
+    assert _found(rec, "the Penguin books and the Ljubljanka songs, the France novels") == []
 
 
 def test_a_list_of_names_after_a_colon():

@@ -22,7 +22,7 @@ from agentic_pipeline.masking.pseudonyms import fold_word as fold
 from agentic_pipeline.masking.vocabulary import LW as _LW
 from agentic_pipeline.masking.vocabulary import STOP_WORDS as _STOP
 from agentic_pipeline.masking.vocabulary import UP as _UP
-from agentic_pipeline.masking.vocabulary import is_place
+from agentic_pipeline.masking.vocabulary import is_place, is_vocabulary
 
 #: One capitalised name word ("Rościsław", "DeRose", "Anne-Marie"), without a possessive.
 _W = rf"[{_UP}][{_LW}]+(?:[{_UP}][{_LW}]+)?(?:-[{_UP}][{_LW}]+)?"
@@ -111,6 +111,14 @@ _NAME_CONTEXT_RES: tuple[re.Pattern[str], ...] = (
         rf"spokeswoman|analyst|critic|editor|coach|player|captain|pilot|officer|agent))"
         rf"[ \t]+({_W})(?![\w-])"
     ),
+    # a former member: "ex-Beatle Ringo", "ex-Zombie Szöllösi"
+    re.compile(rf"(?<![\w-])[Ee]x-[{_UP}][\w]+[ \t]+({_W})(?![\w-])"),
+    # the author of a work: "Unlike the Guðþórsson novel", "the Bazhaev memoirs"
+    re.compile(
+        rf"(?<!\w)[Tt]he[ \t]+({_W})[ \t]+(?:novel|novels|book|books|memoir|memoirs|poem|poems|"
+        r"biography|autobiography|symphony|sonata|opera|painting|"
+        r"paintings|short stories|stories|essay|essays|diaries|letters)(?!\w)"
+    ),
     # a person added or named in a role: "add Isolda Marrero as guardian"
     re.compile(
         rf"(?<![\w@.])({_W})(?:[ \t]+{_W})?[ \t]+as[ \t]+(?:(?:an?|the|my|our|his|her)[ \t]+)?"
@@ -120,6 +128,9 @@ _NAME_CONTEXT_RES: tuple[re.Pattern[str], ...] = (
 )
 #: Position in ``_NAME_CONTEXT_RES`` of being called or named: there common words are names too.
 _NAMING = 1
+#: Position of "the X novel": there an English word rarer than vocabulary is a publisher or a
+#: series ("the Penguin books"), not an author.
+_WORKS = next(i for i, rx in enumerate(_NAME_CONTEXT_RES) if "memoirs" in rx.pattern)
 #: Right before a name given as one: "My name is", "her maiden name was", "surname:".
 _NAMED_BEFORE = re.compile(r"(?i)(?<!\w)(?:name|surname)(?:[ \t]+(?:is|was)|['’]s|:)[ \t]+$")
 #: A speaker's label at a line's start ("Lahual: What a ..."): a name when it labels two lines.
@@ -163,6 +174,8 @@ class NameContextRecognizer(PersonRecognizer):
                 ):
                     continue  # "Mark is very reliable": a listed name in context is one
                 if not listed_name(word) and any(a < e and s < b for a, b in places):
+                    continue
+                if i == _WORKS and not listed_name(word) and is_vocabulary(word, 3.0, ("en",)):
                     continue
                 out[(s, e)] = NAME_EVIDENCE_SCORE
         labels = [(m.start(1), m.end(1), m.group(1)) for m in _SPEAKER_RE.finditer(text)]
