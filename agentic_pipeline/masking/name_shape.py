@@ -20,6 +20,7 @@ Only word frequencies (``wordfreq``) and the name lists (``names.py``) are read:
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from presidio_analyzer import RecognizerResult
 from presidio_analyzer.nlp_engine import NlpArtifacts
@@ -39,6 +40,7 @@ from agentic_pipeline.masking.vocabulary import (
     LW,
     STOP_WORDS,
     UP,
+    countries,
     inflected_vocabulary,
     is_place_or_calendar,
     zipf,
@@ -135,11 +137,22 @@ def name_like(word: str) -> bool:
     return en < UNKNOWN_ZIPF and zipf(f) < FOREIGN_ZIPF
 
 
+@lru_cache(maxsize=1)
+def _country_pairs() -> frozenset[str]:
+    """Adjacent word pairs of the multi-word country names ("emirati arabi" of "Emirati Arabi
+    Uniti", "indischen ozean")."""
+    out = set()
+    for c in countries():
+        words = c.replace(",", " ").split()
+        out |= {f"{x} {y}" for x, y in zip(words, words[1:], strict=False)}
+    return frozenset(out)
+
+
 def _pair_is_name(a: str, b: str) -> bool:
     """Two capitalised words make a name by their shape alone."""
     firsts, lasts = _listed_names()
     fa, fb = _fw(a), _fw(b)
-    if is_place_or_calendar_pair(a, b):
+    if is_place_or_calendar_pair(a, b) or f"{fa} {fb}" in _country_pairs():
         return False
     if fa in firsts and fa not in COMMON_WORDS and zipf(fa, ("en",)) < LISTED_EN_ZIPF:
         if fb in lasts and fb not in STOP_WORDS and not is_place_or_calendar(fb):
@@ -148,6 +161,8 @@ def _pair_is_name(a: str, b: str) -> bool:
         return False
     if unknown_word(a) and fb in lasts and fb not in STOP_WORDS and not is_place_or_calendar(fb):
         return True  # "Cian Young": an unknown first name before a listed surname
+    if name_like(a) and name_like(b) and max(zipf(fa, ("en",)), zipf(fb, ("en",))) < UNKNOWN_ZIPF:
+        return True  # names of other languages' texts: "Bronisław Sawicki"
     if unknown_word(a) or unknown_word(b):
         other = b if unknown_word(a) else a
         return name_like(other) or _rare_in_english(other)  # "Viva Ujváry", "Ruby Guibord"
@@ -176,6 +191,20 @@ def _run_word(text: str, m: re.Match[str] | None) -> bool:
     return not (f in _GREETINGS or f in _TITLE_WORDS or f in STOP_WORDS) and (
         name_like(w) or _ORG_NEXT_RE.match(" " + w) is not None
     )
+
+
+def _company_word_before(text: str, m: re.Match[str] | None) -> bool:
+    """A capitalised English word before the pair, inside a sentence: the start of a company
+    or title ("at Best Biz Survis"), not a greeting, a title or a sentence's first word."""
+    if m is None or not m.group(1)[0].isupper() or m.group(1).endswith(("'s", "’s")):
+        return False  # (an owner: "Farmer Jack's Habiba Spreicer")
+    f = _fw(m.group(1).rstrip("."))
+    if f in _GREETINGS or f in _TITLE_WORDS or f in STOP_WORDS:
+        return False
+    before = text[max(0, m.start(1) - 3) : m.start(1)].rstrip(" \t")
+    if not before or before[-1] in ".!?:\n\"'>“(*-":
+        return False  # a sentence's first word ("Maybe Veere Boes")
+    return zipf(f, ("en",)) >= LISTED_EN_ZIPF if listed_name(f) else zipf(f, ("en",)) >= 3.0
 
 
 def _address_part(text: str, s: int, e: int) -> bool:
@@ -217,8 +246,8 @@ def shape_names(text: str) -> list[RecognizerResult]:
         ):
             continue  # "Stratabiz Kash Solutions", "Afforda Karry Foods"
         prev = _PREV_WORD.search(text, max(0, s - 40), s)
-        if _run_word(text, prev):
-            continue  # "Ksar Beni Aissa"
+        if _run_word(text, prev) or _company_word_before(text, prev):
+            continue  # "Ksar Beni Aissa", "at Best Biz Survis"
         if _PLACE_BEFORE.search(text, max(0, s - 30), s) and not _POSSESSIVE_NEXT.match(text, e):
             continue  # "moved to Slovenj Gradec" ("the verses from Edhem Jernejšek's" stays)
         if _address_part(text, s, e):

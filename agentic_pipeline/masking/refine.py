@@ -24,6 +24,7 @@ from agentic_pipeline.masking.json_walker import key_entity
 from agentic_pipeline.masking.name_shape import unknown_word
 from agentic_pipeline.masking.names import (
     _ORG_NEXT_RE,
+    _listed_names,
     is_name_pair,
     listed_name,
     name_gazetteer,
@@ -117,7 +118,9 @@ def _vocabulary_fix(text: str, span: Span) -> Span | None:
     if not words:
         return None
     value = text[s:e]
-    if is_place_or_calendar(value) or is_place_or_calendar(words[0].group()):
+    if is_place_or_calendar(value) or (
+        is_place_or_calendar(words[0].group()) and not _first_name_pair(words)
+    ):
         return None
     if all(
         not_a_name_word(w.group(), LANGUAGES) or is_vocabulary(w.group(), FUNCTION_WORD_ZIPF)
@@ -167,6 +170,19 @@ def _vocabulary_fix(text: str, span: Span) -> Span | None:
     if len(words) == 1 and _OWNED_NEXT.match(text, words[-1].end()):
         return None  # "Walt's IGA": a business named after its owner
     return (s, e, *span[2:])
+
+
+def _first_name_pair(words: list[re.Match[str]]) -> bool:
+    """Two words, a listed first name that is also a place or month and a surname ("Jordan
+    Pettersson", "Jan Kowalski"; not "Jordan Valley")."""
+    if len(words) != 2:
+        return False
+    first, last = fold(words[0].group()), words[1].group()
+    return (
+        first in _listed_names()[0]
+        and not is_place_or_calendar(last)
+        and (fold(last) in name_gazetteer()[1] or unknown_word(last))
+    )
 
 
 def _role(word: str) -> bool:
