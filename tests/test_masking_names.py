@@ -245,6 +245,9 @@ def test_nationalities_products_and_card_brands_survive(masker):
         ("the verses from Genghis Avdeyekov's Cautionary Tales", "Genghis Avdeyekov"),
         # a Dutch or German particle before an unknown word
         ("What's your last name? van Roekelstra", "van Roekelstra"),
+        # a first name, a particle and a surname that may be a word ("Beers", "Pas")
+        ("Booking for Anna van Beers: window seat", "Anna van Beers"),
+        ("Hello, this is Jan ten Pas. Please update my file.", "Jan ten Pas"),
     ],
 )
 def test_name_pairs_no_list_has_are_found_by_their_shape(text, name):
@@ -268,6 +271,8 @@ def test_name_pairs_no_list_has_are_found_by_their_shape(text, name):
         "Wise Appraisals is an Isole Falkland multinational",  # a country in Italian
         "The office is at Torroella de Montgrí, 17257",  # a Romance particle: a place
         "We'll meet at Best Quikmart Survex, Paraguay",  # a company's English first word
+        "I live at Bellavista 28, 49620 Santa Cristina de la Polvorosa.",  # a town's name
+        "Rua Professor Luiz Carlos de Lyra Netto 298",  # a street named after a person
         "It serves great Emirati Arabi Uniti food.",  # part of a country's name in Italian
     ],
 )

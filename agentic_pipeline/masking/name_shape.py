@@ -34,6 +34,7 @@ from agentic_pipeline.masking.names import (
     _listed_names,
     is_place_or_calendar_pair,
     listed_name,
+    name_gazetteer,
 )
 from agentic_pipeline.masking.pseudonyms import fold_word as fold
 from agentic_pipeline.masking.vocabulary import (
@@ -66,6 +67,12 @@ _PARTICLE_RE = re.compile(
     rf"(?<![\w@.#/_-])((?:van|von|ter|ten|van der|van den|van de|von der)[ \t]+{_WORD})"
     rf"(?![\w@_-])"
 )
+#: A first name, a particle and a capitalised word: "Anna van Beers", "Jan ten Pas", "Maria de
+#: Souza" (the last word may be vocabulary: Dutch surnames often are).
+_FIRST_PARTICLE_RE = re.compile(
+    rf"(?<![\w@.#/_-])({_WORD})[ \t]+(?:van der|van den|van de|von der|van|von|ten|ter|de la|"
+    rf"de|da|di|del|della|dos|du|le|la)[ \t]+({_WORD})(?![\w@_-])"
+)
 _PREV_WORD = re.compile(rf"([{UP}{LW}][{UP}{LW}'’.-]*)[ \t]+$")
 _NEXT_WORD = re.compile(rf"(?:['’]s)?[ \t]+([{UP}{LW}][{UP}{LW}'’-]*)")
 #: Before a place: prepositions and verbs of going or being somewhere, "University of".
@@ -95,6 +102,7 @@ _STREET_AFTER = re.compile(
     r"(?i)\.?[ \t]*(?:\d|(?:vei|veg|gate|gata|gatan|gade|vej|straat|str|st|street|road|rd|ave|"
     r"lane|drive|weg|allee|allé|út|utca|cesta)\b)"
 )
+_NUMBER_AFTER_WORD = re.compile(rf"[ \t]+[{UP}][{LW}]+\.?[ \t]+\d")
 #: A city: before a postcode, after a house number and a comma or after a postcode.
 _CITY_AFTER = re.compile(r"[ \t]*,?[ \t]*\d{3}")
 _CITY_BEFORE = re.compile(r"(?:\d[\w./-]*,|\b\d{4,5})[ \t]*$")
@@ -207,6 +215,19 @@ def _company_word_before(text: str, m: re.Match[str] | None) -> bool:
     return zipf(f, ("en",)) >= LISTED_EN_ZIPF if listed_name(f) else zipf(f, ("en",)) >= 3.0
 
 
+def _inside_proper_noun(text: str, start: int) -> bool:
+    """A capitalised word right before ``start`` that is no greeting, title or stop word, inside
+    a sentence: ``start`` is inside a longer proper noun ("Santa Cristina de la Polvorosa")."""
+    m = _PREV_WORD.search(text, max(0, start - 40), start)
+    if m is None or not m.group(1)[0].isupper():
+        return False
+    f = _fw(m.group(1).rstrip(".,"))
+    if f in _GREETINGS or f in _TITLE_WORDS or f in STOP_WORDS or m.group(1).endswith(","):
+        return False
+    before = text[max(0, m.start(1) - 3) : m.start(1)].rstrip(" \t")
+    return bool(before) and before[-1] not in ".!?:\n\"'>“(*-"
+
+
 def _address_part(text: str, s: int, e: int) -> bool:
     """``[s, e)`` is (part of) a street line or the city of an address."""
     before = text[max(0, s - 30) : s]
@@ -254,6 +275,20 @@ def shape_names(text: str) -> list[RecognizerResult]:
             continue
         out.append(RecognizerResult("PERSON", s, e, SHAPE_SCORE))
         pos = e
+    firsts = name_gazetteer()[0]
+    for m in _FIRST_PARTICLE_RE.finditer(text):
+        first, last = _fw(m.group(1)), m.group(2)
+        if (
+            first in firsts
+            and _fw(last) not in STOP_WORDS
+            and not is_place_or_calendar(last)
+            and not _address_part(text, m.start(), m.end())
+            and not _NUMBER_AFTER_WORD.match(text, m.end())  # "Carlos de Lyra Netto 298"
+            and not _inside_proper_noun(text, m.start())  # "Santa Cristina de la Polvorosa"
+            and not _STREET_BEFORE.search(text, max(0, m.start() - 30), m.start())
+            and not _PLACE_BEFORE.search(text, max(0, m.start() - 30), m.start())
+        ):
+            out.append(RecognizerResult("PERSON", m.start(), m.end(), SHAPE_SCORE))
     for m in _PARTICLE_RE.finditer(text):
         last = m.group(1).split()[-1]
         if unknown_word(last) or (listed_name(last) and not is_place_or_calendar(last)):
