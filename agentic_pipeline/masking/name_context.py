@@ -1,6 +1,7 @@
 """Person names that no list has, found by their context: greetings and vocatives, being called
-or named, credits, speakers' labels, verbs of speech, roles ("songwriter X", "my kid X"), person
-field labels ("Customer: X"), names before an e-mail address, lists of names after a colon.
+or named, credits, speakers' labels, verbs of speech, roles ("songwriter X", "my kid X"), former
+members ("ex-Zombie X"), authors of works ("the X novel"), person field labels ("Customer: X"),
+names before an e-mail address, lists of names after a colon.
 """
 
 from __future__ import annotations

@@ -4,16 +4,22 @@ spaCy's small model tags most unfamiliar names as organisations or places ("Seid
 "Fumio Okuno", "Veere Boes" as ORG; "Caresse Bonneville" as GPE) or misses them, and the name
 lists hold neither word. What still tells them apart from companies, products and places:
 
-* a **name pair** is two capitalised words on one line that are each unknown to the word lists
-  of the main European languages (not vocabulary, not a plural of it) or a listed name that is
-  rare in English ("Ella Gawler"); at least one of them unknown, or a listed first name before a
-  listed last name ("Zoe Young"). The pair must stand alone (no third such word beside it: "Ksar
-  Beni Aissa"), not before an organisation or vocabulary word ("Afforda Karry Solutions"), not
-  after a place preposition or inside an address block (those are cities; ``refine.py`` checks
-  the address block);
-* a lower-case name particle before a capitalised unknown word is a surname ("van Roekel",
-  "de Kuijper").
+* a **name pair** is two capitalised words on one line that can be names: an unknown word
+  (in no word list of the main European languages, no plural of vocabulary) beside a listed name
+  rare in English or a word rare in English ("Ella Gawler", "Viva Ujváry"), an unknown word
+  before a listed surname ("Cian Young"), a listed first name before a listed surname ("Zoe
+  Young"), or two name-like words that are no English words at all ("Bronisław Sawicki"). The
+  pair must stand alone (no third such word beside it: "Ksar Beni Aissa"; no company's English
+  word before it: "Best Biz Survis"), not before an organisation, business or vocabulary word
+  ("Afforda Karry Solutions", "Roadhouse Grill"), not be part of a country's name ("Emirati
+  Arabi Uniti"), not after a place preposition and not in a street line or a city's place of an
+  address (number, postcode, unit line or country around it; ``refine.py`` checks the address
+  block too);
+* a lower-case Dutch or German particle before an unknown word is a surname ("van Roekel"), and
+  a listed first name, a particle and a capitalised word are a name ("Anna van Beers", "Jan ten
+  Pas", "Lotte de Vaan"), unless inside a longer proper noun or a street line.
 
+All are reported with ``SHAPE_SCORE``: masked where they stand, never an episode-wide value.
 Only word frequencies (``wordfreq``) and the name lists (``names.py``) are read: no model.
 """
 

@@ -9,6 +9,11 @@ street, postcode and other person spans (issue #12, recall and precision of name
   country, nationality or month ("Cyprus", "English") is dropped; a leading role word is trimmed
   ("Producer Abner Reyna" -> "Abner Reyna"; a trailing one may be a surname: "Brenda Lemon"); an
   unlisted name after "in", "from", "flew to" is a place ("flew to Tallinn");
+* a spaCy "person" of unlisted English words ("Beaver Lumber") or ending in a plural noun
+  ("Dynatronics Accessories") is a business; a name after "home city" is the city; a name given as
+  one stays even when it is a place word ("My name is German"); a listed first name before an
+  unknown word ("Ella Gawler") or a particle before one ("van Roekel") stays a name, and so does
+  a person owning something after "from" ("the verses from Renátó Mejer's Cautionary Tales");
 * a capitalised word right beside a person span that can be a name joins it ("Freddie" before a
   detected surname);
 * every other occurrence, in the same string, of a word of a person span is masked too
