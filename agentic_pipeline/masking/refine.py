@@ -158,7 +158,7 @@ def _vocabulary_fix(text: str, span: Span) -> Span | None:
         and inflected_vocabulary(fold(last))
         and first not in name_gazetteer()[0]
     ):
-        return None  # a business: "Lechters Housewares" ("Elena Peoples" is a name)
+        return None  # a business: "Dynatronics Accessories" ("Elena Peoples" is a name)
     n = len(words)
     while len(words) > 1 and _role(words[0].group()):  # "Producer Abner Reyna"
         words.pop(0)
