@@ -166,23 +166,32 @@ def after_street_spans(text: str, found: list[Span]) -> list[Span]:
     return out
 
 
-#: "in <City> <postcode>" in prose: the city's words and the postcode (group 1 and 2).
+#: "in <City> <postcode>" in prose: the preposition, the city's words, the postcode and the
+#: word after it.
 _IN_CITY = re.compile(
-    rf"(?<!\w)(?:in|at|near|from|to)[ \t]+((?:{_CITY_WORD}[ \t]+){{0,2}}[{_UP}][{_UP}{_LW}'’-]+)"
-    rf"[ \t]+({POSTCODE_SHAPE})(?![\w-]|[.,]\d)"
+    rf"(?<!\w)(in|at|near|from|to)[ \t]+((?:{_CITY_WORD}[ \t]+){{0,2}}[{_UP}][{_UP}{_LW}'’-]+)"
+    rf"[ \t]+({POSTCODE_SHAPE})(?![\w-]|[.,]\d)(?:[ \t]+([{_LW}]+))?"
 )
 
 
 def prose_postcode_spans(text: str) -> list[Span]:
-    """The postcode of "in <City> <postcode>": the city's words are no label or calendar word, an
-    all-capitals word has 4+ letters; a 4-digit postcode is no year and its city's words are
-    not all common vocabulary ("in Pine Park 15103", not "in Spring 2345")."""
+    """The postcode of "in <City> <postcode>" (see ``_prose_postcode``)."""
     out: list[Span] = []
     for m in _IN_CITY.finditer(text):
-        city, code = m.group(1), m.group(2)
-        if not region_words(city) or (len(code) == 4 and (_year(code) or not place_words(city))):
-            continue
-        if any(w.isupper() and len(w) < 4 for w in _LETTERS.findall(city)):
-            continue
-        out.append((m.start(2), m.end(2), "ZIP_CODE"))
+        if _prose_postcode(*m.groups()):
+            out.append((m.start(3), m.end(3), "ZIP_CODE"))
     return out
+
+
+def _prose_postcode(prep: str, city: str, code: str, after: str | None) -> bool:
+    """The city's words are no label or calendar word and an all-capitals word has 4+ letters;
+    no noun follows the number ("in Chicago 2500 people"); a 4-digit postcode comes after "in" or
+    "near" (not "at Heathrow 1430", a time), is no year and does not start with 0, and its
+    city's words are not all common vocabulary ("in Pine Park 15103", not "in Spring 2345")."""
+    if not region_words(city) or any(w.isupper() and len(w) < 4 for w in _LETTERS.findall(city)):
+        return False
+    if after is not None and fold(after) not in _STOP:
+        return False
+    if len(code) == 4 and code.isdigit():
+        return prep in ("in", "near") and code[0] != "0" and not _year(code) and place_words(city)
+    return True

@@ -14,6 +14,7 @@ from presidio_analyzer import LocalRecognizer, RecognizerResult
 from presidio_analyzer.nlp_engine import NlpArtifacts
 
 from agentic_pipeline.masking.address_blocks import (
+    NOT_STREET,
     after_street_spans,
     block_spans,
     prose_postcode_spans,
@@ -61,7 +62,7 @@ _NOT_STREET = (
     "Children|Nights|Hours|Minutes|Reservation|Ticket|Train|Bus|Bay|Stage|Level|Grade|Size|"
     "Model"
 )
-_NOT_STREET_WORDS = frozenset(w.lower() for w in _NOT_STREET.split("|"))
+_NOT_STREET_WORDS = frozenset(w.lower() for w in _NOT_STREET.split("|")) | NOT_STREET
 EU_STREET_RES: tuple[re.Pattern[str], ...] = (
     # "Via Roma 12", "Calle de Alcalá 3", "ul. Długa 5", "Avenida Noruega 42"
     re.compile(rf"(?<!\w)(?:{_EU_PREFIX})\s+(?:{_WORD}\s+){{0,4}}?{_WORD},?\s+{_HOUSE}(?!\w)"),
