@@ -129,6 +129,7 @@ def test_postcode_closing_a_city_region_or_country_line_or_after_its_label(text,
         ("Looking to support Acme in Bärau 3552 in its mission", "3552"),
         ("Looking to support Acme in Pine Park 15103 in its mission", "15103"),
         ("Looking to support Acme in Villa Argentina 16001.", "16001"),
+        ("Looking to support Acme in RIS-ORANGIS 91000 in its mission", "91000"),
     ],
 )
 def test_postcode_after_a_city_in_prose(text, postcode):
@@ -156,6 +157,11 @@ def test_postcode_after_a_city_in_prose(text, postcode):
         ("I live at 13 Faubourg Saint Honoré, 64000 PAU.", "13 Faubourg Saint Honoré"),
         ("The title refers to Pilekrogen 55 street in København K.", "Pilekrogen 55"),
         ("He lives on the north side of Strandalléen 14.", "Strandalléen 14"),
+        ("Pedestrians must enter on Ceibo 9127 St. the first months", "Ceibo 9127"),
+        (
+            "It refers to Al. Marszałka Józefa Piłsudskiego 41 in Łódź",
+            "Al. Marszałka Józefa Piłsudskiego 41",
+        ),
     ],
 )
 def test_street_forms_of_more_countries(text, street):
@@ -180,6 +186,8 @@ def test_street_forms_of_more_countries(text, street):
         "Flight UA 1234 departs at 14:30 on 2024-05-01",
         "Qty 3\nPrice 45.00\nTotal 135.00",
         "order #W2378156, 2 items, total $1,234.56",
+        "Go to Room 12 St. Mary's wing, Figure 3 St.",
+        "in NYC 10001 we met",
     ],
 )
 def test_numbers_that_are_no_addresses_stay(text):

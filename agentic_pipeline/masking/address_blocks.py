@@ -188,7 +188,7 @@ def _prose_postcode(prep: str, city: str, code: str, after: str | None) -> bool:
     no noun follows the number ("in Chicago 2500 people"); a 4-digit postcode comes after "in" or
     "near" (not "at Heathrow 1430", a time), is no year and does not start with 0, and its
     city's words are not all common vocabulary ("in Pine Park 15103", not "in Spring 2345")."""
-    if not region_words(city) or any(w.isupper() and len(w) < 4 for w in _LETTERS.findall(city)):
+    if not region_words(city) or any(w.isupper() and len(w) < 4 for w in city.split()):
         return False
     if after is not None and fold(after) not in _STOP:
         return False

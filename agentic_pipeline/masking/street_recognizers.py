@@ -40,7 +40,7 @@ _EU_PREFIX = (
     r"Salita|Stretto|Calle|C/|Avenida|Avda\.?|Trg|"
     r"Av\.|Paseo|Plaza|Camino|Carrer|Carretera|Rambla|Ronda|Travesía|Rua|Travessa|Largo|Rue|rue|"
     r"Avenue|avenue|Boulevard|boulevard|Bd|bd|Chemin|chemin|Allée|allée|Impasse|impasse|Quai|quai|"
-    r"Place|place|Route|route|Cours|cours|Square|square|ul\.|ulica|Ulica|al\.|Aleja|aleja|pl\.|"
+    r"Place|place|Route|route|Cours|cours|Square|square|ul\.|ulica|Ulica|al\.|Al\.|Aleja|aleja|pl\.|"
     r"Plac|plac|Am|An der|Auf dem|Im|Zum|Zur|Rynek|Náměstí|náměstí|Ulice|Straße|Strasse|Ctra\.|"
     # Greek and Cyrillic street words ("πλατεία Καραισκάκη 262", "ул. Ленина 5")
     r"οδός|Οδός|οδ\.|πλατεία|Πλατεία|πλ\.|λεωφόρος|Λεωφόρος|λεωφ\.|Λεωφ\.|ул\.|улица|"
@@ -148,10 +148,11 @@ EU_STREET_RES: tuple[re.Pattern[str], ...] = (
         r"vej|vejen|gata|gatan|gate|väg|vägen|gade|stræde|allé|plass|torg|tee|põik|tn\.?|mnt\.?|"
         rf"iela|gatvė|tänav|puiestee|tie|katu|kuja|sokak|sokağı|caddesi)[ \t]+{_HOUSE}(?!\w)"
     ),
-    # a name and house number before the word "street": "Pilekrogen 55 street in København"
+    # a name and house number before the word "street" or "St.": "Pilekrogen 55 street in
+    # København", "enter on Ceibo 9127 St."
     re.compile(
         rf"(?<![\w.,])[{_UP}][{_LW}'’-]*(?:[ \t]+[{_UP}][{_LW}'’-]+){{0,2}}[ \t]+\d{{1,5}}[a-z]?"
-        r"(?=[ \t]+street\b)"
+        r"(?=[ \t]+(?:street\b|St\.))"
     ),
 )
 #: The families of ``EU_STREET_RES`` without a street word of their own ("words + house
