@@ -88,6 +88,8 @@ def test_a_block_without_a_postcode_has_no_street_lines():
     """ "FC Porto 3" has the shape of a block street line, but no postcode follows it."""
     assert _found("Results\nFC Porto 3\nSL Benfica 1\nLisbon\n") == []
     assert _found("Invoice 113\nAcme Corp\nQty 4\nTotal\n1250\n") == []
+    # a unit line above a postcode is no street line of this recognizer
+    assert _found("Suite 535\nAustralia 2405", "STREET_ADDRESS") == []
 
 
 # ----------------------------------------------------------------------------- address lines

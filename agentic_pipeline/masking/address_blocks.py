@@ -60,6 +60,7 @@ NOT_STREET = frozenset(
     "yen francs kronor points miles pin code otp cvv cvc".split()
 )
 _LETTERS = re.compile(rf"[{_UP}{_LW}]+")
+_UNIT_WORDS = frozenset("apt apartment suite ste unit flat studio room floor building bldg".split())
 #: A line with a house number beside a word (a street line, maybe with a unit after it).
 _ADDRESS_LIKE = re.compile(
     rf"(?<![\w.,:])\d{{1,5}}[a-zA-Z]?[ \t]+[{_UP}]|[{_UP}{_LW}]{{2,}}\.?[ \t]+\d{{1,5}}(?![\d.,:])"
@@ -144,6 +145,8 @@ def _street_line(line: str) -> re.Match[str] | None:
     m = _STREET_LINE.fullmatch(line)
     if m is None or m.group("rest") or len(line) > 60:
         return None
+    if fold(_LETTERS.findall(line)[0]) in _UNIT_WORDS:
+        return None  # a unit line ("Suite 535") is the unit recognizer's
     return m if place_words(m.group("s"), False) else None
 
 
