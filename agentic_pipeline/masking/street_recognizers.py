@@ -13,11 +13,18 @@ import re
 from presidio_analyzer import LocalRecognizer, RecognizerResult
 from presidio_analyzer.nlp_engine import NlpArtifacts
 
+from agentic_pipeline.masking.address_blocks import (
+    NOT_STREET,
+    after_street_spans,
+    block_spans,
+    prose_postcode_spans,
+    region_words,
+)
 from agentic_pipeline.masking.pseudonyms import fold_word as fold
 from agentic_pipeline.masking.vocabulary import LW as _LW
 from agentic_pipeline.masking.vocabulary import STOP_WORDS as _STOP
 from agentic_pipeline.masking.vocabulary import UP as _UP
-from agentic_pipeline.masking.vocabulary import is_place_or_calendar, is_vocabulary
+from agentic_pipeline.masking.vocabulary import is_place, is_place_or_calendar, is_vocabulary
 
 _WORD = rf"[{_UP}{_LW}][{_UP}{_LW}'’.-]*"
 #: A word of a street name after an address word: capitalised, or a lower-case particle ("Via
@@ -33,13 +40,18 @@ _EU_PREFIX = (
     r"Salita|Stretto|Calle|C/|Avenida|Avda\.?|Trg|"
     r"Av\.|Paseo|Plaza|Camino|Carrer|Carretera|Rambla|Ronda|Travesía|Rua|Travessa|Largo|Rue|rue|"
     r"Avenue|avenue|Boulevard|boulevard|Bd|bd|Chemin|chemin|Allée|allée|Impasse|impasse|Quai|quai|"
-    r"Place|place|Route|route|Cours|cours|Square|square|ul\.|ulica|Ulica|al\.|Aleja|aleja|pl\.|"
-    r"Plac|plac|Am|An der|Auf dem|Im|Zum|Zur|Rynek|Náměstí|náměstí|Ulice|Straße|Strasse"
+    r"Place|place|Route|route|Cours|cours|Square|square|ul\.|ulica|Ulica|al\.|Al\.|Aleja|aleja|pl\.|"
+    r"Plac|plac|Am|An der|Auf dem|Im|Zum|Zur|Rynek|Náměstí|náměstí|Ulice|Straße|Strasse|Ctra\.|"
+    # Greek and Cyrillic street words ("πλατεία Καραισκάκη 262", "ул. Ленина 5")
+    r"οδός|Οδός|οδ\.|πλατεία|Πλατεία|πλ\.|λεωφόρος|Λεωφόρος|λεωφ\.|Λεωφ\.|ул\.|улица|"
+    r"пр\.|проспект|пер\.|переулок|бул\.|булевард|"
+    # Portuguese "R" (Rua) before a capitalised word of 3+ letters ("R José A Madeira 1")
+    rf"R\.?(?=[ \t]+[{_UP}][{_LW}]{{2}})"
 )
 _EU_SUFFIX = (
     r"straße|strasse|str\.|weg|gasse|allee|platz|ring|damm|ufer|chaussee|steig|pfad|markt|"
     r"straat|laan|plein|gracht|kade|singel|dijk|hof|dreef|veld|pad|baan|steeg|plantsoen|gade|vej|"
-    r"gatan|vägen|gata|veien|"
+    r"gatan|vägen|gata|veien|alléen|allé|"
     r"vegen|tie|katu|utca|út|tér|ská|ova|ní|cká|boulevard|park|kai|berg|feld|garten"
 )
 #: First words of a "Word 12" line that is not a street.
@@ -50,7 +62,7 @@ _NOT_STREET = (
     "Children|Nights|Hours|Minutes|Reservation|Ticket|Train|Bus|Bay|Stage|Level|Grade|Size|"
     "Model"
 )
-_NOT_STREET_WORDS = frozenset(w.lower() for w in _NOT_STREET.split("|"))
+_NOT_STREET_WORDS = frozenset(w.lower() for w in _NOT_STREET.split("|")) | NOT_STREET
 EU_STREET_RES: tuple[re.Pattern[str], ...] = (
     # "Via Roma 12", "Calle de Alcalá 3", "ul. Długa 5", "Avenida Noruega 42"
     re.compile(rf"(?<!\w)(?:{_EU_PREFIX})\s+(?:{_WORD}\s+){{0,4}}?{_WORD},?\s+{_HOUSE}(?!\w)"),
@@ -59,7 +71,7 @@ EU_STREET_RES: tuple[re.Pattern[str], ...] = (
     # stops before "street")
     re.compile(
         rf"(?<![\w.,])\d{{1,4}}(?:\s?(?i:bis|ter))?,?[ \t]+(?i:rue|avenue|boulevard|bd|chemin|"
-        rf"allée|impasse|place|quai|route|cours)(?:[ \t]+{_STREET_WORD}){{0,4}}"
+        rf"allée|impasse|place|quai|route|cours|faubourg)(?:[ \t]+{_STREET_WORD}){{0,4}}"
         rf"[ \t]+[{_UP}][{_UP}{_LW}'’-]*(?!\w)"
     ),
     # "Hauptstraße 3", "Mattenstrasse 108", "Keizersgracht 12a", "Karu põik 61"
@@ -79,8 +91,9 @@ EU_STREET_RES: tuple[re.Pattern[str], ...] = (
     ),
     # a line that is only a street and a house number ("Plattebaan 178", "Bem rakpart 86.")
     re.compile(
-        rf"(?m)^[> \t]*((?!(?:{_NOT_STREET})\b)[{_UP}][{_LW}'’-]{{2,}}"
-        rf"(?:[ \t]+[{_UP}{_LW}][{_LW}'’.-]*){{0,3}}[ \t]+\d{{1,4}}[a-z]?\.?)[ \t]*$"
+        rf"(?m)^[^\w\n]*((?!(?:{_NOT_STREET})\b)[{_UP}][{_LW}'’-]{{2,}}(?:-[{_UP}][{_LW}'’-]+)*"
+        rf"(?:[ \t]+[{_UP}{_LW}][{_LW}'’.-]*){{0,3}}[ \t]+\d{{1,4}}[a-z]?\.?)"
+        r"(?:,?[ \t]+(?:Apt\.?|Apartment|Suite|Ste\.?|Unit|#)[ \t]*[A-Za-z-]*\d[\w-]*)?[ \t]*$"
     ),
     # "Slovenčeva 93, Fala": a capitalised word and a house number before ", City"
     re.compile(
@@ -93,41 +106,70 @@ EU_STREET_RES: tuple[re.Pattern[str], ...] = (
         r"(?![\w.,])"
     ),
     # "Karu põik 61" / "Hoog St 5": capitalised word(s) then a house number, after an address word
+    # (or a side of it: "on the north side of Buitenburen 28")
     re.compile(
         rf"(?i:(?<!\w)(?:address|adresse|indirizzo|dirección|adres|live at|lives at|"
         rf"living at|live on|lives on|is on|is at|located at|corner of|ship to|shipped to|"
         rf"deliver to|delivered to|send it to|post it to|mail it to|moved to|move to|"
         rf"drops? (?:you|me|us) off at|pick (?:you|me|us) up at|"
-        rf"wohne in der|wohnhaft)"
+        rf"wohne in der|wohnhaft|side of)"
         rf"\b:?\s+)"
         rf"((?:{_STREET_WORD}[ \t]+){{1,4}}{_HOUSE})(?!\w)"
     ),
     # a street word after the name: "Wesselényi u. 79.", "Csabai kapu 38", "Dunajska cesta 5"
     re.compile(
-        rf"(?<!\w)[{_UP}][{_LW}'’-]+(?:[ \t]+[{_UP}][{_LW}'’-]+)?[ \t]+(?:u\.|utca|út|tér|"
-        rf"körút|krt\.|rakpart|sétány|köz|kapu|cesta|ulica)[ \t]+{_HOUSE}\.?(?!\w)"
+        rf"(?<!\w)[{_UP}][{_LW}'’-]+(?:[ \t]+[{_UP}{_LW}][{_LW}'’-]+)?[ \t]+(?:u\.|utca|útja|út|"
+        rf"tér|körút|krt\.|rakpart|rkp\.|sétány|fasor|köz|kapu|cesta|ulica|Aqq\.|aqq\.)[ \t]+"
+        rf"{_HOUSE}\.?(?!\w)"
     ),
     # a street-type word standing alone after the name: "Stuttgarter Platz 23", "Nieuwe Baan 4"
     re.compile(
         rf"(?<![\w.,])[{_UP}][{_LW}'’-]+[ \t]+(?:Straße|Strasse|Platz|Weg|Allee|Gasse|Damm|Ufer|"
         r"Markt|Straat|Laan|Plein|Gracht|Kade|Singel|Dijk|Baan|Steeg|Gade|Vej|Gatan|Vägen|Veien|"
-        rf"Katu|Utca|Tér)[ \t]+{_HOUSE}(?!\w)"
+        rf"Katu|Utca|Tér|Str\.)[ \t]+{_HOUSE}(?!\w)"
     ),
     # a whole address line: "Democracia 6558, Pine Park, 4100" (the city and postcode after it
     # make it a street even when its words are vocabulary of some language)
     re.compile(
         rf"(?<![\w.,])[{_UP}][{_LW}'’-]{{2,}}(?: [{_UP}][{_LW}'’-]+)? \d{{1,5}}[a-z]?"
-        rf"(?=,[ \t]+[{_UP}][^,\n]{{1,40}},[ \t]+(?:\d{{4,5}}(?:-\d{{3}})?|\d{{2}}-\d{{3}}|"
-        r"\d{3} \d{2}|[A-Z]{1,2}\d[A-Z\d]? ?\d[A-Z]{2})(?![\w-]))"
+        rf"(?=,[ \t]+[{_UP}\d][^,\n]{{1,40}},[ \t]+(?:\d{{4,5}}(?:-\d{{3}})?|\d{{2}}-\d{{3}}|"
+        r"\d{3} \d{2}|[A-Z]{1,2}\d[A-Z\d]? ?\d[A-Z]{2}|[A-Z]\d[A-Z] ?\d[A-Z]\d)(?![\w-]))"
+    ),
+    # the same with the house number first: "81 Chalkokondili, Agios Therapon, 2640"
+    re.compile(
+        rf"(?<![\w.,])\d{{1,5}}[a-z]? [{_UP}][{_LW}'’-]+(?: [{_UP}{_LW}][{_LW}'’-]+){{0,3}}"
+        rf"(?=,[ \t]+[{_UP}\d][^,\n]{{1,40}},[ \t]+(?:\d{{4,5}}(?:-\d{{3}})?|\d{{2}}-\d{{3}}|"
+        r"\d{3} \d{2}|[A-Z]{1,2}\d[A-Z\d]? ?\d[A-Z]{2}|[A-Z]\d[A-Z] ?\d[A-Z]\d)(?![\w-]))"
+    ),
+    # a separate lower-case street word after the name (Nordic, Baltic, Finnish, Turkish):
+    # "Nordahl Rolfsens vei 187", "Männimetsa tee 69", "Kongens gade 3"
+    re.compile(
+        rf"(?<!\w)[{_UP}][{_LW}'’-]+(?:[ \t]+[{_UP}][{_LW}'’-]+){{0,2}}[ \t]+(?:vei|veien|vegen|"
+        r"vej|vejen|gata|gatan|gate|väg|vägen|gade|stræde|allé|plass|torg|tee|põik|tn\.?|mnt\.?|"
+        rf"iela|gatvė|tänav|puiestee|tie|katu|kuja|sokak|sokağı|caddesi)[ \t]+{_HOUSE}(?!\w)"
+    ),
+    # a name and house number before the word "street" or "St.": "Pilekrogen 55 street in
+    # København", "enter on Ceibo 9127 St."
+    re.compile(
+        rf"(?<![\w.,])[{_UP}][{_LW}'’-]*(?:[ \t]+[{_UP}][{_LW}'’-]+){{0,2}}[ \t]+\d{{1,5}}[a-z]?"
+        r"(?=[ \t]+(?:street\b|St\.))"
     ),
 )
 #: The families of ``EU_STREET_RES`` without a street word of their own ("words + house
 #: number") and the "-ring"/"-weg" suffix family ("During 2019" ends in "ring"): their words are
 #: checked by ``_street_words`` (positions in ``EU_STREET_RES``; new families go at its end).
-_WORD_NUMBER_RES = frozenset({2, 5, 6, 7, 8})
-#: Families whose context is a whole address line: their words may be vocabulary.
-_ADDRESS_LINE_RES = frozenset({len(EU_STREET_RES) - 1})
+_WORD_NUMBER_RES = frozenset({2, 5, 6, 7, 8, 14})
+#: Families whose context is a whole address line or a street word of their own: their words may
+#: be vocabulary but no label, calendar word or country.
+_ADDRESS_LINE_RES = frozenset({11, 12, 13})
 _LETTERS_RE = re.compile(rf"[{_UP}{_LW}]+")
+
+
+def _norwegian_gate(span: str) -> bool:
+    """ "Vidkuns gate 71": the word before "gate" is a genitive that is no English word (not
+    "Boarding gate 12", "Arrivals gate 3")."""
+    before = span.rsplit(" gate ", 1)[0].split()[-1]
+    return before.endswith("s") and not is_vocabulary(before, 3.0)
 
 
 def _street_words(span: str, vocabulary: bool = True) -> bool:
@@ -140,15 +182,29 @@ def _street_words(span: str, vocabulary: bool = True) -> bool:
         return False
     for w in words:
         f = fold(w)
-        if is_place_or_calendar(w) or f in _NOT_STREET_WORDS:
+        if is_place_or_calendar(w) or (f in _NOT_STREET_WORDS and not _norwegian_gate(span)):
             return False
         if w[0].isupper() and f in _STOP:
             return False
     return not vocabulary or not all(is_vocabulary(w) for w in words)
 
 
+def _country_or_city(text: str, m: re.Match[str]) -> bool:
+    """A country before a postcode at a line's end ("Czech Republic 671 51", "Cyprus (Greek)
+    2036"), or a city that is no label or calendar word and whose number is no year ("Poznań
+    61-478", not "Copyright 2019", "Order 12345")."""
+    line = text[text.rfind("\n", 0, m.start()) + 1 : m.start("country")] + m["country"]
+    words = _LETTERS_RE.findall(line)
+    if any(is_place(" ".join(words[-k:])) for k in (1, 2, 3) if len(words) >= k):
+        return True
+    code = m["code"]
+    if not region_words(m["country"]):
+        return False
+    return not (len(code) == 4 and code.isdigit() and 1900 <= int(code) <= 2099)
+
+
 #: Postcodes, each with the context that makes it one (a city after it, or a comma/state before).
-_CITY = rf"(?=,?\s+[{_UP}][{_LW}'’-]+)"
+_CITY = rf"(?=,?[ \t]+(?:(?:la|le|les|el|els|los|las|de|den|het|l['’])[ \t]*)?[{_UP}][{_LW}'’-]+)"
 POSTCODE_RES: tuple[re.Pattern[str], ...] = (
     # UK
     re.compile(r"(?<![\w-])(?:[A-Z]{1,2}\d[A-Z\d]?|GIR) ?\d[ABD-HJLNP-UW-Z]{2}(?![\w-])"),
@@ -174,9 +230,11 @@ POSTCODE_RES: tuple[re.Pattern[str], ...] = (
         r"(?=$|[\s,;?!)\"]|\.(?!\d))"
     ),
     # a postcode after a country or county name at the end of a line ("Australia 4671")
+    # ("Cyprus (Greek) 4155", "Poznań  61-478"); its word is no label or calendar word
     re.compile(
-        rf"(?<![\w-])[{_UP}][{_LW}]+ (\d{{4,5}}|\d{{3}} \d{{2}}|[1-9]\d{{3}} ?[A-Z]{{2}}|"
-        r"\d{2}-\d{3}|\d{4,5}-\d{3})"
+        rf"(?<![\w-])(?P<country>[{_UP}](?:[{_LW}]+|[{_UP}]{{3,}}))"
+        rf"(?:[ \t]+\([^()\n]{{1,30}}\))?[ \t]+"
+        r"(?P<code>\d{4,5}|\d{3} \d{2}|[1-9]\d{3} ?[A-Z]{2}|\d{2}-\d{3}|\d{4,5}-\d{3})"
         r"(?=[ \t]*$|[ \t]*\n)",
         re.MULTILINE,
     ),
@@ -184,16 +242,21 @@ POSTCODE_RES: tuple[re.Pattern[str], ...] = (
     re.compile(
         r"(?i:(?<!\w)(?:zip(?:\s?code)?|post(?:al)?\s?code|postcode|plz|postleitzahl|"
         r"code\s+postal|c[oó]digo\s+postal|cap|c\.p\.)(?:\s+(?:is|was|ist|est|es|è))?)"
-        r"\W{0,3}(\d{3,5}(?:[- ]\d{2,4})?|[A-Z]{1,2}\d[A-Z\d]? ?\d[A-Z]{2}|"
+        r"\W{0,3}(\d{3,5}(?:[- ]\d{2,4})?|\d{2}-\d{3}|[A-Z]{1,2}\d[A-Z\d]? ?\d[A-Z]{2}|"
         r"[1-9]\d{3} ?[A-Z]{2})(?![\w-])"
     ),
     # US ZIP after a state code ("Austin, TX 78701") or a city and comma ("Seattle, 98101")
-    re.compile(r"(?<=[A-Z]{2} )\d{5}(?:-\d{4})?(?![\w-])|(?<=, )\d{5}(?:-\d{4})?(?=$|[\s,.;)])"),
+    # (the state code is a word of its own and no label: not "ORDER 12345", "ID 12345")
+    re.compile(r"(?<![\w-])(?P<city>[A-Z]{2}) (?P<code>\d{5}(?:-\d{4})?)(?![\w-])"),
+    re.compile(r"(?<=, )\d{5}(?:-\d{4})?(?=$|[\s,.;)])"),
     # a postcode closing a line that is only a city and a two-letter region ("Budapest BU 1045",
     # "Haaren NB 5076 PB")
+    # (or a region code of one to three letters: "Mannekensvere VWV 8433", "Muel Z 50450",
+    # "Torres de Albánchez J 23391", "ΑΓΛΑΝΤΖΙΑ (ΑΓΛΑΓΓΙΑ) NI 2101"); its words are checked
     re.compile(
-        rf"^[^\w\n]*(?:[{_UP}][{_LW}]+[ \t]+){{1,3}}[A-Z]{{2}}[ \t]+"
-        r"(\d{4,5}|[1-9]\d{3} ?[A-Z]{2}|\d{3} \d{2})(?=[ \t]*$)",
+        rf"^[^\w\n]*(?P<city>(?:(?:[{_UP}][{_UP}{_LW}'’-]+|\([^()\n]{{1,30}}\)|de|del|la|le|nad|"
+        rf"pod)[ \t]+){{1,4}})(?:\d{{1,2}}[ \t]+)?[A-Z]{{1,3}}[ \t]+"
+        r"(?P<code>\d{4,5}|[1-9]\d{3} ?[A-Z]{2}|\d{3} \d{2}|\d{2}-\d{3})(?=[ \t]*$)",
         re.MULTILINE,
     ),
     # Australian postcode after a state ("CAMPVALE NSW 2318")
@@ -217,20 +280,35 @@ class StreetLineRecognizer(LocalRecognizer):
     def analyze(
         self, text: str, entities: list[str], nlp_artifacts: NlpArtifacts | None = None
     ) -> list[RecognizerResult]:
-        """Report street lines (0.7) and postcodes (0.6)."""
-        out = []
-        if not entities or "STREET_ADDRESS" in entities:
-            for i, rx in enumerate(EU_STREET_RES):
-                for m in rx.finditer(text):
-                    g = 1 if rx.groups else 0
-                    if i in _WORD_NUMBER_RES and not _street_words(m.group(g)):
-                        continue
-                    if i in _ADDRESS_LINE_RES and not _street_words(m.group(g), False):
-                        continue
-                    out.append(RecognizerResult("STREET_ADDRESS", m.start(g), m.end(g), 0.7))
-        if not entities or "ZIP_CODE" in entities:
-            for rx in POSTCODE_RES:
-                for m in rx.finditer(text):
-                    g = 1 if rx.groups else 0
-                    out.append(RecognizerResult("ZIP_CODE", m.start(g), m.end(g), 0.6))
-        return out
+        """Report street lines (0.7) and postcodes (0.6): the line patterns' first, then those
+        that the shape of the address around them makes ones (``address_blocks``)."""
+        found: list[tuple[int, int, str]] = []
+        for i, rx in enumerate(EU_STREET_RES):
+            for m in rx.finditer(text):
+                g = 1 if rx.groups else 0
+                # a hyphenated compound ending in its street word is one ("Los-Angeles-Platz 91")
+                compound = i == 2 and "-" in m.group(g).split()[0]
+                if i in _WORD_NUMBER_RES and not _street_words(m.group(g), not compound):
+                    continue
+                # Norwegian "gate" is an English word too: "Vidkuns gate 71", not "Boarding gate 5"
+                if i in _ADDRESS_LINE_RES and not _street_words(m.group(g), False):
+                    continue
+                found.append((m.start(g), m.end(g), "STREET_ADDRESS"))
+        for rx in POSTCODE_RES:
+            for m in rx.finditer(text):
+                g = "code" if "code" in rx.groupindex else 1 if rx.groups else 0
+                if "city" in rx.groupindex and not region_words(m.group("city")):
+                    continue
+                if "country" in rx.groupindex and not _country_or_city(text, m):
+                    continue
+                found.append((m.start(g), m.end(g), "ZIP_CODE"))
+        found += prose_postcode_spans(text)
+        found += after_street_spans(text, found)
+        found += block_spans(text, found)
+        found += after_street_spans(text, found)
+        wanted = {"STREET_ADDRESS", "ZIP_CODE"} if not entities else set(entities)
+        return [
+            RecognizerResult(t, s, e, 0.7 if t == "STREET_ADDRESS" else 0.6)
+            for s, e, t in sorted(set(found))
+            if t in wanted
+        ]
