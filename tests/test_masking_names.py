@@ -104,6 +104,9 @@ def test_context_does_not_make_vocabulary_or_places_names():
     assert _found(rec, "Hi Poland") == []
     # a work's maker must be a name: not vocabulary, a country or a place's songs
     assert _found(rec, "the Penguin books and the Ljubljanka songs, the France novels") == []
+    # a sentence adverb opening a sentence is no vocative (tau-bench retail: "Lastly, you want")
+    text = "Lastly, you want to cancel it. Alternatively, you can keep it. Kelly, can you help?"
+    assert _found(rec, text) == ["Kelly"]
 
 
 def test_a_list_of_names_after_a_colon():

@@ -220,3 +220,46 @@ def test_address_block_is_masked_and_the_numbers_around_it_stay():
     assert "Nuussuataap" not in out and "3952" not in out
     for kept in ("Order 4521", "3 items", "$129.99", "UA 1234", "14:30", "2026-12-01"):
         assert kept in out, kept
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "*   **Departure Date:** May 20th, 2024\n*   **Flights:**",
+        "Booked on 3 March, 2024",
+        "Return: June 2nd, 2025\n",
+    ],
+)
+def test_the_year_of_a_date_is_no_postcode(text):
+    assert _found(text, "ZIP_CODE") == []
+
+
+def test_a_bare_postcode_found_in_text_is_not_masked_in_other_strings():
+    """tau2 airline: "May 20th, 2024" at a line's end became a postcode, and every "2024" of the
+    episode (its dates) was masked with it. A bare-number postcode found by its context is masked
+    where it stands only."""
+    texts = [
+        "Ship it to me in Bärau 3552 please, it is for my office.",
+        "The order total was 3552 points, placed on 2024-05-15.",
+    ]
+    table = pa.Table.from_pylist(
+        [
+            {
+                "ds": "2026-11-28",
+                "episode_id": "ep1",
+                "step": i,
+                "role": "user",
+                "action_type": "message",
+                "content": t,
+            }
+            for i, t in enumerate(texts)
+        ],
+        schema=STEP_SCHEMA,
+    )
+    masker = Masker(key="test-key-streets", n_workers=1)
+    try:
+        out = mask_steps(table, masker, scan=False).masked.column("content").to_pylist()
+    finally:
+        masker.close()
+    assert "3552" not in out[0]
+    assert out[1] == texts[1]

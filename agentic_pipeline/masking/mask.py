@@ -25,6 +25,7 @@ builds the audit and withheld tables.
 from __future__ import annotations
 
 import logging
+import re
 import time
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
@@ -83,6 +84,9 @@ logger = logging.getLogger(__name__)
 
 MASK_COLUMNS = ("content", "tool_arguments", "task_description", "task_goal", "context")
 JSON_COLUMNS = frozenset({"tool_arguments", "task_goal", "context"})
+#: A postcode that is only digits ("8433", "90017"): found in text by its context, it is masked
+#: where it stands but never becomes an episode-wide value (it would mask years and amounts).
+_BARE_NUMBER = re.compile(r"\d{3,5}")
 
 
 @dataclass
@@ -233,6 +237,8 @@ def mask_steps(
                 if span[3] < masker.propagate_min_score or not plausible(s, span):
                     continue
                 a, b, et, _, det = whole_words(s, span)
+                if et == "ZIP_CODE" and _BARE_NUMBER.fullmatch(s[a:b]):
+                    continue  # "8433" found by its context: masked there, not every year or sum
                 whole_field = (
                     s in ep.name_fields
                     and et == "PERSON"

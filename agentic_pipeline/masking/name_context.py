@@ -129,9 +129,14 @@ _NAME_CONTEXT_RES: tuple[re.Pattern[str], ...] = (
 )
 #: Position in ``_NAME_CONTEXT_RES`` of being called or named: there common words are names too.
 _NAMING = 1
-#: Position of "the X novel": there an English word rarer than vocabulary is a publisher or a
-#: series ("the Penguin books"), not an author.
-_WORKS = next(i for i, rx in enumerate(_NAME_CONTEXT_RES) if "memoirs" in rx.pattern)
+#: Positions of "the X novel" and of a vocative opening a sentence: there an English word rarer
+#: than vocabulary is a publisher or a series ("the Penguin books") or a sentence adverb
+#: ("Lastly, you want to ...", "Alternatively, you can ..."), not a person.
+_RARE_WORD_VETO = frozenset(
+    i
+    for i, rx in enumerate(_NAME_CONTEXT_RES)
+    if "memoirs" in rx.pattern or "remember)" in rx.pattern
+)
 #: Right before a name given as one: "My name is", "her maiden name was", "surname:".
 _NAMED_BEFORE = re.compile(r"(?i)(?<!\w)(?:name|surname)(?:[ \t]+(?:is|was)|['’]s|:)[ \t]+$")
 #: A speaker's label at a line's start ("Lahual: What a ..."): a name when it labels two lines.
@@ -176,7 +181,11 @@ class NameContextRecognizer(PersonRecognizer):
                     continue  # "Mark is very reliable": a listed name in context is one
                 if not listed_name(word) and any(a < e and s < b for a, b in places):
                     continue
-                if i == _WORKS and not listed_name(word) and is_vocabulary(word, 3.0, ("en",)):
+                if (
+                    i in _RARE_WORD_VETO
+                    and not listed_name(word)
+                    and is_vocabulary(word, 3.0, ("en",))
+                ):
                     continue
                 out[(s, e)] = NAME_EVIDENCE_SCORE
         labels = [(m.start(1), m.end(1), m.group(1)) for m in _SPEAKER_RE.finditer(text)]

@@ -22,9 +22,14 @@ from agentic_pipeline.masking.address_blocks import (
 )
 from agentic_pipeline.masking.pseudonyms import fold_word as fold
 from agentic_pipeline.masking.vocabulary import LW as _LW
+from agentic_pipeline.masking.vocabulary import (
+    MONTHS,
+    is_place,
+    is_place_or_calendar,
+    is_vocabulary,
+)
 from agentic_pipeline.masking.vocabulary import STOP_WORDS as _STOP
 from agentic_pipeline.masking.vocabulary import UP as _UP
-from agentic_pipeline.masking.vocabulary import is_place, is_place_or_calendar, is_vocabulary
 
 _WORD = rf"[{_UP}{_LW}][{_UP}{_LW}'’.-]*"
 #: A word of a street name after an address word: capitalised, or a lower-case particle ("Via
@@ -203,6 +208,21 @@ def _country_or_city(text: str, m: re.Match[str]) -> bool:
     return not (len(code) == 4 and code.isdigit() and 1900 <= int(code) <= 2099)
 
 
+#: A date's day or month right before a number: "May 20th, 2024", "3 March 2024", "20th, 2024".
+_DATE_BEFORE_RE = re.compile(
+    rf"(?i)(?:(?<![\w])(?:{'|'.join(sorted(MONTHS, key=len, reverse=True))})\.?"
+    r"(?:[ \t]+\d{1,2}(?:st|nd|rd|th)?)?|(?<!\d)\d{1,2}(?:st|nd|rd|th))[ \t]*,?[ \t]*$"
+)
+
+
+def _year_of_a_date(text: str, start: int, end: int) -> bool:
+    """The 4-digit number ``text[start:end]`` is the year of a date written before it."""
+    code = text[start:end]
+    if not (len(code) == 4 and code.isdigit() and 1900 <= int(code) <= 2099):
+        return False
+    return _DATE_BEFORE_RE.search(text, max(0, start - 20), start) is not None
+
+
 #: Postcodes, each with the context that makes it one (a city after it, or a comma/state before).
 _CITY = rf"(?=,?[ \t]+(?:(?:la|le|les|el|els|los|las|de|den|het|l['’])[ \t]*)?[{_UP}][{_LW}'’-]+)"
 POSTCODE_RES: tuple[re.Pattern[str], ...] = (
@@ -300,6 +320,8 @@ class StreetLineRecognizer(LocalRecognizer):
                 if "city" in rx.groupindex and not region_words(m.group("city")):
                     continue
                 if "country" in rx.groupindex and not _country_or_city(text, m):
+                    continue
+                if _year_of_a_date(text, m.start(g), m.end(g)):
                     continue
                 found.append((m.start(g), m.end(g), "ZIP_CODE"))
         found += prose_postcode_spans(text)
