@@ -73,7 +73,10 @@ _PHONE_AFTER_RE = re.compile(
     r"(?i)[ \t]*[-(/]?[ \t]*(?:office|fax|home|mobile|cell|work|tel|phone|landline)(?!\w)"
 )
 #: A digit run that may be a phone number: optional +, digits with the separators phones use.
-_PHONE_CAND_RE = re.compile(r"(?<![\w.,/+-])(?:\+|00)?\(?\d[\d ().\-/]{4,20}\d(?![\w]|[.,]\d)")
+#: (a comma right after a word may touch it: "+354 676 5178-Office,423 8935-Fax")
+_PHONE_CAND_RE = re.compile(
+    r"(?:(?<![\w.,/+-])|(?<=[^\W\d_],))(?:\+|00)?\(?\d[\d ().\-/]{4,20}\d(?![\w]|[.,]\d)"
+)
 _DATE_LIKE_RE = re.compile(r"^\d{1,4}[./-]\d{1,2}[./-]\d{1,4}$|^\d{4}-\d\d-\d\d")
 _AMOUNT_LIKE_RE = re.compile(r"^\d{1,3}(?:[,.']\d{3})+(?:[.,]\d{1,2})?$|^\d+[.,]\d{1,2}$")
 _SEPARATED_RE = re.compile(r"\d[ ().\-/]+\d")
