@@ -200,8 +200,6 @@ class NameContextRecognizer(PersonRecognizer):
             items = list(re.finditer(_W, m.group(1)))
             if len(items) < 3 or any(not_a_name_word(w.group()) for w in items):
                 continue
-            if len({fold(w.group()) for w in items}) < len(items):
-                continue  # "Afforda, Afforda and Afforda": one thing named again, not people
             if any(a < m.end(1) and m.start(1) < b for a, b in others):
                 continue
             for w in items:
