@@ -55,6 +55,29 @@ def write_jsonl(path: Path, records: list) -> Path:
     return path
 
 
+def masked_user_texts(masker, *texts: str) -> list[str | None]:
+    """``texts`` as the user messages of one episode, masked by ``masker`` (no final scan): the
+    masked ``content`` of each, in order."""
+    import pyarrow as pa
+
+    from agentic_pipeline.masking import mask_steps
+    from agentic_pipeline.schema import STEP_SCHEMA
+
+    rows = [
+        {
+            "ds": "2026-11-28",
+            "episode_id": "ep1",
+            "step": i,
+            "role": "user",
+            "action_type": "message",
+            "content": t,
+        }
+        for i, t in enumerate(texts)
+    ]
+    out = mask_steps(pa.Table.from_pylist(rows, schema=STEP_SCHEMA), masker, scan=False).masked
+    return out.column("content").to_pylist()
+
+
 def chat_episode(episode_id: str = "ep-1", **extra) -> dict:
     """A small valid Episode-JSONL record."""
     record = {

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import json
 
-import pyarrow as pa
 import pytest
+from conftest import masked_user_texts
 
-from agentic_pipeline.masking import Masker, mask_steps
+from agentic_pipeline.masking import Masker
 from agentic_pipeline.masking.name_shape import NameShapeRecognizer
 from agentic_pipeline.masking.recognizers import (
     NameContextRecognizer,
@@ -20,7 +20,6 @@ from agentic_pipeline.masking.recognizers import (
 )
 from agentic_pipeline.masking.refine import refine_spans
 from agentic_pipeline.masking.vocabulary import is_place
-from agentic_pipeline.schema import STEP_SCHEMA
 
 SPACY = "SpacyRecognizer"
 
@@ -41,19 +40,7 @@ def _found(rec, text: str, entity: str | None = None) -> list[str]:
 
 
 def _masked(masker, *texts: str) -> str:
-    rows = [
-        {
-            "ds": "2026-11-28",
-            "episode_id": "ep1",
-            "step": i,
-            "role": "user",
-            "action_type": "message",
-            "content": t,
-        }
-        for i, t in enumerate(texts)
-    ]
-    out = mask_steps(pa.Table.from_pylist(rows, schema=STEP_SCHEMA), masker, scan=False).masked
-    return json.dumps(out.column("content").to_pylist(), ensure_ascii=False)
+    return json.dumps(masked_user_texts(masker, *texts), ensure_ascii=False)
 
 
 def _span(text: str, value: str, et: str = "PERSON", det: str = SPACY, score: float = 0.85):

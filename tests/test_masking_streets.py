@@ -6,14 +6,11 @@ missed before these rules."""
 
 from __future__ import annotations
 
-import json
-
-import pyarrow as pa
 import pytest
+from conftest import masked_user_texts
 
-from agentic_pipeline.masking import Masker, mask_steps
+from agentic_pipeline.masking import Masker
 from agentic_pipeline.masking.street_recognizers import StreetLineRecognizer
-from agentic_pipeline.schema import STEP_SCHEMA
 
 REC = StreetLineRecognizer()
 
@@ -197,26 +194,20 @@ def test_numbers_that_are_no_addresses_stay(text):
 
 
 # ----------------------------------------------------------------------------- end to end
-def test_address_block_is_masked_and_the_numbers_around_it_stay():
-    rows = [
-        {
-            "role": "user",
-            "action_type": "message",
-            "content": (
-                "Order 4521 (3 items, $129.99) for flight UA 1234 at 14:30 on 2026-12-01.\n"
-                "Billing address: Tsuneto Heida\n    Nuussuataap Aqq. 192 Apt. 123\n"
-                "   Ilulissat\n    QA\n    3952\n"
-            ),
-        }
-    ]
-    table = pa.Table.from_pylist(
-        [{"ds": "2026-11-28", "episode_id": "ep1", "step": 0, **rows[0]}], schema=STEP_SCHEMA
+@pytest.fixture(scope="module")
+def masker():
+    m = Masker(key="test-key-streets", n_workers=1)
+    yield m
+    m.close()
+
+
+def test_address_block_is_masked_and_the_numbers_around_it_stay(masker):
+    text = (
+        "Order 4521 (3 items, $129.99) for flight UA 1234 at 14:30 on 2026-12-01.\n"
+        "Billing address: Tsuneto Heida\n    Nuussuataap Aqq. 192 Apt. 123\n"
+        "   Ilulissat\n    QA\n    3952\n"
     )
-    masker = Masker(key="test-key-streets", n_workers=1)
-    try:
-        out = json.dumps(mask_steps(table, masker, scan=False).masked.to_pylist())
-    finally:
-        masker.close()
+    [out] = masked_user_texts(masker, text)
     assert "Nuussuataap" not in out and "3952" not in out
     for kept in ("Order 4521", "3 items", "$129.99", "UA 1234", "14:30", "2026-12-01"):
         assert kept in out, kept
@@ -234,7 +225,7 @@ def test_the_year_of_a_date_is_no_postcode(text):
     assert _found(text, "ZIP_CODE") == []
 
 
-def test_a_bare_postcode_found_in_text_is_not_masked_in_other_strings():
+def test_a_bare_postcode_found_in_text_is_not_masked_in_other_strings(masker):
     """tau2 airline: "May 20th, 2024" at a line's end became a postcode, and every "2024" of the
     episode (its dates) was masked with it. A bare-number postcode found by its context is masked
     where it stands only."""
@@ -242,24 +233,6 @@ def test_a_bare_postcode_found_in_text_is_not_masked_in_other_strings():
         "Ship it to me in Bärau 3552 please, it is for my office.",
         "The order total was 3552 points, placed on 2024-05-15.",
     ]
-    table = pa.Table.from_pylist(
-        [
-            {
-                "ds": "2026-11-28",
-                "episode_id": "ep1",
-                "step": i,
-                "role": "user",
-                "action_type": "message",
-                "content": t,
-            }
-            for i, t in enumerate(texts)
-        ],
-        schema=STEP_SCHEMA,
-    )
-    masker = Masker(key="test-key-streets", n_workers=1)
-    try:
-        out = mask_steps(table, masker, scan=False).masked.column("content").to_pylist()
-    finally:
-        masker.close()
+    out = masked_user_texts(masker, *texts)
     assert "3552" not in out[0]
     assert out[1] == texts[1]
