@@ -44,6 +44,7 @@ from agentic_pipeline.masking.names import (
 )
 from agentic_pipeline.masking.pseudonyms import fold_word as fold
 from agentic_pipeline.masking.vocabulary import (
+    GOING_VERBS,
     LW,
     STOP_WORDS,
     UP,
@@ -84,8 +85,7 @@ _NEXT_WORD = re.compile(rf"(?:['’]s)?[ \t]+([{UP}{LW}][{UP}{LW}'’-]*)")
 #: Before a place: prepositions and verbs of going or being somewhere, "University of".
 _PLACE_BEFORE = re.compile(
     r"(?i)(?<!\w)(?:in|on|from|into|near|via|at|around|outside|across|towards?|"
-    r"(?:flew|fly|flying|travel+ed|travel+ing|drove|drive|moved|went|going|returned|headed|"
-    r"welcome|trip|way|road|train|flight|route) to|"
+    rf"(?:{GOING_VERBS}|welcome|trip|way|road|train|flight|route) to|"
     r"(?:university|city|town|village|state|province|county|capital|region|republic|kingdom|"
     r"port|bay|lake|mount|isle|island|islands|people|streets|side) of)[ \t]+$"
 )

@@ -38,6 +38,7 @@ from agentic_pipeline.masking.names import (
 from agentic_pipeline.masking.pseudonyms import fold
 from agentic_pipeline.masking.vocabulary import (
     FUNCTION_WORD_ZIPF,
+    GOING_VERBS,
     LANGUAGES,
     LEADING_VOCAB_ZIPF,
     TRIMMED_ZIPF,
@@ -60,8 +61,7 @@ _BEFORE_ZIP_GAP = re.compile(r"[ \t]*,?[ \t]*")
 #: Before a place: "in", "from", "near", "via", and verbs of going or being somewhere.
 _PLACE_PREPOSITION = re.compile(
     r"(?i)(?<!\w)(?:in|from|into|near|via|(?:arrived?|arriving|located|based|landed|stopped)"
-    r" (?:at|in)|(?:flew|fly|flying|travel+ed|travel+ing|drove|drive|moved|went|going|return(?:ed)?"
-    r"|headed) to|grew up in)[ \t]+$"
+    rf" (?:at|in)|(?:{GOING_VERBS}|return) to|grew up in)[ \t]+$"
 )
 _OWNED_NEXT = re.compile(r"['’]s[ \t]+[A-ZÀ-ÖØ-ÞĀ-Ž]")
 _DIGIT = re.compile(r"\d")

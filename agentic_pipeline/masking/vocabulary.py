@@ -63,6 +63,8 @@ WEEKDAYS = frozenset(
     "monday tuesday wednesday thursday friday saturday sunday mon tue tues wed thu thur thurs "
     "fri sat sun".split()
 )
+#: Verbs of going somewhere, as a regex alternation: their object ("... to X") is a place.
+GOING_VERBS = r"flew|fly|flying|travel+ed|travel+ing|drove|drive|moved|went|going|returned|headed"
 #: Nationalities and languages (adjectives and plurals) of the main countries: "studying
 #: English", "I am French", "It serves great Polish food".
 NATIONALITIES = frozenset(
