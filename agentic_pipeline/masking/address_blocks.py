@@ -104,7 +104,8 @@ def _overlaps(s: int, e: int, spans: list[Span], entity: str | None = None) -> b
     return any(a < e and s < b and (entity is None or t == entity) for a, b, t in spans)
 
 
-def _year(value: str) -> bool:
+def looks_like_year(value: str) -> bool:
+    """``value`` is four digits from 1900 to 2099: more likely a year than a postcode."""
     return len(value) == 4 and value.isdigit() and 1900 <= int(value) <= 2099
 
 
@@ -196,5 +197,10 @@ def _prose_postcode(prep: str, city: str, code: str, after: str | None) -> bool:
     if after is not None and fold(after) not in _STOP:
         return False
     if len(code) == 4 and code.isdigit():
-        return prep in ("in", "near") and code[0] != "0" and not _year(code) and place_words(city)
+        return (
+            prep in ("in", "near")
+            and code[0] != "0"
+            and not looks_like_year(code)
+            and place_words(city)
+        )
     return True

@@ -17,6 +17,7 @@ from agentic_pipeline.masking.address_blocks import (
     NOT_STREET,
     after_street_spans,
     block_spans,
+    looks_like_year,
     prose_postcode_spans,
     region_words,
 )
@@ -205,7 +206,7 @@ def _country_or_city(text: str, m: re.Match[str]) -> bool:
     code = m["code"]
     if not region_words(m["country"]):
         return False
-    return not (len(code) == 4 and code.isdigit() and 1900 <= int(code) <= 2099)
+    return not looks_like_year(code)
 
 
 #: A date's day or month right before a number: "May 20th, 2024", "3 March 2024", "20th, 2024".
@@ -217,8 +218,7 @@ _DATE_BEFORE_RE = re.compile(
 
 def _year_of_a_date(text: str, start: int, end: int) -> bool:
     """The 4-digit number ``text[start:end]`` is the year of a date written before it."""
-    code = text[start:end]
-    if not (len(code) == 4 and code.isdigit() and 1900 <= int(code) <= 2099):
+    if not looks_like_year(text[start:end]):
         return False
     return _DATE_BEFORE_RE.search(text, max(0, start - 20), start) is not None
 
