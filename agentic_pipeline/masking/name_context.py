@@ -27,6 +27,18 @@ from agentic_pipeline.masking.vocabulary import is_place, is_vocabulary
 
 #: One capitalised name word ("Rościsław", "DeRose", "Anne-Marie"), without a possessive.
 _W = rf"[{_UP}][{_LW}]+(?:[{_UP}][{_LW}]+)?(?:-[{_UP}][{_LW}]+)?"
+#: A vocative opening a sentence: "Szemere, can I please speak to your boss?"
+_VOCATIVE_RE = re.compile(
+    rf"(?:^|(?<=[.!?][ \t])|(?<=\n))({_W}),[ \t]+(?:can|could|would|will|please|do|did|have|"
+    r"are|is|I|we|you|thank|thanks|listen|look|come|wait|stop|remember)(?!\w)",
+    re.MULTILINE,
+)
+#: The author of a work: "Unlike the Guðþórsson novel", "the Bazhaev memoirs".
+_WORK_AUTHOR_RE = re.compile(
+    rf"(?<!\w)[Tt]he[ \t]+({_W})[ \t]+(?:novel|novels|book|books|memoir|memoirs|poem|poems|"
+    r"biography|autobiography|symphony|sonata|opera|painting|"
+    r"paintings|short stories|stories|essay|essays|diaries|letters)(?!\w)"
+)
 #: Contexts that say the next (or previous) capitalised word is a person: a greeting or
 #: vocative, being called or named, a credit, a speaker's label, a verb of speech, a person's
 #: possessions, an action aimed at somebody, a person verb after a sentence's first word.
@@ -88,12 +100,7 @@ _NAME_CONTEXT_RES: tuple[re.Pattern[str], ...] = (
     ),
     # a name before its e-mail address: "Bartele Exterkate (b.ex@example.nl)"
     re.compile(rf"(?<![\w@.])({_W})(?:[ \t]+({_W}))?[ \t]*[(<][\w.+-]+@"),
-    # a vocative opening a sentence: "Szemere, can I please speak to your boss?"
-    re.compile(
-        rf"(?:^|(?<=[.!?][ \t])|(?<=\n))({_W}),[ \t]+(?:can|could|would|will|please|do|did|have|"
-        r"are|is|I|we|you|thank|thanks|listen|look|come|wait|stop|remember)(?!\w)",
-        re.MULTILINE,
-    ),
+    _VOCATIVE_RE,
     # after a verb of speech: "..., says Kuivanen."
     re.compile(
         rf"(?<!\w)(?:says|said|asks|asked|writes|wrote|adds|added|explains|explained|replies|"
@@ -114,12 +121,7 @@ _NAME_CONTEXT_RES: tuple[re.Pattern[str], ...] = (
     ),
     # a former member: "ex-Beatle Ringo", "ex-Zombie Szöllösi"
     re.compile(rf"(?<![\w-])[Ee]x-[{_UP}][\w]+[ \t]+({_W})(?![\w-])"),
-    # the author of a work: "Unlike the Guðþórsson novel", "the Bazhaev memoirs"
-    re.compile(
-        rf"(?<!\w)[Tt]he[ \t]+({_W})[ \t]+(?:novel|novels|book|books|memoir|memoirs|poem|poems|"
-        r"biography|autobiography|symphony|sonata|opera|painting|"
-        r"paintings|short stories|stories|essay|essays|diaries|letters)(?!\w)"
-    ),
+    _WORK_AUTHOR_RE,
     # a person added or named in a role: "add Isolda Marrero as guardian"
     re.compile(
         rf"(?<![\w@.])({_W})(?:[ \t]+{_W})?[ \t]+as[ \t]+(?:(?:an?|the|my|our|his|her)[ \t]+)?"
@@ -129,14 +131,10 @@ _NAME_CONTEXT_RES: tuple[re.Pattern[str], ...] = (
 )
 #: Position in ``_NAME_CONTEXT_RES`` of being called or named: there common words are names too.
 _NAMING = 1
-#: Positions of "the X novel" and of a vocative opening a sentence: there an English word rarer
+#: The patterns of "the X novel" and of a vocative opening a sentence: there an English word rarer
 #: than vocabulary is a publisher or a series ("the Penguin books") or a sentence adverb
 #: ("Lastly, you want to ...", "Alternatively, you can ..."), not a person.
-_RARE_WORD_VETO = frozenset(
-    i
-    for i, rx in enumerate(_NAME_CONTEXT_RES)
-    if "memoirs" in rx.pattern or "remember)" in rx.pattern
-)
+_RARE_WORD_VETO = frozenset({_VOCATIVE_RE, _WORK_AUTHOR_RE})
 #: Right before a name given as one: "My name is", "her maiden name was", "surname:".
 _NAMED_BEFORE = re.compile(r"(?i)(?<!\w)(?:name|surname)(?:[ \t]+(?:is|was)|['’]s|:)[ \t]+$")
 #: A speaker's label at a line's start ("Lahual: What a ..."): a name when it labels two lines.
@@ -182,7 +180,7 @@ class NameContextRecognizer(PersonRecognizer):
                 if not listed_name(word) and any(a < e and s < b for a, b in places):
                     continue
                 if (
-                    i in _RARE_WORD_VETO
+                    rx in _RARE_WORD_VETO
                     and not listed_name(word)
                     and is_vocabulary(word, 3.0, ("en",))
                 ):
