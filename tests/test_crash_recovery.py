@@ -126,11 +126,9 @@ def _env(data_dir: Path) -> dict[str, str]:
     return env
 
 
-@pytest.fixture
-def simulated_day(tmp_path) -> Path:
-    data_dir = tmp_path / "data"
+def _simulate(data_dir: Path, episodes: int) -> Path:
     subprocess.run(
-        [*CLI, "simulate", "--start", DAY, "--days", "1", "--episodes-per-day", "5"],
+        [*CLI, "simulate", "--start", DAY, "--days", "1", "--episodes-per-day", str(episodes)],
         cwd=REPO,
         env=_env(data_dir),
         check=True,
@@ -138,6 +136,18 @@ def simulated_day(tmp_path) -> Path:
         timeout=120,
     )
     return data_dir
+
+
+@pytest.fixture
+def simulated_day(tmp_path) -> Path:
+    return _simulate(tmp_path / "data", 5)
+
+
+@pytest.fixture
+def busy_day(tmp_path) -> Path:
+    """A day whose masking outlasts the seconds a test waits before it signals the CLI (five
+    episodes were sometimes masked, and the run finished, before a SIGTERM 2 s in arrived)."""
+    return _simulate(tmp_path / "data", 300)
 
 
 def _instance(data_dir: Path):
@@ -240,13 +250,13 @@ def test_cli_killed_during_masking_leaves_nothing_held(simulated_day):
 
 
 @pytest.mark.slow
-def test_cli_stops_cleanly_on_sigterm_during_masking(simulated_day):
+def test_cli_stops_cleanly_on_sigterm_during_masking(busy_day):
     """SIGTERM mid-masking: the run is canceled in the instance, its slot freed, its workers
     stopped; the CLI exits 143 with one line (the old CLI ran on, or hung in a slot wait)."""
     from dagster import DagsterRunStatus
 
-    instance = _instance(simulated_day)
-    proc = _materialize(simulated_day)
+    instance = _instance(busy_day)
+    proc = _materialize(busy_day)
     try:
         run_id = _wait_for_masking_slot(instance, proc)
         time.sleep(2)
