@@ -46,6 +46,7 @@ from agentic_pipeline.shadow.tables import (
     first_divergence_counts,
     headline,
     redact_leaks,
+    shadow_chart,
     steps_table,
 )
 
@@ -79,6 +80,7 @@ __all__ = [
     "headline",
     "largest_shifts",
     "redact_leaks",
+    "shadow_chart",
     "steps_table",
     "trim_history",
 ]

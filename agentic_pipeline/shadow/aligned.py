@@ -155,6 +155,8 @@ class StepAlignedShadow:
         self.clock = clock
         self._errors_in_a_row = 0
         self._requests = 0
+        #: The crossed limit, once one was (later episodes are not run).
+        self.stop: ShadowStopped | None = None
 
     # -- the run ---------------------------------------------------------------------------------
 
@@ -163,8 +165,14 @@ class StepAlignedShadow:
         return hashlib.sha256(f"{self.settings.seed}:{ds}:{episode_id}".encode()).hexdigest()
 
     def run(self, rows: Iterable[Mapping[str, Any]]) -> ShadowResult:
-        """Shadow every episode of ``rows`` until done or a limit is crossed."""
+        """Shadow every episode of ``rows`` (one day, say) until done or a limit is crossed.
+
+        Calling it again (the next day of a backfill run) goes on with the same budget; once a
+        limit was crossed, every later episode is listed as ``not_run``.
+        """
         result = ShadowResult(self.candidate.name)
+        if self.stop is not None:
+            result.stopped, result.stopped_limit = str(self.stop), self.stop.limit
         groups = _group(rows)
         tool_sets = {key: self._tool_set(group) for key, group in groups.items()}
         inference = SchemaInference()
@@ -187,7 +195,7 @@ class StepAlignedShadow:
             try:
                 self.meter.start_episode()
             except ShadowStopped as stop:
-                result.stopped, result.stopped_limit = str(stop), stop.limit
+                self._stopped(stop, result)
                 result.episodes.append({**base, "status": f"not_run: {stop.limit}"})
                 continue
             specs = tool_specs_for(
@@ -202,6 +210,10 @@ class StepAlignedShadow:
         result.tokens = self.meter.tokens
         result.requests = self._requests
         return result
+
+    def _stopped(self, stop: ShadowStopped, result: ShadowResult) -> None:
+        self.stop = stop
+        result.stopped, result.stopped_limit = str(stop), stop.limit
 
     def _tool_set(self, rows: list[Mapping[str, Any]]) -> ToolSet:
         names = [r.get("tool_name") for r in rows if r.get("action_type") == "tool_call"]
@@ -246,7 +258,7 @@ class StepAlignedShadow:
                     try:
                         self._propose(row, logged, point, hermetic, rules, tools, result)
                     except ShadowStopped as stop:
-                        result.stopped, result.stopped_limit = str(stop), stop.limit
+                        self._stopped(stop, result)
         return f"stopped: {result.stopped_limit}" if result.stopped else "shadowed"
 
     @staticmethod
@@ -383,9 +395,9 @@ class StepAlignedShadow:
             "same_arguments": verdict.same_arguments if verdict else None,
             "agrees": verdict.agrees if verdict else None,
             "dangerous": False,
-            "prompt_tokens": usage.get("prompt_tokens"),
-            "completion_tokens": usage.get("completion_tokens"),
-            "seconds": round(seconds, 4) if usage or seconds else None,
+            "candidate_prompt_tokens": usage.get("prompt_tokens"),
+            "candidate_completion_tokens": usage.get("completion_tokens"),
+            "candidate_seconds": round(seconds, 4) if usage or seconds else None,
         }
 
     def _candidate_error(

@@ -135,8 +135,8 @@ DIFF_SCHEMA = pa.schema(
         ("baseline", pa.float64()),
         ("other", pa.float64()),
         ("delta", pa.float64()),
-        ("ci_low", pa.float64()),
-        ("ci_high", pa.float64()),
+        ("delta_low", pa.float64()),
+        ("delta_high", pa.float64()),
         ("p_value", pa.float64()),
         ("flagged", pa.bool_()),
         ("paired", pa.bool_()),
@@ -479,7 +479,7 @@ def describe_shift(row: pd.Series | dict) -> str:
             f"{row['p_value']:.3f}, {pairing})"
         )
     verb = "rose" if row["delta"] > 0 else "fell"
-    low, high = _num(row["ci_low"], metric, True), _num(row["ci_high"], metric, True)
+    low, high = _num(row["delta_low"], metric, True), _num(row["delta_high"], metric, True)
     return (
         f"{row['task_type']}: {row['words']} {verb} from {_num(row['baseline'], metric)} "
         f"({row['baseline_policy']}) to {_num(row['other'], metric)} ({row['other_policy']}): "

@@ -30,6 +30,7 @@ __all__ = [
     "first_divergence_counts",
     "headline",
     "redact_leaks",
+    "shadow_chart",
     "steps_table",
 ]
 
@@ -58,9 +59,9 @@ STEPS_SCHEMA = pa.schema(
         ("answer", pa.string()),
         ("matched_step", pa.int64()),
         ("dangerous", pa.bool_()),
-        ("prompt_tokens", pa.int64()),
-        ("completion_tokens", pa.int64()),
-        ("seconds", pa.float64()),
+        ("candidate_prompt_tokens", pa.int64()),
+        ("candidate_completion_tokens", pa.int64()),
+        ("candidate_seconds", pa.float64()),
     ]
 )
 EPISODES_SCHEMA = pa.schema(
@@ -79,9 +80,9 @@ EPISODES_SCHEMA = pa.schema(
         ("dangerous_proposals", pa.int64()),
         ("flap_points", pa.int64()),
         ("flap_rate", pa.float64()),
-        ("prompt_tokens", pa.int64()),
-        ("completion_tokens", pa.int64()),
-        ("seconds", pa.float64()),
+        ("candidate_prompt_tokens", pa.int64()),
+        ("candidate_completion_tokens", pa.int64()),
+        ("candidate_seconds", pa.float64()),
     ]
 )
 
@@ -135,9 +136,9 @@ def _summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "dangerous_proposals": sum(1 for r in calls if r["dangerous"]),
         "flap_points": flaps,
         "flap_rate": flaps / len(counted) if counted else None,
-        "prompt_tokens": sum(r["prompt_tokens"] or 0 for r in rows),
-        "completion_tokens": sum(r["completion_tokens"] or 0 for r in rows),
-        "seconds": round(sum(r["seconds"] or 0.0 for r in rows), 3),
+        "candidate_prompt_tokens": sum(r["candidate_prompt_tokens"] or 0 for r in rows),
+        "candidate_completion_tokens": sum(r["candidate_completion_tokens"] or 0 for r in rows),
+        "candidate_seconds": round(sum(r["candidate_seconds"] or 0.0 for r in rows), 3),
     }
 
 
@@ -193,7 +194,7 @@ def headline(steps: pa.Table, episodes: pa.Table) -> dict[str, Any]:
     s, e = steps.to_pandas(), episodes.to_pandas()
     aligned = _aligned(s) if len(s) else s
     calls = s[(s["status"] == "proposed") & (s["proposed_kind"] == "tool")] if len(s) else s
-    seconds = s["seconds"].dropna() if len(s) else pd.Series(dtype=float)
+    seconds = s["candidate_seconds"].dropna() if len(s) else pd.Series(dtype=float)
     counted = e["flap_rate"].notna() if len(e) else pd.Series(dtype=bool)
     return {
         "episodes_shadowed": int(e["proposals"].fillna(0).gt(0).sum()) if len(e) else 0,
@@ -209,10 +210,15 @@ def headline(steps: pa.Table, episodes: pa.Table) -> dict[str, Any]:
         if counted.any()
         else None,
         "seconds_per_step": round(float(seconds.mean()), 3) if len(seconds) else None,
-        "tokens": int(s[["prompt_tokens", "completion_tokens"]].fillna(0).to_numpy().sum())
-        if len(s)
-        else 0,
+        "tokens": _tokens(s),
     }
+
+
+def _tokens(steps: pd.DataFrame) -> int:
+    if not len(steps):
+        return 0
+    columns = ["candidate_prompt_tokens", "candidate_completion_tokens"]
+    return int(steps[columns].fillna(0).to_numpy().sum())
 
 
 def _flap_base(steps: pd.DataFrame) -> int:
@@ -297,8 +303,8 @@ def diff_chart(shifts: pd.DataFrame, title: str) -> bytes:
         scale = 1.0
         if r.metric != DIVERGENCE and not bounded(r.metric):
             scale = max(abs(r.baseline), abs(r.other), 1e-9)
-        low = (r.ci_low if r.ci_low == r.ci_low else r.delta) / scale
-        high = (r.ci_high if r.ci_high == r.ci_high else r.delta) / scale
+        low = (r.delta_low if r.delta_low == r.delta_low else r.delta) / scale
+        high = (r.delta_high if r.delta_high == r.delta_high else r.delta) / scale
         value = r.delta / scale
         color = "#c0392b" if r.flagged else "#7f8c8d"
         ax.plot([low, high], [i, i], color=color, linewidth=2)
@@ -312,6 +318,36 @@ def diff_chart(shifts: pd.DataFrame, title: str) -> bytes:
     )
     ax.set_xlabel("change vs baseline (rates and shares: points/100; others: relative)")
     ax.set_title(title, fontsize=10)
+    fig.tight_layout()
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png")
+    plt.close(fig)
+    return buffer.getvalue()
+
+
+def shadow_chart(steps: pa.Table, episodes: pa.Table, title: str) -> bytes:
+    """PNG: where shadowed episodes first diverge, and agreement per logged action."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    divergence = first_divergence_counts(episodes)
+    by_tool = agreement_by_tool(steps)[:10]
+    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 3.6), dpi=90)
+    left.bar(list(divergence), list(divergence.values()), color="#2c7fb8")
+    left.set_xlabel("first decision point where the candidate departs from the log")
+    left.set_ylabel("episodes")
+    labels = [str(r["logged"])[:24] for r in by_tool]
+    right.barh(labels[::-1], [r["same_kind"] or 0 for r in by_tool][::-1], color="#bdd7e7",
+               label="same kind")  # fmt: skip
+    right.barh(labels[::-1], [r["agrees"] or 0 for r in by_tool][::-1], color="#2c7fb8",
+               label="same action")  # fmt: skip
+    right.set_xlim(0, 1)
+    right.set_xlabel("share of proposals, per logged action")
+    right.legend(fontsize=8, loc="lower right")
+    right.tick_params(axis="y", labelsize=8)
+    fig.suptitle(title, fontsize=10)
     fig.tight_layout()
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png")
