@@ -279,8 +279,8 @@ def _compare(
                 baseline=va,
                 other=vb,
                 delta=delta,
-                ci_low=low,
-                ci_high=high,
+                delta_low=low,
+                delta_high=high,
                 p_value=p,
                 flagged=bool(flagged),
             )
@@ -363,8 +363,8 @@ def _divergence(
         baseline=0.0,
         other=observed,
         delta=observed,
-        ci_low=low,
-        ci_high=high,
+        delta_low=low,
+        delta_high=high,
         p_value=p,
         flagged=p is not None and p < 1 - settings.confidence,
     )
