@@ -51,11 +51,11 @@ class ShadowResource(ConfigurableResource):
     # how it is asked
     n_samples: int = 1
     temperature: float = 0.0
-    max_steps_per_episode: int = 8
+    max_steps_per_episode: int = 4
     max_calls_per_step: int = 1
     max_history_messages: int = 12
     system_prompt: str | None = None
-    max_tokens_per_call: int = 96
+    max_tokens_per_call: int = 64
     seed: int = 0
     # quota and kill switch
     max_episodes: int = 5

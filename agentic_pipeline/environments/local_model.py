@@ -55,6 +55,9 @@ INSTALL_HINT = (
 )
 _TOOL_CALL = re.compile(r"<tool_call>\s*(\{.*?\})\s*(?:</tool_call>|$)", re.DOTALL)
 _MAX_RESULT_CHARS = 800  # a tool result is cut to this in the prompt (the model reads 8k tokens)
+#: A logged system prompt (an agent's whole policy) is cut to this: the prompt stays within
+#: ``max_prompt_tokens`` by dropping old turns, never by cutting the template's first tokens.
+MAX_SYSTEM_CHARS = 3000
 
 
 class CandidateModelMissing(RuntimeError):
@@ -141,7 +144,7 @@ def chat_turns(messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[st
     system = "\n\n".join(
         str(m.get("content") or "") for m in messages if m.get("role") == "system"
     ).strip()
-    system = "\n\n".join(p for p in (system, tools_prompt(tools)) if p)
+    system = "\n\n".join(p for p in (system[:MAX_SYSTEM_CHARS], tools_prompt(tools)) if p)
     turns = [("system", system or "You are a helpful assistant.")]
     for m in messages:
         role = m.get("role")
@@ -188,7 +191,7 @@ class LocalChatModel:
 
     path: Path | None = None
     max_new_tokens: int = 64
-    max_prompt_tokens: int = 1536
+    max_prompt_tokens: int = 2048
     #: CPU threads for torch (0: torch's default).
     threads: int = 0
     requests: int = 0
