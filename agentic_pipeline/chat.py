@@ -49,7 +49,7 @@ def tool_exchange(
     ]
 
 
-def _present(value: Any) -> Any:
+def present(value: Any) -> Any:
     """``None`` for missing values (None, NaN, pd.NA), else the value."""
     if value is None or value is pd.NA:
         return None
@@ -72,15 +72,15 @@ def to_chat_messages(steps: pd.DataFrame | Iterable[Mapping[str, Any]]) -> list[
     """
     messages: list[Message] = []
     for row in _rows(steps):
-        role, kind = _present(row.get("role")), _present(row.get("action_type"))
-        content = _present(row.get("content"))
+        role, kind = present(row.get("role")), present(row.get("action_type"))
+        content = present(row.get("content"))
         if role in ("system", "user"):
             messages.append(text_message(role, "" if content is None else str(content)))
         elif kind == "tool_call":
-            args = _present(row.get("tool_arguments"))
+            args = present(row.get("tool_arguments"))
             call = tool_call(
-                str(_present(row.get("tool_call_id")) or f"call_{row.get('step')}"),
-                str(_present(row.get("tool_name"))),
+                str(present(row.get("tool_call_id")) or f"call_{row.get('step')}"),
+                str(present(row.get("tool_name"))),
                 "{}" if args is None else str(args),
             )
             last = messages[-1] if messages else None
@@ -89,7 +89,7 @@ def to_chat_messages(steps: pd.DataFrame | Iterable[Mapping[str, Any]]) -> list[
             else:
                 messages.append(tool_calls_message(call))
         elif kind == "tool_result" or role == "tool":
-            call_id = str(_present(row.get("tool_call_id")))
+            call_id = str(present(row.get("tool_call_id")))
             messages.append(tool_message(call_id, "" if content is None else str(content)))
         elif kind == "finish" and not content:
             continue

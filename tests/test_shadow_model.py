@@ -131,7 +131,7 @@ def test_offline_candidate_shadows_real_logs_without_network(loopback_only, tmp_
         "tau2 airline": (_one_episode(_benchmark_rows(TAU2)), 1),
         "demo": (_one_episode(demo), 1),
     }
-    server, url = start_server(LocalChatModel(max_new_tokens=40))
+    server, url = start_server(LocalChatModel(max_new_tokens=32))
     try:
         candidate = Candidate(OpenAIChatClient(url, timeout_s=600), MODEL_ID, MODEL_ID)
         seconds, steps_done = 0.0, 0
@@ -142,7 +142,7 @@ def test_offline_candidate_shadows_real_logs_without_network(loopback_only, tmp_
                 max_steps_per_episode=POINTS,
                 max_history_messages=6,
                 system_prompt="You are a customer service agent. Use the tools when needed.",
-                max_tokens_per_call=40,
+                max_tokens_per_call=32,
             )
             shadow = StepAlignedShadow(candidate, settings, ShadowBudget(max_episodes=1))
             start = time.monotonic()

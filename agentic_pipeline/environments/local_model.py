@@ -23,12 +23,15 @@ cut from the oldest turns (the system message and the first user message stay) t
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib.metadata
+import io
 import json
 import os
 import re
 import threading
 import time
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -192,8 +195,9 @@ class LocalChatModel:
     path: Path | None = None
     max_new_tokens: int = 64
     max_prompt_tokens: int = 2048
-    #: CPU threads for torch (0: torch's default).
-    threads: int = 0
+    #: CPU threads for torch (0: torch's default, one per core). One by default: on a CPU shared
+    #: with other work, two threads waiting on each other made generation 8x slower (measured).
+    threads: int = 1
     requests: int = 0
     _loaded: Any = field(default=None, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
@@ -213,10 +217,14 @@ class LocalChatModel:
         except ImportError as exc:
             raise CandidateModelMissing(f"{exc.name} is missing; {INSTALL_HINT}") from None
         hf_logging.disable_progress_bar()
+        hf_logging.set_verbosity_error()
         if self.threads:
             torch.set_num_threads(self.threads)
-        tokenizer = AutoTokenizer.from_pretrained(str(path.parent), gguf_file=path.name)
-        model = AutoModelForCausalLM.from_pretrained(str(path.parent), gguf_file=path.name)
+        # the GGUF conversion draws a plain tqdm bar on stderr: a pipeline's log is no terminal
+        with contextlib.redirect_stderr(io.StringIO()), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tokenizer = AutoTokenizer.from_pretrained(str(path.parent), gguf_file=path.name)
+            model = AutoModelForCausalLM.from_pretrained(str(path.parent), gguf_file=path.name)
         model.eval()
         self._loaded = (torch, tokenizer, model)
 
@@ -351,7 +359,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Serve the offline candidate model on loopback.")
     parser.add_argument("--port", type=int, default=8011)
     parser.add_argument("--max-new-tokens", type=int, default=64)
-    parser.add_argument("--threads", type=int, default=0)
+    parser.add_argument("--threads", type=int, default=1, help="torch threads (0: one per core)")
     args = parser.parse_args(argv)
     model = LocalChatModel(max_new_tokens=args.max_new_tokens, threads=args.threads)
     model.load()

@@ -18,13 +18,15 @@ from agentic_pipeline.catalogue import ToolSet
 from agentic_pipeline.catalogue.model import ToolSpec
 from agentic_pipeline.environments.cassette import parse_arguments
 
-__all__ = ["SchemaInference", "json_type", "tool_specs_for"]
+__all__ = ["SchemaInference", "json_type", "merge_types", "tool_specs_for"]
 
 _MAX_TOOLS = 128  # a log naming more distinct tools than this per tool set is not a tool list
 
 
 def json_type(value: Any) -> str:
     """The JSON-schema type of a decoded JSON value."""
+    if value is None:
+        return "null"
     if isinstance(value, bool):
         return "boolean"
     if isinstance(value, int):
@@ -35,9 +37,15 @@ def json_type(value: Any) -> str:
         return "string"
     if isinstance(value, list):
         return "array"
-    if isinstance(value, Mapping):
-        return "object"
-    return "null"
+    return "object"
+
+
+def merge_types(types: set[str]) -> str | list[str]:
+    """One JSON-schema ``type`` for the types seen (integers and numbers together: number)."""
+    if {"integer", "number"} <= types:
+        types = types - {"integer"}
+    ordered = sorted(types)
+    return ordered[0] if len(ordered) == 1 else ordered
 
 
 @dataclass
@@ -59,13 +67,9 @@ class _Seen:
         props: dict[str, Any] = {}
         for name in sorted(self.args):
             _, types, items = self.args[name]
-            kinds = sorted(types - {"null"}) or ["string"]
-            if kinds == ["integer", "number"]:
-                kinds = ["number"]
-            prop: dict[str, Any] = {"type": kinds[0] if len(kinds) == 1 else kinds}
-            if "array" in kinds and items - {"null"}:
-                item_kinds = sorted(items - {"null"})
-                prop["items"] = {"type": item_kinds[0] if len(item_kinds) == 1 else item_kinds}
+            prop: dict[str, Any] = {"type": merge_types(types - {"null"} or {"string"})}
+            if "array" in types and items - {"null"}:
+                prop["items"] = {"type": merge_types(items - {"null"})}
             props[name] = prop
         required = sorted(n for n, (count, _, _) in self.args.items() if count == self.calls)
         return {"type": "object", "properties": props, "required": required}
