@@ -70,7 +70,7 @@ def _shadow_tables(context, masked: DayReader, shadow: ShadowResource, catalogue
     runner = StepAlignedShadow(candidate, shadow.settings, shadow.budget, catalogue)
     steps, episodes = [], []
     for ds in days:
-        result = runner.run(masked.read_table(ds).to_pylist())
+        result = runner.run(masked.read_table(ds))
         steps += result.steps
         episodes += result.episodes
         days.log(ds, f"{len(result.steps)} step rows, {len(result.episodes)} episodes")

@@ -27,8 +27,11 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+import pyarrow as pa
+import pyarrow.compute  # noqa: F401  (pa.compute)
+
 from agentic_pipeline.catalogue import Catalogue, ToolSet, default_catalogue
-from agentic_pipeline.chat import Message, tool_call, tool_calls_message, tool_message
+from agentic_pipeline.chat import Message, present, tool_call, tool_calls_message, tool_message
 from agentic_pipeline.environments.cassette import Cassette
 from agentic_pipeline.environments.crm import CRM_TOOLS
 from agentic_pipeline.environments.hermetic import HermeticAnswer, HermeticTools
@@ -118,23 +121,76 @@ class ShadowResult:
     requests: int = 0
 
 
-def _present(value: Any) -> Any:
-    return None if value is None or value != value else value
-
-
-def _group(rows: Iterable[Mapping[str, Any]]) -> dict[tuple[str, str], list[Mapping[str, Any]]]:
-    out: dict[tuple[str, str], list[Mapping[str, Any]]] = {}
-    for row in rows:
-        out.setdefault((str(row.get("ds")), str(row.get("episode_id"))), []).append(row)
-    return out
+#: The step columns the shadow reads (a day's table is narrowed to them before anything else).
+COLUMNS = (
+    "ds", "episode_id", "step", "role", "action_type", "content", "tool_name", "tool_call_id",
+    "tool_arguments", "policy_id", "task_type", "task_id", "task_description",
+)  # fmt: skip
+_INFO = ("policy_id", "task_type", "task_id")
 
 
 def _first(rows: list[Mapping[str, Any]], key: str) -> Any:
     for row in rows:
-        value = _present(row.get(key))
+        value = present(row.get(key))
         if value is not None:
             return value
     return None
+
+
+@dataclass
+class _Day:
+    """The episodes of one call of :meth:`StepAlignedShadow.run`: their keys, what the episode
+    list needs (policy, task, tools called), and each episode's rows, read only when shadowed."""
+
+    info: dict[tuple[str, str], dict[str, Any]]
+    rows: Callable[[tuple[str, str]], list[dict[str, Any]]]
+    #: ``(key, tool name, arguments text)`` of every logged call (for the tool schemas).
+    calls: list[tuple[tuple[str, str], Any, Any]]
+
+    @classmethod
+    def of(cls, rows: Iterable[Mapping[str, Any]] | pa.Table) -> _Day:
+        if isinstance(rows, pa.Table):
+            return cls._of_table(rows)
+        groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
+        for row in rows:
+            groups.setdefault((str(row.get("ds")), str(row.get("episode_id"))), []).append(
+                dict(row)
+            )
+        info = {
+            k: {**{c: _first(g, c) for c in _INFO},
+                "tools": [r.get("tool_name") for r in g if r.get("action_type") == "tool_call"]}
+            for k, g in groups.items()
+        }  # fmt: skip
+        calls = [
+            (k, r.get("tool_name"), r.get("tool_arguments"))
+            for k, g in groups.items()
+            for r in g
+            if r.get("action_type") == "tool_call"
+        ]
+        return cls(info, groups.__getitem__, calls)
+
+    @classmethod
+    def _of_table(cls, table: pa.Table) -> _Day:
+        table = table.select([c for c in COLUMNS if c in table.column_names])
+        small = table.select(["ds", "episode_id", *_INFO, "action_type", "tool_name"]).to_pandas()
+        small[["ds", "episode_id"]] = small[["ds", "episode_id"]].astype(str)
+        by_key = small.groupby(["ds", "episode_id"], sort=False)
+        first = by_key[list(_INFO)].first()
+        is_call = small["action_type"] == "tool_call"
+        tools = small[is_call].groupby(["ds", "episode_id"], sort=False)["tool_name"].agg(list)
+        info = {
+            k: {**{c: present(first.at[k, c]) for c in _INFO}, "tools": tools.get(k, [])}
+            for k in first.index
+        }
+        indices = by_key.indices
+        calls_table = table.filter(pa.compute.equal(table.column("action_type"), "tool_call"))
+        calls = list(zip(
+            zip(map(str, calls_table.column("ds").to_pylist()),
+                map(str, calls_table.column("episode_id").to_pylist()), strict=True),
+            calls_table.column("tool_name").to_pylist(),
+            calls_table.column("tool_arguments").to_pylist(), strict=True,
+        ))  # fmt: skip
+        return cls(info, lambda key: table.take(indices[key]).to_pylist(), calls)
 
 
 class StepAlignedShadow:
@@ -164,7 +220,7 @@ class StepAlignedShadow:
         """The seeded random order in which episodes are shadowed (stable across runs)."""
         return hashlib.sha256(f"{self.settings.seed}:{ds}:{episode_id}".encode()).hexdigest()
 
-    def run(self, rows: Iterable[Mapping[str, Any]]) -> ShadowResult:
+    def run(self, rows: Iterable[Mapping[str, Any]] | pa.Table) -> ShadowResult:
         """Shadow every episode of ``rows`` (one day, say) until done or a limit is crossed.
 
         Calling it again (the next day of a backfill run) goes on with the same budget; once a
@@ -173,19 +229,23 @@ class StepAlignedShadow:
         result = ShadowResult(self.candidate.name)
         if self.stop is not None:
             result.stopped, result.stopped_limit = str(self.stop), self.stop.limit
-        groups = _group(rows)
-        tool_sets = {key: self._tool_set(group) for key, group in groups.items()}
+        day = _Day.of(rows)
+        tool_sets = {
+            key: self.catalogue.detect(info["task_type"], info["tools"])
+            for key, info in day.info.items()
+        }
         inference = SchemaInference()
-        for key, group in groups.items():
-            inference.add_rows(tool_sets[key].tool_set, group)
-        for key in sorted(groups, key=lambda k: self.order_key(*k)):
-            base = self._episode_base(key, groups[key], tool_sets[key])
+        for key, name, arguments in day.calls:
+            inference.add(tool_sets[key].tool_set, name, arguments)
+        for key in sorted(day.info, key=lambda k: self.order_key(*k)):
+            base = self._episode_base(key, day.info[key], tool_sets[key])
             if result.stopped:
                 result.episodes.append({**base, "status": f"not_run: {result.stopped_limit}"})
                 continue
             try:
-                points = decision_points(groups[key])
-                tape = Cassette.from_steps(groups[key])
+                episode_rows = day.rows(key)
+                points = decision_points(episode_rows)
+                tape = Cassette.from_steps(episode_rows)
             except Exception as exc:  # one unreadable episode never stops the day
                 result.episodes.append({**base, "status": f"unreadable: {type(exc).__name__}"})
                 continue
@@ -215,19 +275,13 @@ class StepAlignedShadow:
         self.stop = stop
         result.stopped, result.stopped_limit = str(stop), stop.limit
 
-    def _tool_set(self, rows: list[Mapping[str, Any]]) -> ToolSet:
-        names = [r.get("tool_name") for r in rows if r.get("action_type") == "tool_call"]
-        return self.catalogue.detect(_first(rows, "task_type"), names)
-
     def _episode_base(
-        self, key: tuple[str, str], rows: list[Mapping[str, Any]], tool_set: ToolSet
+        self, key: tuple[str, str], info: Mapping[str, Any], tool_set: ToolSet
     ) -> dict[str, Any]:
         return {
             "ds": key[0],
             "episode_id": key[1],
-            "policy_id": _first(rows, "policy_id"),
-            "task_type": _first(rows, "task_type"),
-            "task_id": _first(rows, "task_id"),
+            **{c: None if info[c] is None else str(info[c]) for c in _INFO},
             "tool_set": tool_set.tool_set,
             "candidate_id": self.candidate.name,
         }

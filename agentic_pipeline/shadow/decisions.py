@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from agentic_pipeline.chat import Message, text_message, to_chat_messages
+from agentic_pipeline.chat import Message, present, text_message, to_chat_messages
 from agentic_pipeline.environments.base import Action
 from agentic_pipeline.environments.cassette import parse_arguments
 from agentic_pipeline.environments.hermetic import arguments_key
@@ -72,26 +72,22 @@ class Comparison:
     agrees: bool
 
 
-def _present(value: Any) -> Any:
-    return None if value is None or value != value else value  # NaN -> None
-
-
 def _logged_view(turn: Sequence[Mapping[str, Any]]) -> ActionView:
     calls = [r for r in turn if r.get("action_type") == "tool_call"]
     if calls:
         first = calls[0]
-        text = _present(first.get("tool_arguments"))
+        text = present(first.get("tool_arguments"))
         return ActionView(
-            "tool", str(_present(first.get("tool_name")) or ""), parse_arguments(text), text
+            "tool", str(present(first.get("tool_name")) or ""), parse_arguments(text), text
         )
     if any(r.get("action_type") == "finish" for r in turn):
-        return ActionView("finish", reply=_present(turn[-1].get("content")))
-    return ActionView("reply", reply=_present(turn[0].get("content")))
+        return ActionView("finish", reply=present(turn[-1].get("content")))
+    return ActionView("reply", reply=present(turn[0].get("content")))
 
 
 def decision_points(rows: Sequence[Mapping[str, Any]]) -> list[DecisionPoint]:
     """The decision points of one episode's canonical step rows (any order)."""
-    ordered = sorted(rows, key=lambda r: int(_present(r.get("step")) or 0))
+    ordered = sorted(rows, key=lambda r: int(present(r.get("step")) or 0))
     out: list[DecisionPoint] = []
     i = 0
     while i < len(ordered):
@@ -102,7 +98,7 @@ def decision_points(rows: Sequence[Mapping[str, Any]]) -> list[DecisionPoint]:
         while end < len(ordered) and ordered[end].get("action_type") in AGENT_ROWS:
             end += 1
         turn = ordered[i:end]
-        step = int(_present(turn[0].get("step")) or 0)
+        step = int(present(turn[0].get("step")) or 0)
         out.append(DecisionPoint(len(out), step, to_chat_messages(ordered[:i]), _logged_view(turn)))
         i = end
     return out
