@@ -111,8 +111,8 @@ def shadow_assets(
         context, masked_trajectories, shadow, tool_catalogue.load()
     )
     stop = runner.stop if runner is not None else None
-    if stop is not None:
-        context.log.warning(str(stop))
+    if stop is not None:  # the episode quota is a sampling bound; other limits are alarms
+        (context.log.info if stop.limit == "max_episodes" else context.log.warning)(str(stop))
     figures = headline(steps, episodes)
     name = runner.candidate.name if runner else "none"
     common = {

@@ -36,6 +36,7 @@ from agentic_pipeline.rewards import load_reward_spec, score_episodes
 from agentic_pipeline.storage import DataRoot
 from assets.partitions import daily_partitions
 from assets.shadow import behaviour_diff_asset
+from cli.runs import QUIET_RUN_CONFIG
 from resources import PartitionedParquetIOManager
 from resources.shadow import BehaviourDiffResource
 
@@ -76,7 +77,7 @@ def _materialize(root: Path, n_bootstrap: int) -> tuple[float, int]:
     with DagsterInstance.ephemeral() as instance:
         start = time.perf_counter()
         result = defs.resolve_job_def("diff").execute_in_process(
-            instance=instance, partition_key=DAY.isoformat()
+            instance=instance, partition_key=DAY.isoformat(), run_config=QUIET_RUN_CONFIG
         )
         seconds = time.perf_counter() - start
     assert result.success

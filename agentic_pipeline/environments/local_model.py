@@ -265,7 +265,8 @@ class LocalChatModel:
                 options.update(do_sample=True, temperature=temperature, top_p=0.95)
             else:
                 options.update(do_sample=False)
-            with torch.no_grad():
+            with torch.no_grad(), warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # generation-config notices, not for a log
                 out = model.generate(
                     ids,
                     attention_mask=torch.ones_like(ids),
