@@ -130,7 +130,7 @@ def print_report(data_dir: str, day: str, console: Console) -> int:
     return 0
 
 
-def print_shifts(root: DataRoot, day: str, console: Console, n: int = 5) -> None:
+def print_shifts(root: DataRoot, day: str, console: Console, n: int = 3) -> None:
     """The day's largest flagged behaviour shifts (``behaviour_diff``) and the shadow's headline
     figures (``shadow_steps``/``shadow_episodes``), in plain words."""
     from agentic_pipeline.shadow import describe_shift, headline, largest_shifts
