@@ -93,6 +93,8 @@ def _day() -> pa.Table:
                 "role": "tool",
                 "action_type": "tool_result",
                 "content": '{"by_email": {"bob.smith@example.com": 1}}',
+                # an identifier masking never rewrites: the episode cannot be masked (withheld)
+                "tool_call_id": "call_bob.smith@example.com",
             },
         ],
         schema=STEP_SCHEMA,
