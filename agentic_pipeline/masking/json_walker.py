@@ -18,78 +18,22 @@ from typing import Any, Protocol
 
 from agentic_pipeline.jsonutil import strict_json_dumps
 from agentic_pipeline.masking.detectors.bare_numbers import bare_number_entity
-from agentic_pipeline.masking.detectors.labels import id_value_ok, label_entity
+from agentic_pipeline.masking.detectors.labels import (  # noqa: F401  (key_entity: public here)
+    id_value_ok,
+    key_entity,
+    label_entity,
+    normalize_key,
+)
 
 MAX_DEPTH = 64
 
-_KEY_RULES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
-    (re.compile(rx), et)
-    for rx, et in (
-        (r"(?:\w+_)?ip(?:_?address)?|ip_?addr", "IP_ADDRESS"),
-        (r"(?:\w+_)?e_?mail(?:_?address)?|email\d*", "EMAIL_ADDRESS"),
-        (
-            r"(?:\w+_)?(?:phone|mobile|cell|telephone|tel|fax)(?:_?(?:number|no|num))?\d*",
-            "PHONE_NUMBER",
-        ),
-        (r"user_?id|user_?name|username|login|handle|account_?id", "USER_ID"),
-        (
-            r"(?:\w+_)?(?:first|last|middle|given|family|full|maiden|display|nick|sur)_?name"
-            r"|name|surname|(?:customer|passenger|contact|person|holder|card_?holder|account_?holder"
-            r"|traveller|traveler|recipient|sender|guest|patient|owner|employee)_?name|"
-            r"cardholder|card_holder|account_holder",
-            "PERSON",
-        ),
-        (
-            r"(?:\w+_)?(?:dob|date_?of_?birth|birth_?date|birth_?day|birthdate|birthday)",
-            "DATE_OF_BIRTH",
-        ),
-        (r"(?:card_?)?last_?(?:four|4)(?:_digits)?|card_?last_?(?:four|4)", "CARD_LAST4"),
-        (r"cvv|cvc|cvv2|security_?code|card_?pin|pin", "CARD_SECRET"),
-        (
-            r"card|card_?(?:number|no|num|pan|expiry|exp\w*|holder\w*)|credit_?card(?:_?(?:number|no))?"
-            r"|cc|cc_?(?:number|no|num)|pan|debit_?card(?:_?number)?",
-            "CREDIT_CARD",
-        ),
-        (r"(?:\w+_)?ssn|social_?security(?:_?number)?|sin", "US_SSN"),
-        (r"(?:\w+_)?iban", "IBAN_CODE"),
-        (
-            r"bank_?account(?:_?number)?|account_?number|routing_?number|sort_?code|bic|swift",
-            "BANK_ACCOUNT",
-        ),
-        (
-            r"passport(?:_?(?:number|no))?|driver_?s?_?licen[cs]e(?:_?(?:number|no))?"
-            r"|licen[cs]e_?number|national_?id|tax_?id|tin|nino",
-            "ID_DOCUMENT",
-        ),
-        (r"zip|zip_?code|zipcode|post_?code|postal_?code", "ZIP_CODE"),
-        (r"(?:\w+_)?address\w*|street\w*|addr\d*|house_?number|apartment|apt", "STREET_ADDRESS"),
-        (r"(?:home_)?city|town", "LOCATION"),
-        (r"password|passwd|secret|api_?key|access_?token|refresh_?token", "CREDENTIAL"),
-    )
-)
 #: Inside an inherited address, these children are locations (masked, not propagated).
 _ADDRESS_LOCATION_KEYS = frozenset(
     {"city", "town", "country", "country_code", "state", "province", "region", "county"}
 )
 #: A dict with one of these keys describes a function call: its ``name`` is a tool name.
 _CALL_KEYS = frozenset({"arguments", "kwargs", "args", "parameters", "params", "function"})
-_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
-_NON_ALNUM = re.compile(r"[^a-z0-9]+")
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-
-
-def normalize_key(key: str) -> str:
-    """``billingAddress`` / ``Billing-Address`` -> ``billing_address``."""
-    return _NON_ALNUM.sub("_", _CAMEL.sub("_", str(key)).lower()).strip("_")
-
-
-def key_entity(key: str) -> str | None:
-    """Entity type a key names (masked whole whatever the value), else ``None``."""
-    k = normalize_key(key)
-    for rx, et in _KEY_RULES:
-        if rx.fullmatch(k):
-            return et
-    return None
 
 
 def child_entity(key: str, inherited: str | None) -> str | None:

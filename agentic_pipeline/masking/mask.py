@@ -10,7 +10,7 @@ Pipeline (per partition):
 3. *apply*: every string gets its detections plus the episode's known entities (names, emails, ...
    found anywhere in the episode, first/last names alone included), overlaps are resolved and
    Presidio's ``AnonymizerEngine`` replaces each span with a keyed pseudonym (custom operator);
-4. *scan* the output (``scan.py``, detectors of another family than the ones that masked) and
+4. *scan* the output (``scan/``, detectors of another family than the ones that masked) and
    *withhold* every episode in which anything is left: its rows leave the masked table and its
    audit, and ``MaskResult.withheld`` names it with the reason (counts, never a value). The rest of
    the day is returned; the raw rows stay where they were, so masking the day again re-tries it.

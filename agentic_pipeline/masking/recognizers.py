@@ -1,6 +1,6 @@
 """High-precision PII patterns and the custom Presidio recognizers built on them.
 
-The same compiled patterns serve the masking recognizers and the leak scan (``scan.py``), so that
+The same compiled patterns serve the masking recognizers and the leak scan (``scan/``), so that
 whatever the scan flags, masking also catches.
 
 Decisions (documented for reviewers):

@@ -2,7 +2,7 @@
 
 It looks for strict patterns (email, phone, Luhn-valid card, SSN, IBAN, IPv4, user ids), for
 every raw value masking found (``known_values``, globally or per episode), and, with detectors of
-another family than the ones that masked (``scan_detectors.py``: phones of every region, cards,
+another family than the ones that masked (``scan/detectors.py``: phones of every region, cards,
 IBAN shapes, national ids, birth dates and names in context), for what masking missed. It reports
 *where* a leak is (column, row, entity type, detector, a keyed hash of the value), never the value.
 """
@@ -19,7 +19,7 @@ import pyarrow as pa
 from agentic_pipeline.jsonutil import json_leaves
 from agentic_pipeline.masking.json_walker import JsonError, looks_like_json, parse_json
 from agentic_pipeline.masking.pseudonyms import TOKEN_RE, value_hash
-from agentic_pipeline.masking.scan_detectors import card_findings, independent_findings
+from agentic_pipeline.masking.scan.detectors import card_findings, independent_findings
 from agentic_pipeline.masking.text_view import text_view
 from agentic_pipeline.pii_patterns import strict_matches
 from agentic_pipeline.schema import ID_COLUMNS
@@ -44,7 +44,7 @@ class Leak:
     row: int
     entity_type: str
     value_hash: str
-    detector: str  # "pattern", "known_value" or a ``scan_*`` detector of scan_detectors.py
+    detector: str  # "pattern", "known_value" or a ``scan_*`` detector of scan/detectors.py
 
     def __str__(self) -> str:
         where = f"{self.column}[{self.row}]"
@@ -165,7 +165,7 @@ def scan_for_leaks(
     ``known_values`` is either one collection for all rows or a mapping ``episode_id -> values``
     (then the table needs an ``episode_id`` column). Values shorter than ``min_known_len`` are not
     searched (too many false alarms). Already-masked tokens are ignored. ``independent=False``
-    leaves out the detectors of ``scan_detectors.py``.
+    leaves out the detectors of ``scan/detectors.py``.
     """
     return [
         leak for leak, _ in find_leaks(table, known_values, columns, min_known_len, independent)
