@@ -27,13 +27,7 @@ from dagster import DagsterInstance, materialize
 
 from agentic_pipeline.demo import write_landing
 from agentic_pipeline.masking import DEV_MASKING_KEY
-from agentic_pipeline.masking.engine import AnalyzerConfig, AnalyzerPool
 from agentic_pipeline.masking.keys import key_fingerprint
-from agentic_pipeline.masking.ray_pool import (
-    RayAnalyzerPool,
-    analyzer_pool,
-    balanced_batches,
-)
 from agentic_pipeline.masking.shards import (
     ACTOR_READY,
     KEY_MISMATCH_MESSAGE,
@@ -262,33 +256,3 @@ def _shard(i: int, long: bool) -> pa.Table:
             "content": [text] * n,
         }
     )
-
-
-def test_analysis_only_pool_from_the_resource_or_the_environment(ray_head, monkeypatch):
-    """``Masker(ray_address=...)`` still sends only its analysis to Ray (``RayAnalyzerPool``)."""
-    address, _ = ray_head
-    monkeypatch.delenv("RAY_ADDRESS", raising=False)
-    config = AnalyzerConfig()
-    local = analyzer_pool(config, n_workers=2)
-    assert isinstance(local, AnalyzerPool) and local.n_workers == 2  # the default: no Ray
-    local.close()
-    monkeypatch.setenv("RAY_ADDRESS", address)
-    pool = analyzer_pool(config, n_workers=2, ray_workers=1)
-    try:
-        assert isinstance(pool, RayAnalyzerPool)
-        texts = ["Call Maria Lopez at +1 415 555 0134.", "maria.lopez@example.com", "ok"]
-        assert pool.analyze(texts, True) == pool_local_analyze(texts)
-    finally:
-        pool.close()
-
-
-def pool_local_analyze(texts: list[str]) -> list:
-    return AnalyzerPool(AnalyzerConfig(), n_workers=1).analyze(texts, True)
-
-
-def test_balanced_batches_cover_every_text_once():
-    texts = ["x" * n for n in (5, 50, 500, 1, 20, 300, 7)]
-    batches = balanced_batches(texts, 3)
-    assert sorted(i for b in batches for i in b) == list(range(len(texts)))
-    assert balanced_batches(texts, 3) == batches and len(batches) == 3
-    assert balanced_batches(texts[:2], 8) == [[1], [0]]  # no empty batches

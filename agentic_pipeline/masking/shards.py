@@ -47,7 +47,6 @@ import sys
 import time
 from collections import deque
 from collections.abc import Iterable, Iterator, Mapping
-from contextlib import contextmanager
 from typing import Any, Protocol
 
 import pyarrow as pa
@@ -62,7 +61,6 @@ from agentic_pipeline.masking.keys import (
 from agentic_pipeline.masking.mask import Masker, MaskResult, mask_steps
 from agentic_pipeline.masking.pseudonyms import is_dev_key
 from agentic_pipeline.masking.ray_pool import (
-    RAY_ADDRESS_ENV,
     connect,
     ray_address,
     release_actors,
@@ -115,8 +113,7 @@ class LocalShardMasker:
     """``mask_steps`` in this process, shard after shard (analysis in the local process pool)."""
 
     def __init__(self, key: str | bytes, n_workers: int = 1, **options: Any) -> None:
-        with _without_ray_address():  # the analysis stays in local processes
-            self.masker = Masker(key=key, n_workers=n_workers, **_options(options))
+        self.masker = Masker(key=key, n_workers=n_workers, **_options(options))
 
     def map(self, shards: Iterable[pa.Table]) -> Iterator[MaskResult]:
         for raw in shards:
@@ -130,18 +127,6 @@ class LocalShardMasker:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-
-@contextmanager
-def _without_ray_address() -> Iterator[None]:
-    """``RAY_ADDRESS`` hidden while an actor builds its masker: its analyzer must be in-process
-    (a Ray worker may have the variable set by the cluster)."""
-    saved = os.environ.pop(RAY_ADDRESS_ENV, None)
-    try:
-        yield
-    finally:
-        if saved is not None:
-            os.environ[RAY_ADDRESS_ENV] = saved
 
 
 def worker_key(fingerprint: str, dev: bool, environ: Mapping[str, str] | None = None) -> str:
@@ -177,8 +162,7 @@ class _ShardActor:
         except WorkerKeyError as exc:  # reported by ``ready``: the driver raises it
             self.error = str(exc)
             return
-        with _without_ray_address():
-            self.masker = Masker(key=key, n_workers=1, **options)
+        self.masker = Masker(key=key, n_workers=1, **options)
         self.masker.pool.local  # noqa: B018 - build Presidio and spaCy now, once
         del key
         self.startup_seconds = time.perf_counter() - t
