@@ -49,8 +49,8 @@ RAY_ADDRESS_ENV = "RAY_ADDRESS"
 AUTH_MODE_ENV = "RAY_AUTH_MODE"
 AUTH_TOKEN_ENV = "RAY_AUTH_TOKEN"
 AUTH_TOKEN_PATH_ENV = "RAY_AUTH_TOKEN_PATH"
-#: Where Ray looks for its token when neither variable is set.
-DEFAULT_TOKEN_PATH = Path("~/.ray/auth_token")
+#: Where Ray looks for its token when neither variable is set (under the home folder).
+DEFAULT_TOKEN_FILE = Path(".ray") / "auth_token"
 #: Ray's switch that keeps a loopback node address instead of the machine's network address.
 SINGLE_MACHINE_ENV = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"
 LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
@@ -93,7 +93,8 @@ def has_token_auth(environ: Mapping[str, str] | None = None) -> bool:
         return False
     if env.get(AUTH_TOKEN_ENV, "").strip():
         return True
-    path = Path(env.get(AUTH_TOKEN_PATH_ENV) or DEFAULT_TOKEN_PATH).expanduser()
+    home = env.get("HOME") or str(Path.home())
+    path = Path(env.get(AUTH_TOKEN_PATH_ENV) or Path(home) / DEFAULT_TOKEN_FILE)
     try:
         return bool(path.read_text().strip())
     except OSError:
