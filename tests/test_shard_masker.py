@@ -8,6 +8,7 @@ is in ``test_ray.py``.
 
 import socket
 import time
+from pathlib import Path
 
 import pyarrow as pa
 import pytest
@@ -46,6 +47,7 @@ from agentic_pipeline.masking.shards import (
 )
 
 KEY = "shard-test-secret-key-5e0b7f"
+REPO = Path(__file__).resolve().parents[1]
 
 
 def test_fingerprint_is_short_stable_and_tells_keys_apart():
@@ -238,3 +240,27 @@ def test_the_documented_head_needs_token_authentication_and_keeps_loopback(tmp_p
     assert cmd[1:4] == ["start", "--head", "--block"]
     assert cmd[cmd.index("--node-ip-address") + 1] == "127.0.0.1"
     assert "--include-dashboard=false" in cmd and "--disable-usage-stats" in cmd
+
+
+def test_the_kuberay_manifest_requires_the_token_and_keeps_the_key_in_secrets():
+    """deploy/ray-cluster.yaml: every Ray container has token authentication with the token from a
+    Secret, the masking key only from a Secret and only on the workers, and a NetworkPolicy
+    admits only the run pods and the cluster's own pods to the Ray pods."""
+    import yaml
+
+    cluster, policy = yaml.safe_load_all((REPO / "deploy" / "ray-cluster.yaml").read_text())
+    spec = cluster["spec"]
+    groups = [("head", spec["headGroupSpec"])] + [("worker", g) for g in spec["workerGroupSpecs"]]
+    ray_pods = policy["spec"]["podSelector"]["matchLabels"]
+    for kind, group in groups:
+        template = group["template"]
+        assert ray_pods.items() <= template["metadata"]["labels"].items(), kind
+        for container in template["spec"]["containers"]:
+            env = {e["name"]: e for e in container["env"]}
+            assert env["RAY_AUTH_MODE"]["value"] == "token", kind
+            assert "secretKeyRef" in env["RAY_AUTH_TOKEN"]["valueFrom"], kind
+            key = env.get(MASKING_KEY_ENV)
+            assert (key is not None) == (kind == "worker"), kind
+            assert key is None or "value" not in key and "secretKeyRef" in key["valueFrom"]
+    sources = [f["podSelector"]["matchLabels"] for f in policy["spec"]["ingress"][0]["from"]]
+    assert ray_pods in sources and {"agentic-pipeline/role": "dagster-run"} in sources
