@@ -351,10 +351,23 @@ print("GOT", ray.get(key.remote(), timeout=60), flush=True)
 """
 
 
+#: The pipeline's own driver with a wrong token: one line, within about 20 s.
+OUR_MASKER = """
+import sys
+from agentic_pipeline.masking.ray_cluster import RayClusterError
+from agentic_pipeline.masking.shards import shard_masker
+try:
+    shard_masker("a-driver-key-with-a-guessed-token", address=sys.argv[1], ray_workers=1)
+except RayClusterError as exc:
+    print("REFUSED", type(exc).__name__, exc, flush=True)
+"""
+
+
 def test_a_driver_without_the_cluster_token_is_refused(ray_head):
     """Issue #22.7: a client on this machine that reaches the head without the cluster's token
     (none, or a guessed one; by the GCS address or the Ray client port) runs nothing there and
-    never reads the workers' key. The control, with the token, reads it: the token is the guard."""
+    never reads the workers' key. The control, with the token, reads it: the token is the guard.
+    The pipeline's own masker with a guessed token is refused in one line."""
     address, _, _, client_port = ray_head
     env = {k: v for k, v in os.environ.items() if not k.startswith("RAY_")}
     env["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "0"  # reach the loopback head as it is
@@ -364,10 +377,11 @@ def test_a_driver_without_the_cluster_token_is_refused(ray_head):
         "guessed token, GCS": (address, guessed),
         "no token, Ray client": (f"ray://127.0.0.1:{client_port}", {}),
         "the token (control)": (address, AUTH),
+        "our masker, guessed token": (address, guessed),
     }
     procs = {
         name: subprocess.Popen(
-            [sys.executable, "-c", KEY_THIEF, target],
+            [sys.executable, "-c", OUR_MASKER if name.startswith("our") else KEY_THIEF, target],
             cwd=REPO,
             env={**env, **extra},
             stdout=subprocess.PIPE,
@@ -386,6 +400,9 @@ def test_a_driver_without_the_cluster_token_is_refused(ray_head):
         outputs[name] = (proc.returncode, out, err)
     code, out, err = outputs.pop("the token (control)")
     assert code == 0 and f"GOT {SECRET_KEY}" in out, err[-2000:]
+    code, out, err = outputs.pop("our masker, guessed token")
+    assert code == 0 and out.startswith("REFUSED RayUnavailableError "), out + err[-2000:]
+    assert f"the Ray head at {address} answers but refused this driver" in out
     for name, (code, out, err) in outputs.items():
         assert code != 0, name
         assert "GOT" not in out and SECRET_KEY not in out + err, name
