@@ -76,8 +76,8 @@ from agentic_pipeline.masking.ray_cluster import (
 ACTOR_READY = "agentic_pipeline shard masker actor ready"
 #: Shards per actor sent and not yet consumed: one masked while the next waits in its queue.
 IN_FLIGHT_PER_ACTOR = 2
-#: ``Masker`` arguments a shard masker never forwards: the key is resolved where the masker runs,
-#: and an actor's analyzer is always in its own process.
+#: Arguments a shard masker never takes as ``Masker`` options: the key is resolved where the masker
+#: runs, and where that is (here or on Ray) is ``shard_masker``'s choice alone.
 _RESERVED = frozenset({"key", "n_workers", "ray_address", "ray_workers"})
 
 KEY_MISMATCH_MESSAGE = (
