@@ -323,8 +323,8 @@ def _shard(i: int, long: bool) -> pa.Table:
 def test_every_socket_of_the_head_listens_on_loopback(ray_head, monkeypatch):
     """Issue #22.7: the documented head started on 127.0.0.1 listens there only: its GCS, raylet
     and object manager, Ray client server, agents and worker processes (an actor is running), and
-    this driver's own Ray server. Ray 2.60's ``ray start --node-ip-address 127.0.0.1`` alone
-    listens on every interface."""
+    this driver's own Ray server. With Ray 2.60's ``ray start --node-ip-address 127.0.0.1``
+    alone, the GCS and the raylet listened on every interface."""
     address, _, head_pid, client_port = ray_head
     monkeypatch.delenv("RAY_ADDRESS", raising=False)
     with shard_masker(SECRET_KEY, address=address, ray_workers=1) as sm:

@@ -17,8 +17,8 @@ driver's token makes ``ray.init`` give up within about 20 s, reported the same w
 
 **A head on loopback stays on loopback.** Ray 2.60 replaces a loopback node address
 (``--node-ip-address 127.0.0.1``, or a driver's ``127.0.0.1:6379``) by the machine's network
-address (``ray._private.services.resolve_ip_for_localhost``), and then its GCS, raylet, client
-server and agents listen on every interface. Ray's single-machine switch
+address (``ray._private.services.resolve_ip_for_localhost``), and then its GCS and raylet listen
+on every interface, its client server and agents on that address. Ray's single-machine switch
 ``RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER=0`` keeps 127.0.0.1: the head started by ``main`` below sets it
 for a loopback host (every socket of the head then listens on 127.0.0.1 only, checked by
 ``tests/test_ray.py``), and ``connect`` sets it in a driver whose address is loopback. For any other
