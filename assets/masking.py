@@ -31,7 +31,7 @@ from dagster import (
 
 from agentic_pipeline.masking import AUDIT_SCHEMA, WITHHELD_SCHEMA, scan_for_leaks
 from agentic_pipeline.masking.keys import MissingMaskingKeyError, announce_dev_key
-from agentic_pipeline.masking.shards import WorkerKeyError
+from agentic_pipeline.masking.ray_cluster import RayClusterError
 from agentic_pipeline.schema import STEP_SCHEMA
 from agentic_pipeline.storage import DataRoot
 from assets.days import RunDays
@@ -135,7 +135,7 @@ def masked_trajectories(
     def open_shard_masker():
         try:
             return masking.build_shard_masker()
-        except WorkerKeyError as exc:  # a deployment error: retrying cannot fix it
+        except RayClusterError as exc:  # a deployment error (key, token, head down): no retry
             raise Failure(str(exc), allow_retries=False) from None
 
     def masked_metadata() -> dict:

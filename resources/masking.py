@@ -2,7 +2,7 @@
 
 from dagster import ConfigurableResource
 
-from agentic_pipeline.masking import Masker, is_dev_key
+from agentic_pipeline.masking import is_dev_key
 from agentic_pipeline.masking.keys import MASKING_KEY_ENV, masking_key
 from agentic_pipeline.masking.shards import LocalShardMasker, RayShardMasker, shard_masker
 
@@ -48,18 +48,6 @@ class MaskingResource(ConfigurableResource):
             address=self.ray_address or None,
             ray_workers=self.ray_workers,
             phone_regions=tuple(self.phone_regions),
-        )
-
-    def build_masker(self) -> Masker:
-        """A masker in this process with worker processes (or, with a Ray address, only its
-        analysis on Ray actors); close it (``with``) when done. Assets use
-        ``build_shard_masker``."""
-        return Masker(
-            key=self.resolved_key(),
-            n_workers=self.n_workers,
-            phone_regions=tuple(self.phone_regions),
-            ray_address=self.ray_address or None,
-            ray_workers=self.ray_workers,
         )
 
 

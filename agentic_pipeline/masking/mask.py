@@ -68,7 +68,6 @@ from agentic_pipeline.masking.json_walker import (
     walk,
 )
 from agentic_pipeline.masking.pseudonyms import DEV_MASKING_KEY, TOKEN_RE, Pseudonymizer, fold
-from agentic_pipeline.masking.ray_pool import RayAnalyzerPool, analyzer_pool
 from agentic_pipeline.masking.refine import refine_spans
 from agentic_pipeline.masking.router import Route
 from agentic_pipeline.masking.scan import (
@@ -127,12 +126,10 @@ class Masker:
         max_text_chars: int = 5_000_000,
         columns: tuple[str, ...] = MASK_COLUMNS,
         max_ner_chars: int = MAX_NER_CHARS,
-        ray_address: str | None = None,
-        ray_workers: int = 0,
     ) -> None:
-        self.pseudonyms = Pseudonymizer(key)  # the key stays here: Ray actors only detect spans
-        # the local process pool, or Ray actors when a Ray address is given (or RAY_ADDRESS)
-        self.pool: AnalyzerPool | RayAnalyzerPool = analyzer_pool(
+        self.pseudonyms = Pseudonymizer(key)
+        # the analysis runs in local worker processes (on Ray, each actor holds a whole Masker)
+        self.pool = AnalyzerPool(
             AnalyzerConfig(
                 model_name=model_name,
                 phone_regions=tuple(phone_regions),
@@ -141,8 +138,6 @@ class Masker:
                 max_ner_chars=max_ner_chars,
             ),
             n_workers=n_workers,
-            address=ray_address,
-            ray_workers=ray_workers,
         )
         self.anonymizer = AnonymizerEngine()
         self.min_score = min_score
