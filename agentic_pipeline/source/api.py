@@ -118,6 +118,10 @@ class SourceMasker:
     def __init__(
         self, key: str | bytes | None = None, *, masker: Masker | None = None, **options: Any
     ) -> None:
+        if key is None and masker is None:
+            from agentic_pipeline.masking.keys import masking_key
+
+            key = masking_key()  # no key: MissingMaskingKeyError now, not at the first record
         self._key = key
         self._masker = masker
         self._options = options
@@ -127,10 +131,9 @@ class SourceMasker:
     def masker(self) -> Masker:
         if self._masker is None:
             from agentic_pipeline.masking import Masker
-            from agentic_pipeline.masking.keys import masking_key
 
             self._options.setdefault("n_workers", 1)  # in-process: no worker pool in an agent
-            self._masker = Masker(key=self._key or masking_key(), **self._options)
+            self._masker = Masker(key=self._key, **self._options)
         return self._masker
 
     def token(self, value: Any, entity_type: str) -> str:
@@ -195,7 +198,7 @@ class SourceMasker:
         episode; ids, roles and tool names are kept."""
         out = copy.deepcopy(messages)
         cells = Cells()
-        chat_message_cells(out, "$", cells)
+        chat_messages_cells(out, "$", cells)
         return self._run(out, cells)
 
     def mask_tool_arguments(self, arguments: Any) -> Masked:
@@ -246,34 +249,39 @@ def _is_message_list(value: Any) -> bool:
     )
 
 
-def chat_message_cells(messages: list[Any], path: str, cells: Cells) -> None:
+def chat_messages_cells(messages: list[Any], path: str, cells: Cells) -> None:
     """The strings of an OpenAI-style chat message list (edited in place through ``cells``)."""
     for i, msg in enumerate(messages):
-        if not isinstance(msg, dict):
-            cells.value(msg, f"{path}[{i}]", _setter(messages, i))
-            continue
-        here = f"{path}[{i}]"
-        content = msg.get("content")
-        if isinstance(content, list):
-            for j, part in enumerate(content):
-                if isinstance(part, dict) and isinstance(part.get("text"), str):
-                    cells.text(part["text"], f"{here}.content[{j}].text", _setter(part, "text"))
-                elif isinstance(part, str):
-                    cells.text(part, f"{here}.content[{j}]", _setter(content, j))
+        if isinstance(msg, dict):
+            chat_message_cells(msg, f"{path}[{i}]", cells)
         else:
-            cells.value(content, f"{here}.content", _setter(msg, "content"))
-        if msg.get("role") != "tool" and "name" in msg:
-            cells.participant(msg["name"], f"{here}.name", _setter(msg, "name"))
-        calls = msg.get("tool_calls")
-        for k, call in enumerate(calls if isinstance(calls, list) else []):
-            fn = call.get("function") if isinstance(call, dict) else None
-            if isinstance(fn, dict) and "arguments" in fn:
-                where = f"{here}.tool_calls[{k}].function.arguments"
-                cells.value(fn["arguments"], where, _setter(fn, "arguments"), arguments=True)
-        legacy = msg.get("function_call")
-        if isinstance(legacy, dict) and "arguments" in legacy:
-            where = f"{here}.function_call.arguments"
-            cells.value(legacy["arguments"], where, _setter(legacy, "arguments"), arguments=True)
+            cells.value(msg, f"{path}[{i}]", _setter(messages, i))
+
+
+def chat_message_cells(msg: dict[str, Any], here: str, cells: Cells) -> None:
+    """The strings of one chat message: ``content`` (text or parts), participant ``name``,
+    ``tool_calls[].function.arguments`` and the legacy ``function_call.arguments``."""
+    content = msg.get("content")
+    if isinstance(content, list):
+        for j, part in enumerate(content):
+            if isinstance(part, dict) and isinstance(part.get("text"), str):
+                cells.text(part["text"], f"{here}.content[{j}].text", _setter(part, "text"))
+            elif isinstance(part, str):
+                cells.text(part, f"{here}.content[{j}]", _setter(content, j))
+    else:
+        cells.value(content, f"{here}.content", _setter(msg, "content"))
+    if msg.get("role") != "tool" and "name" in msg:
+        cells.participant(msg["name"], f"{here}.name", _setter(msg, "name"))
+    calls = msg.get("tool_calls")
+    for k, call in enumerate(calls if isinstance(calls, list) else []):
+        fn = call.get("function") if isinstance(call, dict) else None
+        if isinstance(fn, dict) and "arguments" in fn:
+            where = f"{here}.tool_calls[{k}].function.arguments"
+            cells.value(fn["arguments"], where, _setter(fn, "arguments"), arguments=True)
+    legacy = msg.get("function_call")
+    if isinstance(legacy, dict) and "arguments" in legacy:
+        where = f"{here}.function_call.arguments"
+        cells.value(legacy["arguments"], where, _setter(legacy, "arguments"), arguments=True)
 
 
 def _findings(cell: _Cell, masked: str | None, records: Iterable[dict[str, Any]]) -> list[Finding]:
