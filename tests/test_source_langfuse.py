@@ -9,14 +9,11 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
+from opentelemetry.sdk.trace import TracerProvider
 
-pytest.importorskip("langfuse")
-
-from opentelemetry.sdk.trace import TracerProvider  # noqa: E402
-
-from agentic_pipeline.masking import DEV_MASKING_KEY, pseudonym_for  # noqa: E402
-from agentic_pipeline.source import SourceMasker  # noqa: E402
-from agentic_pipeline.source.langfuse import langfuse_mask  # noqa: E402
+from agentic_pipeline.masking import DEV_MASKING_KEY, pseudonym_for
+from agentic_pipeline.source import SourceMasker
+from agentic_pipeline.source.langfuse import langfuse_mask
 
 NAME = "Ysolde Marchetti-Bray"
 EMAIL = "ysolde.mb@copperfield.example"

@@ -6,21 +6,18 @@ import json
 
 import pyarrow as pa
 import pytest
-
-pytest.importorskip("opentelemetry.sdk")
-
-from opentelemetry.sdk.trace import TracerProvider  # noqa: E402
-from opentelemetry.sdk.trace.export import SimpleSpanProcessor  # noqa: E402
-from opentelemetry.sdk.trace.export.in_memory_span_exporter import (  # noqa: E402
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import (
     InMemorySpanExporter,
 )
-from opentelemetry.trace import Status, StatusCode  # noqa: E402
+from opentelemetry.trace import Status, StatusCode
 
-from agentic_pipeline.formats import otlp  # noqa: E402
-from agentic_pipeline.masking import DEV_MASKING_KEY, Masker, mask_steps  # noqa: E402
-from agentic_pipeline.masking.pseudonyms import TOKEN_RE, pseudonym_for  # noqa: E402
-from agentic_pipeline.source import SourceMasker  # noqa: E402
-from agentic_pipeline.source.otel import MaskingSpanProcessor, otlp_json  # noqa: E402
+from agentic_pipeline.formats import otlp
+from agentic_pipeline.masking import DEV_MASKING_KEY, Masker, mask_steps
+from agentic_pipeline.masking.pseudonyms import TOKEN_RE, pseudonym_for
+from agentic_pipeline.source import SourceMasker
+from agentic_pipeline.source.otel import MaskingSpanProcessor, otlp_json
 
 # Written for these tests (no corpus value): two people, the second only in a failed lookup.
 NAME = "Marisol Quennell"

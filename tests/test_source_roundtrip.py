@@ -5,18 +5,15 @@ erasure finds the person in both data roots."""
 import json
 
 import pytest
+from dagster import AssetKey, DagsterInstance
+from test_source_otel import EMAIL, NAME, PHONE, RAW_VALUES, traced
 
-pytest.importorskip("opentelemetry.sdk")
-
-from dagster import AssetKey, DagsterInstance  # noqa: E402
-from test_source_otel import EMAIL, NAME, PHONE, RAW_VALUES, traced  # noqa: E402
-
-from agentic_pipeline.erasure import plan_erasure  # noqa: E402
-from agentic_pipeline.masking import DEV_MASKING_KEY  # noqa: E402
-from agentic_pipeline.masking.pseudonyms import TOKEN_RE  # noqa: E402
-from agentic_pipeline.source.otel import otlp_json  # noqa: E402
-from agentic_pipeline.storage import DataRoot  # noqa: E402
-from assets.definitions import build_definitions  # noqa: E402
+from agentic_pipeline.erasure import plan_erasure
+from agentic_pipeline.masking import DEV_MASKING_KEY
+from agentic_pipeline.masking.pseudonyms import TOKEN_RE
+from agentic_pipeline.source.otel import otlp_json
+from agentic_pipeline.storage import DataRoot
+from assets.definitions import build_definitions
 
 DS = "2026-11-30"
 STAGES = [
