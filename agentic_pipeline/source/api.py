@@ -76,6 +76,7 @@ class _Cell:
     column: str  # "content" or "tool_arguments", where the pipeline stores such a string
     path: str
     put: Callable[[str], None]
+    structured: bool = False  # ``put`` takes JSON text (the cell is a JSON-encoded value)
 
 
 class Cells:
@@ -85,13 +86,13 @@ class Cells:
     def __init__(self) -> None:
         self.items: list[_Cell] = []
 
-    def text(self, text: str, path: str, put: Callable[[str], None]) -> None:
+    def text(self, text: str, path: str, put: Callable[[str], None], structured=False) -> None:
         """A free-text or JSON-text string (a message, a tool result)."""
-        self.items.append(_Cell(text, "content", path, put))
+        self.items.append(_Cell(text, "content", path, put, structured))
 
-    def arguments(self, text: str, path: str, put: Callable[[str], None]) -> None:
+    def arguments(self, text: str, path: str, put: Callable[[str], None], structured=False) -> None:
         """Tool-call arguments as JSON text."""
-        self.items.append(_Cell(text, "tool_arguments", path, put))
+        self.items.append(_Cell(text, "tool_arguments", path, put, structured))
 
     def value(self, value: Any, path: str, put: Callable[[Any], None], arguments=False) -> None:
         """Any JSON value: a string as it is, an object or array as JSON text whose masked text
@@ -100,13 +101,13 @@ class Cells:
         if isinstance(value, str):
             add(value, path, put)
         elif isinstance(value, dict | list):
-            add(json.dumps(value, ensure_ascii=False), path, lambda s: put(json.loads(s)))
+            add(json.dumps(value, ensure_ascii=False), path, lambda s: put(json.loads(s)), True)
 
     def participant(self, name: Any, path: str, put: Callable[[Any], None]) -> None:
         """A chat participant's ``name``: masked whole, like a ``user_name`` field."""
         if isinstance(name, str) and name.strip():
             doc = json.dumps({_PARTICIPANT_KEY: name}, ensure_ascii=False)
-            self.text(doc, path, lambda s: put(json.loads(s)[_PARTICIPANT_KEY]))
+            self.text(doc, path, lambda s: put(_participant(json.loads(s))), structured=True)
 
 
 class SourceMasker:
@@ -177,7 +178,7 @@ class SourceMasker:
                 findings = []
                 for c in cells.items:
                     tok = masker.token(c.text, WITHHELD)
-                    c.put(tok if c.column == "content" else json.dumps(tok))
+                    c.put(json.dumps(tok) if c.structured else tok)
                     findings.append(Finding(c.path, WITHHELD, "leak_scan", 1.0, tok, 0, len(tok)))
                 return findings, reason
         masked = {c: result.masked.column(c).to_pylist() for c in ("content", "tool_arguments")}
@@ -232,6 +233,10 @@ class SourceMasker:
     def _run_box(self, box: list[Any], cells: Cells) -> Masked:
         findings, withheld = self.mask_cells(cells)
         return Masked(box[0], findings, withheld)
+
+
+def _participant(masked: Any) -> Any:
+    return masked.get(_PARTICIPANT_KEY) if isinstance(masked, dict) else masked
 
 
 def _setter(container: Any, key: Any) -> Callable[[Any], None]:

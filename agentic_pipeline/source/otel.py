@@ -342,7 +342,7 @@ def _json_cells(
             put_one(s)
             attrs[name] = json.dumps(doc, ensure_ascii=False)
 
-        cells.items.append(type(c)(c.text, c.column, c.path, put))
+        cells.items.append(type(c)(c.text, c.column, c.path, put, c.structured))
 
 
 def genai_message_cells(messages: list[Any], path: str, cells: Cells) -> None:
