@@ -260,3 +260,28 @@ def test_unparseable_attributes_are_masked_as_text_and_named_ones_too():
     assert PHONE not in out.attributes["input.value"]
     assert out.attributes["app.note"] == "kept as it is"
     assert out.attributes["agentic_pipeline.masking.replacements"] == 2
+
+
+def test_a_value_a_later_span_reveals_is_masked_in_earlier_spans():
+    """Per trace, the spans are masked as one episode: a lower-case name in the first chat span
+    is masked because a later tool result names the customer in structured fields."""
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(
+        MaskingSpanProcessor(SimpleSpanProcessor(exporter), SourceMasker(DEV_MASKING_KEY))
+    )
+    tracer = provider.get_tracer("t")
+    said = "hey it's tamsin okereke again, the blender is still broken"
+    with tracer.start_as_current_span("invoke_agent"):
+        with tracer.start_as_current_span("chat") as chat:
+            chat.set_attribute("gen_ai.operation.name", "chat")
+            message = {"role": "user", "parts": [{"type": "text", "content": said}]}
+            chat.set_attribute("gen_ai.input.messages", json.dumps([message]))
+        with tracer.start_as_current_span("execute_tool find_customer") as tool:
+            tool.set_attribute("gen_ai.operation.name", "execute_tool")
+            customer = {"customer": {"first_name": "Tamsin", "last_name": "Okereke"}}
+            tool.set_attribute("gen_ai.tool.call.result", json.dumps(customer))
+    provider.force_flush()
+    first = exporter.get_finished_spans()[0].attributes["gen_ai.input.messages"]
+    assert "tamsin" not in first.lower() and "okereke" not in first.lower()
+    assert "the blender is still broken" in first
