@@ -285,3 +285,33 @@ def test_a_value_a_later_span_reveals_is_masked_in_earlier_spans():
     first = exporter.get_finished_spans()[0].attributes["gen_ai.input.messages"]
     assert "tamsin" not in first.lower() and "okereke" not in first.lower()
     assert "the blender is still broken" in first
+
+
+class _Broken(SourceMasker):
+    def mask_cells(self, cells):
+        raise RuntimeError(f"boom near {EMAIL}")
+
+
+def test_a_masking_failure_withholds_the_attributes_and_logs_no_value(caplog):
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(
+        MaskingSpanProcessor(SimpleSpanProcessor(exporter), _Broken(DEV_MASKING_KEY))
+    )
+    with provider.get_tracer("t").start_as_current_span("execute_tool") as span:
+        span.set_attribute("gen_ai.tool.call.result", json.dumps({"email": EMAIL}))
+        span.set_attribute("gen_ai.tool.name", "find_customer")
+    provider.force_flush()
+    (out,) = exporter.get_finished_spans()
+    assert out.attributes["gen_ai.tool.call.result"] == "<WITHHELD>"
+    assert out.attributes["gen_ai.tool.name"] == "find_customer"
+    assert "RuntimeError" in caplog.text and EMAIL not in caplog.text
+
+
+def test_without_a_key_the_processor_refuses_to_start(monkeypatch):
+    from agentic_pipeline.masking.keys import MissingMaskingKeyError
+
+    monkeypatch.delenv("AGENTIC_PIPELINE_DEV_MODE", raising=False)
+    monkeypatch.delenv("AGENTIC_PIPELINE_MASKING_KEY", raising=False)
+    with pytest.raises(MissingMaskingKeyError):
+        MaskingSpanProcessor(SimpleSpanProcessor(InMemorySpanExporter()))

@@ -54,7 +54,13 @@ from opentelemetry.sdk.trace import Event, ReadableSpan, Span, SpanProcessor
 from opentelemetry.sdk.util import BoundedList
 from opentelemetry.trace import Status
 
-from agentic_pipeline.source.api import Cells, Finding, SourceMasker, chat_message_cells
+from agentic_pipeline.source.api import (
+    Cells,
+    Finding,
+    SourceMasker,
+    _setter,
+    chat_message_cells,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -376,13 +382,6 @@ def genai_part_cells(parts: list[Any], path: str, cells: Cells) -> None:
         for key in ("content", "response", "result"):
             if key in part:
                 cells.value(part[key], f"{here}.{key}", _setter(part, key))
-
-
-def _setter(container: Any, key: Any) -> Callable[[Any], None]:
-    def put(value: Any) -> None:
-        container[key] = value
-
-    return put
 
 
 def _json_or_none(text: str) -> Any:
