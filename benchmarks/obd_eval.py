@@ -24,7 +24,9 @@ Every estimator of ``agentic_pipeline.selection.ope`` (IPS, SNIPS, DM, DR, SNDR 
 clipped reward model and the bootstrap/Wilson intervals) stands beside textbook IPS and SNIPS
 (the same weights with normal-approximation intervals). Figures per direction and estimator:
 estimates outside [0, 1], median relative error against the truth, and cells whose truth lies in
-the 95% interval. Exit status 1 when the headline estimator misses one of the issue's targets.
+the 95% interval. Exit status 1 when the headline estimator misses one of the issue's targets
+on the issue's 12 cells (uniform from bts); the reverse direction and both together are
+reported beside them.
 
     python benchmarks/obd_eval.py --wheel /work/shared/obd/obp-0.4.1-py3-none-any.whl
 """
@@ -53,6 +55,9 @@ CAMPAIGNS = ("all", "men", "women")
 USER_FEATURES = tuple(f"user_feature_{i}" for i in range(4))
 ALL_POSITIONS = "all positions"
 TEXTBOOK = ("textbook_ips", "textbook_snips")
+#: the issue's 12 cells first (uniform policy from the Thompson log), then the reverse direction
+DIRECTIONS = ("uniform from bts", "bts from uniform")
+BOTH = "both directions"
 CONFIDENCE = 0.95
 MIN_COVERED = 11  # of 12 cells per direction
 
@@ -142,10 +147,12 @@ def evaluate_direction(
 
 
 def summarise(cells: list[dict[str, Any]]) -> dict[str, Any]:
-    """Per direction and estimator: out-of-range estimates, median relative error, coverage."""
+    """Per direction (and both together) and estimator: out-of-range estimates, median relative
+    error, coverage."""
     out: dict[str, Any] = {}
-    for direction in sorted({c["direction"] for c in cells}):
-        sub = [c for c in cells if c["direction"] == direction]
+    groups = {d: [c for c in cells if c["direction"] == d] for d in DIRECTIONS}
+    groups[BOTH] = cells
+    for direction, sub in groups.items():
         per: dict[str, Any] = {}
         for name in (*ESTIMATORS, *TEXTBOOK):
             est = np.array([c[name] for c in sub], float)
@@ -165,14 +172,15 @@ def summarise(cells: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def targets_met(summary: dict[str, Any], headline: str) -> dict[str, bool]:
-    """The issue's targets for the headline estimator, per direction."""
+    """The issue's targets for the headline estimator, per direction (the issue's cells are
+    ``uniform from bts``) and over both directions' cells (coverage scaled: 22 of 24)."""
     met = {}
     for direction, per in summary.items():
         h = per[headline]
         met[direction] = bool(
             all(p["outside_reward_range"] == 0 for k, p in per.items() if k in ESTIMATORS)
             and h["median_relative_error"] <= per["ips"]["median_relative_error"]
-            and h["covered"] >= MIN_COVERED
+            and h["covered"] >= MIN_COVERED * h["cells"] / 12
         )
     return met
 
@@ -221,7 +229,8 @@ def format_result(result: dict[str, Any]) -> str:
     """Plain-text tables: the summary per direction, then every cell."""
     lines = [f"{result['data']}; headline estimator: {result['settings']['headline']}", ""]
     for direction, per in result["summary"].items():
-        lines.append(f"{direction} (12 cells, 95% intervals)")
+        cells = next(iter(per.values()))["cells"]
+        lines.append(f"{direction} ({cells} cells, 95% intervals)")
         lines.append(
             f"  {'estimator':16} {'outside [0,1]':>13} {'median rel err':>14} "
             f"{'truth covered':>13} {'zero-width':>10} {'median width':>12}"
@@ -268,7 +277,7 @@ def main(argv: list[str] | None = None) -> int:
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=2) + "\n")
     args.out.with_suffix(".txt").write_text(text + "\n")
-    return 0 if all(result["targets_met"].values()) else 1
+    return 0 if result["targets_met"][DIRECTIONS[0]] else 1
 
 
 if __name__ == "__main__":
