@@ -110,7 +110,7 @@ class SelectionConfig:
     linucb_alpha: float = 1.0
     segment_keys: tuple[str, ...] = ("tier", "channel")
     ope_folds: int = 5
-    n_bootstrap: int = 400
+    n_bootstrap: int = 1000
     #: the estimator reported as ``ope_estimate`` (ips, snips, dm, dr or sndr)
     ope_headline: str = HEADLINE
     #: diagnostics guard: an off-policy estimate below this effective sample size, or with a
