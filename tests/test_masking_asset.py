@@ -145,24 +145,6 @@ def _leaky_range(tmp_path):
     return root, days
 
 
-def _unmaskable(data: DataRoot, ds: str, episode: str) -> None:
-    """Put an email into an identifier column of ``episode``'s raw rows: masking never rewrites
-    identifiers (replay and joins need them), so that episode cannot be masked and is withheld.
-    (Ingestion quarantines such records; this writes the raw zone directly, as a bad upstream
-    or an old raw day would.)"""
-    raw = data.read_partition("restricted", "raw_agent_logs", ds)
-    col = raw.schema.get_field_index("tool_call_id")
-    episodes, old = raw.column("episode_id").to_pylist(), raw.column(col).to_pylist()
-    ids = [
-        "call_bob.smith@example.com" if e == episode else v
-        for e, v in zip(episodes, old, strict=True)
-    ]
-    field = raw.schema.field(col)
-    data.write_partition(
-        "restricted", "raw_agent_logs", ds, raw.set_column(col, field, pa.array(ids, field.type))
-    )
-
-
 def _check_evaluations(result) -> list:
     return [
         e.asset_check_evaluation_data
@@ -227,7 +209,9 @@ def test_withheld_share_threshold_and_re_masking_the_day(tmp_path):
 
         assert run(AssetSelection.assets("raw_agent_logs", "raw_quarantine")).success
         data = DataRoot(root)
-        _unmaskable(data, days[1], "leaky-1")
+        from conftest import make_unmaskable
+
+        make_unmaskable(data, days[1], "leaky-1")
         result = run(AssetSelection.assets(*masking_keys))
         (evaluation,) = _check_evaluations(result)
         assert evaluation.passed is True

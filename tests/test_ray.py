@@ -13,7 +13,6 @@ group is stopped.
 
 import datetime as dt
 import ipaddress
-import json
 import os
 import pickle
 import shutil
@@ -40,6 +39,7 @@ from agentic_pipeline.masking.shards import (
     WorkerKeyError,
     shard_masker,
 )
+from agentic_pipeline.storage import DataRoot
 from assets.ingestion import raw_agent_logs
 from assets.masking import masked_trajectories
 from assets.replay import replayed_episodes
@@ -181,15 +181,26 @@ def _resources(root: Path, masking: MaskingResource) -> dict:
 def _materialize(root: Path, masking: MaskingResource) -> dict[str, bytes]:
     """Ingest, mask and replay one simulated day; every stored file of the day, by path."""
     write_landing(root, dt.date.fromisoformat(DS), 1, 12, seed=5)
-    # one more episode whose personal value is a JSON key (never masked): the scan withholds it
-    from conftest import chat_episode, write_jsonl
+    # one more episode with personal data in an identifier column (masking never rewrites one):
+    # masking cannot mask it, so the scan withholds it
+    from conftest import chat_episode, make_unmaskable, write_jsonl
 
     leaky = chat_episode("leaky-1", started_at=f"{DS}T10:15:00Z")
-    leaky["messages"][3]["content"] = json.dumps({"by_email": {"bob.smith@example.com": 1}})
     write_jsonl(root / "landing" / DS / "leaky.jsonl", [leaky])
+    assets = [raw_agent_logs, masked_trajectories, replayed_episodes]
     with DagsterInstance.ephemeral() as instance:
         result = materialize(
-            [raw_agent_logs, masked_trajectories, replayed_episodes],
+            assets,
+            selection=[raw_agent_logs],
+            resources=_resources(root, masking),
+            partition_key=DS,
+            instance=instance,
+        )
+        assert result.success
+        make_unmaskable(DataRoot(root), DS, "leaky-1")
+        result = materialize(
+            assets,
+            selection=[masked_trajectories, replayed_episodes],
             resources=_resources(root, masking),
             partition_key=DS,
             instance=instance,
