@@ -84,11 +84,13 @@ from typing import Any
 import pyarrow as pa
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repo root: benchmarks.*
 
 from masking import baseline_mask  # noqa: E402  (benchmarks/masking.py)
 
 from agentic_pipeline.masking import MASK_COLUMNS, Masker, mask_steps  # noqa: E402
-from agentic_pipeline.masking.evaluation import (  # noqa: E402
+from agentic_pipeline.schema import STEP_SCHEMA, parse_timestamp  # noqa: E402
+from benchmarks.masking_eval.evaluation import (  # noqa: E402
     LabeledCorpus,
     benchmark_file_corpus,
     measure_kept,
@@ -97,14 +99,13 @@ from agentic_pipeline.masking.evaluation import (  # noqa: E402
     plain_text,
     tau_bench_corpus,
 )
-from agentic_pipeline.masking.misses import (  # noqa: E402
+from benchmarks.masking_eval.misses import (  # noqa: E402
     WORD,
     lost_values,
     masked_words,
     missed_values,
     personal_words,
 )
-from agentic_pipeline.schema import STEP_SCHEMA, parse_timestamp  # noqa: E402
 
 EXTERNAL = Path(__file__).resolve().parents[1].parent / "shared" / "external"
 LOCALES = ("en_GB", "de_DE", "fr_FR", "es_ES", "it_IT", "nl_NL", "pl_PL")

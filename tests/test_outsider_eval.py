@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from agentic_pipeline.masking.evaluation import plain_text
-from agentic_pipeline.masking.misses import masked_words, missed_values
+from benchmarks.masking_eval.evaluation import plain_text
+from benchmarks.masking_eval.misses import masked_words, missed_values
 
 DS = "2026-11-20"
 
@@ -79,7 +79,7 @@ def test_evaluation_module_does_not_import_the_simulator():
     """Product code measures corpora handed to it; the demo simulator is the caller's business."""
     import ast
 
-    import agentic_pipeline.masking.evaluation as evaluation
+    import benchmarks.masking_eval.evaluation as evaluation
 
     tree = ast.parse(Path(evaluation.__file__).read_text())
     imported = [
@@ -160,7 +160,7 @@ def test_corpora_hold_over_a_hundred_dates_of_birth_in_varied_phrasings_and_othe
     """Issue #12 point 8 / dates: at the documented size (400 template samples, 60 frames per
     locale) the corpora hold >= 100 dates of birth in context, in several phrasing subsets and
     JSON fields, and >= 100 other dates to keep; no other date equals a planted value."""
-    from agentic_pipeline.masking.evaluation import measure_recall
+    from benchmarks.masking_eval.evaluation import measure_recall
 
     bench = _bench()
     people = _people()
@@ -190,7 +190,7 @@ def test_corpora_hold_over_a_hundred_dates_of_birth_in_varied_phrasings_and_othe
 
 
 def test_measure_kept_counts_dates_left_in_clear():
-    from agentic_pipeline.masking.evaluation import measure_kept
+    from benchmarks.masking_eval.evaluation import measure_kept
 
     raw = _table(
         [
@@ -218,7 +218,7 @@ def test_measure_kept_counts_dates_left_in_clear():
 def test_other_dates_of_a_real_log_leave_out_every_birth_date():
     """tau-style episode: a flight date and a reservation date are other dates; the user's known
     birth date, a passenger's ``dob`` field and a date after "born" are not."""
-    from agentic_pipeline.masking.evaluation import other_dates
+    from benchmarks.masking_eval.evaluation import other_dates
 
     raw = _table(
         [
@@ -245,7 +245,7 @@ def test_other_dates_of_a_real_log_leave_out_every_birth_date():
 
 
 def test_lost_values_shows_where_a_date_to_keep_was_masked():
-    from agentic_pipeline.masking.misses import lost_values
+    from benchmarks.masking_eval.misses import lost_values
 
     raw = _table(
         [
@@ -266,7 +266,7 @@ def test_lost_values_shows_where_a_date_to_keep_was_masked():
 
 
 def test_a_name_counts_as_leaked_when_one_of_its_parts_stays_in_clear():
-    from agentic_pipeline.masking.evaluation import measure_recall
+    from benchmarks.masking_eval.evaluation import measure_recall
 
     raw = _table(
         [
