@@ -109,7 +109,11 @@ def _pii_dev(name: str) -> Path:
 
 
 def _take(items: list[Any], limit: int | None) -> list[Any]:
-    return items if limit is None else items[:limit]
+    """All items, or ``limit`` of them evenly spaced over the file (every kind of text of a
+    corpus ordered by kind is in a small sample), in file order."""
+    if limit is None or limit >= len(items):
+        return items
+    return [items[i * len(items) // limit] for i in range(limit)]
 
 
 def _strip_overlaps(spans: Iterable[Span]) -> list[Span]:
