@@ -280,15 +280,17 @@ def materialize(units: list[Unit], workers: int) -> dict[str, tuple[pa.Table, se
 
 
 # ------------------------------------------------------------------------------------ scoring
-def score(unit: Unit, masked: pa.Table, withheld: set[str]) -> Tally:
-    """The figures of one masking of one unit. A withheld episode's texts reach the warehouse
-    as nothing: their values count as masked and their non-personal words as masked too (the
-    same denominators as Presidio's; the withheld share is reported on its own line)."""
+def score(unit: Unit, masked: pa.Table, withheld: set[str], skip_words: set[str]) -> Tally:
+    """The figures of one masking of one unit. ``withheld``: the episodes this masking withheld
+    (their texts reach the warehouse as nothing: their values count as masked);
+    ``skip_words``: episodes left out of the word, kept-value and negative figures (the ones
+    our masking withheld, for ours and Presidio alike)."""
     tally = Tally(episodes=unit.episodes, withheld=len(withheld))
     columns = sorted({k[3] for _, k in unit.cells})
     raw_cells, masked_cells = _cells(unit.table, columns), _cells(masked, columns)
     for doc, key in unit.cells:
-        score_cell(doc, raw_cells[key], masked_cells.get(key, ""), tally)
+        cell = masked_cells.get(key, "")
+        score_cell(doc, raw_cells[key], cell, tally, words=key[0] not in skip_words)
     return tally
 
 
@@ -390,7 +392,7 @@ def main(argv: list[str] | None = None) -> int:
         t = time.perf_counter()
         base = presidio_mask(u.table, engines)
         t_base = time.perf_counter() - t
-        ours_t, base_t = score(u, masked, withheld), score(u, base, set())
+        ours_t, base_t = score(u, masked, withheld, withheld), score(u, base, set(), withheld)
         tallies.append((ours_t, base_t))
         slots = Counter(p.slot for p in u.placed) or {"cells of the real episodes": len(u.cells)}
         where = ", ".join(f"{k} {v}" for k, v in slots.items())

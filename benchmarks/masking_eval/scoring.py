@@ -11,7 +11,9 @@ Rules (the same for ours and for plain Presidio):
   region, postcode); its street line (the part before the first comma) is reported apart.
 * Non-personal words: letters-only words of 3+ characters of the raw cell outside every
   labelled value except the non-personal ones (organisations, companies, locations, which must
-  stay); the share of their occurrences gone after masking.
+  stay); the share of their occurrences gone after masking. Texts of an episode withheld by our
+  masking are left out of this figure, of the kept values and of the negatives, for ours and
+  Presidio alike (their values count as masked: they never reach the warehouse).
 * Non-personal labelled values (``NON_PERSONAL``): the share of occurrences kept whole.
 * Negative texts (no labelled value at all, e.g. the DLP hard negatives): the share in which
   anything was masked.
@@ -86,9 +88,12 @@ def _leaks(raw: str, masked: str, values: list[tuple[str, str]]) -> list[bool]:
     return out
 
 
-def score_cell(doc: LabelledText, raw_cell: str, masked_cell: str, tally: Tally) -> None:
+def score_cell(
+    doc: LabelledText, raw_cell: str, masked_cell: str, tally: Tally, words: bool = True
+) -> None:
     """Add one text's figures to ``tally`` (``raw_cell``/``masked_cell``: the step cell that
-    holds the text, before and after masking)."""
+    holds the text, before and after masking); ``words``: whether its words count in the
+    non-personal word and negative figures (not for texts of a withheld episode)."""
     raw = plain_text(raw_cell)
     masked = TOKEN.sub(" ", plain_text(masked_cell))
     values = doc.values()
@@ -105,6 +110,8 @@ def score_cell(doc: LabelledText, raw_cell: str, masked_cell: str, tally: Tally)
             street = [*personal[:i], (kind, v.split(",")[0]), *personal[i + 1 :]]
             tally.n["ADDRESS street line"] += 1
             tally.leaked["ADDRESS street line"] += _leaks(raw, masked, street)[i]
+    if not words:
+        return
     # non-personal words: outside every labelled value but the ones that must stay
     labelled = {w.lower() for k, v in values if k not in NON_PERSONAL for w in WORD.findall(v)}
     before = Counter(w.lower() for w in WORD.findall(raw) if w.lower() not in labelled)
