@@ -121,6 +121,8 @@ def _people_values() -> Iterator[Needle]:
         "Company": "COMPANY",
         "EmailAddress": "EMAIL_ADDRESS",
         "Username": "USERNAME",
+        "TelephoneNumber": "PHONE_NUMBER",
+        "NationalID": "ID:NATIONAL_ID",
         "Surname": "PERSON",
         "MothersMaiden": "PERSON",
     }
