@@ -352,7 +352,7 @@ def _trim(text: str, a: int, b: int, kind: str) -> tuple[int, int]:
         m = _TITLE.match(value)
         if m and m.end() < len(value):
             a += m.end()
-    elif kind.startswith("ID:") or kind in ("CREDIT_CARD", "IBAN_CODE", "PHONE_NUMBER"):
+    elif kind.startswith("ID:") or kind in ("CREDIT_CARD", "IBAN_CODE", "PHONE_NUMBER", "USER_ID"):
         m = re.search(r"\S*\d", value)
         if m:
             a += m.start()
@@ -361,7 +361,8 @@ def _trim(text: str, a: int, b: int, kind: str) -> tuple[int, int]:
 
 def load_nannigalaxy(limit: int | None = None) -> list[LabelledText]:
     """Incident and audit notes; entity strings located in the text (markdown asterisks
-    stripped; placeholders and strings not in the text left out)."""
+    stripped; placeholders, strings not in the text and "persons" in lower case or with an
+    email left out)."""
     doc = json.loads((_pii_dev(NANNIGALAXY) / "pii_syn_nano_en.json").read_text())
     out: list[LabelledText] = []
     for i, rec in enumerate(doc):
@@ -374,6 +375,8 @@ def load_nannigalaxy(limit: int | None = None) -> list[LabelledText]:
             value = value.strip().strip("*").strip()
             if not value or _PLACEHOLDER.match(value):
                 continue
+            if kind == "PERSON" and ("@" in value or value == value.lower()):
+                continue  # label noise: a role and an email, "citizen"
             at = text.find(value)
             if at < 0:
                 continue

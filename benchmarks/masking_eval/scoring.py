@@ -36,8 +36,10 @@ _PART = re.compile(r"[^\W_]{2,}")
 
 
 def parts(value: str) -> list[str]:
-    """The parts of a value that must not stay in clear (letter or digit runs of 2+)."""
-    return list(dict.fromkeys(p.lower() for p in _PART.findall(value)))
+    """The parts of a value that must not stay in clear: letter or digit runs of 2+, except
+    runs of ``X`` (the already hidden digits of "XXX-XX-2409")."""
+    runs = (p.lower() for p in _PART.findall(value))
+    return list(dict.fromkeys(p for p in runs if p.strip("x")))
 
 
 def _count(part: str, text: str) -> int:
@@ -58,6 +60,8 @@ class Tally:
     negatives_touched: int = 0
     episodes: int = 0
     withheld: int = 0
+    #: Per type, (text id, value, masked text around it) of each value left in clear.
+    misses: dict[str, list[tuple[str, str, str]]] = field(default_factory=dict)
 
     def recall(self, kind: str) -> float:
         return 1.0 - self.leaked[kind] / self.n[kind] if self.n[kind] else float("nan")
@@ -103,6 +107,10 @@ def score_cell(
     ):
         tally.n[kind] += 1
         tally.leaked[kind] += left
+        if left:
+            at = masked.lower().find(parts(v)[0]) if parts(v) else -1
+            ctx = masked[max(0, at - 60) : at + 60].replace("\n", " / ") if at >= 0 else ""
+            tally.misses.setdefault(kind, []).append((doc.doc_id, v, ctx))
         if is_id(kind):
             tally.n["ID (all)"] += 1
             tally.leaked["ID (all)"] += left
