@@ -10,8 +10,10 @@ structured id type, the share of non-personal words masked, the non-personal lab
 kept, the negatives touched and the episodes withheld.
 
 ``--loco``: each corpus is masked with a name model trained without it
-(``agentic_pipeline.masking.names.build.build_model(exclude=[corpus])``); when the names
-package has no such builder the run says so and uses the shipped model.
+(``agentic_pipeline.masking.names.build.build_model(exclude=[corpus])``, saved to a temporary
+file whose path reaches the masking through the environment variable named by
+``agentic_pipeline.masking.names.model.MODEL_ENV``, in a fresh process); when the names package
+has no such builder or variable, the run says so and uses the shipped model.
 ``--materialize``: the episodes are landed as JSONL in a temporary data root and the real
 ``agentic-pipeline materialize --select raw_agent_logs,masked_trajectories`` masks them; the
 raw and masked partitions are read back (Presidio masks the same raw strings in process).
@@ -60,9 +62,6 @@ DEFAULT_SIZES = {
     C.TAU_RETAIL: 4,
     C.TAU2_AIRLINE: 4,
 }
-#: Environment variable through which a LOCO name model reaches the masking workers, unless
-#: the names package names its own (``names.model.MODEL_ENV``).
-NAME_MODEL_ENV = "AGENTIC_PIPELINE_NAME_MODEL"
 Key = tuple[str, int, int, str]
 
 
@@ -221,10 +220,10 @@ def name_model_without(corpus: str | None) -> Iterator[str]:
         yield "shipped name model (names.build has no build_model: LOCO not run)"
         return
     try:
-        model_mod = importlib.import_module("agentic_pipeline.masking.names.model")
-        env = getattr(model_mod, "MODEL_ENV", NAME_MODEL_ENV)
-    except ImportError:
-        env = NAME_MODEL_ENV
+        env = importlib.import_module("agentic_pipeline.masking.names.model").MODEL_ENV
+    except (ImportError, AttributeError):  # the masking would silently use the shipped model
+        yield "shipped name model (no names.model.MODEL_ENV to load another: LOCO not run)"
+        return
     with tempfile.TemporaryDirectory(prefix="loco-") as tmp:
         out = Path(tmp) / "name_model.json"
         try:
@@ -255,6 +254,35 @@ def ours_mask(table: pa.Table, workers: int) -> tuple[pa.Table, set[str]]:
     with Masker(n_workers=workers) as masker:
         res = mask_steps(table, masker)
     return res.masked, set(res.withheld.column("episode_id").to_pylist())
+
+
+_MASK_ONE = """
+import sys
+import pyarrow.parquet as pq
+from agentic_pipeline.masking import Masker, mask_steps
+
+if __name__ == "__main__":
+    src, out, workers = sys.argv[1], sys.argv[2], int(sys.argv[3])
+    with Masker(n_workers=workers) as masker:
+        res = mask_steps(pq.read_table(src), masker)
+    pq.write_table(res.masked, out + "/masked.parquet")
+    pq.write_table(res.withheld, out + "/withheld.parquet")
+"""
+
+
+def ours_mask_fresh(table: pa.Table, workers: int) -> tuple[pa.Table, set[str]]:
+    """``ours_mask`` in a new Python process, so that the masking workers see this process's
+    environment now (a name model chosen for one corpus), not a worker server's older one."""
+    import pyarrow.parquet as pq
+
+    with tempfile.TemporaryDirectory(prefix="mask-one-") as tmp:
+        pq.write_table(table, f"{tmp}/raw.parquet")
+        script = Path(tmp) / "mask_one.py"
+        script.write_text(_MASK_ONE)
+        cmd = [sys.executable, str(script), f"{tmp}/raw.parquet", tmp, str(workers)]
+        subprocess.run(cmd, check=True, cwd=REPO)
+        withheld = pq.read_table(f"{tmp}/withheld.parquet").column("episode_id").to_pylist()
+        return pq.read_table(f"{tmp}/masked.parquet"), set(withheld)
 
 
 # -------------------------------------------------------------------------------- materialize
@@ -425,6 +453,9 @@ def main(argv: list[str] | None = None) -> int:
                 masked, withheld, t_ours = masked_by[u.corpus]
             elif args.materialize:
                 masked, withheld = materialize([u], args.workers)[u.corpus]
+                t_ours = time.perf_counter() - t
+            elif args.loco:
+                masked, withheld = ours_mask_fresh(u.table, args.workers)
                 t_ours = time.perf_counter() - t
             else:
                 masked, withheld = ours_mask(u.table, args.workers)
