@@ -175,6 +175,7 @@ CONTEXTUAL_TYPES = {
     "AIRPORT_NAME": "LOCATION",
 }
 _TAG = re.compile(r"\[([A-Z][A-Z_]*?)(?:_\d+)?\]")
+_FRAMED = re.compile(r"\[[A-Z_]+:\s*(\S)")
 
 
 def _align(context: str, anonymized: str) -> list[Span] | None:
@@ -200,16 +201,22 @@ def _align(context: str, anonymized: str) -> list[Span] | None:
         value = context[a:b]
         if _TAG.fullmatch(value.strip()) or not value.strip():
             continue  # the generator leaked a tag into the original: no surface form
-        # values keep no surrounding blanks
+        # values keep no surrounding blanks, nor a "[EMAIL: ...]" frame the generator wrote
         a += len(value) - len(value.lstrip())
         b -= len(value) - len(value.rstrip())
-        spans.append((a, b, CONTEXTUAL_TYPES.get(tag, f"OTHER:{tag}")))
+        framed = _FRAMED.match(context, a, b)
+        if framed and context[b - 1] == "]":
+            a, b = framed.start(1), b - 1
+        kind = CONTEXTUAL_TYPES.get(tag, f"OTHER:{tag}")
+        a, b = _trim(context, a, b, kind)
+        spans.append((a, b, kind))
     return _strip_overlaps(spans)
 
 
 def load_contextual_anonymizer(limit: int | None = None) -> list[LabelledText]:
     """The synthetic chats, emails, forms and statements whose ``anonymized_context`` aligns
-    with ``context`` (about 3,977 of 4,321); exact duplicate texts once."""
+    with ``context`` (4,126 of 4,321); exact duplicate texts once. Person spans lose their
+    title ("Dr. X" -> "X"), id spans their label words."""
     doc = json.loads((_pii_dev(CONTEXTUAL) / "synthetic_data.json").read_text())
     out: list[LabelledText] = []
     seen: set[str] = set()

@@ -127,8 +127,9 @@ def tau_unit(corpus: str, episodes: int, ds: str) -> Unit | None:
 
 def tau_cells(unit: Unit, table: pa.Table, users: dict[str, Any]) -> None:
     """Set ``unit``'s rows to ``table`` (steps numbered within their episode when the parser
-    left them empty) and its cells: every string cell of the masked columns, with the values of
-    the episode's user (found by a user id written anywhere in the episode's rows)."""
+    left them empty) and its cells: every distinct string of each masked column of an episode
+    (the task description of every step row once), with the values of the episode's user
+    (found by a user id written anywhere in the episode's rows)."""
     import re
 
     from agentic_pipeline.masking import MASK_COLUMNS
@@ -148,7 +149,11 @@ def tau_cells(unit: Unit, table: pa.Table, users: dict[str, Any]) -> None:
             if e not in owner and isinstance(v, str) and (m := uid_rx.search(v)):
                 owner[e] = m.group()
     unit.table, unit.cells = table, []
+    seen: set[tuple[str, str, str]] = set()
     for key, value in _cells(table, list(MASK_COLUMNS)).items():
+        if (key[0], key[3], value) in seen:
+            continue  # an episode attribute repeated on each step row counts once
+        seen.add((key[0], key[3], value))
         uid = owner.get(key[0])
         truth = C.tau_user_values(uid, users[uid]) if uid else set()
         values = {(C._TAU_TYPES.get(k, k), v) for k, v in truth}
