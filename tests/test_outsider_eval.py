@@ -433,3 +433,16 @@ def test_the_benchmark_runs_ours_beside_presidio_and_writes_its_results(tmp_path
     assert (
         figures["ours"]["recall"]["PERSON"]["n"] == figures["presidio"]["recall"]["PERSON"]["n"] > 0
     )
+
+
+def test_the_evaluation_code_is_out_of_the_product():
+    """Issue #21 point 7: evaluation lives in benchmarks/; the product never imports it."""
+    product = REPO / "agentic_pipeline"
+    assert not (product / "masking" / "evaluation.py").exists()
+    assert not (product / "masking" / "misses.py").exists()
+    importers = [
+        str(p.relative_to(REPO))
+        for p in product.rglob("*.py")
+        if "import benchmarks" in (text := p.read_text()) or "from benchmarks" in text
+    ]
+    assert not importers, importers
