@@ -14,11 +14,11 @@ import datetime as dt
 import logging
 import sys
 import time
-from pathlib import Path
 
 from agentic_pipeline.demo import generate_episodes  # the demo data generator
 from agentic_pipeline.masking import Masker, mask_steps
 
+from .corpora import external_root
 from .evaluation import (
     HIGH_RECALL,
     ZERO_LEAK,
@@ -32,7 +32,7 @@ from .evaluation import (
 )
 
 DAY = dt.date(2026, 11, 28)
-TAU = Path(__file__).resolve().parents[1].parent / "shared" / "external" / "tau-bench"
+TAU = external_root() / "tau-bench"
 
 
 def evaluate(name: str, corpus: LabeledCorpus, masker: Masker) -> bool:
