@@ -44,13 +44,14 @@ from pathlib import Path
 
 DS = "2026-11-28"
 HERE = Path(__file__).resolve()
+sys.path.insert(0, str(HERE.parents[1]))  # the repo root: benchmarks.masking_eval
 
 
 def _prepare(root: Path, episodes: int, rows_per_shard: int, seed: int = 11) -> dict:
     """A simulated day of ``episodes`` episodes, stored sharded under ``root`` (restricted zone)."""
     from agentic_pipeline.demo import generate_episodes
-    from agentic_pipeline.masking.evaluation import episodes_corpus
     from agentic_pipeline.storage import DataRoot
+    from benchmarks.masking_eval.evaluation import episodes_corpus
 
     day = dt.date.fromisoformat(DS)
     corpus = episodes_corpus(generate_episodes(day, episodes, seed), day)

@@ -12,8 +12,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from agentic_pipeline.masking.engine import AnalyzerConfig, TextAnalyzer
-from agentic_pipeline.masking.evaluation import episodes_corpus, tau_bench_corpus
 from agentic_pipeline.schema import STEP_SCHEMA
+from benchmarks.masking_eval.evaluation import episodes_corpus, tau_bench_corpus
 
 REPO = Path(__file__).resolve().parents[1]
 TAU = REPO.parent / "shared" / "external" / "tau-bench"
