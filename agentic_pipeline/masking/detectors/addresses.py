@@ -7,7 +7,7 @@ line break): unit designators, capitalised city or region words, two-letter stat
 postcodes of the main formats, a country. The span grows only up to a part that proves it is
 an address: a postcode (with a city right after it, as Europe writes "10115 Berlin"), or a
 country after such a part. So "12 Oak Row, Springfield, IL 62704" and "Larch Row 14\\n80331
-München\\nGermany" become one span each, while a street followed by a sentence keeps its street
+Oberwald\\nGermany" become one span each, while a street followed by a sentence keeps its street
 only, and a city named alone in prose stays in clear. ``City, ST 62704`` without a street is
 joined the same way around its postcode.
 """
