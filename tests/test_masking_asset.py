@@ -96,7 +96,7 @@ def test_leak_check_passes_then_blocks_downstream_on_a_leak(masked_run):
     leaked = table.set_column(
         table.schema.get_field_index("content"),
         "content",
-        pa.array(["write to jane.doe@example.org please"] * table.num_rows),
+        pa.array(["write to maren.ostby@example.org please"] * table.num_rows),
     )
     data.write_partition("warehouse", "masked_trajectories", day2, leaked)
     assert _run_check(defs, instance, day2) is False
@@ -118,7 +118,7 @@ def _run_check(defs, instance, ds: str) -> bool:
     ]
     assert len(evaluations) == 1
     assert evaluations[0].metadata["leaks"].value > 0
-    assert "jane.doe" not in str(evaluations[0].metadata)
+    assert "maren.ostby" not in str(evaluations[0].metadata)
     return evaluations[0].passed
 
 
