@@ -38,6 +38,7 @@ from agentic_pipeline.training import (
     FORMAT_FILES,
     TrainingConfig,
     TrainingDatasets,
+    TrainingShapeError,
     build_training_datasets,
     day_files,
     summary_bytes,
@@ -134,6 +135,21 @@ class _Totals:
         self.rl_rewards += [r["reward"] for r in day.rl]
 
 
+def _drop_invalid(datasets: TrainingDatasets, days: RunDays, ds: str) -> None:
+    """Validate every record; one that fails is dropped and counted, never fails the day."""
+    for fmt, records in datasets.by_format().items():
+        kept = []
+        for record in records:
+            try:
+                VALIDATORS[fmt](record)
+            except TrainingShapeError as exc:  # the message names the field, never content
+                datasets._skip(f"invalid_{fmt}_record")
+                days.log(ds, f"dropped a {fmt} record: {exc}", warning=True)
+                continue
+            kept.append(record)
+        records[:] = kept
+
+
 def _metadata(summary: pd.DataFrame, totals: _Totals, days: list[str]) -> dict:
     meta: dict[str, object] = {
         "dagster/row_count": len(summary),
@@ -207,9 +223,7 @@ def training_datasets(
             step_rewards=_optional(root, "step_rewards", ds),
             config=training_config,
         )
-        for fmt, records in datasets.by_format().items():
-            for record in records:
-                VALIDATORS[fmt](record)
+        _drop_invalid(datasets, days, ds)
         try:
             files = day_files(datasets)  # leak scan of every format
         except PIILeakError as exc:  # the message names columns and entity types, no values

@@ -282,7 +282,8 @@ def test_simulated_day_exports_valid_shapes(sim):
         assert ep["success"] and not ep["risky"] and ep["reward"] >= threshold - 1e-12
     for rec in data.dpo_trl:
         validate_preference_pair(rec)
-        assert rec["prompt"][-1]["role"] == "user"
+        assert rec["prompt"][-1]["role"] in ("user", "tool")  # the shared prefix
+        assert rec["chosen"][0]["role"] == rec["rejected"][0]["role"] == "assistant"
         assert prompt_hash(rec["prompt"]) == rec["metadata"]["prompt_sha256"]
         for side in ("chosen", "rejected"):
             assert tool_calls_answered(rec["prompt"] + rec[side])
@@ -297,7 +298,7 @@ def test_simulated_day_exports_valid_shapes(sim):
         validate_preference_pair(rec)
         key = (rec["metadata"]["episode_id"], rec["metadata"]["rejected_episode_id"])
         prompt = trl_prompts[key]  # the two shapes of one pair share the prompt
-        assert rec["input"]["messages"][: len(prompt)] == prompt
+        assert rec["input"]["messages"] == prompt
         assert rec["preferred_output"] != rec["non_preferred_output"]
     for row in data.rl:
         validate_rl_row(row)
@@ -374,13 +375,19 @@ def test_tau_bench_trials_give_preference_pairs(tau):
             expected[f"airline/{task_id}"] = n_win * n_lose
     assert expected, "the file should hold tasks whose trials disagree"
     got: dict[str, int] = {}
+    # a pair whose trials first differ in a user turn (the simulated user answered differently
+    # to the same assistant message) tells nothing about the policy: dropped and counted
+    dropped = data.skipped.get("pair_diverges_outside_an_assistant_turn", 0)
+    assert dropped < sum(expected.values()) / 4
     for rec in data.dpo_trl:
         validate_preference_pair(rec)
         meta = rec["metadata"]
         assert meta["prompt_match"] in ("identical", "same_task")
         assert task_of[meta["episode_id"]] == task_of[meta["rejected_episode_id"]]
         got[meta["group_id"]] = got.get(meta["group_id"], 0) + 1
-    assert got == expected
+    assert set(got) <= set(expected)
+    assert all(got.get(g, 0) <= n for g, n in expected.items())
+    assert sum(got.values()) + dropped == sum(expected.values())
     for rec in data.dpo_openai:
         validate_preference_pair(rec)
     for rec in data.sft:

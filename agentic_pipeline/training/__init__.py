@@ -25,9 +25,16 @@ episode's prompt even when the users phrased it differently (``prompt_match`` sa
 episodes whose prompts are identical after masking are paired; ``pair_across_tasks=True`` pairs
 them anyway on the chosen prompt (``prompt_match="same_task_type"``, weaker data). Either way both
 sides of a pair share one prompt. The chosen side must be safe and replayed ``ok``; the reward gap
-must exceed ``dpo_margin``. OpenAI's preference format trains one assistant turn, so its record is
-the first turn where the two completions differ, after their common prefix (pairs that only
-diverge in a tool or user message have no OpenAI record).
+must exceed ``dpo_margin``.
+
+The two sides are compared without per-run noise (``normalise``: tool-call ids by position, JSON
+written canonically, date-times, UUIDs and long hex ids replaced): the first message where they
+differ must be an assistant turn on both sides. The messages before it (the prompt, then the
+shared turns) are the pair's prompt; TRL's ``chosen``/``rejected`` are the two continuations and
+OpenAI's ``preferred_output``/``non_preferred_output`` their first assistant turns. Pairs whose
+sides are equal after normalising (the same conversation logged twice with other outcomes), where
+one side is a prefix of the other, or whose first difference is a user or tool message (the
+environment, not the policy, made them differ) are dropped and counted in ``skipped``.
 
 Every record carries lineage (``episode_id``, ``ds``, ``reward_version``), and every export is
 scanned with the masking package's leak scan before it is written.
