@@ -1,11 +1,10 @@
 """``training_datasets``: per-day SFT, preference-pair and offline-RL files (warehouse zone).
 
-A thin wrapper over :mod:`agentic_pipeline.training`. Each day of the run gets the folder
-``warehouse/training_datasets/ds=YYYY-MM-DD/`` with ``sft.jsonl``, ``dpo_trl.jsonl``,
-``dpo_openai.jsonl``, ``rl.parquet`` and the per-day summary ``part-0.parquet`` (the partitioned
-IO manager's layout, so downstream assets load the summary as usual). The asset writes that
-folder itself, in one atomic swap, and returns a ``MaterializeResult``: handing the summary to the
-IO manager would replace the whole day folder and delete the training files.
+A thin wrapper over :mod:`agentic_pipeline.training`. Each format is one table in its own folder
+(``warehouse/training_sft/ds=YYYY-MM-DD/sft.jsonl``, ``training_dpo_trl``, ``training_dpo_openai``,
+``training_rl``), and the asset's own folder ``warehouse/training_datasets/ds=YYYY-MM-DD/`` holds
+the per-day summary ``part-0.parquet`` (the partitioned IO manager's layout), written last. The
+asset writes the folders itself, one atomic swap each, and returns a ``MaterializeResult``.
 
 ``policy_selection`` and ``step_rewards`` are read from the data root when stored (a day without a
 decision uses every policy; without step rewards they are computed from the reward components).
@@ -35,6 +34,7 @@ from pydantic import Field
 from agentic_pipeline.masking import PIILeakError
 from agentic_pipeline.storage import PART_FILE, DataRoot
 from agentic_pipeline.training import (
+    FORMAT_DIRS,
     FORMAT_FILES,
     TrainingConfig,
     TrainingDatasets,
@@ -54,7 +54,7 @@ from assets.partitions import daily_partitions
 from resources.data_root import DataRootResource
 from resources.retries import retry_transient
 
-TRAINING_CODE_VERSION = "2"  # 2: strict JSON, fixed summary schema, per-episode skips
+TRAINING_CODE_VERSION = "3"  # 3: one folder per format, pairs without per-run noise
 EXAMPLE_CHARS = 1500
 VALIDATORS = {
     "sft": validate_sft_record,
@@ -192,7 +192,10 @@ def _metadata(summary: pd.DataFrame, totals: _Totals, days: list[str]) -> dict:
     partitions_def=daily_partitions,
     backfill_policy=None,  # a run per day, tagged with its day: checks per day (README)
     code_version=TRAINING_CODE_VERSION,
-    metadata={"zone": "warehouse", "files": ", ".join(FORMAT_FILES.values())},
+    metadata={
+        "zone": "warehouse",
+        "files": ", ".join(f"{FORMAT_DIRS[f]}/ds=…/{n}" for f, n in FORMAT_FILES.items()),
+    },
     group_name="training",
     description="Per-day training files from masked trajectories: SFT (OpenAI chat JSONL), "
     "preference pairs (TRL and OpenAI DPO JSONL) and offline RL / GRPO rows (Parquet), with a "

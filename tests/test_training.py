@@ -26,6 +26,7 @@ from agentic_pipeline.rewards import COMPONENTS, load_reward_spec, score_episode
 from agentic_pipeline.storage import DataRoot
 from agentic_pipeline.training import (
     ASSET_NAME,
+    FORMAT_DIRS,
     FORMAT_FILES,
     TrainingConfig,
     TrainingShapeError,
@@ -413,7 +414,7 @@ def test_leak_scan_blocks_raw_email(sim, tmp_path):
         write_day(tmp_path, DAYS[0], data)
     assert "EMAIL_ADDRESS" in str(info.value)
     assert not any(e in str(info.value) for e in emails)
-    assert not DataRoot(tmp_path).partition_dir("warehouse", ASSET_NAME, DAYS[0]).exists()
+    assert not (tmp_path / "warehouse").exists()
 
 
 def _definitions(root: Path) -> Definitions:
@@ -470,18 +471,20 @@ def test_asset_writes_days_and_export_range_concatenates(masked_days, tmp_path):
         assert meta["records_sft"].value > 0 and "example_dpo_openai" in meta
     counts: dict[str, int] = {fmt: 0 for fmt in FORMAT_FILES}
     for ds in DAYS:
-        folder = root.partition_dir("warehouse", ASSET_NAME, ds)
-        assert {p.name for p in folder.iterdir()} == {*FORMAT_FILES.values(), "part-0.parquet"}
+        summary_dir = root.partition_dir("warehouse", ASSET_NAME, ds)
+        assert {p.name for p in summary_dir.iterdir()} == {"part-0.parquet"}
         summary = root.read_partition("warehouse", ASSET_NAME, ds).to_pandas()
         assert set(summary["format"]) == set(FORMAT_FILES)
         for fmt, name in FORMAT_FILES.items():
+            folder = root.partition_dir("warehouse", FORMAT_DIRS[fmt], ds)
+            assert [p.name for p in folder.iterdir()] == [name]  # one dataset per folder
             if name.endswith(".parquet"):
                 n = pq.read_table(folder / name).num_rows
             else:
                 n = len((folder / name).read_text().splitlines())
             assert n == int(summary.set_index("format").at[fmt, "records"])
             counts[fmt] += n
-    sft_day1 = (root.partition_dir("warehouse", ASSET_NAME, DAYS[0]) / "sft.jsonl").read_text()
+    sft_day1 = (root.partition_dir("warehouse", "training_sft", DAYS[0]) / "sft.jsonl").read_text()
     for line in sft_day1.splitlines():
         meta = json.loads(line)["metadata"]
         assert meta["policy_id"] == chosen[meta["task_type"]]

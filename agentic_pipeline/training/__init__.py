@@ -3,6 +3,8 @@
 Everything here works on the canonical step rows of ``masked_trajectories`` (see ``schema``) and
 the ``episode_rewards`` table; nothing imports a trainer library. Per day it builds:
 
+Each format has its own warehouse folder (``FORMAT_DIRS``, see ``export``).
+
 - **SFT** (``sft.jsonl``): OpenAI chat fine-tuning records ``{"messages", "tools", "metadata"}``
   from successful, safe episodes (no financial write or destructive act, ``replay_status`` ok) whose
   reward is at least the day's ``sft_quantile`` reward, of the day's selected policy per task type
@@ -10,8 +12,9 @@ the ``episode_rewards`` table; nothing imports a trainer library. Per day it bui
 - **Preference pairs**: TRL (``dpo_trl.jsonl``: ``prompt``/``chosen``/``rejected`` message lists)
   and OpenAI preference fine-tuning (``dpo_openai.jsonl``: ``input``/``preferred_output``/
   ``non_preferred_output``).
-- **Offline RL / GRPO** rows (``rl.parquet``): prompt and completion as JSON text, episode reward,
-  per-step rewards and returns, policy and propensity, ``group_id`` and ``group_advantage``.
+- **Offline RL / GRPO** rows (``training_rl``, Parquet): prompt and completion as JSON text,
+  episode reward, per-step rewards and returns, policy and propensity, ``group_id`` and
+  ``group_advantage``.
 
 Prompts. An episode's prompt is its messages up to and including the first user message. Logs
 without a user turn before the agent's first action (transition logs) get one synthesised from the
@@ -58,7 +61,9 @@ from agentic_pipeline.training.records import (
     ASSET_NAME,
     DPO_OPENAI_FILE,
     DPO_TRL_FILE,
+    FORMAT_DIRS,
     FORMAT_FILES,
+    FORMAT_SUFFIXES,
     LINEAGE_KEYS,
     RL_FILE,
     SFT_FILE,
@@ -79,7 +84,9 @@ __all__ = [
     "ASSET_NAME",
     "DPO_OPENAI_FILE",
     "DPO_TRL_FILE",
+    "FORMAT_DIRS",
     "FORMAT_FILES",
+    "FORMAT_SUFFIXES",
     "LINEAGE_KEYS",
     "RL_FILE",
     "RL_KEYS",

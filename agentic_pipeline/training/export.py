@@ -1,4 +1,11 @@
-"""Files: one day's folder (leak-scanned, strict JSON, replaced atomically) and range exports."""
+"""Files: one day's datasets (leak-scanned, strict JSON, each folder replaced atomically) and range
+exports.
+
+Each format has its own folder of the warehouse (``FORMAT_DIRS``): ``training_sft/ds=D/sft.jsonl``,
+``training_dpo_trl/ds=D/dpo_trl.jsonl``, ``training_dpo_openai/ds=D/dpo_openai.jsonl`` and
+``training_rl/ds=D/part-00000.parquet``; ``training_datasets/ds=D/part-0.parquet`` is the day's
+summary, written last, so a day whose summary is stored has all four.
+"""
 
 import json
 import os
@@ -19,6 +26,7 @@ from agentic_pipeline.training.records import (
     ASSET_NAME,
     DPO_OPENAI_FILE,
     DPO_TRL_FILE,
+    FORMAT_DIRS,
     FORMAT_FILES,
     RL_FILE,
     SFT_FILE,
@@ -69,8 +77,9 @@ def write_day(
 ) -> UPath:
     """Leak-scan one day's datasets, then replace its folder (see :func:`write_day_files`).
 
-    ``summary`` is stored as ``part-0.parquet`` (the partitioned IO manager's layout, so
-    downstream assets can load it). Fails with ``PIILeakError`` before writing anything.
+    ``summary`` is stored as ``training_datasets/ds=<ds>/part-0.parquet`` (the partitioned IO
+    manager's layout, so downstream assets can load it). Fails with ``PIILeakError`` before
+    writing anything.
     """
     files = day_files(datasets)
     if summary is not None:
@@ -81,8 +90,21 @@ def write_day(
 def write_day_files(
     data_root: str | os.PathLike | UPath, ds: str, files: Mapping[str, bytes]
 ) -> UPath:
-    """Replace ``warehouse/training_datasets/ds=<ds>/`` atomically with ``files``."""
-    return DataRoot(data_root).replace_partition_files("warehouse", ASSET_NAME, ds, files)
+    """Replace each format's ``ds=<ds>`` folder with its file (one atomic swap per folder), then
+    the summary's (``PART_FILE``), last; returns the summary's folder (or the last written)."""
+    root = DataRoot(data_root)
+    folder_of = {name: FORMAT_DIRS[fmt] for fmt, name in FORMAT_FILES.items()}
+    written = None
+    for name, payload in files.items():
+        if name != PART_FILE:
+            written = root.replace_partition_files(
+                "warehouse", folder_of[name], ds, {name: payload}
+            )
+    if PART_FILE in files:
+        written = root.replace_partition_files(
+            "warehouse", ASSET_NAME, ds, {PART_FILE: files[PART_FILE]}
+        )
+    return written
 
 
 def export_range(
@@ -103,7 +125,7 @@ def export_range(
     root = DataRoot(data_root_path)
     name = FORMAT_FILES[fmt]
     paths = [
-        root.partition_dir("warehouse", ASSET_NAME, ds) / name
+        root.partition_dir("warehouse", FORMAT_DIRS[fmt], ds) / name
         for ds in day_range(date.fromisoformat(start), date.fromisoformat(end))
     ]
     paths = [p for p in paths if p.exists()]
