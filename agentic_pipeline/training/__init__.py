@@ -54,7 +54,13 @@ from agentic_pipeline.training.chat import (
     to_chat_messages,
     validate_messages,
 )
-from agentic_pipeline.training.export import day_files, export_range, write_day, write_day_files
+from agentic_pipeline.training.export import (
+    day_files,
+    export_range,
+    stored_days,
+    write_day,
+    write_day_files,
+)
 from agentic_pipeline.training.leaks import scan_records
 from agentic_pipeline.training.pairs import OpenAIPair, PairMeta, TrlPair, validate_preference_pair
 from agentic_pipeline.training.records import (
@@ -113,6 +119,7 @@ __all__ = [
     "scan_records",
     "split_datasets_by_day",
     "split_prompt",
+    "stored_days",
     "summary_bytes",
     "summary_table",
     "to_chat_messages",

@@ -107,6 +107,20 @@ def write_day_files(
     return written
 
 
+def stored_days(
+    data_root_path: str | os.PathLike | UPath, fmt: str, start: str, end: str
+) -> list[str]:
+    """The days of ``start..end`` (inclusive) whose ``fmt`` dataset is stored."""
+    if fmt not in FORMAT_FILES:
+        raise ValueError(f"unknown format {fmt!r}: expected one of {sorted(FORMAT_FILES)}")
+    root = DataRoot(data_root_path)
+    return [
+        ds
+        for ds in day_range(date.fromisoformat(start), date.fromisoformat(end))
+        if (root.partition_dir("warehouse", FORMAT_DIRS[fmt], ds) / FORMAT_FILES[fmt]).exists()
+    ]
+
+
 def export_range(
     data_root_path: str | os.PathLike | UPath,
     start: str,
@@ -120,15 +134,11 @@ def export_range(
     JSONL). Days without stored datasets are skipped. The output is leak-scanned again and
     written atomically; returns the number of records written.
     """
-    if fmt not in FORMAT_FILES:
-        raise ValueError(f"unknown format {fmt!r}: expected one of {sorted(FORMAT_FILES)}")
     root = DataRoot(data_root_path)
-    name = FORMAT_FILES[fmt]
     paths = [
-        root.partition_dir("warehouse", FORMAT_DIRS[fmt], ds) / name
-        for ds in day_range(date.fromisoformat(start), date.fromisoformat(end))
+        root.partition_dir("warehouse", FORMAT_DIRS[fmt], ds) / FORMAT_FILES[fmt]
+        for ds in stored_days(data_root_path, fmt, start, end)
     ]
-    paths = [p for p in paths if p.exists()]
     out = Path(out_path)
     if fmt == "rl":
         tables = []
