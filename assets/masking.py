@@ -53,17 +53,20 @@ GUARDED_TABLES = ("masked_trajectories", "pii_audit")
             description="One row per step with personal data replaced by keyed "
             "pseudonyms such as <EMAIL_ADDRESS_3f9a1c2b>; same value, same token, every day.",
             metadata={"zone": "warehouse"},
+            kinds={"presidio", "spacy", "parquet"},
         ),
         "pii_audit": AssetOut(
             description="What was masked where: episode, step, field path, entity type, "
             "detector, score and pseudonym. Never the raw value.",
             metadata={"zone": "warehouse"},
+            kinds={"presidio", "spacy", "parquet"},
         ),
         "withheld_episodes": AssetOut(
             description="Episodes the final leak scan refused: ds, episode_id, rows, leaks and "
             "the reason (column, entity type and detector counts, never a value). Their raw "
             "rows stay in raw_agent_logs; re-materializing the day masks them again.",
             metadata={"zone": "restricted"},
+            kinds={"presidio", "parquet"},
         ),
     },
     ins={"raw_agent_logs": AssetIn(metadata={"load": "by_day"})},

@@ -48,6 +48,7 @@ from agentic_pipeline.training import (
     validate_sft_record,
     write_day_files,
 )
+from assets.automation import FOLLOWS_ITS_INPUTS
 from assets.days import RunDays
 from assets.metadata import column_schema, counts_md, markdown_table, safe_metadata
 from assets.partitions import daily_partitions
@@ -196,6 +197,8 @@ def _metadata(summary: pd.DataFrame, totals: _Totals, days: list[str]) -> dict:
         "zone": "warehouse",
         "files": ", ".join(f"{FORMAT_DIRS[f]}/ds=…/{n}" for f, n in FORMAT_FILES.items()),
     },
+    kinds={"jsonl", "parquet"},
+    automation_condition=FOLLOWS_ITS_INPUTS,  # follows a changed decision of its day
     group_name="training",
     description="Per-day training files from masked trajectories: SFT (OpenAI chat JSONL), "
     "preference pairs (TRL and OpenAI DPO JSONL) and offline RL / GRPO rows (Parquet), with a "
