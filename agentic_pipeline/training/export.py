@@ -16,7 +16,6 @@ from typing import Any
 
 import pandas as pd
 import pyarrow as pa
-import pyarrow.parquet as pq
 from upath import UPath
 
 from agentic_pipeline.jsonutil import strict_json_dumps_counted
@@ -63,7 +62,8 @@ def day_files(datasets: TrainingDatasets) -> dict[str, bytes]:
         SFT_FILE: _jsonl_bytes(datasets.sft, counts),
         DPO_TRL_FILE: _jsonl_bytes(datasets.dpo_trl, counts),
         DPO_OPENAI_FILE: _jsonl_bytes(datasets.dpo_openai, counts),
-        RL_FILE: _parquet_bytes(rl_table(datasets.rl)),
+        # the day is in the folder name (ds=...), as for every table of the data root
+        RL_FILE: _parquet_bytes(rl_table(datasets.rl).drop_columns(["ds"])),
     }
     datasets.nonfinite_to_null = counts.get("nonfinite", 0)
     return files
@@ -135,20 +135,20 @@ def export_range(
     written atomically; returns the number of records written.
     """
     root = DataRoot(data_root_path)
-    paths = [
-        root.partition_dir("warehouse", FORMAT_DIRS[fmt], ds) / FORMAT_FILES[fmt]
-        for ds in stored_days(data_root_path, fmt, start, end)
-    ]
+    days = stored_days(data_root_path, fmt, start, end)
     out = Path(out_path)
     if fmt == "rl":
-        tables = []
-        for p in paths:
-            with p.open("rb") as fh:
-                tables.append(pq.read_table(fh))
-        table = pa.concat_tables(tables) if tables else RL_SCHEMA.empty_table()
+        tables = [  # the ds column comes back from each day's folder name
+            root.read_partition("warehouse", FORMAT_DIRS[fmt], ds).select(RL_SCHEMA.names)
+            for ds in days
+        ]
+        table = pa.concat_tables(tables).cast(RL_SCHEMA) if tables else RL_SCHEMA.empty_table()
         scan_records(table.to_pylist(), fmt)
         payload, count = _parquet_bytes(table), table.num_rows
     else:
+        paths = [
+            root.partition_dir("warehouse", FORMAT_DIRS[fmt], ds) / FORMAT_FILES[fmt] for ds in days
+        ]
         lines = [line for p in paths for line in p.read_bytes().splitlines() if line.strip()]
         scan_records([json.loads(line) for line in lines], fmt)
         payload, count = b"".join(line + b"\n" for line in lines), len(lines)
