@@ -93,12 +93,16 @@ def cmd_erase(args: argparse.Namespace) -> int:
         for (ds, keys), r in zip(runs, results, strict=True)
     ]
     # the days rewritten outside a run (reported above) get their checks' results again
-    rewritten = sorted({p["ds"] for p in receipt.partitions_touched if p["asset"] in REPORTED})
-    checks = checks_of(defs, REPORTED)
-    check_results = run_days(job, instance, [(ds, checks) for ds in rewritten], tags, "checking")
+    rewritten: dict[str, set[str]] = {}
+    for part in receipt.partitions_touched:
+        if part["asset"] in REPORTED:
+            rewritten.setdefault(part["ds"], set()).add(part["asset"])
+    check_runs = [(ds, checks_of(defs, names)) for ds, names in sorted(rewritten.items())]
+    check_runs = [(ds, checks) for ds, checks in check_runs if checks]
+    check_results = run_days(job, instance, check_runs, tags, "checking")
     receipt.rematerialized += [
         {"ds": ds, "run_id": r.run_id, "success": r.success, "checks": [c.name for c in checks]}
-        for ds, r in zip(rewritten, check_results, strict=True)
+        for (ds, checks), r in zip(check_runs, check_results, strict=True)
     ]
     failed = sum(not r.success for r in [*results, *check_results])
     receipt.verification = verify_erasure(root, plan, landing_root)
