@@ -36,9 +36,9 @@ demo: install
 	@$(BIN)/agentic-pipeline materialize --start $(DEMO_START) --end $(DEMO_END)
 	@$(BIN)/agentic-pipeline report --date $(DEMO_END)
 
+# the Dagster UI (dg dev) over the data root; the demo's root runs with the development key
 dev: install
-	$(BIN)/python -c "from cli.common import prepare_data_root; prepare_data_root('$(DATA_DIR)')"
-	$(BIN)/dagster dev -w workspace.yaml -h 127.0.0.1 -p $(or $(PORT),3000)
+	$(BIN)/python -m cli.dev --data-dir '$(DATA_DIR)' --host 127.0.0.1 --port $(or $(PORT),3000)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache

@@ -33,8 +33,10 @@ LOCATION_TAGS = {".dagster/repository": "__repository__@agentic_pipeline"}
 
 def cmd_simulate(args: argparse.Namespace) -> int:
     from agentic_pipeline.demo import write_landing
+    from cli.dev import mark_demo_root
 
     root = prepare_data_root(args.data_dir)
+    mark_demo_root(root)  # `make dev` masks simulated data with the development key
     start = _parse_day(args.start)
     with console.status(f"simulating {args.days} day(s) x {args.episodes_per_day} episodes"):
         summary = write_landing(

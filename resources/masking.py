@@ -8,7 +8,14 @@ from agentic_pipeline.masking import Masker, is_dev_key
 from agentic_pipeline.masking.keys import DEV_MODE_ENV, MASKING_KEY_ENV, masking_key
 from agentic_pipeline.masking.shards import LocalShardMasker, RayShardMasker, shard_masker
 
-__all__ = ["MASKING_KEY_ENV", "MaskingResource", "masking_resource_from_env"]
+__all__ = ["MASKING_KEY_ENV", "MaskingResource", "dev_mode_notice", "masking_resource_from_env"]
+
+
+def dev_mode_notice() -> str:
+    """A first paragraph for the UI when the code location runs in development mode, else ''."""
+    from agentic_pipeline.masking.keys import DEV_KEY_NOTICE, dev_mode
+
+    return f"**{DEV_KEY_NOTICE}**\n\n" if dev_mode() else ""
 
 
 class MaskingResource(ConfigurableResource):
