@@ -2,6 +2,7 @@
 
 import argparse
 import os
+from pathlib import Path
 
 from rich.console import Console
 from rich.table import Table
@@ -97,10 +98,11 @@ def cmd_materialize(args: argparse.Namespace) -> int:
     start = _parse_day(args.start)
     end = _parse_day(args.end) if args.end else start
     days = _ended_days(start, end)
+    if args.select.strip() in ("*", ""):  # before anything is created under a mistyped root
+        _check_landing(Path(args.data_dir).expanduser().resolve(), days)
     root = prepare_data_root(args.data_dir)
     _check_zones_writable(root)
     if args.select.strip() in ("*", ""):
-        _check_landing(root, days)
         require_masking_key("masking")
     from dagster import AssetKey, DagsterInstance
 
@@ -169,8 +171,6 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
     from agentic_pipeline.training import FORMAT_SUFFIXES, export_range, stored_days
 
     start = _parse_day(args.start)
@@ -182,8 +182,8 @@ def cmd_export(args: argparse.Namespace) -> int:
             f"--out {args.out} does not end in {suffix}, the extension of --format "
             f"{args.format} ({'Parquet' if suffix == '.parquet' else 'JSON lines'})"
         )
-    require_masking_key("export")  # data leaving the pipeline: never under an unannounced dev key
     root = existing_data_root(args.data_dir)  # read-only: never creates a data root
+    require_masking_key("export")  # data leaving the pipeline: never under an unannounced dev key
     found = stored_days(str(root), args.format, start.isoformat(), end.isoformat())
     if not found:
         raise NoDataError(

@@ -169,14 +169,16 @@ def _one_error_line(out: str) -> str:
         ["report", "--date", "2026-11-01"],
         ["report", "--date", "2026-11-01", "--json"],
         ["export", "--start", "2026-11-01", "--format", "sft", "--out", "x.jsonl"],
+        ["materialize", "--start", YESTERDAY],  # writes, but finds nothing to read first
     ],
 )
-def test_read_only_commands_on_a_missing_root_fail_and_create_nothing(tmp_path, args):
+def test_commands_on_a_missing_root_fail_and_create_nothing(tmp_path, args):
     missing = tmp_path / "mistyped-data-root"
     code, out, _ = run_cli(*args, data_dir=missing)
     assert code == 3
+    expected = "no landing files" if args[0] == "materialize" else "no data root at"
     if "--json" not in args:
-        assert "no data root at" in _one_error_line(out) and str(missing) in out
+        assert expected in _one_error_line(out) and str(missing) in out
     assert not missing.exists(), "a read-only command created the data root"
     assert not (REPO / "x.jsonl").exists()
 
