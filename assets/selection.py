@@ -41,6 +41,7 @@ from agentic_pipeline.selection.registry import (
 )
 from agentic_pipeline.storage import DataRoot
 from agentic_pipeline.tables import conform
+from assets.automation import FOLLOWS_ITS_INPUTS
 from assets.days import RunDays
 from assets.metadata import column_schema, markdown_table, safe_metadata
 from assets.partitions import daily_partitions
@@ -195,6 +196,8 @@ def build_selection_assets(
         backfill_policy=None,
         code_version=selection_code_version(spec, window_days),
         metadata={"zone": "warehouse", "window_days": window_days},
+        kinds={"scikitlearn", "parquet", "json"},
+        automation_condition=FOLLOWS_ITS_INPUTS,  # the next days follow a changed day
         group_name="selection",
         description=f"Per task type and policy, the decision of day ds over the trailing "
         f"{window_days} days of episode_rewards, starting from the decision of the day before: "
