@@ -43,6 +43,7 @@ def policy_rates(replayed: pd.DataFrame) -> list[dict]:
     partitions_def=daily_partitions,
     backfill_policy=None,  # a run per day, tagged with its day: checks per day (README)
     metadata={"zone": "warehouse"},
+    kinds={"python", "parquet"},
     group_name="replay",
     description="One row per episode: replay status and behavioural facts (success, errors, "
     "retries, loops, premature finish, financial writes, destructive acts, takeover).",

@@ -86,11 +86,13 @@ def _shadow_tables(context, masked: DayReader, shadow: ShadowResource, catalogue
             "the proposal (or why there is none), agreement, hermetic answer (logged / off-log / "
             "blocked), tokens and time. Nothing it proposes is executed.",
             metadata={"zone": "warehouse"},
+            kinds={"openai", "parquet"},
         ),
         "shadow_episodes": AssetOut(
             description="One row per episode of the day: shadowed or why not, agreement, first "
             "divergence, off-log calls, dangerous proposals, flap rate.",
             metadata={"zone": "warehouse"},
+            kinds={"openai", "parquet"},
         ),
     },
     ins={"masked_trajectories": AssetIn("masked_trajectories", metadata={"load": "by_day"})},
@@ -177,6 +179,7 @@ def _day_episodes(ds: str, replayed: DayReader, rewards: DayReader) -> pd.DataFr
     partitions_def=daily_partitions,
     backfill_policy=None,  # a run per day, tagged with its day: checks per day (README)
     metadata={"zone": "warehouse"},
+    kinds={"numpy", "parquet"},
     name="behaviour_diff",
     group_name="shadow",
     description="Behaviour diff between the day's policies per task type, from logs alone: "
