@@ -278,7 +278,7 @@ def test_arguments_are_normalised_before_comparison():
 
 
 def test_what_a_candidate_writes_is_leak_scanned_before_it_is_stored():
-    invented = "You can reach us at jane.roe@example.org or 415-555-0134."
+    invented = "You can reach us at t.wrenfield@example.net or 415-555-0134."
     _, _, steps, episodes, _ = _run(lambda p, n: reply(invented), _episode())
     clean, leaks = redact_leaks(steps)
     replies = clean.column("proposed_reply").to_pylist()
