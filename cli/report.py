@@ -4,6 +4,7 @@ import json
 from datetime import UTC, date, datetime, timedelta
 
 import pandas as pd
+import pyarrow.parquet as pq
 from rich import box
 from rich.console import Console
 from rich.table import Table
@@ -133,12 +134,25 @@ def print_report(data_dir: str, day: str, console: Console) -> int:
     return 0
 
 
+def _stored_rows(root: DataRoot, asset: str, day: str) -> int:
+    """Rows of a stored warehouse day, from the Parquet footers only. A zero-row day is never
+    read: reading one in the CLI process made it abort at exit now and then (``terminate called
+    without an active exception``, seen with ``withheld_episodes`` too)."""
+    if not root.has_partition("warehouse", asset, day):
+        return 0
+    rows = 0
+    for path in root.part_files("warehouse", asset, day):
+        with path.open("rb") as fh:
+            rows += pq.ParquetFile(fh).metadata.num_rows
+    return rows
+
+
 def print_shifts(root: DataRoot, day: str, console: Console, n: int = 3) -> None:
     """The day's largest flagged behaviour shifts (``behaviour_diff``) and the shadow's headline
     figures (``shadow_steps``/``shadow_episodes``), in plain words."""
     from agentic_pipeline.shadow import describe_shift, headline, largest_shifts
 
-    if root.has_partition("warehouse", "behaviour_diff", day):
+    if _stored_rows(root, "behaviour_diff", day):
         diff = root.read_partition("warehouse", "behaviour_diff", day).to_pandas()
         shifts = largest_shifts(diff, n)
         console.print(f"[bold]Largest behaviour shifts of {day}[/bold] (behaviour_diff):")
@@ -146,20 +160,17 @@ def print_shifts(root: DataRoot, day: str, console: Console, n: int = 3) -> None
             console.print(f"  - {describe_shift(row)}", soft_wrap=True)
         if shifts.empty:
             console.print("  none flagged: no interval excludes no change")
-    if root.has_partition("warehouse", "shadow_steps", day) and root.has_partition(
-        "warehouse", "shadow_episodes", day
-    ):
+    if _stored_rows(root, "shadow_steps", day) and _stored_rows(root, "shadow_episodes", day):
         steps = root.read_partition("warehouse", "shadow_steps", day)
-        if steps.num_rows:
-            figures = headline(steps, root.read_partition("warehouse", "shadow_episodes", day))
-            candidate = steps.column("candidate_id")[0].as_py()
-            f = {k: _cell(v) for k, v in figures.items()}
-            console.print(
-                f"[bold]Shadow of {candidate}[/bold]: {f['proposals']} proposals at "
-                f"{f['decision_points']} logged decision points of {f['episodes_shadowed']} "
-                f"episodes; agrees with the log {f['agreement_rate']} of the time, same kind of "
-                f"action {f['kind_agreement']}; {f['off_log_calls']} of {f['proposed_calls']} "
-                f"proposed calls off-log; {f['dangerous_proposals']} dangerous proposals; flap "
-                f"rate {f['flap_rate']}",
-                soft_wrap=True,
-            )
+        figures = headline(steps, root.read_partition("warehouse", "shadow_episodes", day))
+        candidate = steps.column("candidate_id")[0].as_py()
+        f = {k: _cell(v) for k, v in figures.items()}
+        console.print(
+            f"[bold]Shadow of {candidate}[/bold]: {f['proposals']} proposals at "
+            f"{f['decision_points']} logged decision points of {f['episodes_shadowed']} "
+            f"episodes; agrees with the log {f['agreement_rate']} of the time, same kind of "
+            f"action {f['kind_agreement']}; {f['off_log_calls']} of {f['proposed_calls']} "
+            f"proposed calls off-log; {f['dangerous_proposals']} dangerous proposals; flap "
+            f"rate {f['flap_rate']}",
+            soft_wrap=True,
+        )
