@@ -10,7 +10,7 @@ DEMO_END := $(shell date -u -d '1 day ago' +%F)
 export AGENTIC_PIPELINE_DATA_DIR := $(DATA_DIR)
 export DAGSTER_HOME := $(DATA_DIR)/dagster_home
 
-.PHONY: install test lint demo dev clean
+.PHONY: install test lint docs demo dev clean
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -24,7 +24,11 @@ lint: install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
-test: install lint
+# the docs site (docs/, mkdocs.yml): any warning, such as a broken link, fails the build
+docs: install
+	$(BIN)/mkdocs build --strict --quiet --site-dir "$$(mktemp -d)"
+
+test: install lint docs
 	$(BIN)/python -m pytest
 
 # the demo's simulated data is masked with the public development key, explicitly
@@ -36,9 +40,9 @@ demo: install
 	@$(BIN)/agentic-pipeline materialize --start $(DEMO_START) --end $(DEMO_END)
 	@$(BIN)/agentic-pipeline report --date $(DEMO_END)
 
+# the Dagster UI (dg dev) over the data root; the demo's root runs with the development key
 dev: install
-	$(BIN)/python -c "from cli.common import prepare_data_root; prepare_data_root('$(DATA_DIR)')"
-	$(BIN)/dagster dev -w workspace.yaml -h 127.0.0.1 -p $(or $(PORT),3000)
+	$(BIN)/python -m cli.dev --data-dir '$(DATA_DIR)' --host 127.0.0.1 --port $(or $(PORT),3000)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache

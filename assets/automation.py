@@ -1,4 +1,15 @@
-"""The daily job, its schedule, and the late-file sensor."""
+"""The daily job, its schedule, the late-file sensor, and decisions that follow their inputs.
+
+Declarative automation keeps the chain of decisions current: ``policy_selection`` of day D reads
+its own day D-1 (a self-dependency) and ``training_datasets`` reads the day's decision, so when a
+day's inputs change after the fact (the late-file sensor re-runs a day, a backfill or the CLI
+re-materializes earlier days, an erasure re-materializes what it touched), the decisions of the
+following days and their training files are stale. ``FOLLOWS_ITS_INPUTS`` requests them again;
+the ``decisions_follow_inputs`` sensor evaluates it every 30 seconds in the Dagster daemon and
+launches what it requests as a backfill, which runs a self-dependent asset one day at a time in
+day order. The UI shows each evaluation on the asset's *Automation* tab and the requested runs
+under the sensor.
+"""
 
 from datetime import UTC, datetime
 
@@ -6,6 +17,8 @@ from dagster import (
     AssetKey,
     AssetRecordsFilter,
     AssetSelection,
+    AutomationCondition,
+    AutomationConditionSensorDefinition,
     DefaultScheduleStatus,
     DefaultSensorStatus,
     RunRequest,
@@ -23,6 +36,17 @@ from assets.partitions import daily_partitions
 from resources.data_root import DataRootResource
 
 LATE_FILE_LOOKBACK_DAYS = 31
+#: the assets whose days follow their inputs (see the module docstring)
+FOLLOWING_ASSETS = ("policy_selection", "training_datasets")
+
+#: Re-run a day once one of its input days was updated by another run (not by the run that also
+#: updated this day), when no input is missing or being written and the day is not running.
+FOLLOWS_ITS_INPUTS = (
+    AutomationCondition.any_deps_updated().since_last_handled()
+    & ~AutomationCondition.any_deps_missing()
+    & ~AutomationCondition.any_deps_in_progress()
+    & ~AutomationCondition.in_progress()
+).with_label("re-run when an input day changed")
 
 daily_pipeline_job = define_asset_job(
     name="daily_pipeline",
@@ -104,3 +128,14 @@ def late_file_sensor(context: SensorEvaluationContext, data_root: DataRootResour
             partition_key=ds,
             tags={"agentic_pipeline/trigger": "late_file"},
         )
+
+
+decisions_follow_inputs = AutomationConditionSensorDefinition(
+    "decisions_follow_inputs",
+    target=AssetSelection.assets(*FOLLOWING_ASSETS),
+    default_status=DefaultSensorStatus.RUNNING,
+    minimum_interval_seconds=30,
+    emit_backfills=True,  # several days of a self-dependent asset: one backfill, in day order
+    description="Re-runs the policy decisions and training files of the days after a day whose "
+    "inputs changed (late file, backfill, erasure), in day order, until the chain is current.",
+)

@@ -121,7 +121,19 @@ COLUMN_DESCRIPTIONS: dict[str, str] = {
     "ope_snips": "Off-policy estimate: self-normalised inverse propensity scoring.",
     "ope_dr": "Off-policy estimate: doubly robust.",
     "ope_dm": "Off-policy estimate: direct method (reward model only).",
-    "ope_estimate": "OPE: the off-policy (doubly robust) estimate reported for the policy.",
+    "ope_estimate": "OPE: the headline off-policy estimate of the policy (ope_estimator names "
+    "it: self-normalised doubly robust by default).",
+    "ope_sndr": "Off-policy estimate: self-normalised doubly robust.",
+    **{
+        f"ope_{e}_{end}": f"{'Lower' if end == 'low' else 'Upper'} bound of the {e} estimate's "
+        "interval."
+        for e in ("ips", "snips", "dm", "dr", "sndr")
+        for end in ("low", "high")
+    },
+    "ope_estimator": "Which estimator ope_estimate reports (ips, snips, dm, dr or sndr).",
+    "ope_max_weight": "Largest importance weight behind the off-policy estimate.",
+    "ope_warning": "Why the off-policy estimate is too weak to act on (tiny effective sample "
+    "size or an extreme weight); empty if sound.",
     "ope_ci_low": "Lower bound of the off-policy estimate's interval.",
     "ope_ci_high": "Upper bound of the off-policy estimate's interval.",
     "ope_ess": "Effective sample size of the off-policy estimate.",

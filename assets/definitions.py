@@ -2,7 +2,12 @@
 
 from dagster import Definitions, in_process_executor
 
-from assets.automation import daily_pipeline_job, daily_schedule, late_file_sensor
+from assets.automation import (
+    daily_pipeline_job,
+    daily_schedule,
+    decisions_follow_inputs,
+    late_file_sensor,
+)
 from assets.ingestion import raw_agent_logs, raw_day_complete
 from assets.masking import masked_trajectories, no_personal_data_in_masked
 from assets.operations import retention_job, retention_schedule
@@ -38,7 +43,7 @@ def build_definitions(data_dir: str | None = None) -> Definitions:
         asset_checks=[raw_day_complete, no_personal_data_in_masked, *build_reward_checks(spec)],
         jobs=[daily_pipeline_job, retention_job],
         schedules=[daily_schedule, retention_schedule],
-        sensors=[late_file_sensor],
+        sensors=[late_file_sensor, decisions_follow_inputs],
         resources={
             "data_root": DataRootResource(path=data_dir),
             "io_manager": PartitionedParquetIOManager(path=data_dir),

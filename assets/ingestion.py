@@ -74,10 +74,12 @@ def _merge(total: IngestStats, day: IngestStats) -> None:
             description="Canonical step rows of every agent episode logged that day (raw, "
             "with personal data). One row per step with lineage to the source record.",
             metadata={"zone": "restricted"},
+            kinds={"parquet", "pyarrow"},
         ),
         "raw_quarantine": AssetOut(
             description="Source records that could not be parsed, with file, line and reason.",
             metadata={"zone": "restricted"},
+            kinds={"parquet", "pyarrow"},
         ),
     },
     partitions_def=daily_partitions,

@@ -31,7 +31,7 @@ from dagster import (
 
 from agentic_pipeline.masking import AUDIT_SCHEMA, WITHHELD_SCHEMA, scan_for_leaks
 from agentic_pipeline.masking.keys import MissingMaskingKeyError, announce_dev_key
-from agentic_pipeline.masking.shards import WorkerKeyError
+from agentic_pipeline.masking.ray_cluster import RayClusterError
 from agentic_pipeline.schema import STEP_SCHEMA
 from agentic_pipeline.storage import DataRoot
 from assets.days import RunDays
@@ -39,7 +39,7 @@ from assets.metadata import column_schema, counts_md, safe_metadata
 from assets.partitions import daily_partitions
 from resources.data_root import DataRootResource
 from resources.io_manager import DayReader, DayTables, Shards, SpooledShards
-from resources.masking import MaskingResource
+from resources.masking import MaskingResource, dev_mode_notice
 from resources.retries import retry_transient
 
 MASKING_POOL = "masking"
@@ -50,20 +50,24 @@ GUARDED_TABLES = ("masked_trajectories", "pii_audit")
 @multi_asset(
     outs={
         "masked_trajectories": AssetOut(
-            description="One row per step with personal data replaced by keyed "
+            description=dev_mode_notice()  # said once in the UI in development mode
+            + "One row per step with personal data replaced by keyed "
             "pseudonyms such as <EMAIL_ADDRESS_3f9a1c2b>; same value, same token, every day.",
             metadata={"zone": "warehouse"},
+            kinds={"presidio", "spacy", "parquet"},
         ),
         "pii_audit": AssetOut(
             description="What was masked where: episode, step, field path, entity type, "
             "detector, score and pseudonym. Never the raw value.",
             metadata={"zone": "warehouse"},
+            kinds={"presidio", "spacy", "parquet"},
         ),
         "withheld_episodes": AssetOut(
             description="Episodes the final leak scan refused: ds, episode_id, rows, leaks and "
             "the reason (column, entity type and detector counts, never a value). Their raw "
             "rows stay in raw_agent_logs; re-materializing the day masks them again.",
             metadata={"zone": "restricted"},
+            kinds={"presidio", "parquet"},
         ),
     },
     ins={"raw_agent_logs": AssetIn(metadata={"load": "by_day"})},
@@ -135,7 +139,7 @@ def masked_trajectories(
     def open_shard_masker():
         try:
             return masking.build_shard_masker()
-        except WorkerKeyError as exc:  # a deployment error: retrying cannot fix it
+        except RayClusterError as exc:  # a deployment error (key, token, head down): no retry
             raise Failure(str(exc), allow_retries=False) from None
 
     def masked_metadata() -> dict:

@@ -70,6 +70,7 @@ def policy_rates(replayed: pd.DataFrame) -> list[dict]:
     partitions_def=daily_partitions,
     backfill_policy=None,  # a run per day, tagged with its day: checks per day (README)
     metadata={"zone": "warehouse"},
+    kinds={"python", "parquet"},
     group_name="replay",
     description="One row per episode: replay status and behavioural facts (success, errors, "
     "retries, loops, premature finish, financial writes, destructive acts, takeover).",
@@ -130,11 +131,13 @@ def replayed_episodes(
             description="The shadow candidate's episodes on the day's recorded CRM tasks: replay "
             "facts, dangerous attempts and the (masked-input) trajectory, beside the logged ones.",
             metadata={"zone": "warehouse"},
+            kinds={"python", "parquet"},
         ),
         "behaviour_diff": AssetOut(
             description="Logged policy vs shadow candidate per task type: action distribution, "
             "tool use, steps to completion, error rate, success and risk.",
             metadata={"zone": "warehouse"},
+            kinds={"python", "parquet"},
         ),
     },
     ins={

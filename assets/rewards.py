@@ -103,6 +103,7 @@ def build_reward_assets(spec: RewardSpec) -> list[AssetsDefinition]:
         backfill_policy=None,  # a run per day, tagged with its day: checks per day (README)
         code_version=code_version,
         metadata={"zone": "warehouse", "reward_version": spec.version},
+        kinds={"pandas", "parquet"},
         group_name="rewards",
         description=f"One row per episode: long-horizon reward {spec.version} and its "
         f"components {', '.join(COMPONENTS)} (bounds [{low:g}, {high:g}]).",
@@ -134,6 +135,7 @@ def build_reward_assets(spec: RewardSpec) -> list[AssetsDefinition]:
         backfill_policy=None,  # a run per day, tagged with its day: checks per day (README)
         code_version=code_version,
         metadata={"zone": "warehouse", "reward_version": spec.version},
+        kinds={"pandas", "parquet"},
         group_name="rewards",
         description="One row per step: the episode reward spread over the agent's steps (cost "
         f"shared, outcome on the last step) and the return-to-go (gamma {spec.gamma:g}).",

@@ -41,6 +41,7 @@ from agentic_pipeline.selection.registry import (
 )
 from agentic_pipeline.storage import DataRoot
 from agentic_pipeline.tables import conform
+from assets.automation import FOLLOWS_ITS_INPUTS
 from assets.days import RunDays
 from assets.metadata import column_schema, markdown_table, safe_metadata
 from assets.partitions import daily_partitions
@@ -49,7 +50,7 @@ from resources.io_manager import DayReader
 from resources.retries import retry_transient
 from resources.selection import DEFAULT_WINDOW_DAYS, SelectionResource
 
-SELECTION_CODE_VERSION = "2"  # 2: fixed Arrow schema
+SELECTION_CODE_VERSION = "3"  # 2: fixed Arrow schema; 3: any-target OPE, SNDR headline
 DECISION_COLUMNS = (
     "task_type",
     "selected_policy",
@@ -75,6 +76,16 @@ def _decisions_md(document: dict[str, Any]) -> MetadataValue:
         row = {c: entry.get(c) for c in DECISION_COLUMNS}
         rows.append({k: round(v, 3) if isinstance(v, float) else v for k, v in row.items()})
     return markdown_table(rows, max_rows=200)
+
+
+def _targets_md(document: dict[str, Any]) -> MetadataValue:
+    cols = ("target", "task_type", "ope_estimator", "ope_estimate", "ope_ci_low", "ope_ci_high")
+    cols += ("ope_ess", "ope_max_weight", "ope_warning")
+    rows = [
+        {c: round(v, 4) if isinstance(v, float) else v for c, v in r.items() if c in cols}
+        for r in document.get("target_policies", [])
+    ]
+    return markdown_table(rows, max_rows=200) if rows else MetadataValue.md("none configured")
 
 
 def selection_metadata(
@@ -104,6 +115,8 @@ def selection_metadata(
             ),
             "decisions": _decisions_md(document),
             "ope_unidentified_task_types": MetadataValue.text(", ".join(map(str, unidentified))),
+            "ope_weak_estimates": int(table["ope_warning"].notna().sum()),
+            "target_policies": _targets_md(document),
             "report": MetadataValue.md(paths["report"].read_text(encoding="utf-8")),
             "chart": MetadataValue.md(f"![policy selection](data:image/png;base64,{image})"),
             "chart_path": MetadataValue.path(str(paths["chart"])),
@@ -183,6 +196,8 @@ def build_selection_assets(
         backfill_policy=None,
         code_version=selection_code_version(spec, window_days),
         metadata={"zone": "warehouse", "window_days": window_days},
+        kinds={"scikitlearn", "parquet", "json"},
+        automation_condition=FOLLOWS_ITS_INPUTS,  # the next days follow a changed day
         group_name="selection",
         description=f"Per task type and policy, the decision of day ds over the trailing "
         f"{window_days} days of episode_rewards, starting from the decision of the day before: "

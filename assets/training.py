@@ -1,11 +1,10 @@
 """``training_datasets``: per-day SFT, preference-pair and offline-RL files (warehouse zone).
 
-A thin wrapper over :mod:`agentic_pipeline.training`. Each day of the run gets the folder
-``warehouse/training_datasets/ds=YYYY-MM-DD/`` with ``sft.jsonl``, ``dpo_trl.jsonl``,
-``dpo_openai.jsonl``, ``rl.parquet`` and the per-day summary ``part-0.parquet`` (the partitioned
-IO manager's layout, so downstream assets load the summary as usual). The asset writes that
-folder itself, in one atomic swap, and returns a ``MaterializeResult``: handing the summary to the
-IO manager would replace the whole day folder and delete the training files.
+A thin wrapper over :mod:`agentic_pipeline.training`. Each format is one table in its own folder
+(``warehouse/training_sft/ds=YYYY-MM-DD/sft.jsonl``, ``training_dpo_trl``, ``training_dpo_openai``,
+``training_rl``), and the asset's own folder ``warehouse/training_datasets/ds=YYYY-MM-DD/`` holds
+the per-day summary ``part-0.parquet`` (the partitioned IO manager's layout), written last. The
+asset writes the folders itself, one atomic swap each, and returns a ``MaterializeResult``.
 
 ``policy_selection`` and ``step_rewards`` are read from the data root when stored (a day without a
 decision uses every policy; without step rewards they are computed from the reward components).
@@ -35,9 +34,11 @@ from pydantic import Field
 from agentic_pipeline.masking import PIILeakError
 from agentic_pipeline.storage import PART_FILE, DataRoot
 from agentic_pipeline.training import (
+    FORMAT_DIRS,
     FORMAT_FILES,
     TrainingConfig,
     TrainingDatasets,
+    TrainingShapeError,
     build_training_datasets,
     day_files,
     summary_bytes,
@@ -47,13 +48,14 @@ from agentic_pipeline.training import (
     validate_sft_record,
     write_day_files,
 )
+from assets.automation import FOLLOWS_ITS_INPUTS
 from assets.days import RunDays
 from assets.metadata import column_schema, counts_md, markdown_table, safe_metadata
 from assets.partitions import daily_partitions
 from resources.data_root import DataRootResource
 from resources.retries import retry_transient
 
-TRAINING_CODE_VERSION = "2"  # 2: strict JSON, fixed summary schema, per-episode skips
+TRAINING_CODE_VERSION = "3"  # 3: one folder per format, pairs without per-run noise
 EXAMPLE_CHARS = 1500
 VALIDATORS = {
     "sft": validate_sft_record,
@@ -134,6 +136,21 @@ class _Totals:
         self.rl_rewards += [r["reward"] for r in day.rl]
 
 
+def _drop_invalid(datasets: TrainingDatasets, days: RunDays, ds: str) -> None:
+    """Validate every record; one that fails is dropped and counted, never fails the day."""
+    for fmt, records in datasets.by_format().items():
+        kept = []
+        for record in records:
+            try:
+                VALIDATORS[fmt](record)
+            except TrainingShapeError as exc:  # the message names the field, never content
+                datasets._skip(f"invalid_{fmt}_record")
+                days.log(ds, f"dropped a {fmt} record: {exc}", warning=True)
+                continue
+            kept.append(record)
+        records[:] = kept
+
+
 def _metadata(summary: pd.DataFrame, totals: _Totals, days: list[str]) -> dict:
     meta: dict[str, object] = {
         "dagster/row_count": len(summary),
@@ -176,7 +193,12 @@ def _metadata(summary: pd.DataFrame, totals: _Totals, days: list[str]) -> dict:
     partitions_def=daily_partitions,
     backfill_policy=None,  # a run per day, tagged with its day: checks per day (README)
     code_version=TRAINING_CODE_VERSION,
-    metadata={"zone": "warehouse", "files": ", ".join(FORMAT_FILES.values())},
+    metadata={
+        "zone": "warehouse",
+        "files": ", ".join(f"{FORMAT_DIRS[f]}/ds=…/{n}" for f, n in FORMAT_FILES.items()),
+    },
+    kinds={"jsonl", "parquet"},
+    automation_condition=FOLLOWS_ITS_INPUTS,  # follows a changed decision of its day
     group_name="training",
     description="Per-day training files from masked trajectories: SFT (OpenAI chat JSONL), "
     "preference pairs (TRL and OpenAI DPO JSONL) and offline RL / GRPO rows (Parquet), with a "
@@ -207,9 +229,7 @@ def training_datasets(
             step_rewards=_optional(root, "step_rewards", ds),
             config=training_config,
         )
-        for fmt, records in datasets.by_format().items():
-            for record in records:
-                VALIDATORS[fmt](record)
+        _drop_invalid(datasets, days, ds)
         try:
             files = day_files(datasets)  # leak scan of every format
         except PIILeakError as exc:  # the message names columns and entity types, no values

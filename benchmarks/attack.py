@@ -24,6 +24,8 @@ ING = "tests/test_ingest_hardening.py::"
 R = "tests/test_robustness.py::"
 C = "tests/test_cli_errors.py::"
 X = "tests/test_crash_recovery.py::"
+RAY = "tests/test_ray.py::"
+SM = "tests/test_shard_masker.py::"
 ATTACK: list[tuple[str, list[str]]] = [
     (
         "1 erase with the production key finds the person after retention removed the raw days",
@@ -150,6 +152,24 @@ ATTACK: list[tuple[str, list[str]]] = [
         [
             "tests/test_masking_asset.py::test_a_leaking_episode_is_withheld_and_the_rest_of_the_day_is_written",
             "tests/test_leak_scan_independent.py::test_floats_arithmetic_amounts_timestamps_and_ids_raise_no_leak",
+        ],
+    ),
+    (
+        "22.7 Ray without a token: no client without the cluster's token reads the workers' key, "
+        "masking refuses a driver or node without token auth, the head listens on loopback only",
+        [
+            RAY + "test_a_driver_without_the_cluster_token_is_refused",
+            RAY + "test_every_socket_of_the_head_listens_on_loopback",
+            SM + "test_a_driver_without_token_authentication_is_refused_before_ray",
+            SM + "test_the_documented_head_needs_token_authentication_and_keeps_loopback",
+        ],
+    ),
+    (
+        "22.7 Ray with the head down: the masking step fails in seconds with one line, no retry, "
+        "and gives the masking pool back",
+        [
+            RAY + "test_a_missing_head_fails_the_run_in_seconds_and_frees_the_masking_pool",
+            SM + "test_a_missing_head_is_reported_in_one_line_at_once",
         ],
     ),
     (

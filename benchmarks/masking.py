@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import logging
+import sys
 import time
 from pathlib import Path
 
@@ -22,7 +23,9 @@ from presidio_anonymizer import AnonymizerEngine
 from agentic_pipeline.demo import generate_episodes
 from agentic_pipeline.masking import MASK_COLUMNS, Masker, mask_steps
 from agentic_pipeline.masking.engine import build_baseline_analyzer
-from agentic_pipeline.masking.evaluation import (
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repo root: benchmarks.*
+from benchmarks.masking_eval.evaluation import (  # noqa: E402
     episodes_corpus,
     format_recall,
     measure_recall,

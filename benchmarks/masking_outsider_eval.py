@@ -65,17 +65,13 @@ presidio-evaluator==0.3.2 -d /tmp/pe``) or install it with ``--no-deps``; pass `
 from __future__ import annotations
 
 import argparse
-import csv
 import datetime as dt
-import importlib.util
-import io
 import json
 import logging
 import random
 import re
 import sys
 import time
-import zipfile
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -84,11 +80,14 @@ from typing import Any
 import pyarrow as pa
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repo root: benchmarks.*
 
 from masking import baseline_mask  # noqa: E402  (benchmarks/masking.py)
 
 from agentic_pipeline.masking import MASK_COLUMNS, Masker, mask_steps  # noqa: E402
-from agentic_pipeline.masking.evaluation import (  # noqa: E402
+from agentic_pipeline.schema import STEP_SCHEMA, parse_timestamp  # noqa: E402
+from benchmarks.masking_eval import corpora  # noqa: E402
+from benchmarks.masking_eval.evaluation import (  # noqa: E402
     LabeledCorpus,
     benchmark_file_corpus,
     measure_kept,
@@ -97,14 +96,13 @@ from agentic_pipeline.masking.evaluation import (  # noqa: E402
     plain_text,
     tau_bench_corpus,
 )
-from agentic_pipeline.masking.misses import (  # noqa: E402
+from benchmarks.masking_eval.misses import (  # noqa: E402
     WORD,
     lost_values,
     masked_words,
     missed_values,
     personal_words,
 )
-from agentic_pipeline.schema import STEP_SCHEMA, parse_timestamp  # noqa: E402
 
 EXTERNAL = Path(__file__).resolve().parents[1].parent / "shared" / "external"
 LOCALES = ("en_GB", "de_DE", "fr_FR", "es_ES", "it_IT", "nl_NL", "pl_PL")
@@ -129,35 +127,11 @@ _TOKEN = re.compile(r"<[A-Z][A-Z0-9_]*?(?:_[0-9a-f]{8})?>")
 
 # --------------------------------------------------------------------------- evaluator data
 def evaluator_files(where: str | None) -> tuple[list[str], list[dict[str, str]]]:
-    """(templates, FakeNameGenerator records) from an installed presidio-evaluator, its wheel
-    or an unpacked copy (never imported)."""
-    rel = "presidio_evaluator/data_generator/raw_data/"
-    candidates: list[Path] = []
-    if where:
-        candidates.append(Path(where))
-    spec = importlib.util.find_spec("presidio_evaluator")
-    if spec and spec.submodule_search_locations:
-        candidates.append(Path(next(iter(spec.submodule_search_locations))).parent)
-    for c in candidates:
-        wheels = [c] if c.suffix == ".whl" else sorted(c.glob("presidio_evaluator-*.whl"))
-        for w in wheels:
-            with zipfile.ZipFile(w) as z:
-                return _parse(
-                    z.read(rel + "templates.txt").decode(),
-                    z.read(rel + "FakeNameGenerator.com_3000.csv").decode("utf-8-sig"),
-                )
-        for base in (c, c / "x"):
-            if (base / rel / "templates.txt").exists():
-                return _parse(
-                    (base / rel / "templates.txt").read_text(),
-                    (base / rel / "FakeNameGenerator.com_3000.csv").read_text(encoding="utf-8-sig"),
-                )
-    raise SystemExit("presidio-evaluator data not found: pass --evaluator (wheel or directory)")
-
-
-def _parse(templates: str, fng: str) -> tuple[list[str], list[dict[str, str]]]:
-    lines = [t.strip().replace("\\n", "\n").replace("\\,", ",") for t in templates.splitlines()]
-    return [t for t in lines if t], list(csv.DictReader(io.StringIO(fng)))
+    """(templates, FakeNameGenerator records) of presidio-evaluator (never imported)."""
+    try:
+        return corpora.evaluator_files(where)
+    except FileNotFoundError as exc:
+        raise SystemExit(str(exc)) from None
 
 
 # --------------------------------------------------------------------------- corpus building

@@ -44,13 +44,14 @@ from pathlib import Path
 
 DS = "2026-11-28"
 HERE = Path(__file__).resolve()
+sys.path.insert(0, str(HERE.parents[1]))  # the repo root: benchmarks.masking_eval
 
 
 def _prepare(root: Path, episodes: int, rows_per_shard: int, seed: int = 11) -> dict:
     """A simulated day of ``episodes`` episodes, stored sharded under ``root`` (restricted zone)."""
     from agentic_pipeline.demo import generate_episodes
-    from agentic_pipeline.masking.evaluation import episodes_corpus
     from agentic_pipeline.storage import DataRoot
+    from benchmarks.masking_eval.evaluation import episodes_corpus
 
     day = dt.date.fromisoformat(DS)
     corpus = episodes_corpus(generate_episodes(day, episodes, seed), day)
@@ -187,31 +188,31 @@ def _free_port() -> int:
 
 
 def _start_head(temp: Path, cpus: int) -> tuple[subprocess.Popen, str]:
-    """A local Ray head on loopback with this environment (the masking key included)."""
+    """A local Ray head on loopback, started the documented way (token authentication), with this
+    environment: the masking key and the cluster's token (a random one unless one is set)."""
+    import secrets
+
+    os.environ.setdefault("RAY_AUTH_MODE", "token")  # the driver (this process, its children)
+    os.environ.setdefault("RAY_AUTH_TOKEN", "bench-" + secrets.token_hex(16))
     port = _free_port()
-    env = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0"}
-    env.pop("RAY_ADDRESS", None)
     log = (temp / "head.log").open("wb")
     proc = subprocess.Popen(
         [
-            str(Path(sys.executable).parent / "ray"),
-            "start",
-            "--head",
-            "--block",
-            "--num-cpus",
-            str(cpus),
-            "--node-ip-address",
+            sys.executable,
+            "-m",
+            "agentic_pipeline.masking.ray_cluster",
+            "--host",
             "127.0.0.1",
             "--port",
             str(port),
-            "--ray-client-server-port",
+            "--client-port",
             str(_free_port()),
-            "--disable-usage-stats",
-            "--include-dashboard=false",
+            "--num-cpus",
+            str(cpus),
             "--temp-dir",
             str(temp),
         ],
-        env=env,
+        cwd=HERE.parents[1],
         stdout=log,
         stderr=subprocess.STDOUT,
         start_new_session=True,

@@ -16,9 +16,10 @@ eligible where its true risk rate (share of episodes with a financial write or a
 is within the risk budget.
 
 Figures: selection accuracy (selected == truly best eligible) per task type and overall (target
->= 95%), risky-variant selections (target 0), coverage of the DR interval ``ope_ci_low ..
-ope_ci_high`` vs its nominal level, and the propensity-stripped run (every OPE estimate must be
-flagged unidentified). Exit status 1 when a target is missed.
+>= 95%), risky-variant selections (target 0), coverage of the headline off-policy interval
+``ope_ci_low .. ope_ci_high`` vs its nominal level (and every estimator's coverage and RMSE),
+and the propensity-stripped run (every OPE estimate must be flagged unidentified). Exit status 1
+when a target is missed.
 
     python benchmarks/selection_eval.py --seeds 20 --days 14 --episodes-per-day 400 --workers 2
 """
@@ -45,6 +46,7 @@ from agentic_pipeline.ingest import ingest_day
 from agentic_pipeline.replay import replay_day
 from agentic_pipeline.rewards import RewardSpec, load_reward_spec, score_episodes
 from agentic_pipeline.selection import SelectionConfig, select_policies
+from agentic_pipeline.selection.ope import ESTIMATORS
 
 RESULTS_DIR = Path(__file__).resolve().parent / "results"
 START = dt.date(2026, 3, 1)
@@ -211,7 +213,9 @@ def evaluate_seed(job: tuple[int, int, int, str, dict[str, Any]]) -> dict[str, A
         cols = [
             "task_type", "policy_id", "n_episodes", "mean_reward", "ci_low", "ci_high",
             "prob_best", "ope_estimate", "ope_ci_low", "ope_ci_high", "ope_identified",
-            "risk_rate", "risk_upper", "eligible", "selected",
+            "risk_rate", "risk_upper", "eligible", "selected", "ope_estimator", "ope_ess",
+            "ope_max_weight", "ope_warning",
+            *(f"ope_{e}{s}" for e in ESTIMATORS for s in ("", "_low", "_high")),
         ]  # fmt: skip
         rows = res.table[cols].astype(object).where(res.table[cols].notna(), None)
         runs[name] = {
@@ -291,6 +295,23 @@ def summarise(
             ),
             "ope_mean_error": float(np.mean([e for e, _ in errs])) if errs else None,
         }
+    by_estimator: dict[str, Any] = {}
+    for name in ESTIMATORS:
+        pairs = [
+            (row[f"ope_{name}"] - truth[row["task_type"]][row["policy_id"]]["value"], row)
+            for r in results
+            for row in r["logged"]["rows"]
+            if row.get(f"ope_{name}") is not None
+        ]
+        by_estimator[name] = {
+            "coverage": _share(
+                row[f"ope_{name}_low"] <= row[f"ope_{name}"] - e <= row[f"ope_{name}_high"]
+                for e, row in pairs
+            ),
+            "rmse": float(np.sqrt(np.mean([e * e for e, _ in pairs]))) if pairs else None,
+            "mean_error": float(np.mean([e for e, _ in pairs])) if pairs else None,
+            "cases": len(pairs),
+        }
     stripped_risky = sum(
         r["stripped"]["selected"].get(t) == RISKY_POLICY for r in results for t in tasks
     )
@@ -310,6 +331,10 @@ def summarise(
             "ope_nominal": config.confidence,
             "ope_cases": len(cover),
             "ope_by_policy": by_policy,
+            "ope_headline": results[0]["logged"]["rows"][0].get("ope_estimator")
+            if results
+            else None,
+            "ope_by_estimator": by_estimator,
         },
         "stripped": {
             "selection_ran": stripped_complete,
@@ -358,6 +383,13 @@ def format_summary(summary: dict[str, Any]) -> str:
         f"propensities stripped: selection ran for every task type: {s['selection_ran']}, "
         f"accuracy {_pct(s['accuracy']).strip()}, risky selected {s['risky_selected']}, "
         f"all {s['rows']} OPE rows unidentified: {s['all_unidentified']}",
+        f"off-policy estimators (headline {o.get('ope_headline')}), nominal "
+        f"{o['ope_nominal']:.0%}: "
+        + ", ".join(
+            f"{name} coverage {_pct(e['coverage']).strip()} rmse {e['rmse']:.4f}"
+            for name, e in o.get("ope_by_estimator", {}).items()
+            if e["rmse"] is not None
+        ),
     ]
     return "\n".join(lines)
 

@@ -2,12 +2,14 @@
 
 import argparse
 import os
+from pathlib import Path
 
 from rich.console import Console
 from rich.table import Table
 
 from cli.common import (
     DATA_DIR_ENV,
+    NoDataError,
     UsageError,
     _check_landing,
     _check_zones_writable,
@@ -15,14 +17,16 @@ from cli.common import (
     _ended_days,
     _parse_day,
     console,
+    existing_data_root,
     one_line_error,
     prepare_data_root,
     require_masking_key,
+    shown_days,
 )
-from cli.runs import run_days
 
 #: Runs launched by the UI carry this label of their code location; the CLI's in-process runs get
-#: it too, so the UI lists them under the daily_pipeline job and on the overview timeline.
+#: it too, so the UI lists them under the daily_pipeline job. (They have no code-location origin,
+#: so the overview timeline, which groups launched runs by origin, does not show them.)
 LOCATION_TAGS = {".dagster/repository": "__repository__@agentic_pipeline"}
 
 # --- simulate ---------------------------------------------------------------------------------
@@ -30,8 +34,10 @@ LOCATION_TAGS = {".dagster/repository": "__repository__@agentic_pipeline"}
 
 def cmd_simulate(args: argparse.Namespace) -> int:
     from agentic_pipeline.demo import write_landing
+    from cli.dev import mark_demo_root
 
     root = prepare_data_root(args.data_dir)
+    mark_demo_root(root)  # `make dev` masks simulated data with the development key
     start = _parse_day(args.start)
     with console.status(f"simulating {args.days} day(s) x {args.episodes_per_day} episodes"):
         summary = write_landing(
@@ -92,15 +98,17 @@ def cmd_materialize(args: argparse.Namespace) -> int:
     start = _parse_day(args.start)
     end = _parse_day(args.end) if args.end else start
     days = _ended_days(start, end)
+    if args.select.strip() in ("*", ""):  # before anything is created under a mistyped root
+        _check_landing(Path(args.data_dir).expanduser().resolve(), days)
     root = prepare_data_root(args.data_dir)
     _check_zones_writable(root)
     if args.select.strip() in ("*", ""):
-        _check_landing(root, days)
         require_masking_key("masking")
     from dagster import AssetKey, DagsterInstance
 
     from assets.definitions import build_definitions
     from assets.partitions import daily_partitions
+    from cli.runs import run_days
 
     first = daily_partitions.start.date()
     if start < first:
@@ -146,8 +154,8 @@ def cmd_materialize(args: argparse.Namespace) -> int:
 def cmd_report(args: argparse.Namespace) -> int:
     from cli.report import print_report
 
-    root = prepare_data_root(args.data_dir)
     day = _parse_day(args.date).isoformat()
+    root = existing_data_root(args.data_dir)  # read-only: never creates a data root
     if args.json:
         from cli.report import report_json
 
@@ -163,14 +171,31 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from agentic_pipeline.training import export_range
+    from agentic_pipeline.training import FORMAT_SUFFIXES, export_range, stored_days
 
-    root = prepare_data_root(args.data_dir)
     start = _parse_day(args.start)
     end = _parse_day(args.end) if args.end else start
-    _days(start, end)  # validates the order
+    days = _days(start, end)  # validates the order
+    suffix = FORMAT_SUFFIXES[args.format]
+    if Path(args.out).suffix.lower() != suffix:
+        raise UsageError(
+            f"--out {args.out} does not end in {suffix}, the extension of --format "
+            f"{args.format} ({'Parquet' if suffix == '.parquet' else 'JSON lines'})"
+        )
+    root = existing_data_root(args.data_dir)  # read-only: never creates a data root
     require_masking_key("export")  # data leaving the pipeline: never under an unannounced dev key
+    found = stored_days(str(root), args.format, start.isoformat(), end.isoformat())
+    if not found:
+        raise NoDataError(
+            f"no {args.format} dataset stored for {start} .. {end} under {root}: materialize "
+            f"those days first (agentic-pipeline materialize --start {start} --end {end})"
+        )
     with console.status(f"exporting {args.format} from {start} to {end}"):
         count = export_range(str(root), start.isoformat(), end.isoformat(), args.format, args.out)
-    console.print(f"wrote {count} {args.format} record(s) to {args.out}", soft_wrap=True)
+    missing = [ds for ds in days if ds not in found]
+    console.print(
+        f"wrote {count} {args.format} record(s) from {len(found)} day(s) to {args.out}"
+        + (f"; no dataset stored for {shown_days(missing)}" if missing else ""),
+        soft_wrap=True,
+    )
     return 0

@@ -23,9 +23,49 @@ concurrency:
 
 console = Console(stderr=False)
 
+#: One exit code per kind of outcome, the same for every command (listed in ``--help``).
+EXIT_OK = 0
+EXIT_FAILED = 1  # a run failed, or an unexpected error
+EXIT_REFUSED = 2  # a bad argument or option, no key, an unwritable data root: nothing ran
+EXIT_NO_DATA = 3  # the data root does not exist or holds none of the requested days
+EXIT_CODES_HELP = """\
+exit codes (the same for every command):
+  0    done
+  1    a run failed, or an unexpected error (one line; --debug shows the traceback)
+  2    refused before anything ran: a bad argument or option, no masking key,
+       a data root that cannot be written
+  3    nothing to read: the data root does not exist, or holds none of the
+       requested days (no landing files, no stored dataset or decision)
+  130  interrupted (Ctrl-C); 143 terminated (SIGTERM)"""
+
 
 class UsageError(Exception):
-    """A bad command line: printed without a traceback, exit code 2."""
+    """A refused command: printed in one line without a traceback, exit code 2."""
+
+    exit_code = EXIT_REFUSED
+
+
+class NoDataError(UsageError):
+    """Nothing to read for the request (no data root, none of the days): exit code 3."""
+
+    exit_code = EXIT_NO_DATA
+
+
+def existing_data_root(data_dir: str) -> Path:
+    """The data root of a read-only command: it must exist, and it is never created (a mistyped
+    ``--data-dir`` must not leave an empty data root and a Dagster instance behind)."""
+    root = Path(data_dir).expanduser().resolve()
+    if not root.is_dir():
+        raise NoDataError(
+            f"no data root at {root} (from --data-dir or ${DATA_DIR_ENV}, else ./data "
+            "of the current folder): give the folder `make demo` or `materialize` wrote"
+        )
+    return root
+
+
+def shown_days(days: list[str]) -> str:
+    """``a, b, c, d, e and 3 more``: days in a one-line message."""
+    return ", ".join(days[:5]) + (f" and {len(days) - 5} more" if len(days) > 5 else "")
 
 
 def _parse_day(text: str) -> date:
@@ -72,9 +112,8 @@ def _check_landing(root: Path, days: list[str]) -> None:
 
     empty = [ds for ds in days if not has_logs(ds)]
     if empty:
-        shown = ", ".join(empty[:5]) + (f" and {len(empty) - 5} more" if len(empty) > 5 else "")
-        raise UsageError(
-            f"no landing files for {shown} under {root / 'landing'}: put the day's "
+        raise NoDataError(
+            f"no landing files for {shown_days(empty)} under {root / 'landing'}: put the day's "
             "*.jsonl, *.jsonl.gz or *.json files in landing/YYYY-MM-DD/ (or run `simulate`), "
             "or leave raw_agent_logs out of --select"
         )

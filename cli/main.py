@@ -10,8 +10,15 @@ import os
 from datetime import date
 
 from cli.commands import cmd_export, cmd_materialize, cmd_report, cmd_simulate
-from cli.common import DATA_DIR_ENV, UsageError, console, one_line_error, quiet_dagster_warnings
-from cli.erase import cmd_erase
+from cli.common import (
+    DATA_DIR_ENV,
+    EXIT_CODES_HELP,
+    EXIT_FAILED,
+    UsageError,
+    console,
+    one_line_error,
+    quiet_dagster_warnings,
+)
 
 
 def _day_arg(text: str) -> str:
@@ -42,6 +49,14 @@ def _share(text: str) -> float:
     return value
 
 
+def cmd_erase(args: argparse.Namespace) -> int:
+    """``erase`` (cli/erase.py), imported when run: it loads Dagster, which a refused command
+    line of any other command never waits for."""
+    from cli.erase import cmd_erase as erase
+
+    return erase(args)
+
+
 def _version() -> str:
     from importlib.metadata import PackageNotFoundError, version
 
@@ -51,7 +66,7 @@ def _version() -> str:
         return "unknown"
 
 
-class _HelpFormatter(argparse.HelpFormatter):
+class _HelpFormatter(argparse.RawDescriptionHelpFormatter):
     """Shows an option's default in its help when it has a meaningful one."""
 
     def _get_help_string(self, action: argparse.Action) -> str | None:
@@ -77,6 +92,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="agentic-pipeline",
         description="Simulate, materialize, report, export and erase agent-log data "
         "(every command takes --data-dir).",
+        epilog=EXIT_CODES_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     common = argparse.ArgumentParser(add_help=False)
@@ -92,7 +109,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     def command(name: str, help: str) -> argparse.ArgumentParser:
         return sub.add_parser(
-            name, parents=[common], help=help, description=help, formatter_class=formatter
+            name,
+            parents=[common],
+            help=help,
+            description=help,
+            epilog=EXIT_CODES_HELP,
+            formatter_class=formatter,
         )
 
     sim = command("simulate", "write simulated landing files (landing/YYYY-MM-DD/)")
@@ -125,7 +147,9 @@ def build_parser() -> argparse.ArgumentParser:
     exp.add_argument(
         "--format", required=True, choices=["sft", "dpo", "dpo-openai", "rl"], help="dataset"
     )
-    exp.add_argument("--out", required=True, help="output file (JSONL, or Parquet for rl)")
+    exp.add_argument(
+        "--out", required=True, help="output file: .jsonl (sft, dpo, dpo-openai) or .parquet (rl)"
+    )
     exp.set_defaults(func=cmd_export)
 
     era = command("erase", "erase one person's episodes everywhere (right to be forgotten)")
@@ -153,7 +177,7 @@ def main(argv: list[str] | None = None) -> int:
         return args.func(args)
     except UsageError as exc:
         console.print(f"[red]error:[/red] {exc}", soft_wrap=True, markup=True, highlight=False)
-        return 2
+        return exc.exit_code
     except KeyboardInterrupt:
         console.print("[red]interrupted[/red]")
         return 130
@@ -165,4 +189,4 @@ def main(argv: list[str] | None = None) -> int:
             soft_wrap=True,
             highlight=False,
         )
-        return 1
+        return EXIT_FAILED

@@ -15,6 +15,7 @@ from agentic_pipeline.selection.report import (
     window_sentence,
 )
 from agentic_pipeline.storage import DataRoot
+from cli.common import EXIT_NO_DATA
 
 #: the terminal table: (header, how a row's cell is written)
 HEADERS = ("policy", "n", "mean", "interval", "P(best)", "linear", "OPE", "risk", "eligible")
@@ -58,10 +59,10 @@ def _cell(value: object) -> str:
 
 def report_json(data_dir: str, day: str) -> tuple[str, int]:
     """The decision of ``day`` as strict JSON text (rows of ``policy_selection`` and the registry),
-    with the exit code: 0, or 1 when no decision is stored."""
+    with the exit code: 0, or 3 (nothing to read) when no decision is stored."""
     root = DataRoot(data_dir)
     if not root.has_partition("warehouse", "policy_selection", day):
-        return json.dumps({"date": day, "error": "no policy decision stored"}), 1
+        return json.dumps({"date": day, "error": "no policy decision stored"}), EXIT_NO_DATA
     table = root.read_partition("warehouse", "policy_selection", day).to_pandas()
     rows = json.loads(table.to_json(orient="records", date_format="iso"))
     payload = {"date": day, "registry": read_registry(root, day), "rows": rows}
@@ -78,12 +79,14 @@ def _how_to_decide(day: str) -> str:
 
 
 def print_report(data_dir: str, day: str, console: Console) -> int:
-    """Print the ``policy_selection`` decision of ``day`` and its registry; 1 if none stored."""
+    """Print the ``policy_selection`` decision of ``day`` and its registry; 3 if none stored."""
     root = DataRoot(data_dir)
     registry = read_registry(root, day)
     if not root.has_partition("warehouse", "policy_selection", day):
-        console.print(f"[red]no policy decision stored for {day}[/red]: {_how_to_decide(day)}")
-        return 1
+        console.print(
+            f"[red]error:[/red] no policy decision stored for {day}: {_how_to_decide(day)}"
+        )
+        return EXIT_NO_DATA
     table = root.read_partition("warehouse", "policy_selection", day).to_pandas()
     entries = (registry or {}).get("task_types", {})
     config = (registry or {}).get("config") or {}

@@ -1,12 +1,21 @@
 """The masking key and analyzer settings as a Dagster resource."""
 
-from dagster import ConfigurableResource
+import os
 
-from agentic_pipeline.masking import Masker, is_dev_key
-from agentic_pipeline.masking.keys import MASKING_KEY_ENV, masking_key
+from dagster import ConfigurableResource, EnvVar
+
+from agentic_pipeline.masking import is_dev_key
+from agentic_pipeline.masking.keys import DEV_MODE_ENV, MASKING_KEY_ENV, masking_key
 from agentic_pipeline.masking.shards import LocalShardMasker, RayShardMasker, shard_masker
 
-__all__ = ["MASKING_KEY_ENV", "MaskingResource", "masking_resource_from_env"]
+__all__ = ["MASKING_KEY_ENV", "MaskingResource", "dev_mode_notice", "masking_resource_from_env"]
+
+
+def dev_mode_notice() -> str:
+    """A first paragraph for the UI when the code location runs in development mode, else ''."""
+    from agentic_pipeline.masking.keys import DEV_KEY_NOTICE, dev_mode
+
+    return f"**{DEV_KEY_NOTICE}**\n\n" if dev_mode() else ""
 
 
 class MaskingResource(ConfigurableResource):
@@ -19,6 +28,10 @@ class MaskingResource(ConfigurableResource):
     (``AGENTIC_PIPELINE_DEV_MODE=1``) was asked for explicitly.
     """
 
+    #: ``EnvVar("AGENTIC_PIPELINE_MASKING_KEY")`` when the variable is set (the UI shows the
+    #: variable's name, never its value); empty: the key is read from the environment when needed
+    #: (development mode included). Either way it goes through ``masking_key``'s rules.
+    key: str = ""
     n_workers: int = 2
     phone_regions: list[str] = ["US", "GB"]
     #: Share of a day's episodes that masking may withhold (final scan still found personal data)
@@ -34,6 +47,13 @@ class MaskingResource(ConfigurableResource):
 
     def resolved_key(self) -> str:
         """The variable's value (or the development key in development mode)."""
+        # outside a run an EnvVar field is not resolved yet: read the variable itself
+        value = getattr(self, "key", None) or ""
+        if isinstance(value, EnvVar):
+            value = value.get_value() or ""
+        if value:
+            dev = os.environ.get(DEV_MODE_ENV, "")
+            return masking_key({MASKING_KEY_ENV: value, DEV_MODE_ENV: dev})
         return masking_key()
 
     def uses_dev_key(self) -> bool:
@@ -50,19 +70,9 @@ class MaskingResource(ConfigurableResource):
             phone_regions=tuple(self.phone_regions),
         )
 
-    def build_masker(self) -> Masker:
-        """A masker in this process with worker processes (or, with a Ray address, only its
-        analysis on Ray actors); close it (``with``) when done. Assets use
-        ``build_shard_masker``."""
-        return Masker(
-            key=self.resolved_key(),
-            n_workers=self.n_workers,
-            phone_regions=tuple(self.phone_regions),
-            ray_address=self.ray_address or None,
-            ray_workers=self.ray_workers,
-        )
-
 
 def masking_resource_from_env() -> MaskingResource:
-    """The resource of the code location (kept for callers; the key is read when needed)."""
+    """The resource of the code location: the key as ``EnvVar`` when the variable is set."""
+    if os.environ.get(MASKING_KEY_ENV):
+        return MaskingResource(key=EnvVar(MASKING_KEY_ENV))
     return MaskingResource()

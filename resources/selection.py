@@ -29,6 +29,12 @@ class SelectionResource(ConfigurableResource):
     segment_keys: list[str] = list(_DEFAULTS.segment_keys)
     ope_folds: int = _DEFAULTS.ope_folds
     n_bootstrap: int = _DEFAULTS.n_bootstrap
+    ope_headline: str = _DEFAULTS.ope_headline  # ips, snips, dm, dr or sndr
+    ope_min_ess: float = _DEFAULTS.ope_min_ess
+    ope_max_weight: float = _DEFAULTS.ope_max_weight
+    decide_on: str = _DEFAULTS.decide_on  # "mean" (bandit) or "ope" (headline estimate)
+    # name -> task type (or "*") -> {policy: share}: stochastic policies evaluated off-policy
+    target_policies: dict[str, dict[str, dict[str, float]]] = {}
     seed: int = 0  # added to the day (YYYYMMDD) so that re-running a day gives the same decision
 
     def config(self) -> SelectionConfig:

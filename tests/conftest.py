@@ -161,3 +161,23 @@ def transitions(episode_id: str = "tr-1") -> list[dict]:
             "done": True,
         },
     ]
+
+
+def make_unmaskable(data, ds: str, episode: str) -> None:
+    """Put an email into an identifier column of ``episode``'s raw rows: masking never rewrites
+    identifiers (replay and joins need them), so that episode cannot be masked and is withheld.
+    (Ingestion quarantines such records; this writes the raw zone directly, as a bad upstream
+    or an old raw day would.)"""
+    import pyarrow as pa
+
+    raw = data.read_partition("restricted", "raw_agent_logs", ds)
+    col = raw.schema.get_field_index("tool_call_id")
+    episodes, old = raw.column("episode_id").to_pylist(), raw.column(col).to_pylist()
+    ids = [
+        "call_bob.smith@example.com" if e == episode else v
+        for e, v in zip(episodes, old, strict=True)
+    ]
+    field = raw.schema.field(col)
+    data.write_partition(
+        "restricted", "raw_agent_logs", ds, raw.set_column(col, field, pa.array(ids, field.type))
+    )

@@ -17,11 +17,17 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 
 #: Starts a masker with two workers, prints the worker and fork-server pids, then keeps the
-#: workers busy until it is killed (or interrupted: then it prints how it stopped).
+#: workers busy until it is killed (or interrupted: then it prints how it stopped). Ctrl-C raises
+#: KeyboardInterrupt here whatever the suite was started from: a process started with SIGINT
+#: ignored (a background job of a non-interactive shell: ``make test &``, ``nohup``, some CI
+#: runners) passes that to its children, and Python then installs no handler, so the SIGINT of
+#: the test did nothing and the test timed out (the fresh-clone failures after 2e9d97f).
 BUSY_MASKER = """
-import sys, time
+import signal, sys, time
 from multiprocessing import forkserver
 from agentic_pipeline.masking.engine import AnalyzerConfig, AnalyzerPool
+
+signal.signal(signal.SIGINT, signal.default_int_handler)  # as in a terminal, not inherited
 
 texts = [f"Hello, I am Ann Lee number {i} and I live at 12 Oak Street in Springfield." * 20
          for i in range(64)]

@@ -28,7 +28,7 @@ def _state() -> dict:
                 "last_name": "Lovelace",
                 "email": "ada@example.com",
                 "phone": "555-0100",
-                "address": "1 Main St, Springfield, IL 62701",
+                "address": "1 Main St, Springfield, IL 57230",
                 "dob": "1990-01-02",
                 "card_number": "4111111111111111",
                 "tier": "gold",
@@ -139,7 +139,7 @@ def test_goal_predicates() -> None:
     assert evaluate_goal("update_contact", upd, s)
     assert evaluate_goal(
         "address_change",
-        {"customer_id": CID, "fields": {"address": "1 Main St, Springfield, IL 62701"}},
+        {"customer_id": CID, "fields": {"address": "1 Main St, Springfield, IL 57230"}},
         s,
     )
 

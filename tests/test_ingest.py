@@ -149,7 +149,7 @@ MALFORMED = {
         }
     ).encode(),
     "email as episode id": json.dumps(
-        {"episode_id": "ep-jane.doe@example.com", "messages": [{"role": "user", "content": "x"}]}
+        {"episode_id": "ep-maren.ostby@example.com", "messages": [{"role": "user", "content": "x"}]}
     ).encode(),
     "deep nesting": b'{"episode_id": "d", "messages": ' + b"[" * 100_000 + b"]" * 100_000 + b"}",
 }

@@ -112,12 +112,15 @@ def test_mask_steps_withholds_only_the_leaking_episode(masker):
     rows = _rows("numbers-1", numbers) + _rows(
         "leaky-1", ["hello", json.dumps({"by_email": {"bob.smith@example.com": 1}})]
     )
+    # an identifier column is never rewritten: the email there cannot be masked (withheld); the
+    # same email used as a JSON key is masked like a value
+    rows[-1]["tool_call_id"] = "call_bob.smith@example.com"
     table = pa.Table.from_pylist(rows, schema=STEP_SCHEMA)
     result = mask_steps(table, masker)
     assert result.withheld.column("episode_id").to_pylist() == ["leaky-1"]
     (held,) = result.withheld.to_pylist()
     assert held["rows"] == 2 and held["leaks"] >= 1 and held["ds"] == "2026-11-28"
-    assert "EMAIL_ADDRESS" in held["reason"] and "bob.smith" not in held["reason"]
+    assert "tool_call_id:EMAIL_ADDRESS" in held["reason"] and "bob.smith" not in held["reason"]
     # counts in = counts out + withheld; nothing of the withheld episode is returned
     assert result.masked.num_rows + held["rows"] == table.num_rows
     assert set(result.masked.column("episode_id").to_pylist()) == {"numbers-1"}

@@ -325,7 +325,7 @@ def test_scan_finds_leaks_without_revealing_them():
 # ----------------------------------------------------------------------------- labeled corpora
 def test_recall_on_small_labeled_corpora():
     from agentic_pipeline.demo import generate_episodes
-    from agentic_pipeline.masking.evaluation import (
+    from benchmarks.masking_eval.evaluation import (
         HIGH_RECALL,
         ZERO_LEAK,
         episodes_corpus,

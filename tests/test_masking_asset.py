@@ -7,6 +7,7 @@ import pytest
 from dagster import AssetCheckKey, AssetKey, DagsterInstance
 
 from agentic_pipeline.demo import generate_episodes, write_landing
+from agentic_pipeline.masking import DEV_MASKING_KEY, pseudonym_for
 from agentic_pipeline.storage import DataRoot
 from assets.definitions import build_definitions
 
@@ -95,7 +96,7 @@ def test_leak_check_passes_then_blocks_downstream_on_a_leak(masked_run):
     leaked = table.set_column(
         table.schema.get_field_index("content"),
         "content",
-        pa.array(["write to jane.doe@example.org please"] * table.num_rows),
+        pa.array(["write to maren.ostby@example.org please"] * table.num_rows),
     )
     data.write_partition("warehouse", "masked_trajectories", day2, leaked)
     assert _run_check(defs, instance, day2) is False
@@ -117,7 +118,7 @@ def _run_check(defs, instance, ds: str) -> bool:
     ]
     assert len(evaluations) == 1
     assert evaluations[0].metadata["leaks"].value > 0
-    assert "jane.doe" not in str(evaluations[0].metadata)
+    assert "maren.ostby" not in str(evaluations[0].metadata)
     return evaluations[0].passed
 
 
@@ -130,8 +131,7 @@ def test_leak_check_is_blocking_and_per_partition():
 
 
 def _leaky_range(tmp_path):
-    """Two days; the second holds a clean episode and one whose personal value is a JSON key
-    (keys are schema, never masked), so the final scan finds it."""
+    """Two days; the second holds a clean episode and one whose personal value is a JSON key."""
     import json
 
     from conftest import chat_episode, write_jsonl
@@ -154,10 +154,9 @@ def _check_evaluations(result) -> list:
     ]
 
 
-def test_a_leaking_episode_is_withheld_and_the_rest_of_the_day_is_written(tmp_path):
-    """Issue #12 point 4: the episode with a leak goes to withheld_episodes (restricted, reason
-    without the value); every other episode of both days is written; the check fails the day
-    because 1 of 2 episodes withheld is over the default 5% share."""
+def test_a_personal_json_key_is_masked_and_the_whole_day_written(tmp_path):
+    """Issues #21/#22: a personal value used as a JSON key is masked like a value (it used to
+    withhold its episode); every episode of both days is written and the check passes."""
     root, days = _leaky_range(tmp_path)
     defs = build_definitions(str(root))
     with DagsterInstance.ephemeral() as instance:
@@ -170,46 +169,22 @@ def test_a_leaking_episode_is_withheld_and_the_rest_of_the_day_is_written(tmp_pa
             },
             raise_on_error=False,
         )
-    failed = [e.step_key for e in result.all_events if e.is_step_failure]
-    assert failed == ["masked_trajectories_no_personal_data_in_masked"]  # the check, not masking
+    assert result.success
     data = DataRoot(root)
-    assert data.partitions("warehouse", "masked_trajectories") == days
-    assert data.partitions("restricted", "withheld_episodes") == days
-
-    def episodes(zone: str, asset: str, ds: str) -> set:
-        return set(data.read_partition(zone, asset, ds).column("episode_id").to_pylist())
-
-    assert episodes("warehouse", "masked_trajectories", days[0]) == {"clean-1"}
-    assert episodes("warehouse", "masked_trajectories", days[1]) == {"clean-2"}
-    assert episodes("warehouse", "pii_audit", days[1]) == {"clean-2"}
-    assert data.read_partition("restricted", "withheld_episodes", days[0]).num_rows == 0
-    (held,) = data.read_partition("restricted", "withheld_episodes", days[1]).to_pylist()
-    assert held["episode_id"] == "leaky-1" and held["ds"] == days[1] and held["leaks"] >= 1
-    raw = data.read_partition("restricted", "raw_agent_logs", days[1])
-    assert held["rows"] == raw.column("episode_id").to_pylist().count("leaky-1")
-    assert "EMAIL_ADDRESS" in held["reason"] and "content" in held["reason"]
-    assert "bob.smith" not in str(held)
-
-    mats = {
-        e.event_specific_data.materialization.asset_key.path[-1]: (
-            e.event_specific_data.materialization.metadata
-        )
-        for e in result.get_asset_materialization_events()
-    }
-    assert mats["masked_trajectories"]["withheld_episodes"].value == 1
-    assert mats["withheld_episodes"]["dagster/row_count"].value == 1
-    assert "bob.smith" not in str(mats)
-
+    masked = data.read_partition("warehouse", "masked_trajectories", days[1])
+    assert set(masked.column("episode_id").to_pylist()) == {"clean-2", "leaky-1"}
+    assert "bob.smith" not in str(masked.to_pylist())
+    assert data.read_partition("restricted", "withheld_episodes", days[1]).num_rows == 0
+    key_token = pseudonym_for("bob.smith@example.com", "EMAIL_ADDRESS", DEV_MASKING_KEY)
+    assert any(key_token in (c or "") for c in masked.column("content").to_pylist())
     (evaluation,) = _check_evaluations(result)
-    assert evaluation.passed is False  # 1 of 3 episodes over the range, 1 of 2 on days[1]
-    assert evaluation.metadata["leaks"].value == 0  # nothing personal was stored
-    assert evaluation.metadata["days_over_withheld_share"].value == days[1]
+    assert evaluation.passed is True and evaluation.metadata["leaks"].value == 0
 
 
 def test_withheld_share_threshold_and_re_masking_the_day(tmp_path):
-    """Under a 60% threshold the same day passes the check; once the raw rows are fixed (as a
-    better masker or an upstream fix would do), re-materializing the day writes the episode and
-    empties its quarantine."""
+    """An episode masking cannot mask (personal data in an identifier column) is withheld: under
+    a 60% threshold the day passes the check, under the default 5% it fails; once the raw rows
+    are fixed, re-materializing the day writes the episode and empties its quarantine."""
     from dagster import AssetSelection, materialize
 
     from assets.ingestion import raw_agent_logs
@@ -232,25 +207,38 @@ def test_withheld_share_threshold_and_re_masking_the_day(tmp_path):
                 raise_on_error=False,
             )
 
-        result = run(AssetSelection.all())
+        assert run(AssetSelection.assets("raw_agent_logs", "raw_quarantine")).success
+        data = DataRoot(root)
+        from conftest import make_unmaskable
+
+        make_unmaskable(data, days[1], "leaky-1")
+        result = run(AssetSelection.assets(*masking_keys))
         (evaluation,) = _check_evaluations(result)
         assert evaluation.passed is True
         assert evaluation.metadata["withheld_share"].value == 0.5
-        data = DataRoot(root)
-        assert data.read_partition("restricted", "withheld_episodes", days[1]).num_rows == 1
+        (held,) = data.read_partition("restricted", "withheld_episodes", days[1]).to_pylist()
+        assert held["episode_id"] == "leaky-1" and held["leaks"] >= 1
+        assert "EMAIL_ADDRESS" in held["reason"] and "tool_call_id" in held["reason"]
+        assert "bob.smith" not in str(held)
+        masked = data.read_partition("warehouse", "masked_trajectories", days[1])
+        assert set(masked.column("episode_id").to_pylist()) == {"clean-2"}
 
-        raw = data.read_partition("restricted", "raw_agent_logs", days[1])
-        col = raw.schema.get_field_index("content")
-        fixed = [
-            (v or "").replace("bob.smith@example.com", "the customer") if v else v
-            for v in raw.column("content").to_pylist()
-        ]
-        data.write_partition(
-            "restricted",
-            "raw_agent_logs",
-            days[1],
-            raw.set_column(col, raw.schema.field(col), pa.array(fixed, raw.schema.field(col).type)),
+        # under the default 5% share the same day fails its blocking check
+        strict = {**defs.resources, "masking": MaskingResource()}
+        result = materialize(
+            [raw_agent_logs, masked_trajectories, no_personal_data_in_masked],
+            selection=AssetSelection.assets(*masking_keys),
+            partition_key=days[1],
+            resources=strict,
+            instance=instance,
+            raise_on_error=False,
         )
+        (evaluation,) = _check_evaluations(result)
+        assert evaluation.passed is False
+        assert evaluation.metadata["days_over_withheld_share"].value == days[1]
+
+        # the raw rows fixed (as an upstream fix would do): re-materializing writes the episode
+        assert run(AssetSelection.assets("raw_agent_logs", "raw_quarantine")).success
         result = run(AssetSelection.assets(*masking_keys))
         assert result.success
     assert data.read_partition("restricted", "withheld_episodes", days[1]).num_rows == 0

@@ -12,8 +12,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from agentic_pipeline.masking.engine import AnalyzerConfig, TextAnalyzer
-from agentic_pipeline.masking.evaluation import episodes_corpus, tau_bench_corpus
 from agentic_pipeline.schema import STEP_SCHEMA
+from benchmarks.masking_eval.evaluation import episodes_corpus, tau_bench_corpus
 
 REPO = Path(__file__).resolve().parents[1]
 TAU = REPO.parent / "shared" / "external" / "tau-bench"
@@ -93,6 +93,8 @@ def _day() -> pa.Table:
                 "role": "tool",
                 "action_type": "tool_result",
                 "content": '{"by_email": {"bob.smith@example.com": 1}}',
+                # an identifier masking never rewrites: the episode cannot be masked (withheld)
+                "tool_call_id": "call_bob.smith@example.com",
             },
         ],
         schema=STEP_SCHEMA,

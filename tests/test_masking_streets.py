@@ -29,17 +29,17 @@ def _found(text: str, entity: str | None = None) -> list[str]:
     [
         # a postcode line under a city line and a region line, a street line above
         (
-            "Billing address: Ann Lee\n    1234 Main St Apt. 123\n   Freeport\n    NY\n    11520\n",
+            "Billing address: Ann Lee\n    1234 Main St Apt. 123\n   Lzeewozc\n    NY\n    11520\n",
             "11520",
         ),
         (
-            "Billing address: Ann Lee\n    Välja 95 Suite 5\n   Ortumäe\n    VR\n    66264\n",
+            "Billing address: Ann Lee\n    Välja 68 Suite 5\n   Ozcutäe\n    VR\n    66264\n",
             "66264",
         ),
         # an empty region line, a district letter, a region number
-        ("Ann Lee\n    Długa 5\n   Częstochowa\n    \n    42-294\n", "42-294"),
-        ("Ann Lee\n    Møllebakken 35\n   Odense V\n    SY\n    5200\n", "5200"),
-        ("Ann Lee\n    Rue Tahar 8\n   Cite Essanaouber\n    32\n    8140\n", "8140"),
+        ("Ann Lee\n    Długa 5\n   Wąchockowo\n    \n    42-294\n", "42-294"),
+        ("Ann Lee\n    Tøsseharrev 35\n   Vejlby V\n    SY\n    5200\n", "5200"),
+        ("Ann Lee\n    Rue Tahar 8\n   Cite Ebbavaouhez\n    32\n    8140\n", "8140"),
     ],
 )
 def test_postcode_line_of_an_address_block(text, postcode):
@@ -51,29 +51,29 @@ def test_postcode_line_of_an_address_block(text, postcode):
     [
         # single-letter words ("R" for Rua), a quoting prefix, a unit after the house number
         (
-            "> Ann Lee\n> The Flying Bear\n> R José A Madeira 1\n> Apt. 123\n> Olhitos\n"
+            "> Ann Lee\n> The Flying Bear\n> R José A Madeira 0\n> Apt. 123\n> Osnicob\n"
             "> Portugal 3810-123",
-            "R José A Madeira 1",
+            "R José A Madeira 0",
         ),
         (
-            "??? Ann Lee\n??? Lee Electronics\n??? Östanlid 36\n??? Suite 5\n??? VARBERG\n"
+            "??? Ann Lee\n??? Lee Electronics\n??? Öbcavsik 36\n??? Suite 5\n??? VALLBRO\n"
             "??? Sweden 432 95",
-            "Östanlid 36",
+            "Öbcavsik 36",
         ),
-        ("Ann Lee\n\nVäike-Laagri 80\n Apt. 5\n Orissaare\n\n Estonia 93412", "Väike-Laagri 80"),
+        ("Ann Lee\n\nVäike-Saamzi 80\n Apt. 5\n Ozibbaaze\n\n Estonia 93412", "Väike-Saamzi 80"),
         (
-            "Billing address: Ann Lee\n    Nuussuataap Aqq. 192 Apt. 123\n   Ilulissat\n    QA\n"
+            "Billing address: Ann Lee\n    Vuubbuacaaw Aqq. 192 Apt. 123\n   Isusibbac\n    QA\n"
             "    3952\n",
-            "Nuussuataap Aqq. 192",
+            "Vuubbuacaaw Aqq. 192",
         ),
         # a common word is a street when the block goes on to a postcode
         (
-            "> Ann Lee\n> Sounds Great\n> Delta 116\n> Apt. 5\n> Huizen\n> Netherlands 1271 AB",
-            "Delta 116",
+            "> Ann Lee\n> Sounds Great\n> Delta 005\n> Apt. 5\n> Huizen\n> Netherlands 1271 AB",
+            "Delta 005",
         ),
         (
-            "Ann Lee\n\nχλμ Αλεξανδρούπολης 133\n Apt. 5\n ΝΕΑ ∆ΗΜΜΑΤΑ\n Cyprus (Greek) 8880",
-            "χλμ Αλεξανδρούπολης 133",
+            "Ann Lee\n\nχλμ Αλεξανδρούπολης 427\n Apt. 5\n ΑΝΩ ΜΑΡΩΝΑ\n Greece (South) 8880",
+            "χλμ Αλεξανδρούπολης 427",
         ),
     ],
 )
@@ -86,16 +86,16 @@ def test_a_block_without_a_postcode_has_no_street_lines():
     assert _found("Results\nFC Porto 3\nSL Benfica 1\nLisbon\n") == []
     assert _found("Invoice 113\nAcme Corp\nQty 4\nTotal\n1250\n") == []
     # a unit line above a postcode is no street line of this recognizer
-    assert _found("Suite 535\nAustralia 2405", "STREET_ADDRESS") == []
+    assert _found("Suite 606\nAustralia 2405", "STREET_ADDRESS") == []
 
 
 # ----------------------------------------------------------------------------- address lines
 @pytest.mark.parametrize(
     "text, postcode",
     [
-        ("I'll meet you at Na Rybníčku 6, Louny 1, 440 01 after the concert.", "440 01"),
-        ("The office: Rue Tahar 8, Cite Ezzitoun 2, 2036", "2036"),
-        ("Ship to Calle Mayor 5\n12191 la Pobla Tornesa\n", "12191"),
+        ("I'll meet you at Na Rybníčku 6, Louny 0, 440 01 after the concert.", "440 01"),
+        ("The office: Rue Tahar 8, Cite Eggicouv 2, 2036", "2036"),
+        ("Ship to Calle Mayor 5\n12191 la Wohsa Cozveba\n", "12191"),
     ],
 )
 def test_postcode_after_a_street_and_city(text, postcode):
@@ -107,10 +107,10 @@ def test_postcode_after_a_street_and_city(text, postcode):
     [
         ("Mrs. Ann Lee. Kerkstraat 5\nMannekensvere VWV 8433", "8433"),
         ("Mr. Lopez. Calle Mayor 5\nMuel Z 50450", "50450"),
-        ("Mrs. Ann Lee. Ctra. Bailén-Motril 84\nTorres de Albánchez J 23391", "23391"),
-        ("Ann\n ΑΓΛΑΝΤΖΙΑ (ΑΓΛΑΓΓΙΑ) NI 2101", "2101"),
+        ("Mrs. Ann Lee. Jcza. Haisév-Toczis 84\nTorres de Albánchez J 23391", "23391"),
+        ("Ann\n ΛΑΚΑΤΑΜΙΑ (ΚΑΤΩ) NI 2101", "2101"),
         ("Ann\nCeské Budejovice 6 JC 370 06", "370 06"),
-        ("Ann\n\nKarou 3\n ΚΑΤΩ ΠΟΛΕΜΙ∆ΙΑ\n\n Cyprus (Greek) 4155", "4155"),
+        ("Ann\n\nKarou 3\n ΠΑΝΩ ΚΥΠΑΡΙΣΣΙ\n\n Greece (South) 4155", "4155"),
         ("Ann Lee\nStrandveien 5\nSTAVANGER  4032", "4032"),
         ("Ann Lee 6\nPoznań  61-478", "61-478"),
         ("My zip code is 41-216", "41-216"),
@@ -124,11 +124,11 @@ def test_postcode_closing_a_city_region_or_country_line_or_after_its_label(text,
 @pytest.mark.parametrize(
     "text, postcode",
     [
-        ("Looking to support Acme in SKULTUNA 730 50 in its mission", "730 50"),
+        ("Looking to support Acme in BRUSCUVA 730 50 in its mission", "730 50"),
         ("Looking to support Acme in Bärau 3552 in its mission", "3552"),
         ("Looking to support Acme in Pine Park 15103 in its mission", "15103"),
         ("Looking to support Acme in Villa Argentina 16001.", "16001"),
-        ("Looking to support Acme in RIS-ORANGIS 91000 in its mission", "91000"),
+        ("Looking to support Acme in RIS-OZAVMIB 91000 in its mission", "91000"),
     ],
 )
 def test_postcode_after_a_city_in_prose(text, postcode):
@@ -139,27 +139,27 @@ def test_postcode_after_a_city_in_prose(text, postcode):
 @pytest.mark.parametrize(
     "text, street",
     [
-        ("Ann Lee\nBody Fate\nNordahl Rolfsens vei 187, BERGEN, 5063", "Nordahl Rolfsens vei 187"),
-        ("I'd like it to be sent to Vidkuns gate 71, HARSTAD, 9405", "Vidkuns gate 71"),
-        ("Ann lives at Männimetsa tee 69, Tiskre", "Männimetsa tee 69"),
-        ("Please send it to Merineitsi põik 55, Melliste, 62411", "Merineitsi põik 55"),
-        ("We'll meet Tuesday at Acme, Los-Angeles-Platz 91, Norderstedt", "Los-Angeles-Platz 91"),
-        ("Ann\nGas Zone\nBelgrád rkp. 18., Csipkerek, 9836", "Belgrád rkp. 18."),
-        ("Szilágyi Erzsébet fasor 69., Kárász, 7333", "Szilágyi Erzsébet fasor 69."),
-        ("send it to Árpád fejedelem útja 89., Bicske, 2060", "Árpád fejedelem útja 89."),
-        ("Mali lives on πλατεία Καραισκάκη 262 street.", "πλατεία Καραισκάκη 262"),
+        ("Ann Lee\nBody Fate\nVozkans Zoslbevb vei 187, BERGEN, 5063", "Vozkans Zoslbevb vei 187"),
+        ("Please have it delivered to Dikruvs gate 71, BRØNNVIK, 9405", "Dikruvs gate 71"),
+        ("Ann lives at Tävvitecba tee 69, Cibrze", "Tävvitecba tee 69"),
+        ("Please send it to Teziveicbi põik 55, Tessibce, 62411", "Teziveicbi põik 55"),
+        ("We'll meet Tuesday at Acme, Los-Angeles-Platz 60, Norderstedt", "Los-Angeles-Platz 60"),
+        ("Ann\nGas Zone\nBelgrád rkp. 09., Jbiwrezer, 9836", "Belgrád rkp. 09."),
+        ("Varkonyi Ilona fasor 69., Rázábg, 7333", "Varkonyi Ilona fasor 69."),
+        ("send it to Árpád fejedelem útja 96., Hijbre, 2060", "Árpád fejedelem útja 96."),
+        ("Mali lives on πλατεία Λεμονιάς 17 street.", "πλατεία Λεμονιάς 17"),
         ("Ann lives at ул. Ленина 5, Москва", "ул. Ленина 5"),
-        ("It's in Koepenicker Str. 74, Reichenbach, 08468", "Koepenicker Str. 74"),
-        ("I'll meet you at 110 Kontomari, Strovolos, 2018 after", "110 Kontomari"),
-        ("sent to 3928 Blanshard, Victoria, V8W 1A1?", "3928 Blanshard"),
-        ("I once lived in 119 Rue de bayrout, Ain Soltane, 8135.", "119 Rue de bayrout"),
-        ("I live at 13 Faubourg Saint Honoré, 64000 PAU.", "13 Faubourg Saint Honoré"),
-        ("The title refers to Pilekrogen 55 street in København K.", "Pilekrogen 55"),
-        ("He lives on the north side of Strandalléen 14.", "Strandalléen 14"),
-        ("Pedestrians must enter on Ceibo 9127 St. the first months", "Ceibo 9127"),
+        ("It's in Roewevijrez Str. 74, Reichenbach, 08468", "Roewevijrez Str. 74"),
+        ("I'll meet you at 110 Rovcotazi, Bczodosob, 2018 after", "110 Rovcotazi"),
+        ("sent to 3928 Hsavbnazk, Victoria, V8W 1A1?", "3928 Hsavbnazk"),
+        ("I once lived in 119 Rue de hayzouc, Ain Boscave, 8135.", "119 Rue de hayzouc"),
+        ("I live at 04 Faubourg Saint Honoré, 64000 PAU.", "04 Faubourg Saint Honoré"),
+        ("The title refers to Wiserzomev 55 street in Vejlby K.", "Wiserzomev 55"),
+        ("He lives on the south side of Bczavkasséev 14.", "Bczavkasséev 14"),
+        ("Pedestrians must enter on Jeiho 9127 St. the first months", "Jeiho 9127"),
         (
-            "It refers to Al. Marszałka Józefa Piłsudskiego 41 in Łódź",
-            "Al. Marszałka Józefa Piłsudskiego 41",
+            "It refers to Al. Marszałka Józefa Piłsudskiego 10 in Łódź",
+            "Al. Marszałka Józefa Piłsudskiego 10",
         ),
     ],
 )
@@ -204,8 +204,8 @@ def masker():
 def test_address_block_is_masked_and_the_numbers_around_it_stay(masker):
     text = (
         "Order 4521 (3 items, $129.99) for flight UA 1234 at 14:30 on 2026-12-01.\n"
-        "Billing address: Tsuneto Heida\n    Nuussuataap Aqq. 192 Apt. 123\n"
-        "   Ilulissat\n    QA\n    3952\n"
+        "Billing address: Cbuveco Neika\n    Vuubbuacaaw Aqq. 192 Apt. 123\n"
+        "   Isusibbac\n    QA\n    3952\n"
     )
     [out] = masked_user_texts(masker, text)
     assert "Nuussuataap" not in out and "3952" not in out

@@ -7,9 +7,10 @@ import json
 from pathlib import Path
 
 import pyarrow as pa
+import pytest
 
-from agentic_pipeline.masking.evaluation import plain_text
-from agentic_pipeline.masking.misses import masked_words, missed_values
+from benchmarks.masking_eval.evaluation import plain_text
+from benchmarks.masking_eval.misses import masked_words, missed_values
 
 DS = "2026-11-20"
 
@@ -24,30 +25,30 @@ def _table(rows: list[tuple[str, int, str, str | None]]) -> pa.Table:
 def test_missed_values_reports_each_leaked_value_with_its_context():
     raw = _table(
         [
-            ("e1", 0, "Hello, this is Csanád Bernharðsson, call 96 466712.", None),
+            ("e1", 0, "Hello, this is Ildikó Vasquerell, call 97 318204.", None),
             ("e1", 1, "ok", json.dumps({"note": "write to ann@x.org"})),
         ]
     )
     masked = _table(
         [
-            ("e1", 0, "Hello, this is <PERSON_0a1b2c3d> Bernharðsson, call 96 466712.", None),
+            ("e1", 0, "Hello, this is <PERSON_0a1b2c3d> Vasquerell, call 97 318204.", None),
             ("e1", 1, "ok", json.dumps({"note": "write to <EMAIL_ADDRESS_1a2b3c4d>"})),
         ]
     )
     planted = {
         "e1": {
-            ("PERSON", "Csanád"),
-            ("PERSON", "Bernharðsson"),
-            ("PHONE_NUMBER", "96 466712"),
+            ("PERSON", "Ildikó"),
+            ("PERSON", "Vasquerell"),
+            ("PHONE_NUMBER", "97 318204"),
             ("EMAIL_ADDRESS", "ann@x.org"),
         }
     }
     misses = missed_values(raw, masked, planted)
     assert set(misses) == {"PERSON", "PHONE_NUMBER"}
     [(eid, value, ctx)] = misses["PERSON"]
-    assert (eid, value) == ("e1", "Bernharðsson")
-    assert "<PERSON_0a1b2c3d> [[Bernharðsson]]" in ctx
-    assert misses["PHONE_NUMBER"][0][1] == "96 466712"
+    assert (eid, value) == ("e1", "Vasquerell")
+    assert "<PERSON_0a1b2c3d> [[Vasquerell]]" in ctx
+    assert misses["PHONE_NUMBER"][0][1] == "97 318204"
 
 
 def test_masked_words_names_the_token_type_of_each_overmasked_word():
@@ -79,7 +80,7 @@ def test_evaluation_module_does_not_import_the_simulator():
     """Product code measures corpora handed to it; the demo simulator is the caller's business."""
     import ast
 
-    import agentic_pipeline.masking.evaluation as evaluation
+    import benchmarks.masking_eval.evaluation as evaluation
 
     tree = ast.parse(Path(evaluation.__file__).read_text())
     imported = [
@@ -160,7 +161,7 @@ def test_corpora_hold_over_a_hundred_dates_of_birth_in_varied_phrasings_and_othe
     """Issue #12 point 8 / dates: at the documented size (400 template samples, 60 frames per
     locale) the corpora hold >= 100 dates of birth in context, in several phrasing subsets and
     JSON fields, and >= 100 other dates to keep; no other date equals a planted value."""
-    from agentic_pipeline.masking.evaluation import measure_recall
+    from benchmarks.masking_eval.evaluation import measure_recall
 
     bench = _bench()
     people = _people()
@@ -190,7 +191,7 @@ def test_corpora_hold_over_a_hundred_dates_of_birth_in_varied_phrasings_and_othe
 
 
 def test_measure_kept_counts_dates_left_in_clear():
-    from agentic_pipeline.masking.evaluation import measure_kept
+    from benchmarks.masking_eval.evaluation import measure_kept
 
     raw = _table(
         [
@@ -218,7 +219,7 @@ def test_measure_kept_counts_dates_left_in_clear():
 def test_other_dates_of_a_real_log_leave_out_every_birth_date():
     """tau-style episode: a flight date and a reservation date are other dates; the user's known
     birth date, a passenger's ``dob`` field and a date after "born" are not."""
-    from agentic_pipeline.masking.evaluation import other_dates
+    from benchmarks.masking_eval.evaluation import other_dates
 
     raw = _table(
         [
@@ -245,7 +246,7 @@ def test_other_dates_of_a_real_log_leave_out_every_birth_date():
 
 
 def test_lost_values_shows_where_a_date_to_keep_was_masked():
-    from agentic_pipeline.masking.misses import lost_values
+    from benchmarks.masking_eval.misses import lost_values
 
     raw = _table(
         [
@@ -266,16 +267,16 @@ def test_lost_values_shows_where_a_date_to_keep_was_masked():
 
 
 def test_a_name_counts_as_leaked_when_one_of_its_parts_stays_in_clear():
-    from agentic_pipeline.masking.evaluation import measure_recall
+    from benchmarks.masking_eval.evaluation import measure_recall
 
     raw = _table(
         [
-            ("e1", 0, "Hi, I am Csanád Bernharðsson and I will call", None),
-            ("e1", 1, "Csanád Bernharðsson again", None),
+            ("e1", 0, "Hi, I am Ildikó Vasquerell and I will call", None),
+            ("e1", 1, "Ildikó Vasquerell again", None),
             ("e1", 2, "Will Smith too", None),
         ]
     )
-    planted = {"e1": {("PERSON", "Csanád Bernharðsson"), ("PERSON", "Will Smith")}}
+    planted = {"e1": {("PERSON", "Ildikó Vasquerell"), ("PERSON", "Will Smith")}}
     whole = _table(
         [
             ("e1", 0, "Hi, I am <PERSON_0a1b2c3d> and I will call", None),
@@ -285,7 +286,7 @@ def test_a_name_counts_as_leaked_when_one_of_its_parts_stays_in_clear():
     )
     half = _table(
         [
-            ("e1", 0, "Hi, I am Csanád <PERSON_0a1b2c3d> and I will call", None),
+            ("e1", 0, "Hi, I am Ildikó <PERSON_0a1b2c3d> and I will call", None),
             ("e1", 1, "<PERSON_0a1b2c3d> again", None),
             ("e1", 2, "<PERSON_1a2b3c4d> too", None),
         ]
@@ -293,3 +294,160 @@ def test_a_name_counts_as_leaked_when_one_of_its_parts_stays_in_clear():
     assert measure_recall(raw, whole, planted, ["content"])["PERSON"]["recall"] == 1.0
     # the first name is left once; "will" in the template text is not a leak of "Will Smith"
     assert measure_recall(raw, half, planted, ["content"])["PERSON"]["leaked"] == 1
+
+
+# ------------------------------------------------------------------ development-corpus benchmark
+def _doc(text: str, *values: tuple[str, str]):
+    """A labelled text with a span per (type, value) at the value's first occurrence."""
+    from benchmarks.masking_eval.corpora import LabelledText
+
+    spans = []
+    for kind, value in values:
+        at = text.index(value)
+        spans.append((at, at + len(value), kind))
+    return LabelledText(text, sorted(spans), "hand-made", "d1")
+
+
+def test_a_value_counts_as_masked_only_when_no_part_of_it_stays():
+    from benchmarks.masking_eval.scoring import Tally, score_cell
+
+    doc = _doc(
+        "Ship it to 41 Quenby Row, Harrowgate, OK 73012 for Odalys Brenneke, phone 405 555 0143.",
+        ("ADDRESS", "41 Quenby Row, Harrowgate, OK 73012"),
+        ("PERSON", "Odalys Brenneke"),
+        ("PHONE_NUMBER", "405 555 0143"),
+    )
+    whole = Tally()
+    score_cell(
+        doc, doc.text, "Ship it to <ADDRESS_0a1b2c3d> for <PERSON> <PERSON>, phone <P>.", whole
+    )
+    assert whole.n == {"ADDRESS": 1, "ADDRESS street line": 1, "PERSON": 1, "PHONE_NUMBER": 1}
+    assert sum(whole.leaked.values()) == 0
+    # street masked, city and postcode left; surname left; last block of the phone left
+    part = Tally()
+    score_cell(
+        doc,
+        doc.text,
+        "Ship it to <STREET>, Harrowgate, OK 73012 for <PERSON> Brenneke, phone <PHONE> 0143.",
+        part,
+    )
+    assert +part.leaked == {"ADDRESS": 1, "PERSON": 1, "PHONE_NUMBER": 1}
+    assert part.recall("ADDRESS street line") == 1.0
+
+
+def test_words_outside_the_values_count_as_non_personal_and_companies_must_stay():
+    from benchmarks.masking_eval.scoring import Tally, score_cell
+
+    doc = _doc(
+        "Ravelstone Freight billed Odalys twice this month.",
+        ("COMPANY", "Ravelstone Freight"),
+        ("PERSON", "Odalys"),
+    )
+    t = Tally()
+    score_cell(doc, doc.text, "<ORGANIZATION> billed <PERSON> <DATE_TIME>.", t)
+    # ravelstone, freight, billed, twice, this, month: 6 words, 5 masked; the company lost
+    assert (t.words, t.words_lost, t.kept_n, t.kept) == (6, 5, 1, 0)
+    negative = Tally()
+    score_cell(
+        _doc("Nothing to hide here."), "Nothing to hide here.", "Nothing to hide here.", negative
+    )
+    assert (negative.negatives, negative.negatives_touched) == (1, 0)
+
+
+def test_json_and_csv_cells_are_compared_by_their_values():
+    from benchmarks.masking_eval.placement import cell_for
+    from benchmarks.masking_eval.scoring import Tally, score_cell
+
+    form = _doc(
+        "Member: Odalys Brenneke\nPolicy No: QX-44817\nPlan: Silver\nRenewal: yearly",
+        ("PERSON", "Odalys Brenneke"),
+        ("ID:POLICY_NUMBER", "QX-44817"),
+    )
+    slot, record = cell_for(form, 0)
+    assert slot == "tool_record" and json.loads(record)["Policy No"] == "QX-44817"
+    slot, table = cell_for(form, 1)
+    assert slot == "tool_csv" and table.splitlines()[1] == "Odalys Brenneke,QX-44817,Silver,yearly"
+    masked = json.dumps({**json.loads(record), "Member": "<PERSON_00aa11bb>"})
+    t = Tally()
+    score_cell(form, record, masked, t)
+    assert (t.recall("PERSON"), t.recall("ID:POLICY_NUMBER"), t.n["ID (all)"]) == (1.0, 0.0, 1)
+
+
+@pytest.mark.skipif(
+    not (REPO.parent / "shared" / "external" / "pii-dev").is_dir(),
+    reason="development corpora absent (../shared/external/pii-dev)",
+)
+def test_every_loader_gives_valid_spans_in_the_taxonomy():
+    from benchmarks.masking_eval import corpora
+
+    for name in (corpora.CONTEXTUAL, corpora.BTC, corpora.NANNIGALAXY, corpora.DLP):
+        docs = corpora.load(name, 60)
+        assert len(docs) == 60, name
+        for d in docs:
+            assert d.corpus == name
+            end = 0
+            for a, b, kind in d.spans:
+                assert end <= a < b <= len(d.text) and d.text[a:b].strip() == d.text[a:b], d
+                assert (
+                    corpora.is_personal(kind)
+                    or kind in corpora.NON_PERSONAL
+                    or kind.startswith("OTHER:")
+                ), kind
+                end = b
+    btc = corpora.load(corpora.BTC, 300)
+    kinds = {k for d in btc for _, _, k in d.spans}
+    assert {"PERSON", "USERNAME", "ORGANIZATION", "LOCATION"} <= kinds
+    assert not [v for d in btc for k, v in d.values() if k == "USERNAME" and v.startswith("@")]
+    dlp = corpora.load(corpora.DLP)
+    negatives = [d for d in dlp if "-neg-" in d.doc_id]
+    assert len(negatives) == 600 and not any(d.spans for d in negatives)
+
+
+@pytest.mark.skipif(
+    not (REPO.parent / "shared" / "external" / "pii-dev").is_dir(),
+    reason="development corpora absent (../shared/external/pii-dev)",
+)
+def test_the_benchmark_runs_ours_beside_presidio_and_writes_its_results(tmp_path, capsys):
+    from benchmarks.masking_eval.run import main
+
+    out = tmp_path / "eval"
+    code = main(
+        [
+            "--corpora",
+            "nannigalaxy-pii-synthetic",
+            "--size",
+            "8",
+            "--workers",
+            "1",
+            "--out",
+            str(out),
+        ]
+    )
+    assert code == 0
+    text = out.with_suffix(".txt").read_text()
+    assert "nannigalaxy-pii-synthetic: 8 texts in 2 episodes" in text
+    assert "presidio" in text and "non-personal words masked" in text
+    figures = json.loads(out.with_suffix(".json").read_text())["corpora"][
+        "nannigalaxy-pii-synthetic"
+    ]
+    assert (
+        figures["ours"]["recall"]["PERSON"]["n"] == figures["presidio"]["recall"]["PERSON"]["n"] > 0
+    )
+
+
+def test_the_evaluation_code_is_out_of_the_product():
+    """Issue #21 point 7: evaluation lives in benchmarks/; the product (the masking and the
+    Dagster definitions, as loaded) never imports it."""
+    import subprocess
+    import sys
+
+    product = REPO / "agentic_pipeline" / "masking"
+    assert not (product / "evaluation.py").exists() and not (product / "misses.py").exists()
+    probe = (
+        "import sys, agentic_pipeline.masking, assets.definitions; "
+        "print(sorted(m for m in sys.modules if m.split('.')[0] == 'benchmarks'))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe], cwd=REPO, capture_output=True, text=True, check=True
+    )
+    assert out.stdout.strip() == "[]", out.stdout

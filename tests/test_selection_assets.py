@@ -166,3 +166,41 @@ def test_registry_files_and_terminal_report(data_root, instance):
     console = Console(record=True, width=200)
     assert print_report(str(data_root), DAYS[20], console) == 1
     assert "no policy decision stored" in console.export_text()
+
+
+def test_stochastic_target_policy_evaluated_through_the_asset(data_root, instance):
+    """A 30/70 traffic split of refund between a and b, estimated off-policy from the logs."""
+    days = DAYS[:4]
+    arms = {("refund", "a"): (40, 0.3), ("refund", "b"): (40, 0.9), ("update", "a"): (20, 0.7)}
+    for i, ds in enumerate(days):
+        write_upstream(data_root, ds, replayed(ds, arms, seed=i), steps=False)
+    split = {"refund": {"a": 0.3, "b": 0.7}}
+    defs = local_defs(data_root, selection={"target_policies": {"split": split}})
+    assert run(defs, instance, ["episode_rewards"], tags=range_tags(days[0], days[-1])).success
+    result = run(defs, instance, ["policy_selection"], days[-1])
+    assert result.success
+
+    root = DataRoot(data_root)
+    table = root.read_partition("warehouse", "policy_selection", days[-1]).to_pandas()
+    means = table.set_index(["task_type", "policy_id"])["mean_reward"]
+    expected = 0.3 * means[("refund", "a")] + 0.7 * means[("refund", "b")]
+    registry = read_registry(root, days[-1])
+    (entry,) = registry["target_policies"]  # refund only: update has no split
+    assert entry["target"] == "split" and entry["task_type"] == "refund"
+    assert entry["n_episodes"] == 320 and entry["ope_identified"]
+    assert entry["ope_estimator"] == "sndr"
+    # the propensity is 0.5 for both policies: the weights are 0.6 and 1.4
+    assert entry["ope_max_weight"] == pytest.approx(1.4)
+    assert entry["ope_estimate"] == pytest.approx(expected, abs=0.03)
+    assert entry["ope_ci_low"] < expected < entry["ope_ci_high"]
+    assert entry["ope_ci_low"] < means[("refund", "b")]  # a split is not "always b"
+    for name in ("ips", "snips", "dm", "dr", "sndr"):
+        assert entry[f"ope_{name}_low"] <= entry[f"ope_{name}"] <= entry[f"ope_{name}_high"]
+
+    meta = result.asset_materializations_for_node("policy_selection")[0].metadata
+    assert "| split | refund | sndr |" in meta["target_policies"].value
+    report = (registry_dir(root, days[-1]) / "report.md").read_text()
+    assert "## Target policies (off-policy)" in report and "### split (headline: SNDR)" in report
+    # the decision table keeps its contract: one row per (task type, policy)
+    assert set(table["policy_id"]) == {"a", "b"}
+    assert table.groupby("task_type")["selected"].sum().to_dict() == {"refund": 1, "update": 1}

@@ -80,3 +80,15 @@ def test_true_values_cached_by_spec_and_size(run: tuple[ModuleType, dict[str, An
     assert stored[key]["seed"] == se.TRUTH_SEED and se.TRUTH_SEED >= 2
     values = stored[key]["values"]
     assert sum(c["n"] for per in values.values() for c in per.values()) == 4000
+
+
+def test_every_estimator_has_coverage_and_error(
+    run: tuple[ModuleType, dict[str, Any], Path],
+) -> None:
+    _, summary, _ = run
+    overall = summary["overall"]
+    assert overall["ope_headline"] == "sndr"
+    assert set(overall["ope_by_estimator"]) == {"ips", "snips", "dm", "dr", "sndr"}
+    for figures in overall["ope_by_estimator"].values():
+        assert figures["cases"] == overall["ope_cases"]
+        assert 0.0 <= figures["coverage"] <= 1.0 and figures["rmse"] >= 0.0

@@ -106,13 +106,12 @@ def test_tool_arguments_and_results_keep_their_type(masker):
     assert masker.mask_tool_result(42).value == 42
 
 
-def test_a_value_the_scan_still_finds_withholds_the_record(masker):
-    # JSON keys are never rewritten (as in the pipeline): the final scan finds the email and the
-    # whole record is replaced by keyed WITHHELD tokens; the reason holds counts, not values
+def test_a_personal_json_key_is_masked_like_a_value(masker):
+    # as in the pipeline (issues #21/#22): a personal value used as a key is masked, not withheld
     out = masker.mask_tool_result({EMAIL: {"orders": 3}, "note": "thanks"})
-    assert out.withheld and EMAIL not in out.withheld
-    assert TOKEN_RE.fullmatch(out.value) and out.value.startswith("<WITHHELD_")
-    assert [f.entity_type for f in out.findings] == ["WITHHELD"]
+    assert not out.withheld
+    key = pseudonym_for(EMAIL, "EMAIL_ADDRESS", DEV_MASKING_KEY)
+    assert out.value == {key: {"orders": 3}, "note": "thanks"}
 
 
 def test_a_token_stays_a_token(masker):

@@ -103,3 +103,79 @@ def test_dagster_dev_serves_the_asset_graph(tmp_path):
             proc.wait()
         log.close()
     assert proc.returncode is not None
+
+
+DAEMONS = """{ instance { daemonHealth { allDaemonStatuses { daemonType healthy } } } }"""
+
+
+@pytest.mark.slow
+def test_production_webserver_and_daemon_serve_and_tick(tmp_path):
+    """docs/operations.md's two production processes (`dagster-webserver`, `dagster-daemon run`),
+    on a loopback port instead of 0.0.0.0:3000: the graph is served and the daemon is healthy."""
+    bin_dir = Path(sys.executable).parent
+    port = _free_port()
+    home = tmp_path / "home"
+    home.mkdir()
+    from dagster import DagsterInstance
+
+    with DagsterInstance.from_config(str(home)):
+        pass  # the storage exists before two processes open it (as on a deployed instance)
+    (home / "dagster.yaml").write_text("telemetry:\n  enabled: false\n")
+    env = {
+        **os.environ,
+        "AGENTIC_PIPELINE_DATA_DIR": str(tmp_path / "data"),
+        "DAGSTER_HOME": str(home),
+    }
+    commands = [
+        [
+            str(bin_dir / "dagster-webserver"),
+            "-w",
+            "workspace.yaml",
+            "-h",
+            "127.0.0.1",
+            "-p",
+            str(port),
+        ],
+        [str(bin_dir / "dagster-daemon"), "run", "-w", "workspace.yaml"],
+    ]
+    procs = [
+        subprocess.Popen(
+            command,
+            cwd=REPO,
+            env=env,
+            stdout=(tmp_path / f"proc{i}.log").open("wb"),
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+            preexec_fn=_restore_sigint,
+        )
+        for i, command in enumerate(commands)
+    ]
+    try:
+        url = f"http://127.0.0.1:{port}/graphql"
+        deadline = time.time() + 240
+        healthy: set[str] = set()
+        while time.time() < deadline:
+            for i, proc in enumerate(procs):
+                assert proc.poll() is None, (tmp_path / f"proc{i}.log").read_text()[-3000:]
+            try:
+                entry = _post(url, QUERY)["data"]["workspaceOrError"]["locationEntries"][0]
+                statuses = _post(url, DAEMONS)["data"]["instance"]["daemonHealth"]
+                healthy = {s["daemonType"] for s in statuses["allDaemonStatuses"] if s["healthy"]}
+                if entry["locationOrLoadError"] and {"SENSOR", "SCHEDULER"} <= healthy:
+                    break
+            except (OSError, KeyError, IndexError, TypeError):
+                pass
+            time.sleep(2)
+        assert entry["locationOrLoadError"]["__typename"] == "RepositoryLocation", entry
+        sensors = {s["name"] for s in entry["locationOrLoadError"]["repositories"][0]["sensors"]}
+        assert {"late_file_sensor", "decisions_follow_inputs"} <= sensors
+        assert {"SENSOR", "SCHEDULER", "ASSET"} <= healthy, healthy
+    finally:
+        for proc in procs:
+            os.killpg(proc.pid, signal.SIGINT)
+        for proc in procs:
+            try:
+                proc.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()

@@ -1,7 +1,7 @@
 """Street lines and postcodes found from the shape of an address, not from one line alone.
 
 Postcodes are bare numbers ("3552", "440 01", "61-478") that are only postcodes next to other
-parts of an address; street lines of many countries ("Akurgerði 6", "R José A Madeira 1") are only
+parts of an address; street lines of many countries ("Hvammsgerði 6", "R Tomé Varela 9") are only
 "words + number". Three kinds of address evidence make them one:
 
 * an address block: short lines under each other (a letter head, a billing address) where a
@@ -40,10 +40,10 @@ _LINE = re.compile(r"(?m)^[^\w\n(]*(.*?)[ \t]*$")
 #: A region line of a block: a state or province code ("NY", "VLI") or a region number ("32").
 _REGION_LINE = re.compile(r"[A-Z]{1,3}|\d{1,2}")
 _CITY_WORD = rf"(?:[{_UP}][{_UP}{_LW}'’.-]*|\([^()\n]{{1,30}}\)|d[aeiou]s?|la|le|del|nad|pod|am)"
-#: A city line: capitalised words, maybe a district letter or number ("Odense V", "Louny 1").
+#: A city line: capitalised words, maybe a district letter or number ("Vejlby V", "Kladno 1").
 _CITY_LINE = re.compile(rf"{_CITY_WORD}(?:[ \t]+{_CITY_WORD}){{0,4}}(?:[ \t]+\d{{1,2}})?")
 #: A street line of a block: words and a house number, or a house number and words, maybe with a
-#: unit after it ("Møllebakken 35 Apt. 123").
+#: unit after it ("Egebakken 35 Apt. 123").
 _WORDS = rf"[{_UP}{_LW}][{_UP}{_LW}'’.-]*(?:[ \t]+[{_UP}{_LW}][{_UP}{_LW}'’.-]*){{0,4}}"
 _HOUSE = r"\d{1,5}[a-zA-Z]?\.?(?:[/-]\d{1,4}[a-zA-Z]?)?"
 _UNIT = r"(?:,?[ \t]+(?:Apt\.?|Apartment|Suite|Ste\.?|Unit|Flat|#)[ \t]*[A-Za-z-]*\d[\w-]*)?"
@@ -147,7 +147,7 @@ def _street_line(line: str) -> re.Match[str] | None:
     if m is None or m.group("rest") or len(line) > 60:
         return None
     if fold(_LETTERS.findall(line)[0]) in _UNIT_WORDS:
-        return None  # a unit line ("Suite 535") is the unit recognizer's
+        return None  # a unit line ("Suite 70B") is the unit recognizer's
     return m if place_words(m.group("s"), False) else None
 
 

@@ -10,9 +10,12 @@ from typing import Any
 
 from presidio_anonymizer.entities import ConflictResolutionStrategy, RecognizerResult
 
+from agentic_pipeline.masking.detectors.bare_numbers import thing_key
+from agentic_pipeline.masking.detectors.labels import id_labels, id_value_ok, label_entity
+from agentic_pipeline.masking.detectors.presidio_set import predefined_types
 from agentic_pipeline.masking.engine import Span
 from agentic_pipeline.masking.episode import NAME_SPLIT, PROPAGATE, SCAN_KNOWN, Episode
-from agentic_pipeline.masking.json_walker import key_entity
+from agentic_pipeline.masking.json_walker import key_entity, last_key
 from agentic_pipeline.masking.names import (
     COMMON_WORDS,
     is_name_pair,
@@ -23,6 +26,7 @@ from agentic_pipeline.masking.number_recognizers import PHONE_CONTEXT_WORDS
 from agentic_pipeline.masking.pseudonyms import TOKEN_RE, fold
 from agentic_pipeline.masking.router import Route, route
 from agentic_pipeline.masking.tables import AuditRecord
+from agentic_pipeline.masking.text_view import map_spans, text_view
 
 GUARD = "guard"
 #: snake_case / dotted identifiers are never person names (``"name": "book_reservation"``).
@@ -54,6 +58,10 @@ class Collector:
         queue_text(text, self.ep, self.to_analyse)
         return text
 
+    def key(self, path: str, key: str) -> str:
+        queue_text(key, self.ep, self.to_analyse)  # a personal value used as a key
+        return key
+
 
 _BARE_NAME_KEY = re.compile(r"(?i)(?:^|\.)name$")
 
@@ -83,11 +91,14 @@ def queue_text(text: str, ep: Episode, to_analyse: dict[str, Route]) -> None:
 
 
 _DELIMS = (",", "\t", ";", "|")
+#: Types of the id labels: a cell under such a header is an id only with an id's shape.
+_LABEL_ID_TYPES = frozenset(id_labels().values())
 
 
 def tabular_values(text: str) -> list[tuple[str, str]]:
     """Cells of CSV-like text (a header line and rows, returned by a tool) whose column header
-    names personal data (``name``, ``email``, ``phone``, ...): ``[(value, entity_type)]``.
+    names personal data (``name``, ``email``, ``phone``, or a label of ``labels.yaml``: ``Account
+    Name``, ``Payee``, ``MRN``, ``Policy No``...): ``[(value, entity_type)]``.
     NER is weak on such text; the header is a structured field."""
     import csv
 
@@ -99,15 +110,20 @@ def tabular_values(text: str) -> list[tuple[str, str]]:
         if n < 1 or sum(ln.count(delim) == n for ln in lines[1:]) < max(1, (len(lines) - 1) // 2):
             continue
         rows = list(csv.reader(lines, delimiter=delim))
-        header = [key_entity(h.strip()) for h in rows[0]]
+        header = [key_entity(h.strip()) or label_entity(h.strip()) for h in rows[0]]
         if not any(header):
             return []
         out = []
         for row in rows[1:]:
             for et, cell in zip(header, row, strict=False):
                 cell = cell.strip()
-                if et in PROPAGATE and cell and not TOKEN_RE.fullmatch(cell):
-                    out.append((cell, et))
+                if et not in PROPAGATE or not cell or TOKEN_RE.fullmatch(cell):
+                    continue
+                if et == "PERSON" and not any(c.isalpha() for c in cell):
+                    continue
+                if et in _LABEL_ID_TYPES and not id_value_ok(cell):
+                    continue  # an id column's cell must look like an id
+                out.append((cell, et))
         return out
     return []
 
@@ -131,7 +147,8 @@ class Applier:
                 self.ep.raw_found.add(str(value))
             return tok
         if isinstance(value, str):
-            return self.mp.mask_text(value, self.ep, self.row, fld)
+            thing = thing_key(last_key(path))  # "item_id": a loose id shape is the thing's id
+            return self.mp.mask_text(value, self.ep, self.row, fld, thing=thing)
         return value
 
     def too_deep(self, path: str, subtree: Any) -> Any:
@@ -142,6 +159,10 @@ class Applier:
     def bad_json(self, path: str, text: str) -> Any:
         self.mp.record(self.row, f"{self.column}.{path}", "UNPARSEABLE", GUARD, 1.0, None)
         return self.mp.mask_text(text, self.ep, self.row, f"{self.column}.{path}")
+
+    def key(self, path: str, key: str) -> str:
+        """A key is schema, masked only where it is a personal value (``{"Ann Lee": "owner"}``)."""
+        return self.mp.mask_text(key, self.ep, self.row, f"{self.column}.{path}.<key>")
 
 
 class Partition:
@@ -155,15 +176,19 @@ class Partition:
     def record(self, row: int, fld: str, et: str, det: str, score: float, tok: str | None) -> None:
         self.records.append(AuditRecord(row, fld, et, det, score, tok))
 
-    def mask_text(self, text: str, ep: Episode, row: int, fld: str) -> str:
-        """Mask one free-text string with its detections and the episode's known entities."""
+    def mask_text(self, text: str, ep: Episode, row: int, fld: str, thing: bool = False) -> str:
+        """Mask one free-text string with its detections and the episode's known entities;
+        ``thing``: the string is the value of a key naming a thing (``item_id``), whose loose
+        id-shaped detections (``LOOSE_ID_TYPES``) are that thing's id."""
         if not text or not text.strip():
             return text
         m = self.masker
         spans: list[Span] = [
             whole_words(text, s)
             for s in self.analysis.get(text, ())
-            if s[3] >= m.min_score and plausible(text, s)
+            if s[3] >= m.min_score
+            and plausible(text, s)
+            and not (thing and s[2] in LOOSE_ID_TYPES and s[4] not in LABELLED_DETECTORS)
         ]
         is_ner = route(text) is Route.NER
         if is_ner and len(text) > m.pool.config.max_ner_chars:  # NER read only its start
@@ -171,12 +196,16 @@ class Partition:
         matcher = ep.matcher if is_ner else ep.strong_matcher
         if matcher is not None:
             detected = {(s[0], s[1]) for s in spans}
-            folded = fold(text)  # same length as text: positions carry over
-            for hit in matcher.finditer(folded):
-                if (hit.start(), hit.end()) in detected:
+            view = text_view(text)  # known values written full-width, %XX-encoded, ...
+            folded = fold(view.text if view else text)  # same length: positions carry over
+            hits = [
+                (hit.start(), hit.end(), *ep.known.get(hit.group(), ("PERSON", "known_entity")))
+                for hit in matcher.finditer(folded)
+            ]
+            for a, b, et, _ in map_spans(view, hits):
+                if (a, b) in detected:
                     continue  # the recognizer's own detection keeps the credit in the audit
-                et, _ = ep.known.get(hit.group(), ("PERSON", "known_entity"))
-                spans.append((hit.start(), hit.end(), et, 1.0, "known_entity"))
+                spans.append((a, b, et, 1.0, "known_entity"))
         if not spans:
             return text
         taken = [(t.start(), t.end()) for t in TOKEN_RE.finditer(text)]  # sorted, disjoint
@@ -207,6 +236,11 @@ class Partition:
         return out.text
 
 
+#: The "@" of an email address, as written or encoded (``%40``, ``&#64;``, full-width).
+_AT_SIGN = re.compile(r"@|%40|&#64;|&#x40;|＠")
+#: What separates URL parts before an address ("…/find?email=ann@x.org"); "&" of an HTML entity
+#: ("ann&#46;lee&#64;x.org") is part of the address.
+_URL_SEPARATOR = re.compile(r"[/?=:]|&(?!#?\w{1,8};)")
 _DETERMINERS = frozenset({"the", "a", "an", "this", "that", "these", "our", "your", "my", "its"})
 #: Entity types made of words: a span of these is widened to whole words.
 _WORD_TYPES = frozenset({"PERSON", "STREET_ADDRESS", "LOCATION"})
@@ -224,6 +258,10 @@ def whole_words(text: str, span: Span) -> Span:
     """Widen a word-typed span that starts or ends inside a word to the whole word, so a name is
     never cut in half ("Bernhar" + "ðsson")."""
     s, e, et, sc, det = span
+    if et == "EMAIL_ADDRESS":  # "…/search?email=ann@x.org": the address, not the URL before it
+        at_sign = _AT_SIGN.search(text, s, e)
+        cuts = list(_URL_SEPARATOR.finditer(text, s, at_sign.start())) if at_sign else []
+        return (cuts[-1].end(), e, et, sc, det) if cuts else span
     if et not in _WORD_TYPES:
         return span
     if det == "SpacyRecognizer" and "\n" in text[s:e]:  # "Jenny\nAddress": cut at the line
@@ -257,7 +295,35 @@ def plausible(text: str, span: Span) -> bool:
             return False  # a field label ("Phone:"); a speaker ("Tom: ...") stays a name
     if et == "PHONE_NUMBER" and det not in _TRUSTED_PHONE and value.isdigit():
         return PHONE_CONTEXT_WORDS.search(text, max(0, s - 40), s) is not None
+    if et in LOOSE_ID_TYPES and det not in LABELLED_DETECTORS:
+        return _THING_BEFORE.search(text, max(0, s - 40), s) is None  # "item 8812093345"
     return True
+
+
+#: Id types whose recognizers accept a bare digit run or a loose shape (Presidio's NHS, bank,
+#: passport, licence, TFN, Aadhaar... patterns): such a detection right after the label of a
+#: *thing* ("item 8812093345", "order no. 551209") is that thing's id, not a person's. Found
+#: by a person's label, or strong (email, card, IBAN, SSN, IP), a type is never vetoed.
+LOOSE_ID_TYPES = frozenset(predefined_types()) - {
+    "PERSON",
+    "EMAIL_ADDRESS",
+    "PHONE_NUMBER",
+    "CREDIT_CARD",
+    "IBAN_CODE",
+    "IP_ADDRESS",
+    "CRYPTO",
+    "MAC_ADDRESS",
+    "US_SSN",
+}
+LABELLED_DETECTORS = frozenset(
+    {"IdLabelRecognizer", "FieldLabelRecognizer", "key_rule", "known_entity"}
+)
+_THING_BEFORE = re.compile(
+    r"(?i)(?<!\w)(?:order|orders|item|items|product|sku|variant|flight|booking|reservation|"
+    r"confirmation|tracking|invoice|receipt|ticket|transaction|shipment|parcel|package|model|"
+    r"part|serial|batch|lot|version|build|page|room|gate|seat)(?!\w)"
+    r"[ \t#:.]*(?:(?:no|nr|number|id|code|#)\.?[ \t#:.]*)?$"
+)
 
 
 def priority(span: Span) -> tuple[float, int, str, str, int, int]:

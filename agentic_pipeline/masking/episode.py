@@ -8,29 +8,13 @@ import itertools
 import re
 from dataclasses import dataclass, field
 
+from agentic_pipeline.masking.detectors.presidio_set import masked_types
 from agentic_pipeline.masking.names import COMMON_WORDS
 from agentic_pipeline.masking.pseudonyms import fold
 from agentic_pipeline.masking.router import Route, route
 
 #: Known-entity types propagated to the episode's free text.
-PROPAGATE = frozenset(
-    {
-        "PERSON",
-        "EMAIL_ADDRESS",
-        "PHONE_NUMBER",
-        "STREET_ADDRESS",
-        "DATE_OF_BIRTH",
-        "USER_ID",
-        "CARD_LAST4",
-        "CREDIT_CARD",
-        "US_SSN",
-        "IBAN_CODE",
-        "ZIP_CODE",
-        "BANK_ACCOUNT",
-        "ID_DOCUMENT",
-        "IP_ADDRESS",
-    }
-)
+PROPAGATE = frozenset(masked_types())
 #: Types whose raw values the final scan searches for (short/ambiguous types left out).
 SCAN_KNOWN = PROPAGATE - {"CARD_LAST4", "ZIP_CODE"}
 _NAME_STOP = frozenset(

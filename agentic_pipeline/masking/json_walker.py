@@ -1,10 +1,13 @@
 """Structure-aware walk over JSON values (tool arguments, tool results, goals, context).
 
-Keys are never changed. Scalar leaves are handed to a visitor together with the entity type that a
-key-path rule assigns them (``email`` -> ``EMAIL_ADDRESS``, ``first_name`` -> ``PERSON``, ...);
-values under a personal key (``"address": {...}``) inherit it. A
-string that itself holds a JSON object or array is decoded, walked and re-encoded. Subtrees deeper
-than ``max_depth`` go to the visitor's ``too_deep`` as a whole.
+Scalar leaves are handed to a visitor together with the entity type that a key-path rule assigns
+them (``email`` -> ``EMAIL_ADDRESS``, ``first_name`` -> ``PERSON``, an id label of
+``detectors/labels.yaml`` such as ``mrn`` or ``policy_no`` -> its id type, ...); values under a
+personal key (``"address": {...}``) inherit it. A bare number under a key that names no thing is
+typed by its own shape (a phone or card written as an integer). Keys go to the visitor too, so a
+personal value used as a key is masked like a value; schema keys stay as they are. A string that
+itself holds a JSON object or array is decoded, walked and re-encoded. Subtrees deeper than
+``max_depth`` go to the visitor's ``too_deep`` as a whole.
 """
 
 from __future__ import annotations
@@ -14,77 +17,23 @@ import re
 from typing import Any, Protocol
 
 from agentic_pipeline.jsonutil import strict_json_dumps
+from agentic_pipeline.masking.detectors.bare_numbers import bare_number_entity
+from agentic_pipeline.masking.detectors.labels import (  # noqa: F401  (key_entity: public here)
+    id_value_ok,
+    key_entity,
+    label_entity,
+    normalize_key,
+)
 
 MAX_DEPTH = 64
 
-_KEY_RULES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
-    (re.compile(rx), et)
-    for rx, et in (
-        (r"(?:\w+_)?ip(?:_?address)?|ip_?addr", "IP_ADDRESS"),
-        (r"(?:\w+_)?e_?mail(?:_?address)?|email\d*", "EMAIL_ADDRESS"),
-        (
-            r"(?:\w+_)?(?:phone|mobile|cell|telephone|tel|fax)(?:_?(?:number|no|num))?\d*",
-            "PHONE_NUMBER",
-        ),
-        (r"user_?id|user_?name|username|login|handle|account_?id", "USER_ID"),
-        (
-            r"(?:\w+_)?(?:first|last|middle|given|family|full|maiden|display|nick|sur)_?name"
-            r"|name|surname|(?:customer|passenger|contact|person|holder|card_?holder|account_?holder"
-            r"|traveller|traveler|recipient|sender|guest|patient|owner|employee)_?name|"
-            r"cardholder|card_holder|account_holder",
-            "PERSON",
-        ),
-        (
-            r"(?:\w+_)?(?:dob|date_?of_?birth|birth_?date|birth_?day|birthdate|birthday)",
-            "DATE_OF_BIRTH",
-        ),
-        (r"(?:card_?)?last_?(?:four|4)(?:_digits)?|card_?last_?(?:four|4)", "CARD_LAST4"),
-        (r"cvv|cvc|cvv2|security_?code|card_?pin|pin", "CARD_SECRET"),
-        (
-            r"card|card_?(?:number|no|num|pan|expiry|exp\w*|holder\w*)|credit_?card(?:_?(?:number|no))?"
-            r"|cc|cc_?(?:number|no|num)|pan|debit_?card(?:_?number)?",
-            "CREDIT_CARD",
-        ),
-        (r"(?:\w+_)?ssn|social_?security(?:_?number)?|sin", "US_SSN"),
-        (r"(?:\w+_)?iban", "IBAN_CODE"),
-        (
-            r"bank_?account(?:_?number)?|account_?number|routing_?number|sort_?code|bic|swift",
-            "BANK_ACCOUNT",
-        ),
-        (
-            r"passport(?:_?(?:number|no))?|driver_?s?_?licen[cs]e(?:_?(?:number|no))?"
-            r"|licen[cs]e_?number|national_?id|tax_?id|tin|nino",
-            "ID_DOCUMENT",
-        ),
-        (r"zip|zip_?code|zipcode|post_?code|postal_?code", "ZIP_CODE"),
-        (r"(?:\w+_)?address\w*|street\w*|addr\d*|house_?number|apartment|apt", "STREET_ADDRESS"),
-        (r"(?:home_)?city|town", "LOCATION"),
-        (r"password|passwd|secret|api_?key|access_?token|refresh_?token", "CREDENTIAL"),
-    )
-)
 #: Inside an inherited address, these children are locations (masked, not propagated).
 _ADDRESS_LOCATION_KEYS = frozenset(
     {"city", "town", "country", "country_code", "state", "province", "region", "county"}
 )
 #: A dict with one of these keys describes a function call: its ``name`` is a tool name.
 _CALL_KEYS = frozenset({"arguments", "kwargs", "args", "parameters", "params", "function"})
-_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
-_NON_ALNUM = re.compile(r"[^a-z0-9]+")
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-
-
-def normalize_key(key: str) -> str:
-    """``billingAddress`` / ``Billing-Address`` -> ``billing_address``."""
-    return _NON_ALNUM.sub("_", _CAMEL.sub("_", str(key)).lower()).strip("_")
-
-
-def key_entity(key: str) -> str | None:
-    """Entity type a key names (masked whole whatever the value), else ``None``."""
-    k = normalize_key(key)
-    for rx, et in _KEY_RULES:
-        if rx.fullmatch(k):
-            return et
-    return None
 
 
 def child_entity(key: str, inherited: str | None) -> str | None:
@@ -95,6 +44,33 @@ def child_entity(key: str, inherited: str | None) -> str | None:
     if inherited == "STREET_ADDRESS" and normalize_key(key) in _ADDRESS_LOCATION_KEYS:
         return "LOCATION"
     return inherited
+
+
+def label_id(key: str, value: Any) -> str | None:
+    """The id type of a scalar (or list of scalars) under an id label used as a key
+    (``"mrn": "00451288"``, ``"policyNo": ...``, ``"account_numbers": [...]``) whose values have an
+    id's shape (``detectors/labels.py``). Never inherited by a nested object: the balance under
+    ``"account": {...}`` is no account number."""
+    et = label_entity(str(key))
+    if et is None or et == "PERSON":
+        return None
+    values = value if isinstance(value, list) else [value]
+    if not values or any(isinstance(v, dict | list | bool) or v is None for v in values):
+        return None
+    return et if all(id_value_ok(str(v)) for v in values) else None
+
+
+_LAST_KEY = re.compile(
+    r"(?:\.([A-Za-z_][A-Za-z0-9_]*)|\[(\"(?:[^\"\\\\]|\\\\.)*\")\])(?:\[\d+\])*$"
+)
+
+
+def last_key(path: str) -> str | None:
+    """The key a leaf's ``path`` ends in, list indices skipped (``$.rows[0][2]`` -> ``rows``)."""
+    m = _LAST_KEY.search(path)
+    if m is None:
+        return None
+    return m.group(1) if m.group(1) is not None else json.loads(m.group(2))
 
 
 def child_path(path: str, key: str | int) -> str:
@@ -126,6 +102,23 @@ def parse_json(text: str) -> Any:
         raise JsonError(f"invalid JSON at char {getattr(exc, 'pos', '?')}") from None
 
 
+def parse_python_literal(text: str) -> Any:
+    """A Python ``repr`` of a dict or list (``{'street': '12 Oak Row'}``, as tools built on
+    Python print their results), read safely with ``ast.literal_eval``; ``JsonError`` when it is
+    not one (never with the text)."""
+    import ast
+
+    if "'" not in text and "None" not in text and "True" not in text and "False" not in text:
+        raise JsonError("not a Python literal")
+    try:
+        obj = ast.literal_eval(text.strip())
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        raise JsonError("not a Python literal") from None
+    if not isinstance(obj, dict | list):
+        raise JsonError("not a Python dict or list")
+    return obj
+
+
 def dump_like(obj: Any, original: str) -> str:
     """Re-encode ``obj`` with the separators the original text used (compact or spaced)."""
     compact = (
@@ -147,6 +140,8 @@ class Visitor(Protocol):
     def bad_json(self, path: str, text: str) -> Any:
         """A string that looked like JSON but could not be parsed: return its replacement."""
 
+    # optional: ``key(parent_path, key) -> str``, the replacement of a dict key (else unchanged)
+
 
 def walk(
     obj: Any,
@@ -155,26 +150,30 @@ def walk(
     entity: str | None = None,
     depth: int = 0,
     max_depth: int = MAX_DEPTH,
+    key: str | None = None,
 ) -> Any:
-    """Return a copy of ``obj`` with every leaf replaced by the visitor's answer."""
+    """Return a copy of ``obj`` with every leaf replaced by the visitor's answer.
+
+    Keys go to the visitor's ``key`` method when it has one (a personal value used as a key is
+    masked like a value); a scalar that no key rule types is typed by its own shape under a key
+    that names no thing (a phone or card written as a bare number, ``detectors/bare_numbers.py``).
+    """
     if depth > max_depth:
         return visitor.too_deep(path, obj)
     if isinstance(obj, dict):
         is_call = not _CALL_KEYS.isdisjoint(obj.keys())
-        return {
-            k: walk(
-                v,
-                visitor,
-                child_path(path, k),
-                None if is_call and k == "name" else child_entity(k, entity),
-                depth + 1,
-                max_depth,
-            )
-            for k, v in obj.items()
-        }
+        rename = getattr(visitor, "key", None)
+        out = {}
+        for k, v in obj.items():
+            ent = None if is_call and k == "name" else child_entity(k, entity) or label_id(k, v)
+            new_key = rename(path, k) if rename is not None and isinstance(k, str) else k
+            # paths (kept in the audit) are built from the masked key: never a raw value
+            cpath = child_path(path, new_key)
+            out[new_key] = walk(v, visitor, cpath, ent, depth + 1, max_depth, key=str(k))
+        return out
     if isinstance(obj, list):
         return [
-            walk(v, visitor, child_path(path, i), entity, depth + 1, max_depth)
+            walk(v, visitor, child_path(path, i), entity, depth + 1, max_depth, key=key)
             for i, v in enumerate(obj)
         ]
     if obj is None or isinstance(obj, bool):
@@ -184,6 +183,8 @@ def walk(
             inner = parse_json(obj)
         except JsonError:
             return visitor.bad_json(path, obj)
-        new = walk(inner, visitor, path, None, depth + 1, max_depth)
+        new = walk(inner, visitor, path, None, depth + 1, max_depth, key=key)
         return obj if new == inner else dump_like(new, obj)
+    if entity is None:
+        entity = bare_number_entity(key, obj)
     return visitor.leaf(path, obj, entity)

@@ -10,7 +10,7 @@ Pipeline (per partition):
 3. *apply*: every string gets its detections plus the episode's known entities (names, emails, ...
    found anywhere in the episode, first/last names alone included), overlaps are resolved and
    Presidio's ``AnonymizerEngine`` replaces each span with a keyed pseudonym (custom operator);
-4. *scan* the output (``scan.py``, detectors of another family than the ones that masked) and
+4. *scan* the output (``scan/``, detectors of another family than the ones that masked) and
    *withhold* every episode in which anything is left: its rows leave the masked table and its
    audit, and ``MaskResult.withheld`` names it with the reason (counts, never a value). The rest of
    the day is returned; the raw rows stay where they were, so masking the day again re-tries it.
@@ -29,6 +29,7 @@ import re
 import time
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, Literal
 
 import pandas as pd
@@ -37,6 +38,8 @@ from presidio_anonymizer import AnonymizerEngine
 
 from agentic_pipeline.masking.apply import (
     GUARD,
+    LABELLED_DETECTORS,
+    LOOSE_ID_TYPES,
     Applier,
     Collector,
     Partition,
@@ -45,6 +48,7 @@ from agentic_pipeline.masking.apply import (
     queue_text,
     whole_words,
 )
+from agentic_pipeline.masking.detectors.addresses import join_addresses
 from agentic_pipeline.masking.engine import (
     CHUNK_CHARS,
     DEFAULT_MODEL,
@@ -60,13 +64,19 @@ from agentic_pipeline.masking.json_walker import (
     dump_like,
     looks_like_json,
     parse_json,
+    parse_python_literal,
     walk,
 )
-from agentic_pipeline.masking.pseudonyms import DEV_MASKING_KEY, Pseudonymizer
-from agentic_pipeline.masking.ray_pool import RayAnalyzerPool, analyzer_pool
+from agentic_pipeline.masking.pseudonyms import DEV_MASKING_KEY, TOKEN_RE, Pseudonymizer, fold
 from agentic_pipeline.masking.refine import refine_spans
 from agentic_pipeline.masking.router import Route
-from agentic_pipeline.masking.scan import PIILeakError, compile_values, scan_for_leaks
+from agentic_pipeline.masking.scan import (
+    Leak,
+    PIILeakError,
+    compile_values,
+    find_leaks,
+    scan_for_leaks,
+)
 from agentic_pipeline.masking.tables import (  # noqa: F401  (AUDIT_SCHEMA: public here too)
     AUDIT_SCHEMA,
     WITHHELD_SCHEMA,
@@ -79,6 +89,7 @@ from agentic_pipeline.masking.tables import (  # noqa: F401  (AUDIT_SCHEMA: publ
     take_rows,
     withheld_episodes,
 )
+from agentic_pipeline.masking.text_view import map_spans, text_view
 
 logger = logging.getLogger(__name__)
 
@@ -115,12 +126,10 @@ class Masker:
         max_text_chars: int = 5_000_000,
         columns: tuple[str, ...] = MASK_COLUMNS,
         max_ner_chars: int = MAX_NER_CHARS,
-        ray_address: str | None = None,
-        ray_workers: int = 0,
     ) -> None:
-        self.pseudonyms = Pseudonymizer(key)  # the key stays here: Ray actors only detect spans
-        # the local process pool, or Ray actors when a Ray address is given (or RAY_ADDRESS)
-        self.pool: AnalyzerPool | RayAnalyzerPool = analyzer_pool(
+        self.pseudonyms = Pseudonymizer(key)
+        # the analysis runs in local worker processes (on Ray, each actor holds a whole Masker)
+        self.pool = AnalyzerPool(
             AnalyzerConfig(
                 model_name=model_name,
                 phone_regions=tuple(phone_regions),
@@ -129,8 +138,6 @@ class Masker:
                 max_ner_chars=max_ner_chars,
             ),
             n_workers=n_workers,
-            address=ray_address,
-            ray_workers=ray_workers,
         )
         self.anonymizer = AnonymizerEngine()
         self.min_score = min_score
@@ -160,6 +167,101 @@ class Masker:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+#: Detector credited in the audit for a value the final scan found and masking then masked.
+SECOND_LINE = "second_line"
+
+
+def mask_leaks(
+    table: Any,
+    found: list[tuple[Leak, str]],
+    masker: Masker,
+    episodes: dict[str, Episode],
+    episode_ids: list[str],
+    mp: Partition,
+) -> tuple[Any, int]:
+    """Mask in place each value the final scan found (its keyed token, wherever its cell holds
+    it, whatever its case or encoding), recording ``SECOND_LINE`` audit rows; returns the table and
+    the number of replacements. A value that cannot be found in its cell's text stays, and the
+    re-scan withholds its episode."""
+    by_cell: dict[tuple[str, int], dict[str, str]] = defaultdict(dict)
+    for leak, value in found:
+        value = value.strip()
+        if len(value) < 2 or leak.column not in masker.columns:
+            continue  # ids and lineage columns are never rewritten: such episodes are withheld
+        et = leak.entity_type
+        if et == "KNOWN_VALUE":
+            ep = episodes.get(episode_ids[leak.row])
+            et = ep.known.get(fold(value), ("PERSON", ""))[0] if ep else "PERSON"
+        by_cell[(leak.column, leak.row)].setdefault(value, et)
+    columns: dict[str, list[Any]] = {}
+    replaced = 0
+    for (col, row), values in sorted(by_cell.items()):
+        cells = columns.setdefault(col, column_values(table, col, len(episode_ids)))
+        text = cells[row]
+        if not isinstance(text, str):
+            continue
+        rx = compile_values(values)
+        tokens: list[tuple[str, str]] = []
+
+        replace = partial(_replace_values, rx=rx, values=values, masker=masker, out=tokens)
+        obj = None
+        if looks_like_json(text):  # JSON stays JSON: values (and keys) replaced leaf by leaf
+            try:
+                obj = parse_json(text)
+            except JsonError:
+                obj = None
+        if isinstance(obj, dict | list):
+            new_obj = _replace_leaves(obj, replace)
+            cells[row] = text if new_obj == obj else dump_like(new_obj, text)
+        else:
+            cells[row] = replace(text)
+        for et, token in tokens:
+            mp.record(row, col, et, SECOND_LINE, 1.0, token)
+        replaced += len(tokens)
+    if not columns:
+        return table, 0
+    return replace_columns(table, columns), replaced
+
+
+def _replace_values(
+    part: str,
+    rx: re.Pattern[str],
+    values: dict[str, str],
+    masker: Masker,
+    out: list[tuple[str, str]],
+) -> str:
+    """``part`` with each match of ``rx`` outside tokens (in its normalised view, mapped back)
+    replaced by its keyed token; ``out`` gets ``(type, token)`` per replacement."""
+    view = text_view(part)
+    hits = [(m.start(), m.end()) for m in rx.finditer(fold(view.text if view else part))]
+    taken = [(t.start(), t.end()) for t in TOKEN_RE.finditer(part)]
+    for a, b in sorted(map_spans(view, hits), reverse=True):
+        if any(x < b and a < y for x, y in taken):
+            continue
+        raw = part[a:b]
+        et = next((t for v, t in values.items() if fold(v) == fold(raw)), None)
+        et = et or next(iter(values.values()))
+        token = masker.token(raw, et)
+        out.append((et, token))
+        part = part[:a] + token + part[b:]
+    return part
+
+
+def _replace_leaves(obj: Any, replace: Any) -> Any:
+    """``obj`` with ``replace`` applied to every string leaf and key, and to every number leaf
+    (a number that ``replace`` changes becomes its token, a string)."""
+    if isinstance(obj, dict):
+        return {replace(k): _replace_leaves(v, replace) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [_replace_leaves(v, replace) for v in obj]
+    if isinstance(obj, str):
+        return replace(obj)
+    if isinstance(obj, int | float) and not isinstance(obj, bool):
+        new = replace(str(obj))
+        return obj if new == str(obj) else new
+    return obj
 
 
 def mask_steps(
@@ -204,17 +306,20 @@ def mask_steps(
             if len(text) > CHUNK_CHARS:
                 mp.record(row, col, "CHUNKED", GUARD, 1.0, None)
             if (col in JSON_COLUMNS or looks_like_json(text)) and text.strip():
+                kind = "json"
                 try:
                     obj = parse_json(text)
                 except JsonError:
-                    if col in JSON_COLUMNS:
-                        mp.record(row, col, "UNPARSEABLE", GUARD, 1.0, None)
-                    obj = None
-                else:
-                    if isinstance(obj, dict | list):
-                        walk(obj, Collector(ep, to_analyse), max_depth=masker.max_depth)
-                        plan.append(("json", obj))
-                        continue
+                    try:  # a Python dict's repr, as tools written in Python print results
+                        obj, kind = parse_python_literal(text), "python"
+                    except JsonError:
+                        if col in JSON_COLUMNS:
+                            mp.record(row, col, "UNPARSEABLE", GUARD, 1.0, None)
+                        obj = None
+                if isinstance(obj, dict | list):
+                    walk(obj, Collector(ep, to_analyse), max_depth=masker.max_depth)
+                    plan.append((kind, obj))
+                    continue
             queue_text(text, ep, to_analyse)
             plan.append(("text", text))
         cells[col] = plan
@@ -224,8 +329,13 @@ def mask_steps(
     ner = [s for s, r in to_analyse.items() if r is Route.NER]
     rx = [s for s, r in to_analyse.items() if r is Route.REGEX]
     for texts, use_ner in ((ner, True), (rx, False)):
-        for s, spans in zip(texts, masker.pool.analyze(texts, use_ner), strict=True):
-            mp.analysis[s] = refine_spans(s, spans)
+        # detection runs on the normalised view (full-width, %XX, &#64;), mapped back (text_view)
+        views = [text_view(s) for s in texts]
+        analysed = masker.pool.analyze(
+            [v.text if v else s for s, v in zip(texts, views, strict=True)], use_ner
+        )
+        for s, v, spans in zip(texts, views, analysed, strict=True):
+            mp.analysis[s] = join_addresses(s, refine_spans(s, map_spans(v, spans)))
     t2 = time.perf_counter()
 
     # known entities: structured values + confident detections anywhere in the episode
@@ -239,6 +349,8 @@ def mask_steps(
                 a, b, et, _, det = whole_words(s, span)
                 if et == "ZIP_CODE" and _BARE_NUMBER.fullmatch(s[a:b]):
                     continue  # "8433" found by its context: masked there, not every year or sum
+                if et in LOOSE_ID_TYPES and det not in LABELLED_DETECTORS:
+                    continue  # a loose id shape (NHS, bank...): where it stands, not an item id
                 whole_field = (
                     s in ep.name_fields
                     and et == "PERSON"
@@ -267,21 +379,27 @@ def mask_steps(
                 tok = masker.token(val, "TRUNCATED")
                 mp.record(row, col, "TRUNCATED", GUARD, 1.0, tok)
                 new.append(tok)
-            elif kind == "json":
+            elif kind in ("json", "python"):
                 masked = walk(val, Applier(mp, ep, row, col), max_depth=masker.max_depth)
                 raw = get_cell_text(table, col, row)
-                unchanged = masked == val and raw is not None
-                new.append(raw if unchanged else dump_like(masked, raw or ""))
+                if masked == val and raw is not None:
+                    new.append(raw)
+                else:
+                    new.append(dump_like(masked, raw or "") if kind == "json" else repr(masked))
             else:
                 new.append(mp.mask_text(val, ep, row, col))
         out_cols[col] = new
     t3 = time.perf_counter()
 
     masked = replace_columns(table, out_cols)
-    leaks = []
+    leaks: list[Leak] = []
+    second_line = 0
     if scan:
         known = {e: {v for v in ep.raw_found if v.strip()} for e, ep in episodes.items()}
-        leaks = scan_for_leaks(masked, known_values=known)  # every string column
+        found = find_leaks(masked, known_values=known)  # every string column
+        if found:  # the second line's finds are masked with their keyed tokens, then re-scanned
+            masked, second_line = mask_leaks(masked, found, masker, episodes, episode_ids, mp)
+            leaks = scan_for_leaks(masked, known_values=known)
     if leaks and on_leak == "raise":
         raise PIILeakError(leaks)
     withheld = withheld_episodes(leaks, episode_ids, ds)
@@ -308,6 +426,7 @@ def mask_steps(
         "fields": dict(Counter(r.field.split(".", 1)[0] for r in records)),
         "detectors": dict(Counter(r.detector for r in records)),
         "leaks": len(leaks),
+        "second_line_masked": second_line,
         "withheld_episodes": len(held),
         "withheld_rows": n - len(kept_rows),
         "leaks_by_detector": dict(Counter(lk.detector for lk in leaks)),

@@ -68,12 +68,12 @@ _PHONE_WORDS = (
 )
 _PHONE_CTX_RE = re.compile(rf"(?i)(?<!\w)(?:{_PHONE_WORDS})(?!\w)")
 PHONE_CONTEXT_WORDS = _PHONE_CTX_RE
-#: A phone label right after the number: "676 5178-Office", "0477 49 14 00 (mobile)".
+#: A phone label right after the number: "581 2209-Office", "0488 31 27 90 (mobile)".
 _PHONE_AFTER_RE = re.compile(
     r"(?i)[ \t]*[-(/]?[ \t]*(?:office|fax|home|mobile|cell|work|tel|phone|landline)(?!\w)"
 )
 #: A digit run that may be a phone number: optional +, digits with the separators phones use.
-#: (a comma right after a word may touch it: "+354 676 5178-Office,423 8935-Fax")
+#: (a comma right after a word may touch it: "+354 581 2209-Office,447 1163-Fax")
 _PHONE_CAND_RE = re.compile(
     r"(?:(?<![\w.,/+-])|(?<=[^\W\d_],))(?:\+|00)?\(?\d[\d ().\-/]{4,20}\d(?![\w]|[.,]\d)"
 )

@@ -17,6 +17,8 @@ from functools import lru_cache
 
 from presidio_anonymizer.entities import OperatorConfig
 
+from agentic_pipeline.masking.text_view import text_view
+
 #: Development key: never use it for real data. Only ``keys.masking_key`` hands it out, and only in
 #: explicit development mode (it announces it once; see ``keys.py``).
 DEV_MASKING_KEY = "agentic-pipeline-dev-masking-key-NOT-FOR-PRODUCTION"
@@ -58,7 +60,8 @@ def fold(text: str) -> str:
 
 def normalize(value: str, entity_type: str) -> str:
     """Canonical form of a value before hashing (strip, ``fold``, digits-only for numbers)."""
-    text = unicodedata.normalize("NFKC", str(value)).strip()
+    view = text_view(str(value))  # "%40", "&#64;", full-width: one value, one token
+    text = unicodedata.normalize("NFKC", view.text if view else str(value)).strip()
     if entity_type in _DIGIT_TYPES:
         digits = "".join(ch for ch in text if ch.isdigit())
         if entity_type == "PHONE_NUMBER":

@@ -1,6 +1,6 @@
 """High-precision PII patterns and the custom Presidio recognizers built on them.
 
-The same compiled patterns serve the masking recognizers and the leak scan (``scan.py``), so that
+The same compiled patterns serve the masking recognizers and the leak scan (``scan/``), so that
 whatever the scan flags, masking also catches.
 
 Decisions (documented for reviewers):
@@ -230,7 +230,7 @@ def dob_recognizer() -> ContextGroupRecognizer:
 
 
 def street_address_recognizer() -> ContextGroupRecognizer:
-    """US/UK-style street lines ("975 Sunset Drive, Suite 217") and unit designators."""
+    """US/UK-style street lines ("418 Harrow Lane, Suite 12") and unit designators."""
     return ContextGroupRecognizer(
         "STREET_ADDRESS", (STREET_RE,), 0.7, "StreetAddressRecognizer", group=0
     )

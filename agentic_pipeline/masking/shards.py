@@ -24,7 +24,9 @@ mounted as ``AGENTIC_PIPELINE_MASKING_KEY`` in the worker pods; a head started w
 passes the environment of whoever started it to its workers. The driver sends only the key's
 public fingerprint (``keys.key_fingerprint``) and whether it masks with the development key; an
 actor whose key has another fingerprint (or that has no key) refuses to mask, and the driver raises
-``WorkerKeyError`` with a one-line message that holds no key material.
+``WorkerKeyError`` with a one-line message that holds no key material. Because the actors hold
+the key, masking on Ray requires Ray's token authentication on the driver and on every node, and
+a head that is down fails the run at once (``ray_cluster.py``).
 
 The raw shards and their masked results are personal data and restricted data on their way: they
 travel through Ray's object store (shared memory, spilled to the nodes' Ray temp folder under
@@ -47,7 +49,6 @@ import sys
 import time
 from collections import deque
 from collections.abc import Iterable, Iterator, Mapping
-from contextlib import contextmanager
 from typing import Any, Protocol
 
 import pyarrow as pa
@@ -61,11 +62,13 @@ from agentic_pipeline.masking.keys import (
 )
 from agentic_pipeline.masking.mask import Masker, MaskResult, mask_steps
 from agentic_pipeline.masking.pseudonyms import is_dev_key
-from agentic_pipeline.masking.ray_pool import (
-    RAY_ADDRESS_ENV,
+from agentic_pipeline.masking.ray_cluster import (
+    RayClusterError,
     connect,
     ray_address,
     release_actors,
+    require_token_auth,
+    token_auth_error,
 )
 
 #: The line an actor writes to its worker log once its masker is built (how operators, and the
@@ -73,8 +76,8 @@ from agentic_pipeline.masking.ray_pool import (
 ACTOR_READY = "agentic_pipeline shard masker actor ready"
 #: Shards per actor sent and not yet consumed: one masked while the next waits in its queue.
 IN_FLIGHT_PER_ACTOR = 2
-#: ``Masker`` arguments a shard masker never forwards: the key is resolved where the masker runs,
-#: and an actor's analyzer is always in its own process.
+#: Arguments a shard masker never takes as ``Masker`` options: the key is resolved where the masker
+#: runs, and where that is (here or on Ray) is ``shard_masker``'s choice alone.
 _RESERVED = frozenset({"key", "n_workers", "ray_address", "ray_workers"})
 
 KEY_MISMATCH_MESSAGE = (
@@ -88,7 +91,7 @@ WORKER_NO_KEY_MESSAGE = (
 )
 
 
-class WorkerKeyError(RuntimeError):
+class WorkerKeyError(RayClusterError):
     """A Ray worker has no masking key or another key than the driver (message names no value)."""
 
 
@@ -115,8 +118,7 @@ class LocalShardMasker:
     """``mask_steps`` in this process, shard after shard (analysis in the local process pool)."""
 
     def __init__(self, key: str | bytes, n_workers: int = 1, **options: Any) -> None:
-        with _without_ray_address():  # the analysis stays in local processes
-            self.masker = Masker(key=key, n_workers=n_workers, **_options(options))
+        self.masker = Masker(key=key, n_workers=n_workers, **_options(options))
 
     def map(self, shards: Iterable[pa.Table]) -> Iterator[MaskResult]:
         for raw in shards:
@@ -130,18 +132,6 @@ class LocalShardMasker:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-
-@contextmanager
-def _without_ray_address() -> Iterator[None]:
-    """``RAY_ADDRESS`` hidden while an actor builds its masker: its analyzer must be in-process
-    (a Ray worker may have the variable set by the cluster)."""
-    saved = os.environ.pop(RAY_ADDRESS_ENV, None)
-    try:
-        yield
-    finally:
-        if saved is not None:
-            os.environ[RAY_ADDRESS_ENV] = saved
 
 
 def worker_key(fingerprint: str, dev: bool, environ: Mapping[str, str] | None = None) -> str:
@@ -169,31 +159,34 @@ class _ShardActor:
     """Ray actor body: one complete ``Masker`` (analyzer in this process), built once."""
 
     def __init__(self, options: dict[str, Any], fingerprint: str, dev: bool) -> None:
-        self.error: str | None = None
         self.masker: Masker | None = None
         t = time.perf_counter()
+        # reported by ``ready``: the driver raises it. A node without token authentication
+        # masks nothing: any client that reaches it could read this worker's key.
+        self.error: RayClusterError | None = token_auth_error()
+        if self.error is not None:
+            return
         try:
             key = worker_key(fingerprint, dev)
-        except WorkerKeyError as exc:  # reported by ``ready``: the driver raises it
-            self.error = str(exc)
+        except WorkerKeyError as exc:
+            self.error = exc
             return
-        with _without_ray_address():
-            self.masker = Masker(key=key, n_workers=1, **options)
+        self.masker = Masker(key=key, n_workers=1, **options)
         self.masker.pool.local  # noqa: B018 - build Presidio and spaCy now, once
         del key
         self.startup_seconds = time.perf_counter() - t
         # goes to the worker's log on its node (``worker-*.err``)
         print(f"{ACTOR_READY} pid={os.getpid()}", file=sys.stderr, flush=True)
 
-    def ready(self) -> str | None:
-        """``None`` when the masker is built, else the one-line reason it was not."""
+    def ready(self) -> RayClusterError | None:
+        """``None`` when the masker is built, else why it was not (one line, no key material)."""
         return self.error
 
     def mask(self, table: pa.Table) -> MaskResult:
         """``mask_steps`` of one whole shard; ``stats["seconds"]``: ``worker`` (its wall time here)
         and ``worker_cpu`` (this process's CPU time for it)."""
         if self.masker is None:
-            raise WorkerKeyError(self.error or "no masker")
+            raise self.error or WorkerKeyError("no masker")
         t, cpu = time.perf_counter(), time.process_time()
         result = mask_steps(table, self.masker)
         result.stats["seconds"]["worker"] = time.perf_counter() - t
@@ -212,10 +205,12 @@ class _ShardActor:
 class RayShardMasker:
     """``n_workers`` Ray actors (0: one per CPU of the cluster), each masking whole shards.
 
-    Connects with ``ray.init(address=address)`` unless Ray is already initialized in this process,
-    starts the actors and waits until each has built its masker (``startup_seconds``); raises
-    ``WorkerKeyError`` if an actor's key is missing or differs. ``close`` kills the actors and
-    disconnects if this masker connected.
+    Refuses without Ray's token authentication in this process (``RayAuthError``: the actors
+    hold the key). Connects with ``ray.init(address=address)`` unless Ray is already initialized in
+    this process (``RayUnavailableError`` at once when no head answers), starts the actors and
+    waits until each has built its masker (``startup_seconds``); raises ``WorkerKeyError`` if an
+    actor's key is missing or differs, ``RayAuthError`` if its node runs without token
+    authentication. ``close`` kills the actors and disconnects if this masker connected.
     """
 
     def __init__(
@@ -227,6 +222,7 @@ class RayShardMasker:
         in_flight_per_actor: int = IN_FLIGHT_PER_ACTOR,
         **options: Any,
     ) -> None:
+        require_token_auth()
         os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")  # offline: no usage report
         import ray  # only a Ray deployment needs it
 
@@ -249,7 +245,7 @@ class RayShardMasker:
         refused = next((e for e in errors if e), None)
         if refused:
             self.close()
-            raise WorkerKeyError(refused)
+            raise refused
         self.startup_seconds = time.perf_counter() - t
 
     def map(self, shards: Iterable[pa.Table]) -> Iterator[MaskResult]:

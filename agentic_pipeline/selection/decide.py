@@ -35,7 +35,17 @@ from agentic_pipeline.selection.linear import (
     linear_estimates,
     segment_choices,
 )
-from agentic_pipeline.selection.ope import OPE_INTERVAL_COLUMNS, OPEConfig, ope_estimates
+from agentic_pipeline.selection.ope import (
+    HEADLINE,
+    OPE_DETAIL_COLUMNS,
+    OPE_INTERVAL_COLUMNS,
+    TARGET_COLUMNS,
+    LoggedData,
+    OPEConfig,
+    evaluate_targets,
+    ope_estimates,
+    split_target,
+)
 from agentic_pipeline.selection.report import ARM_SUMMARY_COLUMNS, render_report
 
 SELECTION_COLUMNS = [
@@ -61,6 +71,8 @@ SELECTION_COLUMNS = [
     "n_risky",
     "is_default",
     "default_since",
+    "ope_sndr",
+    *OPE_DETAIL_COLUMNS,
 ]
 
 _NON_FLOAT_TYPES = {
@@ -68,7 +80,7 @@ _NON_FLOAT_TYPES = {
         ("ds", "task_type", "policy_id", "reason", "window_start", "window_end"), pa.string()
     ),
     "default_since": pa.string(),
-    **dict.fromkeys(("reward_version", "ope_reason"), pa.string()),
+    **dict.fromkeys(("reward_version", "ope_reason", "ope_estimator", "ope_warning"), pa.string()),
     **dict.fromkeys(("n_episodes", "n_risky"), pa.int64()),
     **dict.fromkeys(("ope_identified", "eligible", "selected", "is_default"), pa.bool_()),
 }
@@ -98,7 +110,33 @@ class SelectionConfig:
     linucb_alpha: float = 1.0
     segment_keys: tuple[str, ...] = ("tier", "channel")
     ope_folds: int = 5
-    n_bootstrap: int = 400
+    n_bootstrap: int = 1000
+    #: the estimator reported as ``ope_estimate`` (ips, snips, dm, dr or sndr)
+    ope_headline: str = HEADLINE
+    #: diagnostics guard: an off-policy estimate below this effective sample size, or with a
+    #: larger importance weight than ``ope_max_weight``, is flagged and never changes a default
+    ope_min_ess: float = 30.0
+    ope_max_weight: float = 50.0
+    #: what the champion/challenger rule compares: the on-policy ``mean`` reward (bandit
+    #: statistics) or the headline off-policy estimate (``ope``, for context-dependent logging)
+    decide_on: str = "mean"
+    #: target policies to evaluate off-policy: name -> task type (or "*") -> {policy: share}
+    target_policies: dict[str, dict[str, dict[str, float]]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.decide_on not in ("mean", "ope"):
+            raise ValueError(f"decide_on must be 'mean' or 'ope', not {self.decide_on!r}")
+
+    def ope_config(self) -> OPEConfig:
+        """The off-policy estimators' settings (the reward model's penalty is chosen by CV)."""
+        return OPEConfig(
+            n_folds=self.ope_folds,
+            n_bootstrap=self.n_bootstrap,
+            confidence=self.confidence,
+            headline=self.ope_headline,
+            min_ess=self.ope_min_ess,
+            max_weight=self.ope_max_weight,
+        )
 
     @classmethod
     def from_dict(cls, data: dict[str, Any] | None) -> SelectionConfig:
@@ -121,6 +159,8 @@ class SelectionResult:
     registry: dict[str, dict[str, Any]]
     report_md: str
     context_decisions: pd.DataFrame = field(default_factory=pd.DataFrame)
+    #: off-policy estimates of the configured target policies (``ope.TARGET_COLUMNS``)
+    targets: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=TARGET_COLUMNS))
 
 
 def _default_of(value: Any) -> str | None:
@@ -208,6 +248,67 @@ def _decide(
     return champion, f"keeping current default; challenger not confidently better: {evidence}"
 
 
+def _weak(row: pd.Series) -> str | None:
+    """The diagnostics warning of a row's off-policy estimate (None if it may be acted on)."""
+    warning = row.get("ope_warning")
+    return None if warning is None or pd.isna(warning) else str(warning)
+
+
+def _decide_ope(
+    sub: pd.DataFrame, champion: str | None, config: SelectionConfig
+) -> tuple[str | None, str]:
+    """``decide_on="ope"``: the champion/challenger rule on the headline off-policy estimate.
+
+    Only eligible policies with an identified estimate that passes the diagnostics guard (no
+    tiny effective sample size, no extreme weight) may become the default; a challenger that
+    would win on a flagged estimate leaves the default unchanged, and the reason says so.
+    """
+    by_policy = sub.set_index("policy_id")
+    champ = by_policy.loc[champion] if champion in by_policy.index else None
+    scored = sub[sub["eligible"] & sub["ope_identified"].eq(True) & sub["ope_estimate"].notna()]
+    if scored.empty:
+        chosen, reason = _decide(sub, champion, config)
+        return chosen, f"no identified off-policy estimate: bandit rule: {reason}"
+    top = scored.sort_values(["ope_ci_low", "ope_estimate"], ascending=False).iloc[0]
+    name = str(top["policy_id"])
+    evidence = (
+        f"{name} OPE {_f(top['ope_estimate'])} [{_f(top['ope_ci_low'])}, "
+        f"{_f(top['ope_ci_high'])}] ({top['ope_estimator']})"
+    )
+    warning = _weak(top)
+    if name == champion:
+        return name, f"current default has the highest off-policy lower bound: {evidence}"
+    if warning:
+        if champion is not None:
+            return champion, (
+                f"keeping current default {champion}: challenger {evidence} rests on a weak "
+                f"off-policy estimate ({warning}); not changing the default on it"
+            )
+        sound = scored[[_weak(r) is None for _, r in scored.iterrows()]]
+        if sound.empty:
+            chosen, reason = _decide(sub, champion, config)
+            return chosen, (
+                f"every off-policy estimate is weak (best: {evidence}: {warning}); "
+                f"bandit rule: {reason}"
+            )
+        top = sound.sort_values(["ope_ci_low", "ope_estimate"], ascending=False).iloc[0]
+        return str(top["policy_id"]), (
+            f"no current default; highest sound off-policy lower bound "
+            f"{_f(top['ope_ci_low'])} ({name} was higher on a weak estimate: {warning})"
+        )
+    if champion is None:
+        return name, f"no current default; highest off-policy lower bound: {evidence}"
+    champ_value = np.nan if champ is None else champ["ope_estimate"]
+    if champ is None or not np.isfinite(champ_value) or top["ope_ci_low"] > champ_value:
+        return name, f"challenger confidently better than {champion} off-policy: {evidence} vs " + (
+            f"{champion} {_f(champ_value)}"
+        )
+    return champion, (
+        f"keeping current default; challenger not confidently better off-policy: {evidence} "
+        f"vs {champion} {_f(champ_value)}"
+    )
+
+
 def _row_reason(row: pd.Series, config: SelectionConfig) -> str:
     """Why a policy is or is not eligible, in plain words."""
     if row["n_episodes"] < config.min_samples:
@@ -259,6 +360,7 @@ def select_policies(
     reward_version = "+".join(versions) if versions else None
     ss_ci, ss_pb, ss_ope = np.random.SeedSequence(seed).spawn(3)
 
+    targets = pd.DataFrame(columns=TARGET_COLUMNS)
     if window.empty:
         table = pd.DataFrame(columns=SELECTION_COLUMNS)
         contexts = pd.DataFrame()
@@ -294,14 +396,19 @@ def select_policies(
             window, featurizer, config.ridge_alpha, config.linucb_alpha, config.segment_keys
         )
         table = table.merge(linear.table, on=["task_type", "policy_id"], how="left")
-        ope = ope_estimates(
-            window,
-            OPEConfig(config.ope_folds, config.n_bootstrap, config.confidence, config.ridge_alpha),
-            featurizer,
-            np.random.default_rng(ss_ope),
-        )
+        ope_config = config.ope_config()
+        ope_rng = np.random.default_rng(ss_ope)
+        logged = LoggedData.prepare(window, ope_config, featurizer, ope_rng)
+        ope = ope_estimates(window, ope_config, featurizer, ope_rng, data=logged)
         table = table.merge(ope, on=["task_type", "policy_id"], how="left")
         contexts = linear.contexts
+        if config.target_policies:
+            tasks = window["task_type"].to_numpy()
+            probs = {
+                name: split_target(logged.actions, tasks, split)
+                for name, split in sorted(config.target_policies.items())
+            }
+            targets = evaluate_targets(window, probs, ope_config, seed=ope_rng, data=logged)
 
     table["ds"] = day
     table["window_start"] = start
@@ -314,7 +421,8 @@ def select_policies(
     registry: dict[str, dict[str, Any]] = {}
     for task in sorted(set(table["task_type"]) | set(defaults)):
         sub = table[table["task_type"] == task]
-        chosen, reason = _decide(sub, defaults.get(task), config)
+        decide = _decide_ope if config.decide_on == "ope" else _decide
+        chosen, reason = decide(sub, defaults.get(task), config)
         mask = (table["task_type"] == task) & (table["policy_id"] == chosen)
         table.loc[mask, "selected"] = True
         table.loc[mask, "reason"] = "selected: " + reason
@@ -343,6 +451,9 @@ def select_policies(
             "ci_high": None if row is None else row["ci_high"],
             "prob_best": None if row is None else row["prob_best"],
             "ope_estimate": None if row is None else row["ope_estimate"],
+            "ope_estimator": None if row is None else row["ope_estimator"],
+            "ope_warning": None if row is None else row["ope_warning"],
+            "decided_on_estimate": config.decide_on,
             "reason": reason,
             "decided_on": day,
             "window_start": start,
@@ -365,5 +476,5 @@ def select_policies(
     table = table.reindex(columns=SELECTION_COLUMNS)
     table = table.sort_values(["task_type", "policy_id"]).reset_index(drop=True)
     table = table.astype({"eligible": bool, "selected": bool, "is_default": bool})
-    report = render_report(table, contexts, registry)
-    return SelectionResult(table, registry, report, contexts)
+    report = render_report(table, contexts, registry, targets)
+    return SelectionResult(table, registry, report, contexts, targets)

@@ -1,19 +1,33 @@
-"""Off-policy evaluation of "always choose policy p for task type t" from logged propensities.
+"""Off-policy evaluation of any target policy from logged propensities.
 
-For an episode of task type ``t`` the logging policy chose ``policy_id`` with probability
-``propensity``. For the deterministic target "always p" the importance weight is
-``w = 1[policy_id == p] / propensity`` and we report:
+A target policy is given as probabilities per logged context: ``probs[i, k]`` is the
+probability that the target chooses action ``actions[k]`` in the context of logged row ``i``
+(a deterministic choice is a one-hot row, a traffic split a constant row, a softmax or Thompson
+policy any distribution). Row ``i`` logged action ``a_i`` with propensity ``p_i`` and reward
+``r_i``; the importance weight is ``w_i = probs[i, a_i] / p_i``. With a reward model ``q(x, a)``
+(clipped to the reward's range) the estimators are:
 
-- IPS: ``mean(w * r)``; SNIPS: ``sum(w * r) / sum(w)``;
-- DM (direct method): mean prediction of policy p's Ridge reward model (``linear``) over the task
-  type's contexts;
-- DR (doubly robust): ``mean(q_p(x) + w * (r - q_p(x)))`` with ``q_p`` cross-fitted over K folds
-  (each episode is predicted by models that never saw it);
-- percentile-bootstrap intervals of DR and the effective sample size ``(sum w)^2 / sum w^2``.
+- ``ips``: ``mean(w r)``; ``snips``: ``sum(w r) / sum(w)``;
+- ``dm`` (direct method): ``mean(sum_a probs[i, a] q(x_i, a))``;
+- ``dr`` (doubly robust): ``dm + mean(w (r - q(x, a)))``;
+- ``sndr`` (self-normalised doubly robust): ``dm + sum(w (r - q(x, a))) / sum(w)``: the weights
+  of the correction sum to one, so a few huge weights cannot run the estimate away.
 
-The estimate is identified only where every episode of the task type has a propensity in (0, 1]
-and the logging was not deterministic (not all propensities 1) and p was logged there; otherwise
-DM is still given but ``ope_identified`` is False with a reason.
+The reward model (:class:`PooledRewardModel`) is one ridge regression over every policy's rows:
+context features, the policy, and policy-by-context interactions shrunk toward the pooled fit,
+cross-fitted over K folds (no row is predicted by a model that saw it). Every estimate and
+interval end is clipped to the reward range (the window's observed range unless configured).
+
+Intervals (:func:`estimator_intervals`): a Poisson bootstrap over the logged rows recomputes
+every estimator (the normalisations included); where the rewards are binary, or the rows the
+target weighs show a single reward value, the interval is widened to contain the Wilson score
+interval at the effective sample size ``(sum w)^2 / sum w^2``, so no reward is never a
+zero-width interval and rare rewards keep their skewed upper tail. DM's interval also contains
+DR's: its bootstrap holds the reward model fixed and so cannot see the model's bias.
+
+Diagnostics per estimate: the effective sample size and the largest weight; an estimate whose
+ESS is below ``min_ess`` or whose largest weight exceeds ``max_weight`` carries a warning
+(``ope_warning``), and the decision never changes the default on it (``decide``).
 
 This is a small numpy implementation on purpose: the usual OPE libraries (Open Bandit Pipeline,
 Vowpal Wabbit's estimators, SCOPE-RL, d3rlpy) are unmaintained for current pandas/numpy/sklearn or
@@ -22,24 +36,36 @@ pull in GPU and deep-learning stacks, for a few lines of arithmetic.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from scipy import stats
+from sklearn.linear_model import Ridge, RidgeCV
 
-from agentic_pipeline.selection.linear import ContextFeaturizer, fit_policy_models
+from agentic_pipeline.selection.linear import ContextFeaturizer
 
-#: The chosen estimate with its bootstrap interval, effective sample size and identifiability.
+#: The estimators, in the order the tables show them.
+ESTIMATORS = ("ips", "snips", "dm", "dr", "sndr")
+#: The estimator reported as ``ope_estimate`` (chosen by measurement: docs/ope.md).
+HEADLINE = "sndr"
+#: The headline estimate with its interval, effective sample size and identifiability.
 OPE_INTERVAL_COLUMNS = ("ope_estimate", "ope_ci_low", "ope_ci_high", "ope_ess", "ope_identified")
+#: Every estimator's value and interval, the headline's name, largest weight and warning.
+OPE_DETAIL_COLUMNS = (
+    *(f"ope_{e}{s}" for e in ESTIMATORS for s in ("_low", "_high")),
+    "ope_estimator",
+    "ope_max_weight",
+    "ope_warning",
+)
 OPE_COLUMNS = [
     "task_type",
     "policy_id",
-    "ope_ips",
-    "ope_snips",
-    "ope_dm",
-    "ope_dr",
+    *(f"ope_{e}" for e in ESTIMATORS),
     *OPE_INTERVAL_COLUMNS,
     "ope_reason",
+    *OPE_DETAIL_COLUMNS,
 ]
 
 
@@ -48,9 +74,21 @@ class OPEConfig:
     """Settings of the off-policy estimators."""
 
     n_folds: int = 5
-    n_bootstrap: int = 400
+    n_bootstrap: int = 1000
     confidence: float = 0.9
-    ridge_alpha: float = 1.0
+    #: ridge penalty of the reward model; None: chosen by generalised cross-validation
+    ridge_alpha: float | None = None
+    headline: str = HEADLINE
+    #: (low, high) of the reward; None: the observed range of the rewards evaluated
+    reward_range: tuple[float, float] | None = None
+    #: diagnostics guard: below this effective sample size an estimate is flagged
+    min_ess: float = 30.0
+    #: diagnostics guard: above this largest importance weight an estimate is flagged
+    max_weight: float = 50.0
+
+    def __post_init__(self) -> None:
+        if self.headline not in ESTIMATORS:
+            raise ValueError(f"unknown headline estimator {self.headline!r}: one of {ESTIMATORS}")
 
 
 def identification(propensity: pd.Series) -> tuple[bool, str]:
@@ -66,54 +104,324 @@ def identification(propensity: pd.Series) -> tuple[bool, str]:
     return True, "identified: logged propensities"
 
 
-def cross_fit_predictions(
+# -- the reward model ----------------------------------------------------------------------------
+
+
+#: Ridge penalties tried by generalised cross-validation when ``ridge_alpha`` is None.
+RIDGE_ALPHAS = tuple(float(a) for a in np.logspace(-2, 4, 13))
+
+
+@dataclass
+class PooledRewardModel:
+    """One ridge over all policies: ``q(x, a) = b + x.beta + c_a + x.B_a``, clipped to a range.
+
+    The context coefficients ``beta`` are shared by every policy; each policy's own intercept
+    ``c_a`` and interactions ``B_a`` are penalised toward zero, so a policy with few rows gets the
+    pooled prediction plus a small correction instead of a fit to its own handful of rows. The
+    penalty is chosen by generalised (leave-one-out) cross-validation over ``RIDGE_ALPHAS`` unless
+    ``alpha`` is given: with rare rewards it picks a strong one. Interactions are left out when
+    ``n_actions * n_features`` exceeds ``max_interactions`` (many actions: intercepts only).
+    """
+
+    n_actions: int
+    alpha: float | None = None
+    max_interactions: int = 1000
+    low: float = -np.inf
+    high: float = np.inf
+
+    def _design(self, x: np.ndarray, actions: np.ndarray) -> np.ndarray:
+        onehot = np.zeros((len(x), self.n_actions))
+        onehot[np.arange(len(x)), actions] = 1.0
+        blocks = [x, onehot]
+        if self.interactions:
+            blocks.append((onehot[:, :, None] * x[:, None, :]).reshape(len(x), -1))
+        return np.hstack(blocks)
+
+    def fit(self, x: np.ndarray, actions: np.ndarray, rewards: np.ndarray) -> PooledRewardModel:
+        """Fit on rows with context ``x``, logged action index ``actions`` and ``rewards``."""
+        self.interactions = self.n_actions * x.shape[1] <= self.max_interactions
+        design = self._design(x, actions)
+        if self.alpha is None and len(x) > 2:
+            ridge = RidgeCV(alphas=RIDGE_ALPHAS).fit(design, rewards)
+            self.alpha_ = float(ridge.alpha_)
+        else:
+            ridge = Ridge(alpha=self.alpha or 1.0).fit(design, rewards)
+            self.alpha_ = float(self.alpha or 1.0)
+        d = x.shape[1]
+        coef = ridge.coef_
+        self.intercept_ = float(ridge.intercept_)
+        self.beta_ = coef[:d]
+        self.action_ = coef[d : d + self.n_actions]
+        inter = coef[d + self.n_actions :]
+        self.inter_ = inter.reshape(self.n_actions, d) if self.interactions else None
+        return self
+
+    def predict_all(self, x: np.ndarray) -> np.ndarray:
+        """``q[i, k]``: the predicted reward of action ``k`` in context ``i``, clipped."""
+        q = self.intercept_ + (x @ self.beta_)[:, None] + self.action_[None, :]
+        if self.inter_ is not None:
+            q = q + x @ self.inter_.T
+        return np.clip(q, self.low, self.high)
+
+
+def cross_fit_rewards(
     x: np.ndarray,
+    actions: np.ndarray,
     rewards: np.ndarray,
-    policies: np.ndarray,
-    targets: list[str],
+    n_actions: int,
     n_folds: int,
-    ridge_alpha: float,
+    alpha: float | None,
+    reward_range: tuple[float, float],
     rng: np.random.Generator,
 ) -> np.ndarray:
-    """Out-of-fold predictions ``q[i, j]`` of target policy ``targets[j]`` for each row ``i``."""
+    """Out-of-fold predictions ``q[i, k]`` of every action for each row ``i`` (pooled model)."""
     n = len(rewards)
-    q = np.full((n, len(targets)), np.nan)
+    q = np.empty((n, n_actions))
+    low, high = reward_range
     k = max(2, min(n_folds, n))
     folds = rng.permutation(n) % k
     for fold in range(k):
         test = folds == fold
         if not test.any():
             continue
-        models = fit_policy_models(x[~test], rewards[~test], policies[~test], ridge_alpha)
-        for j, target in enumerate(targets):
-            if target in models:
-                q[test, j] = models[target].predict(x[test])
-    # a policy absent from the other folds: fall back to its full-data fit
-    missing = np.isnan(q).any(axis=0)
-    if missing.any():
-        models = fit_policy_models(x, rewards, policies, ridge_alpha)
-        for j in np.flatnonzero(missing):
-            if targets[j] in models:
-                rows = np.isnan(q[:, j])
-                q[rows, j] = models[targets[j]].predict(x[rows])
+        if (~test).sum() == 0:
+            q[test] = float(np.mean(rewards))
+            continue
+        model = PooledRewardModel(n_actions, alpha, low=low, high=high)
+        q[test] = model.fit(x[~test], actions[~test], rewards[~test]).predict_all(x[test])
     return q
 
 
-def bootstrap_mean_ci(
-    values: np.ndarray, n_bootstrap: int, confidence: float, rng: np.random.Generator
-) -> tuple[float, float]:
-    """Percentile bootstrap interval of the mean of ``values``."""
-    n = len(values)
-    if n == 0:
-        return np.nan, np.nan
-    batch = max(1, 2_000_000 // max(n, 1))
-    means = []
-    for start in range(0, n_bootstrap, batch):
-        size = min(batch, n_bootstrap - start)
-        means.append(values[rng.integers(0, n, size=(size, n))].mean(axis=1))
+# -- estimators and intervals --------------------------------------------------------------------
+
+
+def _wilson(p: float, n: float, confidence: float) -> tuple[float, float]:
+    """Wilson score interval of a proportion ``p`` observed over ``n`` (possibly fractional)."""
+    if not n > 0:
+        return 0.0, 1.0
+    z = stats.norm.ppf(1 - (1 - confidence) / 2)
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z / (1 + z * z / n) * np.sqrt(max(p * (1 - p), 0.0) / n + z * z / (4 * n * n))
+    return float(max(centre - half, 0.0)), float(min(centre + half, 1.0))
+
+
+def _estimates_from_sums(s: np.ndarray) -> np.ndarray:
+    """Estimators from column sums ``[n, w, w r, dm, w (r - q)]`` (any leading shape)."""
+    n, sw, swr, sdm, sres = (s[..., j] for j in range(5))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        dm = sdm / n
+        return np.stack(
+            [swr / n, swr / sw, dm, dm + sres / n, dm + np.where(sw > 0, sres / sw, 0.0)], axis=-1
+        )
+
+
+def estimator_intervals(
+    rewards: np.ndarray,
+    weights: np.ndarray,
+    q_logged: np.ndarray,
+    q_target: np.ndarray,
+    reward_range: tuple[float, float],
+    confidence: float,
+    n_bootstrap: int,
+    rng: np.random.Generator,
+) -> dict[str, float]:
+    """Every estimator with its interval, the effective sample size and the largest weight.
+
+    ``weights``: target probability of the logged action over its propensity; ``q_logged``: the
+    reward model at the logged action; ``q_target``: its expectation under the target policy.
+    """
+    low, high = reward_range
+    n = len(rewards)
+    terms = np.column_stack(
+        [np.ones(n), weights, weights * rewards, q_target, weights * (rewards - q_logged)]
+    )
+    point = _estimates_from_sums(terms.sum(axis=0))
+    # Poisson bootstrap over the logged rows: every estimator from the same resamples
+    counts = rng.poisson(1.0, size=(n_bootstrap, n)).astype(float)
+    boot = _estimates_from_sums(counts @ terms)
     tail = (1 - confidence) / 2
-    lo, hi = np.quantile(np.concatenate(means), [tail, 1 - tail])
-    return float(lo), float(hi)
+    with np.errstate(invalid="ignore"):
+        lo_q, hi_q = np.nanquantile(boot, [tail, 1 - tail], axis=0)
+    ess = float(weights.sum() ** 2 / np.sum(weights**2)) if np.any(weights > 0) else 0.0
+    out: dict[str, float] = {"ess": ess, "max_weight": float(weights.max(initial=0.0))}
+    span = high - low if high > low else 1.0
+    weighed = rewards[weights > 0]
+    binary = bool(np.isin(rewards, (low, high)).all())
+    single_value = len(np.unique(weighed)) <= 1
+    for j, name in enumerate(ESTIMATORS):
+        est, lo, hi = float(point[j]), float(lo_q[j]), float(hi_q[j])
+        if not np.isfinite(est):  # no weight on any row: nothing to estimate from
+            out.update({name: np.nan, f"{name}_low": np.nan, f"{name}_high": np.nan})
+            continue
+        if binary or single_value:
+            # rare or absent rewards: at least the Wilson interval at the effective size
+            n_eff = float(n) if name == "dm" else ess
+            p = min(max((est - low) / span, 0.0), 1.0)
+            w_lo, w_hi = _wilson(p, n_eff, confidence)
+            lo = min(lo, low + span * w_lo) if np.isfinite(lo) else low + span * w_lo
+            hi = max(hi, low + span * w_hi) if np.isfinite(hi) else low + span * w_hi
+        est = min(max(est, low), high)
+        out[name] = est
+        out[f"{name}_low"] = min(max(lo, low), est)
+        out[f"{name}_high"] = max(min(hi, high), est)
+    # the DM bootstrap holds the reward model fixed, so it ignores the model's own bias, which
+    # the doubly robust correction measures: DM's interval also contains DR's
+    if np.isfinite(out["dr"]):
+        out["dm_low"] = min(out["dm_low"], out["dr_low"])
+        out["dm_high"] = max(out["dm_high"], out["dr_high"])
+    return out
+
+
+def diagnostics_warning(ess: float, max_weight: float, config: OPEConfig) -> str | None:
+    """Why an estimate is too weak to act on (tiny ESS or an extreme weight), or None."""
+    problems = []
+    if not ess >= config.min_ess:
+        problems.append(f"effective sample size {ess:.1f} < {config.min_ess:g}")
+    if max_weight > config.max_weight:
+        problems.append(f"largest weight {max_weight:.1f} > {config.max_weight:g}")
+    return "; ".join(problems) or None
+
+
+# -- target policies -----------------------------------------------------------------------------
+
+
+def deterministic_target(actions: Sequence[str], n: int, policy: str) -> np.ndarray:
+    """``probs`` of "always ``policy``" for ``n`` rows."""
+    probs = np.zeros((n, len(actions)))
+    if policy in actions:
+        probs[:, list(actions).index(policy)] = 1.0
+    return probs
+
+
+def split_target(
+    actions: Sequence[str],
+    task_types: np.ndarray,
+    split: Mapping[str, Mapping[str, float]],
+) -> np.ndarray:
+    """``probs`` of a traffic split per task type (``"*"``: every other task type).
+
+    Shares are normalised per task type; a task type without a split (and no ``"*"``) gets a
+    row of NaN, which the estimators report as not evaluated.
+    """
+    index = {a: k for k, a in enumerate(actions)}
+    probs = np.full((len(task_types), len(actions)), np.nan)
+    for task in pd.unique(task_types):
+        shares = split.get(str(task), split.get("*"))
+        if not shares:
+            continue
+        total = float(sum(v for v in shares.values() if v > 0))
+        if total <= 0:
+            raise ValueError(f"traffic split for {task!r}: shares must be positive")
+        row = np.zeros(len(actions))
+        for policy, share in shares.items():
+            if share < 0:
+                raise ValueError(f"traffic split for {task!r}: negative share for {policy!r}")
+            if policy in index:
+                row[index[policy]] = share / total
+        probs[task_types == task] = row
+    return probs
+
+
+def softmax_target(scores: np.ndarray, temperature: float = 1.0) -> np.ndarray:
+    """``probs`` of a softmax over per-context action ``scores`` (rows: contexts)."""
+    z = np.asarray(scores, float) / temperature
+    z = np.exp(z - z.max(axis=1, keepdims=True))
+    return z / z.sum(axis=1, keepdims=True)
+
+
+# -- the window ----------------------------------------------------------------------------------
+
+
+@dataclass
+class LoggedData:
+    """A window's logged rows prepared once: actions, propensities and the reward model."""
+
+    window: pd.DataFrame
+    actions: list[str]
+    action_index: np.ndarray
+    rewards: np.ndarray
+    propensity: np.ndarray
+    q: np.ndarray
+    reward_range: tuple[float, float]
+
+    @classmethod
+    def prepare(
+        cls,
+        window: pd.DataFrame,
+        config: OPEConfig,
+        featurizer: ContextFeaturizer | None = None,
+        rng: np.random.Generator | None = None,
+        actions: Sequence[str] | None = None,
+    ) -> LoggedData:
+        """Featurise ``window`` and cross-fit the pooled reward model over every action."""
+        rng = rng or np.random.default_rng(0)
+        featurizer = featurizer or ContextFeaturizer()
+        x = featurizer.fit(window).transform(window)
+        logged = window["policy_id"].astype(str).to_numpy()
+        acts = list(actions) if actions is not None else sorted(pd.unique(logged).tolist())
+        index = {a: k for k, a in enumerate(acts)}
+        unknown = sorted(set(logged) - set(index))
+        if unknown:
+            raise ValueError(f"logged actions missing from the action list: {unknown[:5]}")
+        a_idx = np.array([index[a] for a in logged], dtype=int)
+        rewards = window["reward"].to_numpy(float)
+        if config.reward_range is not None:
+            reward_range = (float(config.reward_range[0]), float(config.reward_range[1]))
+        else:
+            reward_range = (float(rewards.min()), float(rewards.max()))
+        q = cross_fit_rewards(
+            x, a_idx, rewards, len(acts), config.n_folds, config.ridge_alpha, reward_range, rng
+        )
+        prop = pd.to_numeric(window["propensity"], errors="coerce").to_numpy(float)
+        return cls(window, acts, a_idx, rewards, prop, q, reward_range)
+
+    def evaluate(
+        self,
+        probs: np.ndarray,
+        rows: np.ndarray,
+        config: OPEConfig,
+        rng: np.random.Generator,
+        identified: bool = True,
+    ) -> dict[str, float]:
+        """Every estimator of the target over ``rows``; ``probs[j]`` belongs to row ``rows[j]``."""
+        p, a = probs, self.action_index[rows]
+        q = self.q[rows]
+        q_target = np.einsum("ik,ik->i", p, q)
+        if not identified:
+            out = {e: np.nan for e in ESTIMATORS}
+            out.update({f"{e}{s}": np.nan for e in ESTIMATORS for s in ("_low", "_high")})
+            out.update(dm=float(q_target.mean()), ess=np.nan, max_weight=np.nan)
+            return out
+        weights = p[np.arange(len(rows)), a] / self.propensity[rows]
+        return estimator_intervals(
+            self.rewards[rows],
+            weights,
+            q[np.arange(len(rows)), a],
+            q_target,
+            self.reward_range,
+            config.confidence,
+            config.n_bootstrap,
+            rng,
+        )
+
+
+def _row(estimates: dict[str, float], config: OPEConfig, identified: bool, reason: str) -> dict:
+    """One OPE table row from :meth:`LoggedData.evaluate`'s output."""
+    head = config.headline
+    row = {f"ope_{k}": v for k, v in estimates.items() if k not in ("ess", "max_weight")}
+    warning = diagnostics_warning(estimates["ess"], estimates["max_weight"], config)
+    row.update(
+        ope_estimate=estimates[head] if identified else np.nan,
+        ope_ci_low=estimates[f"{head}_low"] if identified else np.nan,
+        ope_ci_high=estimates[f"{head}_high"] if identified else np.nan,
+        ope_ess=estimates["ess"],
+        ope_max_weight=estimates["max_weight"],
+        ope_estimator=head,
+        ope_identified=identified,
+        ope_reason=reason,
+        ope_warning=warning if identified else None,
+    )
+    return row
 
 
 def ope_estimates(
@@ -121,43 +429,69 @@ def ope_estimates(
     config: OPEConfig | None = None,
     featurizer: ContextFeaturizer | None = None,
     seed: int | np.random.Generator | None = 0,
+    data: LoggedData | None = None,
 ) -> pd.DataFrame:
     """OPE of "always p" per (task type, policy p logged in that task type): ``OPE_COLUMNS``."""
     config = config or OPEConfig()
     rng = np.random.default_rng(seed)
     if window.empty:
         return pd.DataFrame(columns=OPE_COLUMNS)
-    featurizer = featurizer or ContextFeaturizer()
-    x = featurizer.fit(window).transform(window)
-    rewards = window["reward"].to_numpy(float)
-    policies = window["policy_id"].astype(str).to_numpy()
-    targets = sorted(pd.unique(policies).tolist())
-    q = cross_fit_predictions(
-        x, rewards, policies, targets, config.n_folds, config.ridge_alpha, rng
-    )
-    prop = pd.to_numeric(window["propensity"], errors="coerce").to_numpy(float)
+    data = data or LoggedData.prepare(window, config, featurizer, rng)
     rows = []
     for task, idx in window.groupby("task_type", sort=True).indices.items():
         identified, reason = identification(window["propensity"].iloc[idx])
-        r, a, pi = rewards[idx], policies[idx], prop[idx]
-        for target in sorted(pd.unique(a).tolist()):
-            qp = q[idx, targets.index(target)]
-            row = {"task_type": task, "policy_id": target, "ope_dm": float(qp.mean())}
-            row.update(ope_ips=np.nan, ope_snips=np.nan, ope_dr=np.nan, ope_estimate=np.nan)
-            row.update(ope_ci_low=np.nan, ope_ci_high=np.nan, ope_ess=np.nan)
-            if identified:
-                w = np.where(a == target, 1.0 / np.where(np.isnan(pi), 1.0, pi), 0.0)
-                dr_terms = qp + w * (r - qp)
-                lo, hi = bootstrap_mean_ci(dr_terms, config.n_bootstrap, config.confidence, rng)
-                row.update(
-                    ope_ips=float(np.mean(w * r)),
-                    ope_snips=float(np.sum(w * r) / np.sum(w)),
-                    ope_dr=float(dr_terms.mean()),
-                    ope_estimate=float(dr_terms.mean()),
-                    ope_ci_low=lo,
-                    ope_ci_high=hi,
-                    ope_ess=float(w.sum() ** 2 / np.sum(w**2)),
-                )
-            row.update(ope_identified=identified, ope_reason=reason)
-            rows.append(row)
+        logged = sorted(pd.unique(window["policy_id"].iloc[idx].astype(str)).tolist())
+        for target in logged:
+            probs = deterministic_target(data.actions, len(idx), target)
+            estimates = data.evaluate(probs, idx, config, rng, identified)
+            rows.append(
+                {
+                    "task_type": task,
+                    "policy_id": target,
+                    **_row(estimates, config, identified, reason),
+                }
+            )
     return pd.DataFrame(rows, columns=OPE_COLUMNS)
+
+
+#: Columns of :func:`evaluate_targets`.
+TARGET_COLUMNS = ["target", "task_type", "n_episodes", *OPE_COLUMNS[2:]]
+
+
+def evaluate_targets(
+    window: pd.DataFrame,
+    targets: Mapping[str, np.ndarray],
+    config: OPEConfig | None = None,
+    featurizer: ContextFeaturizer | None = None,
+    seed: int | np.random.Generator | None = 0,
+    data: LoggedData | None = None,
+) -> pd.DataFrame:
+    """OPE of named target policies per task type: ``TARGET_COLUMNS``.
+
+    ``targets[name]`` is a ``(len(window), len(data.actions))`` matrix of target probabilities
+    per logged row (columns in ``data.actions`` order); rows of NaN are not evaluated.
+    """
+    config = config or OPEConfig()
+    rng = np.random.default_rng(seed)
+    if window.empty or not targets:
+        return pd.DataFrame(columns=TARGET_COLUMNS)
+    data = data or LoggedData.prepare(window, config, featurizer, rng)
+    out = []
+    for name, probs in targets.items():
+        probs = np.asarray(probs, float)
+        if probs.shape != (len(window), len(data.actions)):
+            raise ValueError(
+                f"target {name!r}: probabilities of shape {probs.shape}, expected "
+                f"{(len(window), len(data.actions))} (rows x actions {data.actions})"
+            )
+        for task, idx in window.groupby("task_type", sort=True).indices.items():
+            p = probs[idx]
+            if np.isnan(p).any():
+                continue
+            if (p < 0).any() or not np.allclose(p.sum(axis=1), 1.0, atol=1e-6):
+                raise ValueError(f"target {name!r}: probabilities per row must sum to 1")
+            identified, reason = identification(window["propensity"].iloc[idx])
+            estimates = data.evaluate(p, idx, config, rng, identified)
+            row = _row(estimates, config, identified, reason)
+            out.append({"target": name, "task_type": task, "n_episodes": len(idx), **row})
+    return pd.DataFrame(out, columns=TARGET_COLUMNS)

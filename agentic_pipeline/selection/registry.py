@@ -21,7 +21,8 @@ from typing import Any
 from upath import UPath
 
 from agentic_pipeline.jsonutil import strict_json_dumps_counted
-from agentic_pipeline.selection.decide import SelectionConfig, SelectionResult
+from agentic_pipeline.selection.decide import SelectionConfig, SelectionResult, _jsonable
+from agentic_pipeline.selection.ope import ESTIMATORS
 from agentic_pipeline.selection.report import render_chart
 from agentic_pipeline.storage import DataRoot
 
@@ -84,7 +85,34 @@ def registry_document(
         "previous_registry_ds": (previous or {}).get("ds"),
         "config": asdict(config),
         "task_types": entries,
+        "target_policies": target_records(result),
     }
+
+
+#: what the registry keeps of each target policy's off-policy estimate
+TARGET_FIELDS = (
+    "target",
+    "task_type",
+    "n_episodes",
+    "ope_estimator",
+    "ope_estimate",
+    "ope_ci_low",
+    "ope_ci_high",
+    "ope_ess",
+    "ope_max_weight",
+    "ope_warning",
+    "ope_identified",
+    "ope_reason",
+    *(f"ope_{e}{s}" for e in ESTIMATORS for s in ("", "_low", "_high")),
+)
+
+
+def target_records(result: SelectionResult) -> list[dict[str, Any]]:
+    """The configured target policies' estimates per task type, as JSON-able records."""
+    if result.targets is None or result.targets.empty:
+        return []
+    rows = result.targets.reindex(columns=TARGET_FIELDS)
+    return [{k: _jsonable(v) for k, v in row.items()} for row in rows.to_dict("records")]
 
 
 def write_decision(

@@ -62,7 +62,10 @@ LEGEND = {
     "mean": "mean reward (interval: its confidence interval, ci low .. ci high)",
     "P(best)": "probability of having the highest mean (Thompson sampling)",
     "linear": "reward predicted from the episode context by a ridge model",
-    "OPE": "off-policy (doubly robust) estimate had every episode used the policy",
+    "OPE": "off-policy estimate had every episode used the policy (the headline estimator, "
+    "self-normalised doubly robust unless configured)",
+    "ESS": "effective sample size of the off-policy estimate, (sum w)^2 / sum w^2",
+    "max w": "largest importance weight (target probability / logged propensity)",
     "risk": "share of episodes with a financial write or destructive act",
     "risk upper": "upper confidence bound of that share; above the risk budget: not eligible",
     "eligible": "enough episodes and risk within the budget",
@@ -94,10 +97,59 @@ def window_sentence(table: pd.DataFrame, registry: dict[str, dict[str, Any]] | N
     return f"{n} day(s) with rewards, {data_start} .. {end} (window {start} .. {end})"
 
 
+#: off-policy estimators as the report names them (columns ``ope_<name>``, ``..._low/_high``)
+OPE_LABELS = {"ips": "IPS", "snips": "SNIPS", "dm": "DM", "dr": "DR", "sndr": "SNDR"}
+
+
+def _interval(row: Any, name: str) -> str:
+    est, lo, hi = (row.get(f"ope_{name}{s}") for s in ("", "_low", "_high"))
+    if est is None or not np.isfinite(est):
+        return "–"
+    if lo is None or not np.isfinite(lo):
+        return _fmt(est)
+    return f"{_fmt(est)} [{_fmt(lo)}, {_fmt(hi)}]"
+
+
+def estimator_table(rows: pd.DataFrame, key: str = "policy_id") -> str:
+    """Markdown: each off-policy estimator with its interval, the ESS and the largest weight."""
+    out = []
+    for _, row in rows.iterrows():
+        r = row.to_dict()
+        entry = {COLUMN_LABELS.get(key, key): r[key]}
+        entry.update({label: _interval(r, name) for name, label in OPE_LABELS.items()})
+        warning = r.get("ope_warning")
+        entry.update(
+            {
+                "ESS": _fmt(r.get("ope_ess"), 1),
+                "max w": _fmt(r.get("ope_max_weight"), 1),
+                "guard": "–" if warning is None or pd.isna(warning) else f"weak: {warning}",
+            }
+        )
+        out.append(entry)
+    return _md_table(pd.DataFrame(out))
+
+
+def targets_section(targets: pd.DataFrame) -> list[str]:
+    """Markdown lines: the configured target policies' off-policy estimates per task type."""
+    if targets is None or targets.empty:
+        return []
+    lines = ["## Target policies (off-policy)", ""]
+    for name, sub in targets.groupby("target", sort=True):
+        head = sub["ope_estimator"].iloc[0]
+        lines += [f"### {name} (headline: {OPE_LABELS.get(head, head)})", ""]
+        lines += [estimator_table(sub, "task_type"), ""]
+        lines += [
+            f"- {t}: {r}" for t, r in sub.loc[~sub["ope_identified"], ["task_type", "ope_reason"]]
+            .itertuples(index=False)
+        ]  # fmt: skip
+    return [*lines, ""]
+
+
 def render_report(
     table: pd.DataFrame,
     context_decisions: pd.DataFrame | None = None,
     registry: dict[str, dict[str, Any]] | None = None,
+    targets: pd.DataFrame | None = None,
 ) -> str:
     """Markdown: per task type the decision, its reason and every policy's statistics."""
     if table.empty and not registry:
@@ -137,7 +189,16 @@ def render_report(
             lines += [f"- {p}: {r}" for p, r in notes.itertuples(index=False)]
             unidentified = sub.loc[sub["ope_identified"].eq(False), "ope_reason"].dropna().unique()
             lines += [f"- off-policy estimate: {r}" for r in unidentified]
+            if "ope_warning" in sub:
+                weak = sub.loc[sub["ope_warning"].notna(), ["policy_id", "ope_warning"]]
+                lines += [
+                    f"- off-policy estimate of {p} is weak ({w}): no default changes on it"
+                    for p, w in weak.itertuples(index=False)
+                ]
             lines.append("")
+            if sub["ope_identified"].eq(True).any():
+                lines += ["Off-policy estimators (interval in brackets):", ""]
+                lines += [estimator_table(sub), ""]
         if context_decisions is not None and not context_decisions.empty:
             diff = context_decisions[
                 (context_decisions["task_type"] == task) & context_decisions["differs"]
@@ -151,6 +212,7 @@ def render_report(
                     )
                 )
                 lines.append("")
+    lines += targets_section(targets)
     lines += ["## Legend", ""]
     lines += [f"- **{name}**: {text}" for name, text in LEGEND.items()]
     return "\n".join(lines).rstrip() + "\n"
@@ -177,7 +239,7 @@ def render_chart(table: pd.DataFrame, path: str | Path) -> Path:
             ax.errorbar(mean[i], y[i], xerr=err[:, [i]], fmt="o", color=colors[i], capsize=3)
         ope = pd.to_numeric(sub["ope_estimate"], errors="coerce").to_numpy(float)
         if np.isfinite(ope).any():
-            ax.scatter(ope, y + 0.2, marker="x", color="tab:orange", label="OPE (DR)")
+            ax.scatter(ope, y + 0.2, marker="x", color="tab:orange", label="OPE")
             ax.legend(loc="best", fontsize=7)
         ax.set_yticks(y, sub["policy_id"])
         ax.set_title(f"{task} (green: selected, gray: not eligible)", fontsize=9)

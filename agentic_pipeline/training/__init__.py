@@ -3,6 +3,8 @@
 Everything here works on the canonical step rows of ``masked_trajectories`` (see ``schema``) and
 the ``episode_rewards`` table; nothing imports a trainer library. Per day it builds:
 
+Each format has its own warehouse folder (``FORMAT_DIRS``, see ``export``).
+
 - **SFT** (``sft.jsonl``): OpenAI chat fine-tuning records ``{"messages", "tools", "metadata"}``
   from successful, safe episodes (no financial write or destructive act, ``replay_status`` ok) whose
   reward is at least the day's ``sft_quantile`` reward, of the day's selected policy per task type
@@ -10,8 +12,9 @@ the ``episode_rewards`` table; nothing imports a trainer library. Per day it bui
 - **Preference pairs**: TRL (``dpo_trl.jsonl``: ``prompt``/``chosen``/``rejected`` message lists)
   and OpenAI preference fine-tuning (``dpo_openai.jsonl``: ``input``/``preferred_output``/
   ``non_preferred_output``).
-- **Offline RL / GRPO** rows (``rl.parquet``): prompt and completion as JSON text, episode reward,
-  per-step rewards and returns, policy and propensity, ``group_id`` and ``group_advantage``.
+- **Offline RL / GRPO** rows (``training_rl``, Parquet): prompt and completion as JSON text,
+  episode reward, per-step rewards and returns, policy and propensity, ``group_id`` and
+  ``group_advantage``.
 
 Prompts. An episode's prompt is its messages up to and including the first user message. Logs
 without a user turn before the agent's first action (transition logs) get one synthesised from the
@@ -25,9 +28,16 @@ episode's prompt even when the users phrased it differently (``prompt_match`` sa
 episodes whose prompts are identical after masking are paired; ``pair_across_tasks=True`` pairs
 them anyway on the chosen prompt (``prompt_match="same_task_type"``, weaker data). Either way both
 sides of a pair share one prompt. The chosen side must be safe and replayed ``ok``; the reward gap
-must exceed ``dpo_margin``. OpenAI's preference format trains one assistant turn, so its record is
-the first turn where the two completions differ, after their common prefix (pairs that only
-diverge in a tool or user message have no OpenAI record).
+must exceed ``dpo_margin``.
+
+The two sides are compared without per-run noise (``normalise``: tool-call ids by position, JSON
+written canonically, date-times, UUIDs and long hex ids replaced): the first message where they
+differ must be an assistant turn on both sides. The messages before it (the prompt, then the
+shared turns) are the pair's prompt; TRL's ``chosen``/``rejected`` are the two continuations and
+OpenAI's ``preferred_output``/``non_preferred_output`` their first assistant turns. Pairs whose
+sides are equal after normalising (the same conversation logged twice with other outcomes), where
+one side is a prefix of the other, or whose first difference is a user or tool message (the
+environment, not the policy, made them differ) are dropped and counted in ``skipped``.
 
 Every record carries lineage (``episode_id``, ``ds``, ``reward_version``), and every export is
 scanned with the masking package's leak scan before it is written.
@@ -44,14 +54,22 @@ from agentic_pipeline.training.chat import (
     to_chat_messages,
     validate_messages,
 )
-from agentic_pipeline.training.export import day_files, export_range, write_day, write_day_files
+from agentic_pipeline.training.export import (
+    day_files,
+    export_range,
+    stored_days,
+    write_day,
+    write_day_files,
+)
 from agentic_pipeline.training.leaks import scan_records
 from agentic_pipeline.training.pairs import OpenAIPair, PairMeta, TrlPair, validate_preference_pair
 from agentic_pipeline.training.records import (
     ASSET_NAME,
     DPO_OPENAI_FILE,
     DPO_TRL_FILE,
+    FORMAT_DIRS,
     FORMAT_FILES,
+    FORMAT_SUFFIXES,
     LINEAGE_KEYS,
     RL_FILE,
     SFT_FILE,
@@ -72,7 +90,9 @@ __all__ = [
     "ASSET_NAME",
     "DPO_OPENAI_FILE",
     "DPO_TRL_FILE",
+    "FORMAT_DIRS",
     "FORMAT_FILES",
+    "FORMAT_SUFFIXES",
     "LINEAGE_KEYS",
     "RL_FILE",
     "RL_KEYS",
@@ -99,6 +119,7 @@ __all__ = [
     "scan_records",
     "split_datasets_by_day",
     "split_prompt",
+    "stored_days",
     "summary_bytes",
     "summary_table",
     "to_chat_messages",

@@ -15,6 +15,7 @@ from agentic_pipeline.training.chat import (
     validate_messages,
 )
 from agentic_pipeline.training.leaks import _strings
+from agentic_pipeline.training.normalise import comparable_messages
 from agentic_pipeline.training.records import (
     UNVERSIONED,
     Message,
@@ -44,6 +45,11 @@ class _Episode:
     @cached_property
     def prompt_sha(self) -> str:
         return prompt_hash(self.prompt)
+
+    @cached_property
+    def comparable_completion(self) -> list[Message]:
+        """The completion without per-run noise (call ids by position, no times or run ids)."""
+        return comparable_messages(self.messages)[len(self.prompt) :]
 
 
 def _int_col(df: pd.DataFrame, col: str) -> pd.Series:

@@ -1,4 +1,11 @@
-"""Files: one day's folder (leak-scanned, strict JSON, replaced atomically) and range exports."""
+"""Files: one day's datasets (leak-scanned, strict JSON, each folder replaced atomically) and range
+exports.
+
+Each format has its own folder of the warehouse (``FORMAT_DIRS``): ``training_sft/ds=D/sft.jsonl``,
+``training_dpo_trl/ds=D/dpo_trl.jsonl``, ``training_dpo_openai/ds=D/dpo_openai.jsonl`` and
+``training_rl/ds=D/part-00000.parquet``; ``training_datasets/ds=D/part-0.parquet`` is the day's
+summary, written last, so a day whose summary is stored has all four.
+"""
 
 import json
 import os
@@ -9,7 +16,6 @@ from typing import Any
 
 import pandas as pd
 import pyarrow as pa
-import pyarrow.parquet as pq
 from upath import UPath
 
 from agentic_pipeline.jsonutil import strict_json_dumps_counted
@@ -19,6 +25,7 @@ from agentic_pipeline.training.records import (
     ASSET_NAME,
     DPO_OPENAI_FILE,
     DPO_TRL_FILE,
+    FORMAT_DIRS,
     FORMAT_FILES,
     RL_FILE,
     SFT_FILE,
@@ -55,7 +62,8 @@ def day_files(datasets: TrainingDatasets) -> dict[str, bytes]:
         SFT_FILE: _jsonl_bytes(datasets.sft, counts),
         DPO_TRL_FILE: _jsonl_bytes(datasets.dpo_trl, counts),
         DPO_OPENAI_FILE: _jsonl_bytes(datasets.dpo_openai, counts),
-        RL_FILE: _parquet_bytes(rl_table(datasets.rl)),
+        # the day is in the folder name (ds=...), as for every table of the data root
+        RL_FILE: _parquet_bytes(rl_table(datasets.rl).drop_columns(["ds"])),
     }
     datasets.nonfinite_to_null = counts.get("nonfinite", 0)
     return files
@@ -69,8 +77,9 @@ def write_day(
 ) -> UPath:
     """Leak-scan one day's datasets, then replace its folder (see :func:`write_day_files`).
 
-    ``summary`` is stored as ``part-0.parquet`` (the partitioned IO manager's layout, so
-    downstream assets can load it). Fails with ``PIILeakError`` before writing anything.
+    ``summary`` is stored as ``training_datasets/ds=<ds>/part-0.parquet`` (the partitioned IO
+    manager's layout, so downstream assets can load it). Fails with ``PIILeakError`` before
+    writing anything.
     """
     files = day_files(datasets)
     if summary is not None:
@@ -81,8 +90,35 @@ def write_day(
 def write_day_files(
     data_root: str | os.PathLike | UPath, ds: str, files: Mapping[str, bytes]
 ) -> UPath:
-    """Replace ``warehouse/training_datasets/ds=<ds>/`` atomically with ``files``."""
-    return DataRoot(data_root).replace_partition_files("warehouse", ASSET_NAME, ds, files)
+    """Replace each format's ``ds=<ds>`` folder with its file (one atomic swap per folder), then
+    the summary's (``PART_FILE``), last; returns the summary's folder (or the last written)."""
+    root = DataRoot(data_root)
+    folder_of = {name: FORMAT_DIRS[fmt] for fmt, name in FORMAT_FILES.items()}
+    written = None
+    for name, payload in files.items():
+        if name != PART_FILE:
+            written = root.replace_partition_files(
+                "warehouse", folder_of[name], ds, {name: payload}
+            )
+    if PART_FILE in files:
+        written = root.replace_partition_files(
+            "warehouse", ASSET_NAME, ds, {PART_FILE: files[PART_FILE]}
+        )
+    return written
+
+
+def stored_days(
+    data_root_path: str | os.PathLike | UPath, fmt: str, start: str, end: str
+) -> list[str]:
+    """The days of ``start..end`` (inclusive) whose ``fmt`` dataset is stored."""
+    if fmt not in FORMAT_FILES:
+        raise ValueError(f"unknown format {fmt!r}: expected one of {sorted(FORMAT_FILES)}")
+    root = DataRoot(data_root_path)
+    return [
+        ds
+        for ds in day_range(date.fromisoformat(start), date.fromisoformat(end))
+        if (root.partition_dir("warehouse", FORMAT_DIRS[fmt], ds) / FORMAT_FILES[fmt]).exists()
+    ]
 
 
 def export_range(
@@ -98,25 +134,21 @@ def export_range(
     JSONL). Days without stored datasets are skipped. The output is leak-scanned again and
     written atomically; returns the number of records written.
     """
-    if fmt not in FORMAT_FILES:
-        raise ValueError(f"unknown format {fmt!r}: expected one of {sorted(FORMAT_FILES)}")
     root = DataRoot(data_root_path)
-    name = FORMAT_FILES[fmt]
-    paths = [
-        root.partition_dir("warehouse", ASSET_NAME, ds) / name
-        for ds in day_range(date.fromisoformat(start), date.fromisoformat(end))
-    ]
-    paths = [p for p in paths if p.exists()]
+    days = stored_days(data_root_path, fmt, start, end)
     out = Path(out_path)
     if fmt == "rl":
-        tables = []
-        for p in paths:
-            with p.open("rb") as fh:
-                tables.append(pq.read_table(fh))
-        table = pa.concat_tables(tables) if tables else RL_SCHEMA.empty_table()
+        tables = [  # the ds column comes back from each day's folder name
+            root.read_partition("warehouse", FORMAT_DIRS[fmt], ds).select(RL_SCHEMA.names)
+            for ds in days
+        ]
+        table = pa.concat_tables(tables).cast(RL_SCHEMA) if tables else RL_SCHEMA.empty_table()
         scan_records(table.to_pylist(), fmt)
         payload, count = _parquet_bytes(table), table.num_rows
     else:
+        paths = [
+            root.partition_dir("warehouse", FORMAT_DIRS[fmt], ds) / FORMAT_FILES[fmt] for ds in days
+        ]
         lines = [line for p in paths for line in p.read_bytes().splitlines() if line.strip()]
         scan_records([json.loads(line) for line in lines], fmt)
         payload, count = b"".join(line + b"\n" for line in lines), len(lines)

@@ -5,6 +5,7 @@ from typing import Any, TypedDict
 
 from agentic_pipeline.training.chat import prompt_hash, validate_messages
 from agentic_pipeline.training.episodes import _Episode, _meta
+from agentic_pipeline.training.normalise import comparable_messages, first_difference
 from agentic_pipeline.training.records import (
     EpisodeMeta,
     Message,
@@ -29,6 +30,7 @@ class PairMeta(EpisodeMeta):
     prompt_match: str
     prompt_sha256: str
     prompt_messages: int
+    shared_turns: int
 
 
 class TrlPair(TypedDict):
@@ -42,12 +44,16 @@ class TrlPair(TypedDict):
 
 
 class OpenAIPair(TypedDict):
-    """One line of ``dpo_openai.jsonl`` (``metadata`` also has ``shared_turns``)."""
+    """One line of ``dpo_openai.jsonl``."""
 
     input: dict[str, Any]
     preferred_output: list[Message]
     non_preferred_output: list[Message]
     metadata: PairMeta
+
+
+def _comparable(prompt: list[Message], completion: list[Message]) -> list[Message]:
+    return comparable_messages(prompt + completion)[len(prompt) :]
 
 
 def _validate_pair_meta(meta: Any, where: str) -> None:
@@ -86,16 +92,16 @@ def validate_preference_pair(record: Any) -> None:
                 _fail(f"dpo.{side}", "must be a list of exactly one assistant message")
             validate_messages(context + out, f"dpo.input+{side}")
             outputs.append(out)
-        if outputs[0] == outputs[1]:
-            _fail("dpo", "preferred and non-preferred outputs are identical")
+        if _comparable(context, outputs[0]) == _comparable(context, outputs[1]):
+            _fail("dpo", "preferred and non-preferred outputs differ only in per-run noise")
         return
     _require(record, ("prompt", "chosen", "rejected", "metadata"), "dpo")
     meta = record["metadata"]
     _validate_pair_meta(meta, "dpo.metadata")
     prompt = record["prompt"]
     validate_messages(prompt, "dpo.prompt")
-    if prompt[-1]["role"] != "user":
-        _fail("dpo.prompt", "the prompt must end with the user message")
+    if prompt[-1]["role"] not in ("user", "tool"):
+        _fail("dpo.prompt", "the prompt must end with a user or tool message")
     if prompt_hash(prompt) != meta["prompt_sha256"]:
         _fail("dpo.prompt", "prompt does not match the pair's shared prompt hash")
     for side in ("chosen", "rejected"):
@@ -105,8 +111,8 @@ def validate_preference_pair(record: Any) -> None:
         if completion[0].get("role") != "assistant":
             _fail(f"dpo.{side}", "must start with an assistant message")
         validate_messages(prompt + completion, f"dpo.prompt+{side}")
-    if record["chosen"] == record["rejected"]:
-        _fail("dpo", "chosen and rejected are identical")
+    if _comparable(prompt, record["chosen"]) == _comparable(prompt, record["rejected"]):
+        _fail("dpo", "chosen and rejected differ only in per-run noise")
     if "tools" in record:
         _validate_tools(record["tools"], "dpo.tools")
 
@@ -118,17 +124,17 @@ def _group_key(ep: _Episode, repeated: set[tuple[str, str]]) -> tuple[str, str, 
     return (ep.ds, "task_type", str(ep.attrs.get("task_type")))
 
 
-def _divergent_turn(
-    chosen: list[Message], rejected: list[Message]
-) -> tuple[int, Message, Message] | None:
-    """First index where the completions differ, if both have an assistant message there."""
-    k = 0
-    while k < min(len(chosen), len(rejected)) and chosen[k] == rejected[k]:
-        k += 1
-    if k < len(chosen) and k < len(rejected):
-        if chosen[k]["role"] == "assistant" and rejected[k]["role"] == "assistant":
-            return k, chosen[k], rejected[k]
-    return None
+def _divergence(c: _Episode, r: _Episode) -> tuple[int | None, str | None]:
+    """(k, None): the completions agree (without per-run noise) on their first ``k`` messages
+    and both continue with an assistant turn there; (None, reason) for a pair that is dropped."""
+    k = first_difference(c.comparable_completion, r.comparable_completion)
+    if k is None:
+        return None, "pair_identical_after_normalising"
+    if k >= len(c.completion) or k >= len(r.completion):
+        return None, "pair_one_side_is_a_prefix"
+    if c.completion[k]["role"] != "assistant" or r.completion[k]["role"] != "assistant":
+        return None, "pair_diverges_outside_an_assistant_turn"
+    return k, None
 
 
 def _pair_candidates(
@@ -177,7 +183,16 @@ def _pairs(
     for (ds, kind, group_id), members in sorted(groups.items()):
         candidates = _pair_candidates(members, kind, config)
         candidates.sort(key=lambda t: t[:3])
-        for _, _, _, c, r, match in candidates[: config.max_pairs_per_group]:
+        emitted = 0
+        for _, _, _, c, r, match in candidates:
+            if emitted == config.max_pairs_per_group:
+                break
+            k, dropped = _divergence(c, r)
+            if k is None:
+                result._skip(dropped or "pair_dropped")
+                continue
+            emitted += 1
+            prompt = c.prompt + c.completion[:k]  # the shared prefix is the prompt
             day_tools = tools.get((ds, str(c.attrs.get("task_type"))), [])
             meta = {
                 **_meta(c),
@@ -188,28 +203,24 @@ def _pairs(
                 "rejected_reward_version": r.reward_version,
                 "group_id": group_id,
                 "prompt_match": match,
-                "prompt_sha256": c.prompt_sha,
-                "prompt_messages": len(c.prompt),
+                "prompt_sha256": prompt_hash(prompt),
+                "prompt_messages": len(prompt),
+                "shared_turns": k,
             }
             result.dpo_trl.append(
                 {
-                    "prompt": c.prompt,
-                    "chosen": c.completion,
-                    "rejected": r.completion,
+                    "prompt": prompt,
+                    "chosen": c.completion[k:],
+                    "rejected": r.completion[k:],
                     "tools": day_tools,
                     "metadata": meta,
                 }
             )
-            turn = _divergent_turn(c.completion, r.completion)
-            if turn is None:
-                result._skip("dpo_openai_no_divergent_assistant_turn")
-                continue
-            k, preferred, non_preferred = turn
             result.dpo_openai.append(
                 {
-                    "input": {"messages": c.prompt + c.completion[:k], "tools": day_tools},
-                    "preferred_output": [preferred],
-                    "non_preferred_output": [non_preferred],
-                    "metadata": {**meta, "shared_turns": k},
+                    "input": {"messages": prompt, "tools": day_tools},
+                    "preferred_output": [c.completion[k]],
+                    "non_preferred_output": [r.completion[k]],
+                    "metadata": meta,
                 }
             )

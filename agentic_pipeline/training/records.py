@@ -15,11 +15,12 @@ import pyarrow as pa
 
 from agentic_pipeline.storage import parquet_bytes
 
+#: the asset; its own folder holds the per-day summary table (``part-0.parquet``)
 ASSET_NAME = "training_datasets"
 SFT_FILE = "sft.jsonl"
 DPO_TRL_FILE = "dpo_trl.jsonl"
 DPO_OPENAI_FILE = "dpo_openai.jsonl"
-RL_FILE = "rl.parquet"
+RL_FILE = "part-00000.parquet"  # the storage layer's part file: the rows are a table
 #: export format -> file of a day folder
 FORMAT_FILES = {
     "sft": SFT_FILE,
@@ -27,6 +28,16 @@ FORMAT_FILES = {
     "dpo-openai": DPO_OPENAI_FILE,
     "rl": RL_FILE,
 }
+#: export format -> its own folder of the warehouse (one dataset per folder, so DuckDB, Polars
+#: and ``pyarrow.dataset`` read each as one table): ``warehouse/<folder>/ds=YYYY-MM-DD/<file>``
+FORMAT_DIRS = {
+    "sft": "training_sft",
+    "dpo": "training_dpo_trl",
+    "dpo-openai": "training_dpo_openai",
+    "rl": "training_rl",
+}
+#: the extension an export of each format must have
+FORMAT_SUFFIXES = {"sft": ".jsonl", "dpo": ".jsonl", "dpo-openai": ".jsonl", "rl": ".parquet"}
 LINEAGE_KEYS = ("episode_id", "ds", "reward_version")
 UNVERSIONED = "unversioned"
 Message = dict[str, Any]

@@ -1,4 +1,4 @@
-"""Offline RL / GRPO rows (``rl.parquet``): prompt and completion as JSON text, episode and step
+"""Offline RL / GRPO rows (``training_rl``): prompt and completion as JSON text, episode and step
 rewards (from :mod:`agentic_pipeline.rewards`), group advantages and lineage."""
 
 import json

@@ -5,7 +5,12 @@ import pandas as pd
 import pyarrow as pa
 
 from agentic_pipeline.tables import conform
-from agentic_pipeline.training.records import FORMAT_FILES, TrainingDatasets, _parquet_bytes
+from agentic_pipeline.training.records import (
+    FORMAT_DIRS,
+    FORMAT_FILES,
+    TrainingDatasets,
+    _parquet_bytes,
+)
 
 
 def summary_table(ds: str, datasets: TrainingDatasets) -> pd.DataFrame:
@@ -36,7 +41,7 @@ def summary_table(ds: str, datasets: TrainingDatasets) -> pd.DataFrame:
             {
                 "ds": ds,
                 "format": fmt,
-                "file": FORMAT_FILES[fmt],
+                "file": f"{FORMAT_DIRS[fmt]}/ds={ds}/{FORMAT_FILES[fmt]}",
                 "records": len(records),
                 "episodes": len(episodes),
                 "reward_mean": float(arr.mean()) if arr.size else None,

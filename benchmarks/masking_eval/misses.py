@@ -1,6 +1,6 @@
 """What masking left in clear or took away, for developers: missed values and lost values with
 their context, and the non-personal words masked most often (``--show-misses`` of
-``benchmarks/masking_outsider_eval.py``). Test data only: it prints the values it finds."""
+``python -m benchmarks.masking_eval``). Test data only: it prints the values it finds."""
 
 from __future__ import annotations
 
@@ -11,14 +11,15 @@ from collections.abc import Iterable, Mapping
 
 import pyarrow as pa
 
-from agentic_pipeline.masking.evaluation import (
+from agentic_pipeline.masking import MASK_COLUMNS
+
+from .evaluation import (
     occurrences,
     plain_text,
     texts_by_episode,
     typed_leaves,
     value_pattern,
 )
-from agentic_pipeline.masking.mask import MASK_COLUMNS
 
 #: A masking token of ours (``<PERSON_1a2b3c4d>``) or of plain Presidio (``<PERSON>``).
 _ANY_TOKEN = re.compile(r"<([A-Z][A-Z0-9_]*?)(?:_[0-9a-f]{8})?>")

@@ -2,7 +2,7 @@
 
 It looks for strict patterns (email, phone, Luhn-valid card, SSN, IBAN, IPv4, user ids), for
 every raw value masking found (``known_values``, globally or per episode), and, with detectors of
-another family than the ones that masked (``scan_detectors.py``: phones of every region, cards,
+another family than the ones that masked (``scan/detectors.py``: phones of every region, cards,
 IBAN shapes, national ids, birth dates and names in context), for what masking missed. It reports
 *where* a leak is (column, row, entity type, detector, a keyed hash of the value), never the value.
 """
@@ -19,7 +19,8 @@ import pyarrow as pa
 from agentic_pipeline.jsonutil import json_leaves
 from agentic_pipeline.masking.json_walker import JsonError, looks_like_json, parse_json
 from agentic_pipeline.masking.pseudonyms import TOKEN_RE, value_hash
-from agentic_pipeline.masking.scan_detectors import card_findings, independent_findings
+from agentic_pipeline.masking.scan.detectors import card_findings, independent_findings
+from agentic_pipeline.masking.text_view import text_view
 from agentic_pipeline.pii_patterns import strict_matches
 from agentic_pipeline.schema import ID_COLUMNS
 
@@ -43,7 +44,7 @@ class Leak:
     row: int
     entity_type: str
     value_hash: str
-    detector: str  # "pattern", "known_value" or a ``scan_*`` detector of scan_detectors.py
+    detector: str  # "pattern", "known_value" or a ``scan_*`` detector of scan/detectors.py
 
     def __str__(self) -> str:
         where = f"{self.column}[{self.row}]"
@@ -164,8 +165,21 @@ def scan_for_leaks(
     ``known_values`` is either one collection for all rows or a mapping ``episode_id -> values``
     (then the table needs an ``episode_id`` column). Values shorter than ``min_known_len`` are not
     searched (too many false alarms). Already-masked tokens are ignored. ``independent=False``
-    leaves out the detectors of ``scan_detectors.py``.
+    leaves out the detectors of ``scan/detectors.py``.
     """
+    return [
+        leak for leak, _ in find_leaks(table, known_values, columns, min_known_len, independent)
+    ]
+
+
+def find_leaks(
+    table: Any,
+    known_values: Iterable[str] | Mapping[str, Iterable[str]] | None = None,
+    columns: Sequence[str] | None = None,
+    min_known_len: int = 4,
+    independent: bool = True,
+) -> list[tuple[Leak, str]]:
+    """``scan_for_leaks`` with each leak's raw value, for masking to mask it (never to log)."""
     if columns is None:
         columns = string_columns(table)
     present = [c for c in columns if c in _columns(table)]
@@ -178,7 +192,7 @@ def scan_for_leaks(
             per_episode[ep] = compile_values(v for v in vals if len(v) >= min_known_len)
     elif known_values is not None:
         global_rx = compile_values(v for v in known_values if len(v) >= min_known_len)
-    leaks: list[Leak] = []
+    leaks: list[tuple[Leak, str]] = []
     # episode columns repeat on every row: each distinct cell is scanned by the patterns once
     found: dict[str, list[tuple[str, str, str]]] = {}
     for col in present:
@@ -186,6 +200,8 @@ def scan_for_leaks(
             if not isinstance(cell, str) or not cell:
                 continue
             text = TOKEN_RE.sub(" ", cell)
+            view = text_view(text)  # full-width, %XX-encoded, &#64;: scanned as decoded
+            text = view.text if view else text
             hits = found.get(text)
             if hits is None:
                 hits = [(et, "pattern", text[s:e]) for s, e, et in strict_matches(text)]
@@ -193,13 +209,12 @@ def scan_for_leaks(
                     hits += independent_leaks(text)
                 found[text] = hits
             for et, det, value in hits:
-                leaks.append(Leak(col, row, et, value_hash(value), det))
+                leaks.append((Leak(col, row, et, value_hash(value), det), value))
             rx = global_rx if episodes is None else per_episode.get(episodes[row])
             if rx is not None:
                 for m in rx.finditer(_json_values_text(text)):
-                    leaks.append(
-                        Leak(
-                            col, row, "KNOWN_VALUE", value_hash(m.group().casefold()), "known_value"
-                        )
+                    leak = Leak(
+                        col, row, "KNOWN_VALUE", value_hash(m.group().casefold()), "known_value"
                     )
+                    leaks.append((leak, m.group()))
     return leaks

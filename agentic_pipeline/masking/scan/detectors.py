@@ -419,7 +419,7 @@ _GROUP_WORDS = frozenset(
 
 
 def name_findings(text: str) -> Iterator[Finding]:
-    """Words introduced as a name ("my name is cecilie josefsen", "Dear Mr Øberg")."""
+    """Words introduced as a name ("my name is ilse varnholt", "Dear Mr Øberg")."""
     for trig, capital_only in ((_NAME_TRIGGER_RE, False), (_TITLE_RE, True)):
         for t in trig.finditer(text):
             following = _WORD_RE.findall(text[t.end() : t.end() + 60])[:4]

@@ -4,7 +4,7 @@ Targets: zero leaks of emails, phones, card numbers, SSNs, IBANs, user ids, date
 >= 98% of person names and street addresses masked. Exit status 1 when a target is missed.
 Also printed: the share of dates that are not dates of birth (flights, reservations) kept in clear.
 
-    python benchmarks/masking_eval.py --sim 200 --tau 200 --workers 2
+    python -m benchmarks.masking_eval.demo_recall --sim 200 --tau 200 --workers 2
 """
 
 from __future__ import annotations
@@ -14,11 +14,12 @@ import datetime as dt
 import logging
 import sys
 import time
-from pathlib import Path
 
 from agentic_pipeline.demo import generate_episodes  # the demo data generator
 from agentic_pipeline.masking import Masker, mask_steps
-from agentic_pipeline.masking.evaluation import (
+
+from .corpora import external_root
+from .evaluation import (
     HIGH_RECALL,
     ZERO_LEAK,
     LabeledCorpus,
@@ -31,7 +32,7 @@ from agentic_pipeline.masking.evaluation import (
 )
 
 DAY = dt.date(2026, 11, 28)
-TAU = Path(__file__).resolve().parents[1].parent / "shared" / "external" / "tau-bench"
+TAU = external_root() / "tau-bench"
 
 
 def evaluate(name: str, corpus: LabeledCorpus, masker: Masker) -> bool:

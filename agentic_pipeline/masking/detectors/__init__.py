@@ -1,0 +1,28 @@
+"""Detector families of the masking, one family per module, their words and labels as data files
+beside them (``labels.yaml``, ``presidio.yaml``).
+
+- ``presidio_set``: the predefined Presidio recognizers that run and the personal types they report;
+- ``labels``: personal values found by their label (ids of people, names under a name label).
+"""
+
+from agentic_pipeline.masking.detectors.labels import (
+    FieldLabelRecognizer,
+    IdLabelRecognizer,
+    label_entity,
+)
+from agentic_pipeline.masking.detectors.presidio_set import (
+    country_recognizers,
+    masked_types,
+    not_personal_types,
+    predefined_types,
+)
+
+__all__ = [
+    "FieldLabelRecognizer",
+    "IdLabelRecognizer",
+    "country_recognizers",
+    "label_entity",
+    "masked_types",
+    "not_personal_types",
+    "predefined_types",
+]

@@ -1,0 +1,277 @@
+"""Personal values found by their label, whatever their shape (issue #21).
+
+The labels are data (``labels.yaml``): ids of people (medical record, NPI, account, routing,
+policy, tax, licence, passport, IBAN, customer, ... in English and the main European languages)
+and the labels of a person's name ("Payee", "Account holder", "Patient name", ...). A label
+decides the type in every place a value can stand:
+
+* prose and ``label: value`` lines: ``IdLabelRecognizer`` ("MRN: 00451288", "policy no. HX-2020-31",
+  "her NPI is 1234567893") and ``FieldLabelRecognizer`` ("Payee: Ruth Okafor", a line's value
+  under a personal label);
+* CSV/TSV columns and JSON, YAML or Python-dict keys: ``label_entity`` (used by the JSON walker
+  and the tabular reader).
+
+An id needs at least three digits (or two digits and a letter) and is never a year, a date, an
+amount or a decimal; labels of ids of *things* (order, item, flight, booking, ticket, ...) are
+absent on purpose, so those stay in clear for replay and joins.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from importlib import resources
+
+import yaml
+from presidio_analyzer import LocalRecognizer, RecognizerResult
+from presidio_analyzer.nlp_engine import NlpArtifacts
+
+#: Score of a value found by its label: above spaCy (0.85), below checksummed patterns' ties.
+LABEL_SCORE = 0.87
+#: Score of a name under the bare label "Name" (products and tools have names too): masked where
+#: it stands, never propagated through the episode.
+BARE_NAME_SCORE = 0.55
+
+
+#: Key-path rules of structured fields (JSON keys, CSV headers, ``label: value`` lines): a key
+#: that names personal data is masked whole whatever its value.
+_KEY_RULES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
+    (re.compile(rx), et)
+    for rx, et in (
+        (r"(?:\w+_)?ip(?:_?address)?|ip_?addr", "IP_ADDRESS"),
+        (r"(?:\w+_)?e_?mail(?:_?address)?|email\d*", "EMAIL_ADDRESS"),
+        (
+            r"(?:\w+_)?(?:phone|mobile|cell|telephone|tel|fax)(?:_?(?:number|no|num))?\d*",
+            "PHONE_NUMBER",
+        ),
+        (r"user_?id|user_?name|username|login|handle|account_?id", "USER_ID"),
+        (
+            r"(?:\w+_)?(?:first|last|middle|given|family|full|maiden|display|nick|sur)_?name"
+            r"|name|surname|(?:customer|passenger|contact|person|holder|card_?holder|account_?holder"
+            r"|traveller|traveler|recipient|sender|guest|patient|owner|employee)_?name|"
+            r"cardholder|card_holder|account_holder",
+            "PERSON",
+        ),
+        (
+            r"(?:\w+_)?(?:dob|date_?of_?birth|birth_?date|birth_?day|birthdate|birthday)",
+            "DATE_OF_BIRTH",
+        ),
+        (r"(?:card_?)?last_?(?:four|4)(?:_digits)?|card_?last_?(?:four|4)", "CARD_LAST4"),
+        (r"cvv|cvc|cvv2|security_?code|card_?pin|pin", "CARD_SECRET"),
+        (
+            r"card|card_?(?:number|no|num|pan|expiry|exp\w*|holder\w*)|credit_?card(?:_?(?:number|no))?"
+            r"|cc|cc_?(?:number|no|num)|pan|debit_?card(?:_?number)?",
+            "CREDIT_CARD",
+        ),
+        (r"(?:\w+_)?ssn|social_?security(?:_?number)?|sin", "US_SSN"),
+        (r"(?:\w+_)?iban", "IBAN_CODE"),
+        (
+            r"bank_?account(?:_?number)?|account_?number|routing_?number|sort_?code|bic|swift",
+            "BANK_ACCOUNT",
+        ),
+        (
+            r"passport(?:_?(?:number|no))?|driver_?s?_?licen[cs]e(?:_?(?:number|no))?"
+            r"|licen[cs]e_?number|national_?id|tax_?id|tin|nino",
+            "ID_DOCUMENT",
+        ),
+        (r"zip|zip_?code|zipcode|post_?code|postal_?code", "ZIP_CODE"),
+        (r"(?:\w+_)?address\w*|street\w*|addr\d*|house_?number|apartment|apt", "STREET_ADDRESS"),
+        (r"(?:home_)?city|town", "LOCATION"),
+        (r"password|passwd|secret|api_?key|access_?token|refresh_?token", "CREDENTIAL"),
+    )
+)
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+_NON_ALNUM = re.compile(r"[^a-z0-9]+")
+
+
+def normalize_key(key: str) -> str:
+    """``billingAddress`` / ``Billing-Address`` -> ``billing_address``."""
+    return _NON_ALNUM.sub("_", _CAMEL.sub("_", str(key)).lower()).strip("_")
+
+
+def key_entity(key: str) -> str | None:
+    """Entity type a key names (masked whole whatever the value), else ``None``."""
+    k = normalize_key(key)
+    for rx, et in _KEY_RULES:
+        if rx.fullmatch(k):
+            return et
+    return None
+
+
+@lru_cache(maxsize=1)
+def _data() -> dict:
+    text = resources.files(__package__).joinpath("labels.yaml").read_text(encoding="utf-8")
+    return yaml.safe_load(text)
+
+
+def _phrase(label: str) -> str:
+    """Regex of a label phrase: words separated by spaces, underscores or hyphens."""
+    words = [re.escape(w) for w in re.split(r"[\s_-]+", label.strip()) if w]
+    return r"[\s_-]+".join(words)
+
+
+@lru_cache(maxsize=1)
+def id_labels() -> dict[str, str]:
+    """Folded label phrase -> entity type (longest phrases are matched first)."""
+    return {
+        " ".join(re.split(r"[\s_-]+", label.lower())): et
+        for et, labels in _data()["ids"].items()
+        for label in labels
+    }
+
+
+@lru_cache(maxsize=1)
+def person_labels() -> frozenset[str]:
+    return frozenset(" ".join(re.split(r"[\s_-]+", x.lower())) for x in _data()["person"])
+
+
+@lru_cache(maxsize=1)
+def _id_words() -> str:
+    words = sorted({w.lower() for w in _data()["id_words"]}, key=len, reverse=True)
+    return "|".join(re.escape(w) + (r"(?!\w)" if w[-1].isalnum() else "") for w in words)
+
+
+@lru_cache(maxsize=1)
+def id_label_re() -> re.Pattern[str]:
+    """``label [id words] [:|#|=|is] value``; group ``label`` and group ``value``."""
+    labels = sorted(id_labels(), key=len, reverse=True)
+    alts = "|".join(_phrase(x) for x in labels)
+    idw = _id_words()
+    return re.compile(
+        rf"(?i)(?<![\w@.])(?P<label>{alts})(?![\w])"
+        rf"(?:[ \t]*(?:{idw}))*"  # "number", "no.", "#", "ID"
+        r"[ \t]*(?:[:=#]|\bis\b|\bwas\b|-(?=[ \t]))?[ \t]*(?:\bis\b[ \t]*)?"
+        r"(?P<value>[A-Za-z0-9](?:[A-Za-z0-9./-]|[ ](?=\d))*[A-Za-z0-9])"
+    )
+
+
+_YEAR = re.compile(r"(?:19|20)\d\d")
+_DATE = re.compile(r"\d{1,4}[./-]\d{1,2}[./-]\d{1,4}")
+_AMOUNT = re.compile(r"\d{1,3}(?:[,.]\d{3})*[.,]\d{1,2}|\d+[.,]\d{1,2}")
+
+
+def id_value_ok(value: str) -> bool:
+    """An id's shape: 3+ digits (or 2 digits and a letter), 4-40 characters, not a year, a date,
+    an amount or a decimal."""
+    digits = sum(c.isdigit() for c in value)
+    letters = sum(c.isalpha() for c in value)
+    if not 4 <= len(value) <= 40 or digits < 2 or (digits < 3 and not letters):
+        return False
+    return not (_YEAR.fullmatch(value) or _DATE.fullmatch(value) or _AMOUNT.fullmatch(value))
+
+
+def _norm_label(label: str) -> str:
+    """``Account-Number``, ``account_no``, ``patientId`` -> ``account number``, ``patient id``."""
+    label = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", label.strip())
+    words = [w for w in re.split(r"[\s_\-:.#]+", label.lower()) if w]
+    return " ".join(words)
+
+
+@lru_cache(maxsize=4096)
+def label_entity(label: str) -> str | None:
+    """Entity type a field label or key names through the label lists: an id type for an id
+    label (optionally followed by id words: ``policy_no``, ``Member ID``), ``PERSON`` for a
+    name label, else ``None``."""
+    norm = _norm_label(label)
+    if not norm:
+        return None
+    if norm in person_labels():
+        return "PERSON"
+    ids = id_labels()
+    words = norm.split()
+    idw = {w.rstrip(".") for w in (x.lower() for x in _data()["id_words"])}
+    while words:
+        et = ids.get(" ".join(words))
+        if et is not None:
+            return et
+        if words[-1] not in idw:
+            return None
+        words = words[:-1]
+    return None
+
+
+class IdLabelRecognizer(LocalRecognizer):
+    """Ids right after an id label, in prose and ``label: value`` lines, whatever their shape."""
+
+    def __init__(self) -> None:
+        entities = sorted(set(id_labels().values()))
+        super().__init__(supported_entities=entities, name="IdLabelRecognizer")
+
+    def load(self) -> None:  # noqa: D102
+        pass
+
+    def analyze(
+        self, text: str, entities: list[str], nlp_artifacts: NlpArtifacts | None = None
+    ) -> list[RecognizerResult]:
+        """Report each labelled id as the label's type."""
+        out, pos, rx = [], 0, id_label_re()
+        while (m := rx.search(text, pos)) is not None:
+            value = m.group("value")
+            if not id_value_ok(value):  # "Patient MRN: 0045...": the next label may own it
+                pos = m.end("label")
+                continue
+            pos = m.end()
+            et = label_entity(m.group("label"))
+            if et is None or (entities and et not in entities):
+                continue
+            out.append(RecognizerResult(et, m.start("value"), m.end("value"), LABEL_SCORE))
+        return out
+
+
+#: A ``label: value`` line (also a YAML mapping line or a bullet): the label and the value.
+_FIELD_LINE = re.compile(
+    r"(?m)^[ \t]*(?:[-*•>][ \t]+)?(?:\*\*)?(?P<label>[^\W\d][\w'’ ./-]{0,38}?)(?:\*\*)?[ \t]*[:=]"
+    r"(?:\*\*)?[ \t]*(?P<value>[^\n]*?)[ \t]*$"
+)
+_NAME_VALUE = re.compile(r"[^\W\d_][^\W\d_'’.-]*(?:[ \t]+[^\W\d_][^\W\d_'’.-]*){0,3}\.?")
+
+
+class FieldLabelRecognizer(LocalRecognizer):
+    """The value of a ``label: value`` line whose label names personal data: a person's name
+    ("Payee: Ruth Okafor", "Account holder: ..."), or any type the JSON key rules know ("email",
+    "phone", "street", "date of birth", ...). A bare "Name:" scores ``BARE_NAME_SCORE``."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            supported_entities=[
+                "PERSON",
+                "EMAIL_ADDRESS",
+                "PHONE_NUMBER",
+                "STREET_ADDRESS",
+                "DATE_OF_BIRTH",
+                "USER_ID",
+            ],
+            name="FieldLabelRecognizer",
+        )
+
+    def load(self) -> None:  # noqa: D102
+        pass
+
+    def analyze(
+        self, text: str, entities: list[str], nlp_artifacts: NlpArtifacts | None = None
+    ) -> list[RecognizerResult]:
+        """Report the values of personal ``label: value`` lines."""
+        if ":" not in text and "=" not in text:
+            return []
+        out = []
+        for m in _FIELD_LINE.finditer(text):
+            value = m.group("value").strip("* \t")
+            if not value or len(value) > 120:
+                continue
+            label = m.group("label").strip()
+            et = label_entity(label)
+            if et != "PERSON":
+                et = key_entity(label)
+            if et not in self.supported_entities or (entities and et not in entities):
+                continue
+            start = m.start("value") + m.group("value").find(value)
+            if et == "PERSON":
+                name = _NAME_VALUE.match(value)
+                if name is None or len(name.group().rstrip(".")) < 2:
+                    continue
+                value = name.group().rstrip(".")
+                score = BARE_NAME_SCORE if _norm_label(label) == "name" else LABEL_SCORE
+            else:
+                score = LABEL_SCORE
+            out.append(RecognizerResult(et, start, start + len(value), score))
+        return out

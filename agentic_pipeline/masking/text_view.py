@@ -1,0 +1,91 @@
+"""The normalised view a string is analysed on, mapped back to the string's own offsets.
+
+Personal data written in a hostile encoding passes detectors built for plain text: full-width or
+other compatibility characters (full-width ``ｑｕｉｎｃｙ＠…``, ``２１９－０９－…``),
+percent-encoded URL components (``?email=x%40y.com``, ``?phone=%2B1...``) and HTML character
+references (``name&#64;example.com``). Detection therefore runs on a view of each string with
+Unicode NFKC applied per character, ``%XX`` runs decoded (UTF-8) and HTML references unescaped;
+every character of the view knows the span of the original it came from, so a detection in the
+view replaces exactly the original characters (issue #22).
+
+Out of scope, on purpose: base64 and other encodings that need a guess to decode (any word of
+letters and digits is valid base64), and text split by markup (``jo<b></b>hn``).
+"""
+
+from __future__ import annotations
+
+import html
+import re
+import unicodedata
+from dataclasses import dataclass
+
+_PERCENT_RUN = re.compile(r"(?:%[0-9A-Fa-f]{2})+")
+_HTML_REF = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
+_NEEDS_VIEW = re.compile(r"%[0-9A-Fa-f]{2}|&#?[A-Za-z0-9]{1,32};|[^\x00-\x7f]")
+
+
+@dataclass(frozen=True)
+class TextView:
+    """``text`` (the view) with, per view character, the original span ``[starts[i], ends[i])``."""
+
+    text: str
+    starts: tuple[int, ...]
+    ends: tuple[int, ...]
+
+    def original(self, start: int, end: int) -> tuple[int, int]:
+        """The original span of the view's ``[start, end)`` (``end > start``)."""
+        return self.starts[start], self.ends[end - 1]
+
+
+def text_view(text: str) -> TextView | None:
+    """The normalised view of ``text``, or ``None`` when it is the text itself."""
+    if not _NEEDS_VIEW.search(text):
+        return None
+    pieces: list[tuple[int, int, str]] = []  # (original start, original end, view text)
+    pos = 0
+    for m in re.finditer(f"{_PERCENT_RUN.pattern}|{_HTML_REF.pattern}", text):
+        if m.start() > pos:
+            pieces.extend((i, i + 1, text[i]) for i in range(pos, m.start()))
+        raw = m.group()
+        if raw[0] == "%":
+            decoded = _percent_decode(raw)
+        else:
+            decoded = html.unescape(raw)
+        pieces.append((m.start(), m.end(), decoded if decoded else raw))
+        pos = m.end()
+    pieces.extend((i, i + 1, text[i]) for i in range(pos, len(text)))
+    out: list[str] = []
+    starts: list[int] = []
+    ends: list[int] = []
+    for a, b, piece in pieces:
+        norm = unicodedata.normalize("NFKC", piece) if not piece.isascii() else piece
+        for ch in norm:
+            out.append(ch)
+            starts.append(a)
+            ends.append(b)
+    view = "".join(out)
+    if view == text:
+        return None
+    return TextView(view, tuple(starts), tuple(ends))
+
+
+def _percent_decode(run: str) -> str:
+    """``%40`` -> ``@``; a run that is no valid UTF-8 stays as it is."""
+    data = bytes(int(run[i + 1 : i + 3], 16) for i in range(0, len(run), 3))
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return ""
+
+
+def map_spans(view: TextView | None, spans: list) -> list:
+    """Spans ``(start, end, *rest)`` of the view as spans of the original text."""
+    if view is None:
+        return spans
+    out = []
+    for s, e, *rest in spans:
+        if e <= s:
+            continue
+        a, b = view.original(s, e)
+        out.append((a, b, *rest))
+    return out

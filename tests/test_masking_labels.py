@@ -1,0 +1,214 @@
+"""Issues #21 and #22: ids found by their label, Presidio's types never dropped, hostile encodings,
+bare numbers under unknown keys, personal JSON keys, and the second line masking what it finds.
+
+Every sentence and value here is written for this test (no corpus value).
+"""
+
+import json
+
+import pyarrow as pa
+import pytest
+
+from agentic_pipeline.masking import MASK_ENTITIES, Masker, mask_steps, pseudonym_for
+from agentic_pipeline.masking.detectors import label_entity, not_personal_types
+from agentic_pipeline.masking.detectors.bare_numbers import bare_number_entity
+from agentic_pipeline.masking.mask import SECOND_LINE, mask_leaks
+from agentic_pipeline.masking.scan import find_leaks
+from agentic_pipeline.masking.text_view import text_view
+from agentic_pipeline.schema import STEP_SCHEMA
+
+KEY = "labels-test-key-0123456789abcdef0123456789"
+
+
+@pytest.fixture(scope="module")
+def masker():
+    with Masker(key=KEY, n_workers=1) as m:
+        yield m
+
+
+def _table(*cells: tuple[str, str]) -> pa.Table:
+    """One episode; each cell is (role, content): tool results for "tool", else messages."""
+    rows = [
+        {
+            "ds": "2026-11-28",
+            "episode_id": "ep-labels",
+            "step": i,
+            "role": role,
+            "action_type": "tool_result" if role == "tool" else "message",
+            "tool_name": "lookup" if role == "tool" else None,
+            "content": content,
+        }
+        for i, (role, content) in enumerate(cells)
+    ]
+    return pa.Table.from_pylist(rows, schema=STEP_SCHEMA)
+
+
+def _masked(masker, *cells: tuple[str, str]) -> list[str]:
+    result = mask_steps(_table(*cells), masker)
+    assert result.withheld.num_rows == 0
+    return result.masked.column("content").to_pylist()
+
+
+def test_every_personal_type_plain_presidio_reports_is_masked():
+    """Never below plain Presidio by construction: each type of Presidio's default English
+    registry, other than dates, places, organisations, NRP, URLs and uuids, is masked."""
+    from presidio_analyzer import RecognizerRegistry
+
+    registry = RecognizerRegistry(supported_languages=["en"])
+    registry.load_predefined_recognizers(languages=["en"])
+    reported = {et for rec in registry.recognizers for et in rec.supported_entities}
+    assert reported - not_personal_types() <= set(MASK_ENTITIES)
+    assert {"US_NPI", "UK_NHS", "MEDICAL_LICENSE", "US_DRIVER_LICENSE", "IN_PAN"} <= set(
+        MASK_ENTITIES
+    )
+
+
+@pytest.mark.parametrize(
+    ("label", "expected"),
+    [
+        ("MRN", "MEDICAL_RECORD"),
+        ("Patient ID", "MEDICAL_RECORD"),
+        ("policy_no", "INSURANCE_ID"),
+        ("memberId", "INSURANCE_ID"),
+        ("Account Number", "BANK_ACCOUNT"),
+        ("routing", "ABA_ROUTING_NUMBER"),
+        ("NPI", "US_NPI"),
+        ("Kundennummer", "USER_ID"),
+        ("numéro de compte", "BANK_ACCOUNT"),
+        ("Payee", "PERSON"),
+        ("order_id", None),
+        ("item", None),
+        ("flight number", None),
+    ],
+)
+def test_labels_name_their_type(label, expected):
+    assert label_entity(label) == expected
+
+
+def test_ids_are_found_by_their_label_in_prose_lines_and_tables(masker):
+    prose, lines, csv, kept = _masked(
+        masker,
+        ("user", "The chart says MRN 40-771-2093 and my member ID is QX77120B."),
+        ("tool", "Patient: Orla Vennick\nNPI: 1245319599\nPolicy #: TRV-5521-08\nStatus: active"),
+        ("tool", "Date,Payee,Account Number,Amount\n2025-02-03,Tobiah Marsh,66120934,18.20"),
+        ("user", "Order 55120 with item 8812093345 left on flight QA441 on 2025-03-04."),
+    )
+    for raw in ("40-771-2093", "QX77120B", "1245319599", "TRV-5521-08", "66120934"):
+        assert raw not in prose + lines + csv, raw
+    assert "<MEDICAL_RECORD_" in prose and "<INSURANCE_ID_" in prose
+    assert "<US_NPI_" in lines and "Status: active" in lines
+    assert "<BANK_ACCOUNT_" in csv and "18.20" in csv and "2025-02-03" in csv
+    # ids of things stay in clear for replay and joins
+    assert kept == "Order 55120 with item 8812093345 left on flight QA441 on 2025-03-04."
+
+
+def test_ids_under_labelled_json_keys_and_python_dicts(masker):
+    record = {
+        "patient": {"mrn": "00918273", "npi": 1245319599},
+        "account": {"balance": 41.5, "status": "open"},
+        "item_id": "8812093345",
+        "policyNumber": "TRV-5521-08",
+    }
+    json_cell, repr_cell = _masked(
+        masker,
+        ("tool", json.dumps(record)),
+        ("tool", repr({"street": "12 Quillon Row", "iban": "GB33BUKB20201555555555"})),
+    )
+    out = json.loads(json_cell)
+    assert out["patient"]["mrn"].startswith("<MEDICAL_RECORD_")
+    assert out["patient"]["npi"].startswith("<US_NPI_")
+    assert out["policyNumber"].startswith("<INSURANCE_ID_")
+    assert out["account"] == {"balance": 41.5, "status": "open"}  # no id shape, no label leaf
+    assert out["item_id"] == "8812093345"
+    assert "Quillon" not in repr_cell and "GB33" not in repr_cell
+    assert repr_cell.startswith("{'street': '<STREET_ADDRESS_")
+
+
+def test_hostile_encodings_are_masked_where_they_stand(masker):
+    email = "wren.t@example.net"
+    full_width = "Mail me: ｗｒｅｎ．ｔ＠ｅｘａｍｐｌｅ．ｎｅｔ, SSN ５３１－４４－７７２０."
+    url = "https://crm.example.com/find?email=wren.t%40example.net&phone=%2B14155550187"
+    entity = "Write to wren&#46;t&#64;example&#46;net today."
+    out = _masked(masker, ("user", full_width), ("tool", url), ("tool", entity))
+    token = pseudonym_for(email, "EMAIL_ADDRESS", KEY)
+    assert "ｗｒｅｎ" not in out[0] and "５３１" not in out[0] and "<US_SSN_" in out[0]
+    assert "wren.t" not in out[1] and "4155550187" not in out[1]
+    assert out[1].startswith("https://crm.example.com/find?email=<EMAIL_ADDRESS_")
+    assert "wren" not in out[2] and "<EMAIL_ADDRESS_" in out[2]
+    assert token in out[1]  # the same address, the same token, however it was written
+
+
+def test_personal_keys_and_bare_numbers_under_unknown_keys(masker):
+    cell = {
+        "Harriet Quennell": "owner",
+        "contact_number": 4155550187,
+        "msisdn": "447700900431",
+        "rows": [["note", 4155550187]],
+        "item_id": 8812093345,
+        "total": 4155550911,
+    }
+    (out,) = _masked(masker, ("tool", json.dumps(cell)))
+    obj = json.loads(out)
+    assert "Harriet" not in out and "Quennell" not in out
+    assert obj["contact_number"].startswith("<PHONE_NUMBER_")
+    assert obj["msisdn"].startswith("<PHONE_NUMBER_")
+    assert obj["rows"][0][1].startswith("<PHONE_NUMBER_")
+    assert obj["item_id"] == 8812093345 and obj["total"] == 4155550911  # things stay
+
+
+def test_bare_number_rules():
+    assert bare_number_entity("q", "+14155550187") == "PHONE_NUMBER"
+    assert bare_number_entity("value", 4539148803436467) == "CREDIT_CARD"
+    assert bare_number_entity("order_id", 4155550187) is None
+    assert bare_number_entity("ts", 1764547200) is None
+    assert bare_number_entity("x", True) is None
+
+
+def test_text_view_maps_back_to_the_original_characters():
+    text = "a%40b ｘ &#64;"
+    view = text_view(text)
+    assert view is not None and view.text == "a@b x @"
+    assert view.original(1, 2) == (1, 4)  # "@" came from "%40"
+    assert text_view("plain ascii text") is None
+
+
+def test_the_second_line_masks_what_it_finds_instead_of_withholding(masker):
+    """A value the final scan finds is masked with its keyed token and the episode is written;
+    the audit credits the second line. (The scan's find is planted in the masked table here:
+    what the first line misses depends on the detectors of the day.)"""
+    table = _table(("user", "call me back"), ("tool", "ring +44 20 7946 0321 after five"))
+    found = find_leaks(table)
+    assert found and all(leak.entity_type == "PHONE_NUMBER" for leak, _ in found)
+    from collections import defaultdict
+
+    from agentic_pipeline.masking.apply import Partition
+    from agentic_pipeline.masking.episode import Episode
+
+    mp = Partition(masker)
+    fixed, replaced = mask_leaks(
+        table, found, masker, defaultdict(Episode), ["ep-labels", "ep-labels"], mp
+    )
+    assert replaced == 1
+    (cell,) = fixed.column("content").to_pylist()[1:]
+    assert "7946" not in cell and "<PHONE_NUMBER_" in cell
+    assert [r.detector for r in mp.records] == [SECOND_LINE]
+    assert not find_leaks(fixed)
+
+
+def test_postal_addresses_are_masked_whole_and_cities_alone_stay(masker):
+    """Issue #21 point 3: street, unit, city, region, postcode and country as one span."""
+    us, block, eu, uk, prose = _masked(
+        masker,
+        ("user", "Mail it to 3308 Brindle Court, Suite 40, Abilene, TX 79601, USA today."),
+        ("tool", "Deliver to:\nOrla Vennick\n77 Quillon Street\nSpringfield, IL 62704\n\nok"),
+        ("user", "Meine Adresse ist Larchenweg 14, 80331 München. Ich komme aus Berlin."),
+        ("user", "Then to 12 Tavish Road, London NW1 6XE before noon."),
+        ("user", "We met in Chicago and then flew to Paris for the summer."),
+    )
+    for raw in ("Brindle", "Abilene", "79601", "Quillon", "Springfield", "62704", "Larchenweg"):
+        assert raw not in us + block + eu + uk, raw
+    assert us.count("<STREET_ADDRESS_") == 1 and us.endswith(" today.")
+    assert block.count("<STREET_ADDRESS_") == 1 and block.endswith("\n\nok")
+    assert "München" not in eu and "Ich komme aus Berlin." in eu  # a city alone stays
+    assert "London" not in uk and "6XE" not in uk and uk.endswith(" before noon.")
+    assert prose == "We met in Chicago and then flew to Paris for the summer."
