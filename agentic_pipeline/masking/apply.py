@@ -162,6 +162,8 @@ class Applier:
 
     def key(self, path: str, key: str) -> str:
         """A key is schema, masked only where it is a personal value (``{"Ann Lee": "owner"}``)."""
+        if route(key) is Route.SKIP:  # "email", "flight_number", "MIA": schema, not a value
+            return key
         return self.mp.mask_text(key, self.ep, self.row, f"{self.column}.{path}.<key>")
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import re
+from functools import lru_cache
 from typing import Any, Protocol
 
 from agentic_pipeline.jsonutil import strict_json_dumps
@@ -36,6 +37,7 @@ _CALL_KEYS = frozenset({"arguments", "kwargs", "args", "parameters", "params", "
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
+@lru_cache(maxsize=8192)
 def child_entity(key: str, inherited: str | None) -> str | None:
     """Entity of ``key``'s value given the entity inherited from the parent key."""
     own = key_entity(key)

@@ -38,6 +38,7 @@ def _key_words(key: str | None) -> list[str]:
     return [w for w in re.split(r"[^a-z0-9]+", key.lower()) if w]
 
 
+@lru_cache(maxsize=8192)
 def thing_key(key: str | None) -> bool:
     """The key names a thing, a quantity or a technical value (``item_id``, ``orderNo``,
     ``amount``, ``ts``); ``contact_number`` and ``msisdn`` do not."""

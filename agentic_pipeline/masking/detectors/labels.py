@@ -89,6 +89,7 @@ def normalize_key(key: str) -> str:
     return _NON_ALNUM.sub("_", _CAMEL.sub("_", str(key)).lower()).strip("_")
 
 
+@lru_cache(maxsize=8192)
 def key_entity(key: str) -> str | None:
     """Entity type a key names (masked whole whatever the value), else ``None``."""
     k = normalize_key(key)
