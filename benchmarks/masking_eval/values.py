@@ -46,7 +46,7 @@ def words(text: str) -> tuple[str, ...]:
 
 
 #: Languages of the corpora's words: a word common in any of them is no corpus value.
-LANGUAGES = ("en", "de", "fr", "es", "it", "nl", "pl")
+LANGUAGES = ("en", "de", "fr", "es", "it", "nl", "pl", "pt")
 
 
 @cache
@@ -65,15 +65,6 @@ def _countries() -> frozenset[tuple[str, ...]]:
     return frozenset(words(c) for c in Provider.countries)
 
 
-@cache
-def _zipf_any(word: str) -> float:
-    """The word's frequency in English or the main European languages (a street word such as
-    Italian "strada" is vocabulary, not a corpus value)."""
-    from wordfreq import zipf_frequency
-
-    return max(zipf_frequency(word, lang) for lang in ("en", "de", "fr", "es", "it", "nl", "pt"))
-
-
 def is_common(value: str) -> bool:
     """Whether a value is too common to count (see module doc)."""
     ws = words(value)
@@ -84,7 +75,7 @@ def is_common(value: str) -> bool:
         return True
     letters = [w for w in ws if w.isalpha()]
     if len(ws) == 1:  # a word of English or of a language the street words come from
-        return len(value.strip()) < 6 or (bool(letters) and _zipf_any(ws[0]) >= 3.0)
+        return len(value.strip()) < 6 or (bool(letters) and _zipf(ws[0]) >= 3.0)
     return len(letters) == len(ws) and all(_zipf(w) >= 4.0 for w in ws)
 
 
