@@ -191,14 +191,20 @@ def cmd_export(args: argparse.Namespace) -> int:
             f"--out {args.out} does not end in {suffix}, the extension of --format "
             f"{args.format} ({'Parquet' if suffix == '.parquet' else 'JSON lines'})"
         )
+    from agentic_pipeline.masking.keys import MissingMaskingKeyError, masking_key
+
     root = existing_data_root(args.data_dir)  # read-only: never creates a data root
-    require_masking_key("export")  # data leaving the pipeline: never under an unannounced dev key
+    try:
+        masking_key()  # no key: refused (exit 2) before the data is looked at
+    except MissingMaskingKeyError:
+        require_masking_key("export")
     found = stored_days(str(root), args.format, start.isoformat(), end.isoformat())
     if not found:
         raise NoDataError(
             f"no {args.format} dataset stored for {start} .. {end} under {root}: materialize "
             f"those days first (agentic-pipeline materialize --start {start} --end {end})"
         )
+    require_masking_key("export")  # data leaving the pipeline: never under an unannounced dev key
     with console.status(f"exporting {args.format} from {start} to {end}"):
         count = export_range(str(root), start.isoformat(), end.isoformat(), args.format, args.out)
     missing = [ds for ds in days if ds not in found]
