@@ -62,9 +62,9 @@ from agentic_pipeline.masking.json_walker import (
     parse_json,
     walk,
 )
+from agentic_pipeline.masking.names import decide_persons
 from agentic_pipeline.masking.pseudonyms import DEV_MASKING_KEY, Pseudonymizer
 from agentic_pipeline.masking.ray_pool import RayAnalyzerPool, analyzer_pool
-from agentic_pipeline.masking.refine import refine_spans
 from agentic_pipeline.masking.router import Route
 from agentic_pipeline.masking.scan import PIILeakError, compile_values, scan_for_leaks
 from agentic_pipeline.masking.tables import (  # noqa: F401  (AUDIT_SCHEMA: public here too)
@@ -225,7 +225,7 @@ def mask_steps(
     rx = [s for s, r in to_analyse.items() if r is Route.REGEX]
     for texts, use_ner in ((ner, True), (rx, False)):
         for s, spans in zip(texts, masker.pool.analyze(texts, use_ner), strict=True):
-            mp.analysis[s] = refine_spans(s, spans)
+            mp.analysis[s] = decide_persons(s, spans)  # the name model decides persons
     t2 = time.perf_counter()
 
     # known entities: structured values + confident detections anywhere in the episode

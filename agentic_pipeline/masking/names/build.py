@@ -1,0 +1,402 @@
+"""Build the name model from the development corpora.
+
+    python -m agentic_pipeline.masking.names.build [--exclude CORPUS ...] [--out PATH]
+
+reads the labelled corpora of ``../shared/external`` (``$AGENTIC_PIPELINE_EXTERNAL``), runs the
+analyzer's spaCy model over them once (cached under ``~/.cache/agentic-pipeline/names``), turns
+every candidate token into its features (``features.py``) with the label "inside a labelled
+person span", fits a logistic regression (scikit-learn, pinned) with each corpus weighted equally,
+and writes the weights as JSON (``data/name_model.json`` by default) with a version string made of
+the feature version, the corpora and a hash of the weights. ``build_model(exclude=...)`` is what
+the leave-one-corpus-out benchmark (``benchmarks/names_loco.py``) calls.
+
+Corpora: the labelled texts of ``benchmarks/masking_eval/corpora.py`` when that module is
+importable (all development corpora); otherwise this module's own readers of the three pii-dev
+corpora with span labels (contextual-anonymizer aligned to its masked copy, btc CoNLL,
+nannigalaxy entity strings).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import importlib
+import json
+import os
+import re
+import sys
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from agentic_pipeline.masking.names.features import FEATURE_VERSION, TextFeatures
+from agentic_pipeline.masking.names.model import MODEL_PATH, NameModel
+
+Span = tuple[int, int, str]
+#: Corpus labels that are person names.
+PERSON_TYPES = frozenset({"PERSON"})
+#: A feature seen in fewer training tokens than this is dropped (no one-off memorised context).
+MIN_FEATURE_COUNT = 3
+#: Inverse regularisation strength of the logistic regression.
+C = 0.5
+#: Default probability bars written in the model: masked where it stands / propagated.
+THRESHOLD = 0.4
+PROPAGATE = 0.85
+
+
+@dataclass
+class LabelledText:
+    """A text with labelled spans (the contract of ``benchmarks/masking_eval/corpora.py``)."""
+
+    text: str
+    spans: list[Span]
+    corpus: str
+    doc_id: str
+
+
+# ------------------------------------------------------------------------------------- corpora
+def external_root() -> Path:
+    """``$AGENTIC_PIPELINE_EXTERNAL`` or ``../shared/external`` beside the repo checkout."""
+    env = os.environ.get("AGENTIC_PIPELINE_EXTERNAL")
+    if env:
+        return Path(env)
+    return Path(__file__).resolve().parents[4] / "shared" / "external"
+
+
+_CA_PERSON = {"NAME", "DOCTOR"}
+_CA_ORG = {"COMPANY", "BANK", "INSURER", "SCHOOL", "UNIVERSITY", "HOSPITAL", "MERCHANT"}
+_CA_TAG = re.compile(r"\[([A-Z_]+?)_\d+\]")
+
+
+def _align(context: str, anonymized: str) -> list[Span] | None:
+    """Spans of the tags of ``anonymized`` in ``context`` (None when they do not align)."""
+    parts = re.split(r"(\[[A-Z_]+?_\d+\])", anonymized)
+    if not context.startswith(parts[0]):
+        return None
+    pos, spans, values = len(parts[0]), [], {}
+    for k in range(1, len(parts), 2):
+        tag, nxt = parts[k], parts[k + 1]
+        if nxt:
+            j = context.find(nxt, pos + 1)
+        else:
+            j = len(context) if k + 1 == len(parts) - 1 else -1
+        if j < 0:
+            return None
+        value = context[pos:j]
+        if values.setdefault(tag, value) != value or not value.strip():
+            return None
+        kind = _CA_TAG.fullmatch(tag).group(1)  # type: ignore[union-attr]
+        label = "PERSON" if kind in _CA_PERSON else "ORGANIZATION" if kind in _CA_ORG else kind
+        spans.append((pos, j, label))
+        pos = j + len(nxt)
+    return spans if pos == len(context) else None
+
+
+def read_contextual_anonymizer(root: Path) -> list[LabelledText]:
+    """contextual-anonymizer: each text with the spans of its masked copy's tags (texts that do
+    not align exactly are left out); duplicate texts once."""
+    data = json.loads((root / "synthetic_data.json").read_text(encoding="utf-8"))["data"]
+    out, seen = [], set()
+    for i, d in enumerate(data):
+        text = d["context"]
+        if text in seen:
+            continue
+        seen.add(text)
+        spans = _align(text, d["anonymized_context"])
+        if spans is not None:
+            out.append(LabelledText(text, spans, "contextual-anonymizer", f"ca-{i}"))
+    return out
+
+
+def read_btc(root: Path) -> list[LabelledText]:
+    """btc: tweets (tokens joined by spaces) with PER/ORG/LOC spans; @handles as USERNAME."""
+    out = []
+    for path in sorted(root.glob("*.conll")):
+        tokens: list[tuple[str, str]] = []
+        lines = path.read_text(encoding="utf-8").split("\n")
+        for line in [*lines, ""]:
+            if line.strip():
+                parts = line.split("\t") if "\t" in line else line.split()
+                if len(parts) >= 2:
+                    tokens.append((parts[0], parts[-1]))
+                continue
+            if tokens:
+                out.append(_btc_tweet(tokens, f"btc-{path.stem}-{len(out)}"))
+                tokens = []
+    return out
+
+
+def _btc_tweet(tokens: list[tuple[str, str]], doc_id: str) -> LabelledText:
+    text, spans, cur = "", [], None
+    kinds = {"PER": "PERSON", "ORG": "ORGANIZATION", "LOC": "LOCATION"}
+    for tok, tag in tokens:
+        start = len(text) + (1 if text else 0)
+        text = f"{text} {tok}" if text else tok
+        kind = kinds.get(tag[2:], "OTHER") if tag != "O" else None
+        if kind == "PERSON" and tok.startswith("@"):
+            kind = "USERNAME"
+        if kind and tag.startswith("I-") and cur is not None and cur[2] == kind:
+            cur[1] = len(text)
+            continue
+        if cur is not None:
+            spans.append(tuple(cur))
+            cur = None
+        if kind:
+            cur = [start, len(text), kind]
+    if cur is not None:
+        spans.append(tuple(cur))
+    return LabelledText(text, spans, "btc", doc_id)  # type: ignore[arg-type]
+
+
+def read_nannigalaxy(root: Path) -> list[LabelledText]:
+    """nannigalaxy-pii-synthetic: sentences with their entity strings found in them."""
+    data = json.loads((root / "pii_syn_nano_en.json").read_text(encoding="utf-8"))
+    out = []
+    for i, d in enumerate(data):
+        text, spans = d["text"], []
+        for ent in d.get("NER") or []:
+            value = ent.get("entity") or next((v for k, v in ent.items() if k != "label"), "")
+            if not value:
+                continue
+            kind = "PERSON" if ent["label"] == "PERSON" else ent["label"]
+            for m in re.finditer(rf"(?<!\w){re.escape(value)}(?!\w)", text):
+                if not any(a < m.end() and m.start() < b for a, b, _ in spans):
+                    spans.append((m.start(), m.end(), kind))
+        out.append(LabelledText(text, sorted(spans), "nannigalaxy-pii-synthetic", f"nano-{i}"))
+    return out
+
+
+_OWN_READERS = {
+    "contextual-anonymizer": ("contextual-anonymizer", read_contextual_anonymizer),
+    "btc": ("btc", read_btc),
+    "nannigalaxy-pii-synthetic": ("nannigalaxy-pii-synthetic", read_nannigalaxy),
+}
+
+
+def _shared_corpora():
+    """``benchmarks.masking_eval.corpora`` when importable (from a checkout of the repo)."""
+    repo = Path(__file__).resolve().parents[3]
+    if str(repo) not in sys.path and (repo / "benchmarks").is_dir():
+        sys.path.append(str(repo))
+    try:
+        from benchmarks.masking_eval import corpora  # type: ignore[import-not-found]
+    except ImportError:
+        return None
+    try:  # the tau loader reads the files with the evaluation helpers
+        importlib.import_module("benchmarks.masking_eval.evaluation")
+    except ImportError:  # a checkout where they still live in the product package
+        sys.modules["benchmarks.masking_eval.evaluation"] = importlib.import_module(
+            "agentic_pipeline.masking.evaluation"
+        )
+    return corpora
+
+
+def corpus_names() -> list[str]:
+    """The corpora available for training, with person labels."""
+    shared = _shared_corpora()
+    if shared is not None and shared.available():
+        return [*shared.TEXT_CORPORA, *shared.TAU_CORPORA]
+    root = external_root() / "pii-dev"
+    return [name for name, (folder, _) in _OWN_READERS.items() if (root / folder).is_dir()]
+
+
+#: How many labelled texts each tau file gives (episodes: its strings are many and alike).
+TAU_EPISODES = 10
+
+
+def load_corpus(name: str, limit: int | None = None) -> list[LabelledText]:
+    """The labelled texts of one corpus (see module doc)."""
+    shared = _shared_corpora()
+    if shared is not None and shared.available():
+        lim = TAU_EPISODES if name in shared.TAU_CORPORA and limit is None else limit
+        items = shared.load(name, limit=lim)
+        return [LabelledText(x.text, list(x.spans), x.corpus, x.doc_id) for x in items]
+    folder, reader = _OWN_READERS[name]
+    items = reader(external_root() / "pii-dev" / folder)
+    return items if limit is None else items[:limit]
+
+
+# --------------------------------------------------------------------------------- spaCy docs
+def cache_dir() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "agentic-pipeline" / "names"
+
+
+def _nlp():
+    import spacy
+
+    from agentic_pipeline.masking.engine import DEFAULT_MODEL, UNNEEDED_COMPONENTS
+
+    return spacy.load(DEFAULT_MODEL, exclude=list(UNNEEDED_COMPONENTS))
+
+
+_NLP = None
+
+
+def parse(texts: Sequence[str], cache_key: str | None = None) -> list:
+    """spaCy documents of ``texts`` by the analyzer's NER pipeline, cached on disk by content."""
+    global _NLP
+    from spacy.tokens import DocBin
+
+    if _NLP is None:
+        _NLP = _nlp()
+    nlp = _NLP
+    digest = hashlib.sha256("\x00".join(texts).encode("utf-8")).hexdigest()[:16]
+    path = cache_dir() / f"{cache_key or 'docs'}-{nlp.meta['name']}-{digest}.spacy"
+    if path.exists():
+        docs = list(DocBin().from_bytes(path.read_bytes()).get_docs(nlp.vocab))
+        if [d.text for d in docs] == list(texts):
+            return docs
+    docs = list(nlp.pipe(texts, batch_size=64))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_bytes(DocBin(attrs=["ENT_IOB", "ENT_TYPE"], docs=docs).to_bytes())
+    tmp.replace(path)
+    return docs
+
+
+# ------------------------------------------------------------------------------------ training
+def token_examples(
+    items: Sequence[LabelledText], docs: Sequence
+) -> tuple[list[list[str]], list[int]]:
+    """Features and labels (1: inside a person span) of the candidate tokens of ``items``."""
+    X: list[list[str]] = []
+    y: list[int] = []
+    for item, doc in zip(items, docs, strict=True):
+        persons = [(a, b) for a, b, t in item.spans if t in PERSON_TYPES]
+        tf = TextFeatures(item.text, doc)
+        for i in tf.candidates():
+            t = doc[i]
+            s, e = t.idx, t.idx + len(t.text)
+            X.append(tf.features(i))
+            y.append(int(any(a < e and s < b for a, b in persons)))
+    return X, y
+
+
+def fit(
+    examples: dict[str, tuple[list[list[str]], list[int]]],
+    c: float = C,
+    threshold: float = THRESHOLD,
+    propagate: float = PROPAGATE,
+) -> NameModel:
+    """A logistic regression over the examples of each corpus, each corpus weighing the same."""
+    import numpy as np
+    from scipy.sparse import csr_matrix
+    from sklearn.linear_model import LogisticRegression
+
+    counts: Counter[str] = Counter()
+    for X, _ in examples.values():
+        for feats in X:
+            counts.update(feats)
+    kept = sorted(f for f, n in counts.items() if n >= MIN_FEATURE_COUNT)
+    vocab = {f: k for k, f in enumerate(kept)}
+    rows, cols, ys, weights = [], [], [], []
+    n_rows = 0
+    per_corpus = {name: len(y) for name, (_, y) in examples.items() if y}
+    total = sum(per_corpus.values())
+    for X, y in examples.values():
+        if not y:
+            continue
+        w = total / (len(per_corpus) * len(y))
+        for feats, label in zip(X, y, strict=True):
+            for f in feats:
+                k = vocab.get(f)
+                if k is not None:
+                    rows.append(n_rows)
+                    cols.append(k)
+            ys.append(label)
+            weights.append(w)
+            n_rows += 1
+    matrix = csr_matrix(
+        (np.ones(len(rows), dtype=np.float32), (rows, cols)), shape=(n_rows, len(vocab))
+    )
+    matrix.data[:] = 1.0  # a feature listed twice is still one-hot
+    clf = LogisticRegression(C=c, max_iter=3000, solver="liblinear")
+    clf.fit(matrix, np.array(ys), sample_weight=np.array(weights))
+    names = sorted(vocab, key=vocab.get)  # type: ignore[arg-type]
+    coef = clf.coef_[0]
+    w = {f: float(coef[k]) for k, f in enumerate(names) if abs(coef[k]) >= 1e-4}
+    model = NameModel(
+        weights=w,
+        intercept=float(clf.intercept_[0]),
+        threshold=threshold,
+        propagate=propagate,
+        meta={
+            "corpora": sorted(per_corpus),
+            "tokens": {k: v for k, v in sorted(per_corpus.items())},
+            "C": c,
+            "min_feature_count": MIN_FEATURE_COUNT,
+        },
+    )
+    digest = hashlib.sha256(json.dumps(model.to_json()["weights"]).encode()).hexdigest()[:10]
+    model.version = f"names-f{FEATURE_VERSION}-{digest}"
+    return model
+
+
+_EXAMPLES: dict[tuple[str, int | None], tuple[list[list[str]], list[int]]] = {}
+
+
+def corpus_examples(
+    names: Iterable[str], limit: int | None = None
+) -> dict[str, tuple[list[list[str]], list[int]]]:
+    """Training examples of each named corpus (kept for the next call in this process)."""
+    out = {}
+    for name in names:
+        if (name, limit) not in _EXAMPLES:
+            items = load_corpus(name, limit)
+            docs = parse([x.text for x in items], cache_key=name)
+            _EXAMPLES[(name, limit)] = token_examples(items, docs)
+        out[name] = _EXAMPLES[(name, limit)]
+    return out
+
+
+def build_model(
+    exclude: Iterable[str] = (),
+    corpora: Iterable[str] | None = None,
+    limit: int | None = None,
+) -> NameModel:
+    """The name model trained on every available corpus but ``exclude`` (or on ``corpora``)."""
+    excluded = set(exclude)
+    names = [c for c in (corpus_names() if corpora is None else corpora) if c not in excluded]
+    if not names:
+        raise ValueError("no training corpus: is ../shared/external/pii-dev there?")
+    return fit(corpus_examples(names, limit))
+
+
+def build_from_texts(items: Sequence[LabelledText], **kwargs) -> NameModel:
+    """A model trained on the given labelled texts only (tests, small samples)."""
+    by_corpus: dict[str, list[LabelledText]] = {}
+    for x in items:
+        by_corpus.setdefault(x.corpus, []).append(x)
+    examples = {}
+    for name, group in by_corpus.items():
+        docs = _parse_nocache(group)
+        examples[name] = token_examples(group, docs)
+    return fit(examples, **kwargs)
+
+
+def _parse_nocache(items: Sequence[LabelledText]) -> list:
+    global _NLP
+    if _NLP is None:
+        _NLP = _nlp()
+    return list(_NLP.pipe([x.text for x in items]))
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--exclude", nargs="*", default=[], help="corpora left out of training")
+    ap.add_argument("--out", default=str(MODEL_PATH), help="model file to write")
+    ap.add_argument("--limit", type=int, default=None, help="texts per corpus (for a quick try)")
+    args = ap.parse_args(argv)
+    model = build_model(exclude=args.exclude, limit=args.limit)
+    model.save(args.out)
+    print(
+        f"{model.version}: {len(model.weights)} weights, corpora {model.meta['corpora']}, "
+        f"written to {args.out}"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
