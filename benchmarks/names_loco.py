@@ -13,7 +13,8 @@ For each development corpus with person labels: the name model trained without i
 Figures are per token (word tokens of spaCy's tokenizer): recall of the tokens inside labelled
 person spans, precision, the share of words outside every labelled span that are masked as a
 person ("words masked"), the share of organisation/location words masked; and per span: the
-share of labelled person spans masked whole. Strings are scored alone (no episode propagation).
+share of labelled person spans masked whole. Titles ("Dr.", "Ms.") are not counted. Strings are
+scored alone (no episode propagation).
 """
 
 from __future__ import annotations
@@ -59,7 +60,21 @@ json.dump(out, sys.stdout)
 
 
 def old_rule_spans(texts: list[str], ref: str) -> list[list[tuple[int, int]]]:
-    """Person spans of the rules of commit ``ref`` (a subprocess on a ``git archive`` of it)."""
+    """Person spans of the rules of commit ``ref`` (a subprocess on a ``git archive`` of it),
+    cached by commit and texts (the rules of a commit never change)."""
+    import hashlib
+
+    digest = hashlib.sha256("\x00".join([ref, *texts]).encode("utf-8")).hexdigest()[:16]
+    cache = build.cache_dir() / f"rules-{digest}.json"
+    if cache.exists():
+        return [[tuple(s) for s in spans] for spans in json.loads(cache.read_text())]
+    spans = _run_old_rules(texts, ref)
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    cache.write_text(json.dumps(spans))
+    return spans
+
+
+def _run_old_rules(texts: list[str], ref: str) -> list[list[tuple[int, int]]]:
     with tempfile.TemporaryDirectory(prefix="names-rules-") as tmp:
         archive = subprocess.run(
             ["git", "-C", str(REPO), "archive", ref, "agentic_pipeline"],
@@ -79,8 +94,12 @@ def old_rule_spans(texts: list[str], ref: str) -> list[list[tuple[int, int]]]:
         return [[tuple(s) for s in spans] for spans in json.loads(res.stdout)]
 
 
+#: Titles are inside some corpora's name spans ("Dr. X") but are no name: left out of the count.
+TITLES = frozenset({"dr", "mr", "mrs", "ms", "miss", "mx", "prof", "sir"})
+
+
 def _word(tok) -> bool:
-    return any(c.isalpha() for c in tok.text)
+    return any(c.isalpha() for c in tok.text) and tok.text.lower().rstrip(".") not in TITLES
 
 
 class Score:

@@ -181,8 +181,7 @@ def test_the_model_rebuilds_from_a_small_sample_and_predicts_sensibly():
 
     probe = "Please forward the contract to Leopold Brandt in the Boston office."
     doc = _parse_nocache([LabelledText(probe, [], "p", "p")])[0]
-    probs = model.token_probabilities(probe, doc)
-    by_word = {doc[i].text: p for i, p in probs.items()}
+    by_word = model.word_probabilities(probe, doc)
     assert by_word["Brandt"] > by_word["Boston"]
     assert by_word["Leopold"] > by_word["Please"] if "Please" in by_word else True
     assert rec.supported_entities == ["PERSON"]

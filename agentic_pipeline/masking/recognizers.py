@@ -36,7 +36,6 @@ from presidio_analyzer.nlp_engine import NlpArtifacts
 # one list of detectors
 from agentic_pipeline.masking.names import (  # noqa: F401
     COMMON_WORDS,
-    MODEL_PATH,
     NameModelRecognizer,
     default_model,
     is_name_pair,
@@ -283,8 +282,10 @@ def warm_up() -> None:
     name_gazetteer()
     listed_name("anna")
     zipf("the")
-    if MODEL_PATH.exists():  # (absent only while the first model is being built)
+    try:
         default_model()
+    except (OSError, ValueError):
+        pass  # no or a stale model file (while it is rebuilt): the recognizer raises on use
 
 
 warm_up()

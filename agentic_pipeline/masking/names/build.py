@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agentic_pipeline.masking.names.features import FEATURE_VERSION, TextFeatures
-from agentic_pipeline.masking.names.model import MODEL_PATH, NameModel
+from agentic_pipeline.masking.names.model import MODEL_PATH, NameModel, neighbour_features
 
 Span = tuple[int, int, str]
 #: Corpus labels that are person names.
@@ -257,89 +257,146 @@ def parse(texts: Sequence[str], cache_key: str | None = None) -> list:
 
 
 # ------------------------------------------------------------------------------------ training
-def token_examples(
-    items: Sequence[LabelledText], docs: Sequence
-) -> tuple[list[list[str]], list[int]]:
-    """Features and labels (1: inside a person span) of the candidate tokens of ``items``."""
-    X: list[list[str]] = []
-    y: list[int] = []
-    for item, doc in zip(items, docs, strict=True):
+@dataclass
+class Examples:
+    """Candidate units of some texts: features, labels (1: inside a person span) and, per unit,
+    the example indices of its candidate neighbours on the same line (-1: none)."""
+
+    X: list[list[str]]
+    y: list[int]
+    prev: list[int]
+    next: list[int]
+
+
+def token_examples(items: Sequence[LabelledText], docs: Sequence) -> Examples:
+    """The examples of ``items``; past ``MAX_EXAMPLES`` whole texts are left out (in a seeded
+    order), so that one large corpus does not make training slow."""
+    import random
+
+    order = list(range(len(items)))
+    random.Random(21).shuffle(order)
+    ex = Examples([], [], [], [])
+    for k in order:
+        if len(ex.y) >= MAX_EXAMPLES:
+            break
+        item, doc = items[k], docs[k]
         persons = [(a, b) for a, b, t in item.spans if t in PERSON_TYPES]
         tf = TextFeatures(item.text, doc)
-        for i in tf.candidates():
-            t = doc[i]
-            s, e = t.idx, t.idx + len(t.text)
-            X.append(tf.features(i))
-            y.append(int(any(a < e and s < b for a, b in persons)))
-    return X, y
+        cands = tf.candidates()
+        base = len(ex.y)
+        pos = {i: base + n for n, i in enumerate(cands)}
+        for i in cands:
+            s, e = tf.starts[i], tf.ends[i]
+            ex.X.append(tf.features(i))
+            ex.y.append(int(any(a < e and s < b for a, b in persons)))
+            p, n = tf.neighbours(i)
+            ex.prev.append(pos.get(p, -1))
+            ex.next.append(pos.get(n, -1))
+    return ex
+
+
+#: At most this many candidate units per corpus are used for training.
+MAX_EXAMPLES = 60_000
+
+
+def _matrix(rows_feats: Sequence[Sequence[str]], vocab: dict[str, int]):
+    import numpy as np
+    from scipy.sparse import csr_matrix
+
+    rows, cols = [], []
+    for r, feats in enumerate(rows_feats):
+        for f in set(feats):
+            k = vocab.get(f)
+            if k is not None:
+                rows.append(r)
+                cols.append(k)
+    return csr_matrix(
+        (np.ones(len(rows), dtype=np.float64), (rows, cols)), shape=(len(rows_feats), len(vocab))
+    )
+
+
+def _logistic(X, y, weights, vocab: dict[str, int], c: float) -> tuple[dict[str, float], float]:
+    from sklearn.linear_model import LogisticRegression
+
+    clf = LogisticRegression(C=c, max_iter=3000, solver="liblinear")
+    clf.fit(X, y, sample_weight=weights)
+    coef = clf.coef_[0]
+    names = sorted(vocab, key=vocab.get)  # type: ignore[arg-type]
+    w = {f: float(coef[k]) for k, f in enumerate(names) if abs(coef[k]) >= 1e-4}
+    return w, float(clf.intercept_[0])
 
 
 def fit(
-    examples: dict[str, tuple[list[list[str]], list[int]]],
+    examples: dict[str, Examples],
     c: float = C,
     threshold: float = THRESHOLD,
     propagate: float = PROPAGATE,
 ) -> NameModel:
-    """A logistic regression over the examples of each corpus, each corpus weighing the same."""
+    """The two-stage logistic regression over the examples of each corpus, each corpus weighing
+    the same: stage 1 reads a unit's features, stage 2 the same and the stage-1 probabilities of
+    its neighbours ("Alex Brown": a confident first name makes "Brown" a surname)."""
     import numpy as np
-    from scipy.sparse import csr_matrix
-    from sklearn.linear_model import LogisticRegression
 
-    counts: Counter[str] = Counter()
-    for X, _ in examples.values():
-        for feats in X:
-            counts.update(feats)
-    kept = sorted(f for f, n in counts.items() if n >= MIN_FEATURE_COUNT)
-    vocab = {f: k for k, f in enumerate(kept)}
-    rows, cols, ys, weights = [], [], [], []
-    n_rows = 0
-    per_corpus = {name: len(y) for name, (_, y) in examples.items() if y}
+    per_corpus = {name: len(ex.y) for name, ex in examples.items() if ex.y}
+    if not per_corpus:
+        raise ValueError("no candidate tokens in the training texts")
     total = sum(per_corpus.values())
-    for X, y in examples.values():
-        if not y:
+    X: list[list[str]] = []
+    y: list[int] = []
+    weights: list[float] = []
+    prev: list[int] = []
+    nxt: list[int] = []
+    for ex in examples.values():
+        if not ex.y:
             continue
-        w = total / (len(per_corpus) * len(y))
-        for feats, label in zip(X, y, strict=True):
-            for f in feats:
-                k = vocab.get(f)
-                if k is not None:
-                    rows.append(n_rows)
-                    cols.append(k)
-            ys.append(label)
-            weights.append(w)
-            n_rows += 1
-    matrix = csr_matrix(
-        (np.ones(len(rows), dtype=np.float32), (rows, cols)), shape=(n_rows, len(vocab))
-    )
-    matrix.data[:] = 1.0  # a feature listed twice is still one-hot
-    clf = LogisticRegression(C=c, max_iter=3000, solver="liblinear")
-    clf.fit(matrix, np.array(ys), sample_weight=np.array(weights))
-    names = sorted(vocab, key=vocab.get)  # type: ignore[arg-type]
-    coef = clf.coef_[0]
-    w = {f: float(coef[k]) for k, f in enumerate(names) if abs(coef[k]) >= 1e-4}
+        w = total / (len(per_corpus) * len(ex.y))
+        off = len(y)
+        X += ex.X
+        y += ex.y
+        weights += [w] * len(ex.y)
+        prev += [p + off if p >= 0 else -1 for p in ex.prev]
+        nxt += [n + off if n >= 0 else -1 for n in ex.next]
+    counts: Counter[str] = Counter(f for feats in X for f in set(feats))
+    vocab = {
+        f: k for k, f in enumerate(sorted(f for f, n in counts.items() if n >= MIN_FEATURE_COUNT))
+    }
+    ys, ws = np.array(y), np.array(weights)
+    w1, b1 = _logistic(_matrix(X, vocab), ys, ws, vocab, c)
+    stage1 = NameModel(weights=w1, intercept=b1)
+    p1 = [stage1.probability(feats) for feats in X]
+    X2 = [
+        feats + neighbour_features(p1[p] if p >= 0 else None, p1[n] if n >= 0 else None)
+        for feats, p, n in zip(X, prev, nxt, strict=True)
+    ]
+    vocab2 = dict(vocab)
+    for feats in X2:
+        for f in feats:
+            if f.startswith("nb") and f not in vocab2:
+                vocab2[f] = len(vocab2)
+    w2, b2 = _logistic(_matrix(X2, vocab2), ys, ws, vocab2, c)
     model = NameModel(
-        weights=w,
-        intercept=float(clf.intercept_[0]),
+        weights=w1,
+        intercept=b1,
+        weights2=w2,
+        intercept2=b2,
         threshold=threshold,
         propagate=propagate,
         meta={
             "corpora": sorted(per_corpus),
-            "tokens": {k: v for k, v in sorted(per_corpus.items())},
+            "examples": dict(sorted(per_corpus.items())),
             "C": c,
             "min_feature_count": MIN_FEATURE_COUNT,
         },
     )
-    digest = hashlib.sha256(json.dumps(model.to_json()["weights"]).encode()).hexdigest()[:10]
-    model.version = f"names-f{FEATURE_VERSION}-{digest}"
+    body = json.dumps([model.to_json()["weights"], model.to_json()["weights2"]])
+    model.version = f"names-f{FEATURE_VERSION}-{hashlib.sha256(body.encode()).hexdigest()[:10]}"
     return model
 
 
-_EXAMPLES: dict[tuple[str, int | None], tuple[list[list[str]], list[int]]] = {}
+_EXAMPLES: dict[tuple[str, int | None], Examples] = {}
 
 
-def corpus_examples(
-    names: Iterable[str], limit: int | None = None
-) -> dict[str, tuple[list[list[str]], list[int]]]:
+def corpus_examples(names: Iterable[str], limit: int | None = None) -> dict[str, Examples]:
     """Training examples of each named corpus (kept for the next call in this process)."""
     out = {}
     for name in names:

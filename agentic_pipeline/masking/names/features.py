@@ -18,6 +18,7 @@ No name or value is a feature: the model generalises from the word's kind, not f
 
 from __future__ import annotations
 
+import bisect
 import re
 from functools import lru_cache
 
@@ -34,7 +35,7 @@ from agentic_pipeline.masking.vocabulary import (
 )
 
 #: Bumped whenever a feature changes meaning: a model built on other features is refused.
-FEATURE_VERSION = "2"
+FEATURE_VERSION = "3"
 
 _OTHER_LANGUAGES = tuple(lang for lang in LANGUAGES if lang != "en")
 #: A neighbour word this frequent in English (and no listed name) is a feature by identity.
@@ -43,6 +44,13 @@ _BULLET = re.compile(r"\s*(?:[-*•·▪‣◦>+–]|\(?\d{1,3}[.)]|\(?[a-zA-Z][
 #: A field label right before the token on its line: "Name:", "**Payee** -", "Account holder =".
 _LABEL = re.compile(r"([^\W\d_][\w .'/&()-]{0,40}?)[\s*_]*[:=|][\s*_]*$")
 _HAS_DIGIT = re.compile(r"\d")
+#: The units features are computed on (spaCy's tokens keep "2025-02-03,Anna" or "Name:Anna"
+#: whole): a short capitalised abbreviation with its period ("Dr.", "Ms."), a word with inner
+#: apostrophes or hyphens ("O'Neill", "Anne-Marie"; a possessive "'s" apart), or one other
+#: character.
+_UNIT = re.compile(r"[A-Z][a-z]{0,2}\.(?=\s)|\w+(?:['’](?![sS]\b)\w+|-\w+)*|[^\w\s]")
+#: E-mail addresses, URLs, @handles and #tags: their words are never name candidates.
+_NOT_NAMES = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+|https?://\S+|www\.\S+|(?<!\w)[@#]\w+")
 _DELIMS = (",", "\t", ";", "|")
 
 
@@ -78,8 +86,8 @@ def word_info(word: str) -> tuple[str, str, bool, bool, bool, int, int, bool]:
 
 @lru_cache(maxsize=65536)
 def _wordlike(text: str) -> bool:
-    """Letters and no digit."""
-    return any(c.isalpha() for c in text) and _HAS_DIGIT.search(text) is None
+    """Letters, and no digit or underscore."""
+    return any(c.isalpha() for c in text) and _HAS_DIGIT.search(text) is None and "_" not in text
 
 
 @lru_cache(maxsize=65536)
@@ -108,22 +116,38 @@ class TextFeatures:
 
     def __init__(self, text: str, doc: Doc) -> None:
         self.text = text
-        self.doc = doc
         self.csv = _csv_header(text) if "\n" in text else None
-        self.words = [t.text for t in doc]
-        self.idx = [t.idx for t in doc]
-        self.space = [t.is_space for t in doc]
-        self.ent = [t.ent_type_ for t in doc]
-        self.iob = [t.ent_iob_ for t in doc]
-        self.email = [t.like_email for t in doc]
+        units = [(m.start(), m.end()) for m in _UNIT.finditer(text)]
+        self.starts = [a for a, _ in units]
+        self.ends = [b for _, b in units]
+        self.words = [text[a:b] for a, b in units]
+        n = len(units)
+        # a line break between unit k-1 and unit k
+        self.nl = [k == 0 or "\n" in text[self.ends[k - 1] : self.starts[k]] for k in range(n)]
+        self.ent = [""] * n
+        self.iob = ["O"] * n
+        for e in doc.ents:  # spaCy's entities, on these units
+            k = bisect.bisect_right(self.ends, e.start_char)
+            first = True
+            while k < n and self.starts[k] < e.end_char:
+                self.ent[k] = e.label_
+                self.iob[k] = "B" if first else "I"
+                first = False
+                k += 1
+        self.skip = [False] * n  # units inside an e-mail address, a URL, a handle or a tag
+        for m in _NOT_NAMES.finditer(text):
+            k = bisect.bisect_left(self.starts, m.start())
+            while k < n and self.starts[k] < m.end():
+                self.skip[k] = True
+                k += 1
         self._line_words: dict[int, int] = {}
 
     def candidates(self) -> list[int]:
-        """Indices of the tokens that may be part of a person name."""
+        """Indices of the units that may be part of a person name."""
         firsts, lasts = listed_names()
         words, n, out = self.words, len(self.words), []
         for i, w in enumerate(words):
-            if self.space[i] or len(w) > 40 or w[0] in "@#" or not _wordlike(w) or self.email[i]:
+            if self.skip[i] or len(w) > 40 or not _wordlike(w):
                 continue
             if self.ent[i] == "PERSON":
                 out.append(i)
@@ -141,23 +165,27 @@ class TextFeatures:
         return out
 
     def _neighbour(self, i: int, step: int) -> tuple[int, bool]:
-        """The next non-space token from ``i`` in direction ``step`` (-1 when none) and whether
-        a line break lies between."""
-        j, n, newline = i + step, len(self.words), False
-        while 0 <= j < n:
-            if not self.space[j]:
-                a, b = (i, j) if step > 0 else (j, i)
-                gap = self.text[self.idx[a] + len(self.words[a]) : self.idx[b]]
-                return j, newline or "\n" in gap
-            newline = True if "\n" in self.words[j] else newline
-            j += step
-        return -1, True
+        """The next unit from ``i`` in direction ``step`` (-1 when none) and whether a line
+        break lies between."""
+        j = i + step
+        if not 0 <= j < len(self.words):
+            return -1, True
+        return j, self.nl[max(i, j)]
+
+    def neighbours(self, i: int) -> tuple[int, int]:
+        """The units right before and after unit ``i`` on its line, separated from it by at most
+        one space or nothing (-1: none)."""
+        p = i - 1 if i > 0 and not self.nl[i] and self.starts[i] - self.ends[i - 1] <= 1 else -1
+        n = i + 1
+        if n >= len(self.words) or self.nl[n] or self.starts[n] - self.ends[i] > 1:
+            n = -1
+        return p, n
 
     def _csv_header_of(self, i: int) -> str | None:
         """The header of the CSV column token ``i`` stands in (None outside a CSV body)."""
         assert self.csv is not None
         delim, header, header_end = self.csv
-        pos = self.idx[i]
+        pos = self.starts[i]
         if pos <= header_end:
             return None
         line_start = self.text.rfind("\n", 0, pos) + 1
@@ -168,7 +196,7 @@ class TextFeatures:
         """The feature strings of token ``i``."""
         text, words = self.text, self.words
         w = words[i]
-        start = self.idx[i]
+        start = self.starts[i]
         f, shape, first, last, common, zen, zfo, place = word_info(w)
         listed = _listed(first, last)
         ent = self.ent[i] or "O"
@@ -214,6 +242,10 @@ class TextFeatures:
             f"p1ent={(self.ent[p1] or 'O') if p1 >= 0 and not p1nl else '-'}",
             f"n1ent={(self.ent[n1] or 'O') if n1 >= 0 and not n1nl else '-'}",
         ]
+        if p1 >= 0 and p1nl:  # the end of the line above ("Best regards,")
+            feats.append(f"pl={context_word(words[p1])}")
+            if p1 > 0 and not self.nl[p1]:
+                feats.append(f"pl2={context_word(words[p1 - 1])}")
         if p1 < 0 or p1nl or words[p1] in _STARTERS:
             feats += ["start", f"start|zen={zen}", f"start|listed={listed}"]
         for name, nb, nl in (("p1", p1, p1nl), ("n1", n1, n1nl)):
@@ -265,17 +297,17 @@ class TextFeatures:
                 feats.append(f"csv={hdr}" if _vocabulary_label(hdr) else "csv=<other>")
                 if _person_key(hdr):
                     feats.append("csvperson")
-        if any(self.email[i + 1 : i + 5]):
+        if any(self.skip[i + 1 : i + 6]) and "@" in text[start : start + 80]:
             feats.append("email_after")
         return feats
 
     def _run(self, i: int, step: int) -> int:
         """How many capitalised words follow (or precede) token ``i`` on its line."""
-        words, idx, n, j = self.words, self.idx, 0, i
+        words, n, j = self.words, 0, i
         while 0 <= j + step < len(words) and n < 4:
             a, b = (j, j + step) if step > 0 else (j + step, j)
             nxt = words[j + step]
-            if text_gap(self.text, idx[a] + len(words[a]), idx[b]) or not (
+            if text_gap(self.text, self.ends[a], self.starts[b]) or not (
                 nxt[:1].isupper() and _wordlike(nxt)
             ):
                 break

@@ -36,16 +36,19 @@ class NameModel:
 
     weights: dict[str, float]
     intercept: float
+    weights2: dict[str, float] = field(default_factory=dict)
+    intercept2: float = 0.0
     threshold: float = 0.5
     propagate: float = 0.9
     version: str = "unversioned"
     feature_version: str = FEATURE_VERSION
     meta: dict = field(default_factory=dict)
 
-    def probability(self, feats: list[str]) -> float:
-        """P(person) of one token."""
-        w = self.weights
-        z = self.intercept + sum(w.get(f, 0.0) for f in feats)
+    def probability(self, feats: list[str], stage2: bool = False) -> float:
+        """P(person) of one unit by stage 1, or by stage 2 (``feats`` then include the
+        ``neighbour_features``)."""
+        w = self.weights2 if stage2 else self.weights
+        z = (self.intercept2 if stage2 else self.intercept) + sum(w.get(f, 0.0) for f in feats)
         return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
 
     def score(self, p: float) -> float:
@@ -55,22 +58,36 @@ class NameModel:
             return MASK_SCORE + (PROPAGATE_SCORE - MASK_SCORE) * (p - t) / max(h - t, 1e-9)
         return PROPAGATE_SCORE + (1.0 - PROPAGATE_SCORE) * (p - h) / max(1.0 - h, 1e-9)
 
-    def token_probabilities(self, text: str, doc: Doc) -> dict[int, float]:
-        """P(person) of each candidate token of ``doc`` (its index -> probability)."""
+    def unit_probabilities(self, tf: TextFeatures) -> dict[int, float]:
+        """P(person) of each candidate unit of a text (its index -> probability)."""
+        feats = {i: tf.features(i) for i in tf.candidates()}
+        p1 = {i: self.probability(f) for i, f in feats.items()}
+        if not self.weights2:
+            return p1
+        out = {}
+        for i, f in feats.items():
+            p, n = tf.neighbours(i)
+            out[i] = self.probability(f + neighbour_features(p1.get(p), p1.get(n)), True)
+        return out
+
+    def word_probabilities(self, text: str, doc: Doc) -> dict[str, float]:
+        """P(person) of each candidate word of ``text`` (by word; for inspection and tests)."""
         tf = TextFeatures(text, doc)
-        return {i: self.probability(tf.features(i)) for i in tf.candidates()}
+        return {tf.words[i]: p for i, p in self.unit_probabilities(tf).items()}
 
     def spans(self, text: str, doc: Doc) -> list[tuple[int, int, float]]:
         """Person spans ``(start, end, probability)`` of ``text`` (``doc`` is its spaCy doc)."""
-        probs = self.token_probabilities(text, doc)
+        tf = TextFeatures(text, doc)
+        probs = self.unit_probabilities(tf)
         out: list[tuple[int, int, float]] = []
-        cur: list[int] | None = None  # [start, end, best prob x 1e6]
+        cur: list | None = None  # [start, end, best probability]
         for i in sorted(probs):
             p = probs[i]
             if p < self.threshold:
                 continue
-            t = doc[i]
-            s, e = t.idx, t.idx + len(t.text)
+            s, e = tf.starts[i], tf.ends[i]
+            if tf.words[i].endswith(".") and len(tf.words[i]) > 2:
+                e -= 1  # "Ann." at a sentence end: the name without its period
             if cur is not None and text[cur[1] : s] in _JOINS:
                 cur[1] = e
                 cur[2] = max(cur[2], p)
@@ -89,6 +106,8 @@ class NameModel:
             "threshold": self.threshold,
             "propagate": self.propagate,
             "intercept": round(self.intercept, 5),
+            "intercept2": round(self.intercept2, 5),
+            "weights2": {k: round(v, 5) for k, v in sorted(self.weights2.items())},
             "meta": self.meta,
             "weights": {k: round(v, 5) for k, v in sorted(self.weights.items())},
         }
@@ -110,12 +129,22 @@ class NameModel:
         return cls(
             weights=dict(data["weights"]),
             intercept=float(data["intercept"]),
+            weights2=dict(data.get("weights2") or {}),
+            intercept2=float(data.get("intercept2") or 0.0),
             threshold=float(data["threshold"]),
             propagate=float(data["propagate"]),
             version=str(data["version"]),
             feature_version=str(data["feature_version"]),
             meta=dict(data.get("meta") or {}),
         )
+
+
+def neighbour_features(prev: float | None, nxt: float | None) -> list[str]:
+    """Stage-2 features: the stage-1 probabilities (in fifths) of the candidate units right
+    before and after a unit on its line (``None``: no candidate there)."""
+    a = "-" if prev is None else str(min(4, int(prev * 5)))
+    b = "-" if nxt is None else str(min(4, int(nxt * 5)))
+    return [f"nbp={a}", f"nbn={b}", f"nbp={a}|nbn={b}"]
 
 
 def load_model(path: str | Path = MODEL_PATH) -> NameModel:
