@@ -20,6 +20,7 @@ scored alone (no episode propagation).
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import subprocess
 import sys
@@ -162,6 +163,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rules-ref", default=RULES_REF)
     ap.add_argument("--corpora", nargs="*", default=None)
     ap.add_argument("--no-rules", action="store_true", help="skip the old rules")
+    ap.add_argument(
+        "--thresholds", nargs="*", type=float, default=[], help="also score these model bars"
+    )
     ap.add_argument("--out", default=str(REPO / "benchmarks" / "results" / "names_loco.txt"))
     args = ap.parse_args(argv)
     corpora = args.corpora or build.corpus_names()
@@ -182,6 +186,10 @@ def main(argv: list[str] | None = None) -> int:
         docs = build.parse([x.text for x in items], cache_key=corpus)
         model = build.build_model(exclude=[corpus])
         scores = {"model": Score(), "spacy sm": Score(), "rules": Score()}
+        variants = {
+            f"model@{t:g}": dataclasses.replace(model, threshold=t) for t in args.thresholds
+        }
+        scores.update({name: Score() for name in variants})
         old = None if args.no_rules else old_rule_spans([x.text for x in items], args.rules_ref)
         for k, (item, doc) in enumerate(zip(items, docs, strict=True)):
             scores["model"].add(item, doc, [(s, e) for s, e, _ in model.spans(item.text, doc)])
@@ -189,13 +197,15 @@ def main(argv: list[str] | None = None) -> int:
             scores["spacy sm"].add(item, doc, ents)
             if old is not None:
                 scores["rules"].add(item, doc, old[k])
+            for name, variant in variants.items():
+                scores[name].add(item, doc, [(s, e) for s, e, _ in variant.spans(item.text, doc)])
         n_names = sum(1 for x in items for s in x.spans if s[2] in build.PERSON_TYPES)
         for j, (name, sc) in enumerate(scores.items()):
             if name == "rules" and old is None:
                 continue
             head = f"{corpus:28} {len(items):6d} {n_names:6d}" if j == 0 else " " * 42
             lines.append(f"{head}  {name:12} {sc.row()}")
-        print("\n".join(lines[-3:]), f"({time.perf_counter() - t0:.0f} s)", flush=True)
+        print("\n".join(lines[-len(scores) :]), f"({time.perf_counter() - t0:.0f} s)", flush=True)
     lines += [
         "",
         f"model trained on: every other corpus of {', '.join(corpora)} "

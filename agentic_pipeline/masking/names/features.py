@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections import Counter
 from functools import lru_cache
 
 from spacy.tokens import Doc
@@ -35,7 +36,7 @@ from agentic_pipeline.masking.vocabulary import (
 )
 
 #: Bumped whenever a feature changes meaning: a model built on other features is refused.
-FEATURE_VERSION = "3"
+FEATURE_VERSION = "5"
 
 _OTHER_LANGUAGES = tuple(lang for lang in LANGUAGES if lang != "en")
 #: A neighbour word this frequent in English (and no listed name) is a feature by identity.
@@ -134,6 +135,12 @@ class TextFeatures:
                 self.iob[k] = "B" if first else "I"
                 first = False
                 k += 1
+        # what spaCy calls each word elsewhere in the text ("Acme" as ORG in one sentence)
+        self.labels_of: dict[str, set[str]] = {}
+        for k in range(n):
+            if self.ent[k]:
+                self.labels_of.setdefault(self.words[k], set()).add(self.ent[k])
+        self.count = Counter(self.words)
         self.skip = [False] * n  # units inside an e-mail address, a URL, a handle or a tag
         for m in _NOT_NAMES.finditer(text):
             k = bisect.bisect_left(self.starts, m.start())
@@ -156,9 +163,10 @@ class TextFeatures:
             if w[0].isupper():
                 if f not in STOP_WORDS or f in firsts or f in lasts:
                     out.append(i)
-            elif f in firsts or f in lasts:  # lower-case: a listed name beside another
+            elif (f in firsts or f in lasts) and f not in STOP_WORDS and len(f) > 2:
+                # lower-case: a listed name beside another ("anna kowalska")
                 nb = [fold(words[j]) for j in (i - 1, i + 1) if 0 <= j < n]
-                if any(x in firsts or x in lasts for x in nb):
+                if any((x in firsts or x in lasts) and x not in STOP_WORDS for x in nb):
                     out.append(i)
             elif self.csv is not None and _person_key(self._csv_header_of(i) or ""):
                 out.append(i)  # a lower-case name under "Customer", "Payee", ...
@@ -217,6 +225,12 @@ class TextFeatures:
         ]
         if common:
             feats.append("common")
+        elsewhere = self.labels_of.get(w, ())
+        for lab in ("PERSON", "ORG", "GPE", "PRODUCT"):
+            if lab in elsewhere:
+                feats.append(f"textent={lab}")
+        if self.count[w] > 1:
+            feats.append("repeated")
         if place:
             feats.append("place")
         if self.iob[i] == "B":
@@ -257,6 +271,9 @@ class TextFeatures:
                     f"{name}listed={nlisted}|zen={nzen}",
                     f"{name}listed={nlisted}|listed={listed}",
                 ]
+                if nshape == "cap" and nlisted == "-" and 9 > nzen >= 4:
+                    # a capitalised common word beside it: "Acme Cloud", "Northwind Traders"
+                    feats += [f"{name}capvocab", f"{name}capvocab|listed={listed}"]
         # the capitalised run the token is in (same line, single spaces)
         run_before = self._run(i, -1)
         run_after = self._run(i, 1)

@@ -70,10 +70,10 @@ class NameModel:
             out[i] = self.probability(f + neighbour_features(p1.get(p), p1.get(n)), True)
         return out
 
-    def word_probabilities(self, text: str, doc: Doc) -> dict[str, float]:
-        """P(person) of each candidate word of ``text`` (by word; for inspection and tests)."""
+    def word_probabilities(self, text: str, doc: Doc) -> list[tuple[str, float]]:
+        """(word, P(person)) of each candidate word of ``text``, in order (for inspection)."""
         tf = TextFeatures(text, doc)
-        return {tf.words[i]: p for i, p in self.unit_probabilities(tf).items()}
+        return [(tf.words[i], p) for i, p in sorted(self.unit_probabilities(tf).items())]
 
     def spans(self, text: str, doc: Doc) -> list[tuple[int, int, float]]:
         """Person spans ``(start, end, probability)`` of ``text`` (``doc`` is its spaCy doc)."""
@@ -86,8 +86,6 @@ class NameModel:
             if p < self.threshold:
                 continue
             s, e = tf.starts[i], tf.ends[i]
-            if tf.words[i].endswith(".") and len(tf.words[i]) > 2:
-                e -= 1  # "Ann." at a sentence end: the name without its period
             if cur is not None and text[cur[1] : s] in _JOINS:
                 cur[1] = e
                 cur[2] = max(cur[2], p)
@@ -97,7 +95,8 @@ class NameModel:
             cur = [s, e, p]
         if cur is not None:
             out.append((cur[0], cur[1], cur[2]))
-        return out
+        # "Ann." at a sentence end: the name without its period
+        return [(s, e - 1 if text[e - 1] == "." else e, p) for s, e, p in out]
 
     def to_json(self) -> dict:
         return {
