@@ -10,10 +10,9 @@ and writes the weights as JSON (``data/name_model.json`` by default) with a vers
 the feature version, the corpora and a hash of the weights. ``build_model(exclude=...)`` is what
 the leave-one-corpus-out benchmark (``benchmarks/names_loco.py``) calls.
 
-Corpora: the labelled texts of ``benchmarks/masking_eval/corpora.py`` when that module is
-importable (all development corpora); otherwise this module's own readers of the three pii-dev
-corpora with span labels (contextual-anonymizer aligned to its masked copy, btc CoNLL,
-nannigalaxy entity strings).
+Corpora: the labelled texts of ``benchmarks/masking_eval/corpora.py`` (all development corpora;
+the build runs from a checkout of the repository), plus the tables and lists ``augment.py``
+makes from each corpus's own values (tables, lists, names in lower case).
 """
 
 from __future__ import annotations
@@ -23,13 +22,13 @@ import hashlib
 import importlib
 import json
 import os
-import re
 import sys
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from agentic_pipeline.masking.names.augment import lower_case_names, tables_and_lists
 from agentic_pipeline.masking.names.features import FEATURE_VERSION, TextFeatures
 from agentic_pipeline.masking.names.model import MODEL_PATH, NameModel, neighbour_features
 
@@ -57,121 +56,8 @@ class LabelledText:
 
 # ------------------------------------------------------------------------------------- corpora
 def external_root() -> Path:
-    """``$AGENTIC_PIPELINE_EXTERNAL`` or ``../shared/external`` beside the repo checkout."""
-    env = os.environ.get("AGENTIC_PIPELINE_EXTERNAL")
-    if env:
-        return Path(env)
-    return Path(__file__).resolve().parents[4] / "shared" / "external"
-
-
-_CA_PERSON = {"NAME", "DOCTOR"}
-_CA_ORG = {"COMPANY", "BANK", "INSURER", "SCHOOL", "UNIVERSITY", "HOSPITAL", "MERCHANT"}
-_CA_TAG = re.compile(r"\[([A-Z_]+?)_\d+\]")
-
-
-def _align(context: str, anonymized: str) -> list[Span] | None:
-    """Spans of the tags of ``anonymized`` in ``context`` (None when they do not align)."""
-    parts = re.split(r"(\[[A-Z_]+?_\d+\])", anonymized)
-    if not context.startswith(parts[0]):
-        return None
-    pos, spans, values = len(parts[0]), [], {}
-    for k in range(1, len(parts), 2):
-        tag, nxt = parts[k], parts[k + 1]
-        if nxt:
-            j = context.find(nxt, pos + 1)
-        else:
-            j = len(context) if k + 1 == len(parts) - 1 else -1
-        if j < 0:
-            return None
-        value = context[pos:j]
-        if values.setdefault(tag, value) != value or not value.strip():
-            return None
-        kind = _CA_TAG.fullmatch(tag).group(1)  # type: ignore[union-attr]
-        label = "PERSON" if kind in _CA_PERSON else "ORGANIZATION" if kind in _CA_ORG else kind
-        spans.append((pos, j, label))
-        pos = j + len(nxt)
-    return spans if pos == len(context) else None
-
-
-def read_contextual_anonymizer(root: Path) -> list[LabelledText]:
-    """contextual-anonymizer: each text with the spans of its masked copy's tags (texts that do
-    not align exactly are left out); duplicate texts once."""
-    data = json.loads((root / "synthetic_data.json").read_text(encoding="utf-8"))["data"]
-    out, seen = [], set()
-    for i, d in enumerate(data):
-        text = d["context"]
-        if text in seen:
-            continue
-        seen.add(text)
-        spans = _align(text, d["anonymized_context"])
-        if spans is not None:
-            out.append(LabelledText(text, spans, "contextual-anonymizer", f"ca-{i}"))
-    return out
-
-
-def read_btc(root: Path) -> list[LabelledText]:
-    """btc: tweets (tokens joined by spaces) with PER/ORG/LOC spans; @handles as USERNAME."""
-    out = []
-    for path in sorted(root.glob("*.conll")):
-        tokens: list[tuple[str, str]] = []
-        lines = path.read_text(encoding="utf-8").split("\n")
-        for line in [*lines, ""]:
-            if line.strip():
-                parts = line.split("\t") if "\t" in line else line.split()
-                if len(parts) >= 2:
-                    tokens.append((parts[0], parts[-1]))
-                continue
-            if tokens:
-                out.append(_btc_tweet(tokens, f"btc-{path.stem}-{len(out)}"))
-                tokens = []
-    return out
-
-
-def _btc_tweet(tokens: list[tuple[str, str]], doc_id: str) -> LabelledText:
-    text, spans, cur = "", [], None
-    kinds = {"PER": "PERSON", "ORG": "ORGANIZATION", "LOC": "LOCATION"}
-    for tok, tag in tokens:
-        start = len(text) + (1 if text else 0)
-        text = f"{text} {tok}" if text else tok
-        kind = kinds.get(tag[2:], "OTHER") if tag != "O" else None
-        if kind == "PERSON" and tok.startswith("@"):
-            kind = "USERNAME"
-        if kind and tag.startswith("I-") and cur is not None and cur[2] == kind:
-            cur[1] = len(text)
-            continue
-        if cur is not None:
-            spans.append(tuple(cur))
-            cur = None
-        if kind:
-            cur = [start, len(text), kind]
-    if cur is not None:
-        spans.append(tuple(cur))
-    return LabelledText(text, spans, "btc", doc_id)  # type: ignore[arg-type]
-
-
-def read_nannigalaxy(root: Path) -> list[LabelledText]:
-    """nannigalaxy-pii-synthetic: sentences with their entity strings found in them."""
-    data = json.loads((root / "pii_syn_nano_en.json").read_text(encoding="utf-8"))
-    out = []
-    for i, d in enumerate(data):
-        text, spans = d["text"], []
-        for ent in d.get("NER") or []:
-            value = ent.get("entity") or next((v for k, v in ent.items() if k != "label"), "")
-            if not value:
-                continue
-            kind = "PERSON" if ent["label"] == "PERSON" else ent["label"]
-            for m in re.finditer(rf"(?<!\w){re.escape(value)}(?!\w)", text):
-                if not any(a < m.end() and m.start() < b for a, b, _ in spans):
-                    spans.append((m.start(), m.end(), kind))
-        out.append(LabelledText(text, sorted(spans), "nannigalaxy-pii-synthetic", f"nano-{i}"))
-    return out
-
-
-_OWN_READERS = {
-    "contextual-anonymizer": ("contextual-anonymizer", read_contextual_anonymizer),
-    "btc": ("btc", read_btc),
-    "nannigalaxy-pii-synthetic": ("nannigalaxy-pii-synthetic", read_nannigalaxy),
-}
+    """Where the development corpora live (``../shared/external`` beside the checkout)."""
+    return _corpora().external_root()
 
 
 def _shared_corpora():
@@ -192,13 +78,20 @@ def _shared_corpora():
     return corpora
 
 
-def corpus_names() -> list[str]:
-    """The corpora available for training, with person labels."""
+def _corpora():
     shared = _shared_corpora()
-    if shared is not None and shared.available():
-        return [*shared.TEXT_CORPORA, *shared.TAU_CORPORA]
-    root = external_root() / "pii-dev"
-    return [name for name, (folder, _) in _OWN_READERS.items() if (root / folder).is_dir()]
+    if shared is None:
+        raise RuntimeError(
+            "the name model is built from a checkout of the repository: "
+            "benchmarks/masking_eval/corpora.py reads the development corpora"
+        )
+    return shared
+
+
+def corpus_names() -> list[str]:
+    """The development corpora available (none without ``../shared/external/pii-dev``)."""
+    shared = _corpora()
+    return [*shared.TEXT_CORPORA, *shared.TAU_CORPORA] if shared.available() else []
 
 
 #: How many labelled texts each tau file gives (episodes: its strings are many and alike).
@@ -206,147 +99,11 @@ TAU_EPISODES = 10
 
 
 def load_corpus(name: str, limit: int | None = None) -> list[LabelledText]:
-    """The labelled texts of one corpus (see module doc)."""
-    shared = _shared_corpora()
-    if shared is not None and shared.available():
-        lim = TAU_EPISODES if name in shared.TAU_CORPORA and limit is None else limit
-        items = shared.load(name, limit=lim)
-        return [LabelledText(x.text, list(x.spans), x.corpus, x.doc_id) for x in items]
-    folder, reader = _OWN_READERS[name]
-    items = reader(external_root() / "pii-dev" / folder)
-    return items if limit is None else items[:limit]
-
-
-# ---------------------------------------------------------------------- tables and lists
-#: Column headers of the generated training tables: person columns and the others.
-_PERSON_HEADERS = (
-    "Name",
-    "Full Name",
-    "Customer",
-    "Customer Name",
-    "Payee",
-    "Account Name",
-    "Account Holder",
-    "Contact",
-    "Employee",
-    "Patient",
-    "Recipient",
-    "Beneficiary",
-    "Owner",
-    "Assignee",
-    "Client",
-)
-_ORG_HEADERS = ("Company", "Merchant", "Bank", "Employer", "Vendor", "Organization")
-_WORD_HEADERS = ("Status", "Category", "Plan", "Type", "Department", "Product", "Tier")
-_PLACE_HEADERS = ("City", "Location", "Branch", "Region")
-_LIST_HEADS = ("Attendees:", "Participants:", "Team:", "Contacts:", "Guests:", "Signed by:")
-_OTHER_LIST_HEADS = ("Topics:", "Products:", "Agenda:", "Features:", "Departments:")
-
-
-def _values(items: Sequence[LabelledText], kinds: frozenset[str]) -> list[str]:
-    out = []
-    for x in items:
-        for a, b, t in x.spans:
-            v = " ".join(x.text[a:b].split())
-            if t in kinds and 2 <= len(v) <= 40 and all(w.isalpha() for w in v.split()):
-                out.append(v)
-    return sorted(set(out))
-
-
-def _cap_words(items: Sequence[LabelledText], limit: int = 400) -> list[str]:
-    """Capitalised frequent words outside every labelled span ("Billing", "Priority")."""
-    from agentic_pipeline.masking.names.features import word_info
-
-    out: set[str] = set()
-    for x in items:
-        for m in re.finditer(r"(?<![\w.@])[A-Z][a-z]{3,}(?!\w)", x.text):
-            if any(a < m.end() and m.start() < b for a, b, _ in x.spans):
-                continue
-            _, shape, first, last, _, zen, _, _ = word_info(m.group())
-            if shape == "cap" and not first and not last and 9 > zen >= 4:
-                out.add(m.group())
-        if len(out) >= limit:
-            break
-    return sorted(out)
-
-
-def tables_and_lists(
-    items: Sequence[LabelledText], corpus: str, n: int = 200, seed: int = 21
-) -> list[LabelledText]:
-    """Training texts in the shapes prose corpora lack: CSV/TSV/Markdown tables with a person
-    column among others, and bulleted or numbered lists, filled with the person, organisation and
-    place values of ``items`` (so a corpus left out of training leaves these out too) and with
-    capitalised common words of its texts as the non-person cells."""
-    import random
-
-    rng = random.Random(seed)
-    persons = _values(items, PERSON_TYPES)
-    if not persons:
-        return []
-    orgs = _values(items, frozenset({"ORGANIZATION", "COMPANY"})) or ["Northwind"]
-    places = _values(items, frozenset({"LOCATION"})) or ["Springfield"]
-    words = _cap_words(items) or ["Standard"]
-    out = []
-    for k in range(n):
-        parts: list[tuple[str, str | None]] = []  # (text, span type or None)
-        if k % 3 == 2:  # a list
-            people = rng.random() < 0.7
-            head = rng.choice(_LIST_HEADS if people else _OTHER_LIST_HEADS)
-            parts.append((head + "\n", None))
-            for r in range(rng.randint(2, 5)):
-                bullet = rng.choice(("- ", "* ", "• ", f"{r + 1}. "))
-                value = _name_form(rng.choice(persons), rng) if people else rng.choice(words)
-                parts += [(bullet, None), (value, "PERSON" if people else None), ("\n", None)]
-        else:  # a table
-            delim = rng.choice((",", "\t", ";", " | "))
-            cols = [("P", rng.choice(_PERSON_HEADERS))]
-            for kind, headers in (("O", _ORG_HEADERS), ("W", _WORD_HEADERS), ("L", _PLACE_HEADERS)):
-                if rng.random() < 0.5:
-                    cols.append((kind, rng.choice(headers)))
-            cols += [("D", "Date"), ("A", rng.choice(("Amount", "Balance", "Total")))]
-            rng.shuffle(cols)
-            parts.append((delim.join(h for _, h in cols) + "\n", None))
-            if delim == " | ":
-                parts.append((delim.join("---" for _ in cols) + "\n", None))
-            for _ in range(rng.randint(2, 6)):
-                for j, (kind, _) in enumerate(cols):
-                    if j:
-                        parts.append((delim, None))
-                    if kind == "P":
-                        parts.append((_name_form(rng.choice(persons), rng), "PERSON"))
-                    elif kind == "O":
-                        parts.append((rng.choice(orgs), "ORGANIZATION"))
-                    elif kind == "L":
-                        parts.append((rng.choice(places), "LOCATION"))
-                    elif kind == "W":
-                        parts.append((rng.choice(words), None))
-                    elif kind == "D":
-                        parts.append(
-                            (f"2024-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}", None)
-                        )
-                    else:
-                        parts.append((f"{rng.randint(1, 9999)}.{rng.randint(0, 99):02d}", None))
-                parts.append(("\n", None))
-        text, spans = "", []
-        for piece, kind in parts:
-            if kind is not None:
-                spans.append((len(text), len(text) + len(piece), kind))
-            text += piece
-        out.append(LabelledText(text, spans, corpus, f"{corpus}-table-{k}"))
-    return out
-
-
-def _name_form(name: str, rng) -> str:
-    """A name as tables write it: as is, upper or lower case, or "Last, First" in quotes."""
-    r = rng.random()
-    words = name.split()
-    if r < 0.1:
-        return name.upper()
-    if r < 0.2:
-        return name.lower()
-    if r < 0.3 and len(words) == 2:
-        return f'"{words[1]}, {words[0]}"'
-    return name
+    """The labelled texts of one corpus (the tau files: ``TAU_EPISODES`` episodes)."""
+    shared = _corpora()
+    lim = TAU_EPISODES if name in shared.TAU_CORPORA and limit is None else limit
+    items = shared.load(name, limit=lim)
+    return [LabelledText(x.text, list(x.spans), x.corpus, x.doc_id) for x in items]
 
 
 # --------------------------------------------------------------------------------- spaCy docs
@@ -536,7 +293,8 @@ def corpus_examples(names: Iterable[str], limit: int | None = None) -> dict[str,
             items = load_corpus(name, limit)
             docs = parse([x.text for x in items], cache_key=name)
             ex = token_examples(items, docs)
-            extra = tables_and_lists(items, name)
+            extra = tables_and_lists(items, name, PERSON_TYPES)
+            extra += lower_case_names(items, name, PERSON_TYPES)
             if extra:
                 more = token_examples(extra, parse([x.text for x in extra], f"{name}-tables"))
                 off = len(ex.y)
