@@ -39,8 +39,9 @@ PERSON_TYPES = frozenset({"PERSON"})
 MIN_FEATURE_COUNT = 3
 #: Inverse regularisation strength of the logistic regression.
 C = 0.5
-#: Default probability bars written in the model: masked where it stands / propagated.
-THRESHOLD = 0.4
+#: Default probability bars written in the model: masked where it stands / propagated (0.3: the
+#: best recall for under 1% of other words masked in the leave-one-corpus-out run).
+THRESHOLD = 0.3
 PROPAGATE = 0.85
 
 
@@ -207,7 +208,7 @@ def _matrix(rows_feats: Sequence[Sequence[str]], vocab: dict[str, int]):
 def _logistic(X, y, weights, vocab: dict[str, int], c: float) -> tuple[dict[str, float], float]:
     from sklearn.linear_model import LogisticRegression
 
-    clf = LogisticRegression(C=c, max_iter=3000, solver="liblinear")
+    clf = LogisticRegression(C=c, max_iter=3000, solver="liblinear", random_state=0)
     clf.fit(X, y, sample_weight=weights)
     coef = clf.coef_[0]
     names = sorted(vocab, key=vocab.get)  # type: ignore[arg-type]
