@@ -208,8 +208,10 @@ def main(argv: list[str] | None = None) -> int:
         print("\n".join(lines[-len(scores) :]), f"({time.perf_counter() - t0:.0f} s)", flush=True)
     lines += [
         "",
-        f"model trained on: every other corpus of {', '.join(corpora)} "
-        f"(features {build.FEATURE_VERSION}, C={build.C}, threshold {build.THRESHOLD})",
+        f"model: for each corpus, trained on all the other development corpora of "
+        f"{', '.join(build.corpus_names())} (features {build.FEATURE_VERSION}, C={build.C}, "
+        f"bar {build.THRESHOLD} in the 'model' row, other bars as 'model@'; tau files: "
+        f"{build.TAU_EPISODES} episodes each)",
     ]
     Path(args.out).write_text("\n".join(lines) + "\n", encoding="utf-8")
     print("\n".join(lines))
