@@ -176,10 +176,17 @@ class NerOnlySpacyNlpEngine(SpacyNlpEngine):
         return art
 
 
+#: In our analyzer spaCy's person label is no masked type: the name model (``names/``) reads the
+#: label and decides the person spans (a spaCy PERSON span would also hide an overlapping
+#: lower-scored model span in Presidio's duplicate removal). The plain baseline keeps NER_MAPPING.
+NAME_MODEL_DECIDES = {"PERSON": "NER_PERSON", "PER": "NER_PERSON"}
+
+
 def ner_configuration() -> NerModelConfiguration:
     """spaCy label -> Presidio entity mapping for the small English model."""
     return NerModelConfiguration(
-        model_to_presidio_entity_mapping=dict(NER_MAPPING), labels_to_ignore=list(NER_IGNORE)
+        model_to_presidio_entity_mapping={**NER_MAPPING, **NAME_MODEL_DECIDES},
+        labels_to_ignore=list(NER_IGNORE),
     )
 
 

@@ -67,8 +67,8 @@ from agentic_pipeline.masking.json_walker import (
     parse_python_literal,
     walk,
 )
+from agentic_pipeline.masking.names import decide_persons
 from agentic_pipeline.masking.pseudonyms import DEV_MASKING_KEY, TOKEN_RE, Pseudonymizer, fold
-from agentic_pipeline.masking.refine import refine_spans
 from agentic_pipeline.masking.router import Route
 from agentic_pipeline.masking.scan import (
     Leak,
@@ -335,7 +335,8 @@ def mask_steps(
             [v.text if v else s for s, v in zip(texts, views, strict=True)], use_ner
         )
         for s, v, spans in zip(texts, views, analysed, strict=True):
-            mp.analysis[s] = join_addresses(s, refine_spans(s, map_spans(v, spans)))
+            # the name model decides persons; street spans grow to whole addresses
+            mp.analysis[s] = join_addresses(s, decide_persons(s, map_spans(v, spans)))
     t2 = time.perf_counter()
 
     # known entities: structured values + confident detections anywhere in the episode
