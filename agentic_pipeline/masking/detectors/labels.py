@@ -150,7 +150,7 @@ def id_label_re() -> re.Pattern[str]:
         rf"(?i)(?<![\w@.])(?P<label>{alts})(?![\w])"
         rf"(?:[ \t]*(?:{idw}))*"  # "number", "no.", "#", "ID"
         r"[ \t]*(?:[:=#]|\bis\b|\bwas\b|-(?=[ \t]))?[ \t]*(?:\bis\b[ \t]*)?"
-        r"#?(?P<value>[A-Za-z0-9](?:[A-Za-z0-9./-]|[ ](?=\d))*[A-Za-z0-9])"
+        r"[#'\"“‘(*]?(?P<value>[A-Za-z0-9](?:[A-Za-z0-9./-]|[ ](?=[A-Za-z]*\d))*[A-Za-z0-9])"
     )
 
 
