@@ -104,6 +104,7 @@ from agentic_pipeline.masking.misses import (  # noqa: E402
     missed_values,
     personal_words,
 )
+from agentic_pipeline.masking.pseudonyms import TOKEN_HEX_CHARS  # noqa: E402
 from agentic_pipeline.schema import STEP_SCHEMA, parse_timestamp  # noqa: E402
 
 EXTERNAL = Path(__file__).resolve().parents[1].parent / "shared" / "external"
@@ -124,7 +125,7 @@ TARGETS = {
 #: A token of ours (``<PERSON_1a2b3c4d>``) or of plain Presidio (``<PERSON>``): not a kept word.
 #: Share of non-birth dates that must stay in clear.
 OTHER_DATES_TARGET = 0.99
-_TOKEN = re.compile(r"<[A-Z][A-Z0-9_]*?(?:_[0-9a-f]{8})?>")
+_TOKEN = re.compile(rf"<[A-Z][A-Z0-9_]*?(?:_[0-9a-f]{{{TOKEN_HEX_CHARS}}})?>")
 
 
 # --------------------------------------------------------------------------- evaluator data

@@ -24,7 +24,7 @@ from cli.main import main as cli_main
 
 KEY_ENV = masking_keys.MASKING_KEY_ENV
 DEV_ENV = masking_keys.DEV_MODE_ENV
-REAL_KEY = "s3cret-test-key-7f1c9a"  # a real (non-development) key
+REAL_KEY = "s3cret-test-key-7f1c9a-e04b2d6c81f5"  # a real (non-development) key
 DAY = dt.date(2026, 10, 5)
 
 

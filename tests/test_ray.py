@@ -54,7 +54,7 @@ pytestmark = pytest.mark.slow
 DS = "2026-11-10"
 RAY = Path(sys.executable).parent / "ray"
 #: A production-like key: it must never reach the Ray cluster (its logs, its objects on disk).
-SECRET_KEY = "ray-test-secret-key-7c1d9a0e5b"
+SECRET_KEY = "ray-test-secret-key-7c1d9a0e5b-3f82e61d"
 
 
 def _free_port() -> int:

@@ -27,7 +27,7 @@ from agentic_pipeline.erasure.subjects import (
 )
 from agentic_pipeline.masking import pseudonym_for
 from agentic_pipeline.masking.json_walker import looks_like_json, normalize_key, walk
-from agentic_pipeline.masking.pseudonyms import TOKEN_HEX_CHARS, TOKEN_RE
+from agentic_pipeline.masking.pseudonyms import TOKEN_RE, token_entity_type
 from agentic_pipeline.storage import DataRoot
 
 
@@ -117,7 +117,7 @@ def _leaf_identifier(
     ):
         return None  # another person's identifier inside the subject's record
     if isinstance(value, str) and TOKEN_RE.fullmatch(value):
-        kind = value[1 : -(TOKEN_HEX_CHARS + 2)]
+        kind = token_entity_type(value)
         return Identifier(kind, value, _strength(kind, key), value)
     if key is None or not isinstance(value, str | int) or isinstance(value, bool):
         return None
@@ -155,7 +155,7 @@ def _link(
             for p, k, v in leaves
             if isinstance(v, str)
             and TOKEN_RE.fullmatch(v)
-            and v[1 : -(TOKEN_HEX_CHARS + 2)] in _PERSON_RECORD_TYPES
+            and token_entity_type(v) in _PERSON_RECORD_TYPES
         }
         idents = [_leaf_identifier(k, v, p in person_parents, secret) for p, k, v in leaves]
         anchors = []
