@@ -3,11 +3,12 @@
 from collections.abc import Iterable
 from datetime import date, timedelta
 
-import pyarrow as pa
 import pyarrow.compute as pc
 
+from agentic_pipeline.erasure.apply import contains_any
 from agentic_pipeline.erasure.linking import (
     _found,
+    _free_text_links,
     _is_subjects,
     _link,
     _matcher,
@@ -27,18 +28,6 @@ from agentic_pipeline.erasure.subjects import (
     _seed,
 )
 from agentic_pipeline.storage import DataRoot
-
-
-def _contains_any(table: pa.Table, columns, needles: list[str], ignore_case: bool) -> pa.Array:
-    mask = pa.array([False] * table.num_rows, pa.bool_())
-    for col in columns:
-        if col not in table.column_names:
-            continue
-        values = table.column(col).cast(pa.string()).fill_null("")
-        for needle in needles:
-            hit = pc.match_substring(values, needle, ignore_case=ignore_case)
-            mask = pc.or_(mask, hit)
-    return mask
 
 
 def plan_erasure(root: DataRoot, subject: str | list[str], key: str) -> ErasurePlan:
@@ -69,7 +58,10 @@ def plan_erasure(root: DataRoot, subject: str | list[str], key: str) -> ErasureP
         plan.rounds += 1
         new_identifiers = False
         for (ds, ep), _why in sorted(matched.items()):
-            for ident, reason in _link(ep, episodes[(ds, ep)], plan.identifiers, key, matcher):
+            cells = episodes[(ds, ep)]
+            links = _link(ep, cells, plan.identifiers, key, matcher)
+            links += _free_text_links(ep, cells, plan.identifiers, [i for i, _ in links])
+            for ident, reason in links:
                 plan.identifiers[ident.needle] = ident
                 plan.linked.append({**reason, "ds": ds, "round": plan.rounds})
                 new_identifiers = True
@@ -91,7 +83,7 @@ def plan_erasure(root: DataRoot, subject: str | list[str], key: str) -> ErasureP
     needles = sorted(plan.clear_values)
     for ds in root.partitions("restricted", "raw_agent_logs") if needles else []:
         table = root.read_partition("restricted", "raw_agent_logs", ds)
-        hits = table.filter(_contains_any(table, TEXT_COLUMNS, needles, True))
+        hits = table.filter(contains_any(table, TEXT_COLUMNS, needles))
         ids = {str(e) for e in hits.column("episode_id").to_pylist() if e is not None}
         if ids:
             known = plan.episodes_by_day.setdefault(ds, set())
@@ -100,7 +92,7 @@ def plan_erasure(root: DataRoot, subject: str | list[str], key: str) -> ErasureP
             known.update(ids)
     for ds in root.partitions("restricted", "raw_quarantine") if needles else []:
         table = root.read_partition("restricted", "raw_quarantine", ds, columns=["raw_record"])
-        if pc.any(_contains_any(table, ["raw_record"], needles, True)).as_py():
+        if pc.any(contains_any(table, ["raw_record"], needles)).as_py():
             plan.quarantine_days.add(ds)
     if not plan.episodes_by_day and not plan.quarantine_days:
         raise UnknownSubjectError("no stored episode or record mentions this subject")
