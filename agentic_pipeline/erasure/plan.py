@@ -6,6 +6,7 @@ from datetime import date, timedelta
 import pyarrow.compute as pc
 
 from agentic_pipeline.erasure.apply import contains_any
+from agentic_pipeline.erasure.forms import token_forms
 from agentic_pipeline.erasure.linking import (
     _found,
     _free_text_links,
@@ -23,10 +24,13 @@ from agentic_pipeline.erasure.subjects import (
     TEXT_COLUMNS,
     ErasurePlan,
     ErasureTooBroadError,
+    Identifier,
     UnknownSubjectError,
     _check_subject,
     _seed,
+    subject_kinds,
 )
+from agentic_pipeline.masking import pseudonym_for
 from agentic_pipeline.storage import DataRoot
 
 
@@ -80,6 +84,13 @@ def plan_erasure(root: DataRoot, subject: str | list[str], key: str) -> ErasureP
         g["found_in_warehouse"] = g["pseudonym"] in found_pseudonyms
     plan.pseudonyms = {g["entity_type"]: g["pseudonym"] for g in given if g["found_in_warehouse"]}
     _recover_raw_values(root, plan, key)
+    _add_normal_forms(plan, key)
+    matcher = _matcher(plan.needles((IDENTIFYING, COMBINED)), plan.identifiers)
+    why = "holds another spelling of one of the subject's values"
+    for (ds, ep), cells in sorted(episodes.items()):
+        if (ds, ep) not in matched and _is_subjects(_found(cells, matcher), plan.identifiers):
+            plan.episodes_by_day.setdefault(ds, set()).add(ep)
+            plan.episodes.append({"ds": ds, "episode_id": ep, "why": why})
     needles = sorted(plan.clear_values)
     for ds in root.partitions("restricted", "raw_agent_logs") if needles else []:
         table = root.read_partition("restricted", "raw_agent_logs", ds)
@@ -99,6 +110,19 @@ def plan_erasure(root: DataRoot, subject: str | list[str], key: str) -> ErasureP
     if not plan.pseudonyms:  # found in the raw zone only: the candidates that were searched
         plan.pseudonyms = {g["entity_type"]: g["pseudonym"] for g in given}
     return plan
+
+
+def _add_normal_forms(plan: ErasurePlan, key: str) -> None:
+    """The pseudonyms of every normal form of the identifying values known in clear (a phone
+    recovered as ``709-202-5094x85911`` is also looked for as ``+1 709 202 5094``)."""
+    for value in sorted(plan.clear_values):
+        kind = subject_kinds(value)[0]
+        if kind not in ("PHONE_NUMBER", "CREDIT_CARD"):
+            continue
+        for form in token_forms(value, kind):
+            token = pseudonym_for(form, kind, key)
+            if token not in plan.identifiers:
+                plan.identifiers[token] = Identifier(kind, token, IDENTIFYING, token)
 
 
 def rematerialization_runs(
