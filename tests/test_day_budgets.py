@@ -129,7 +129,7 @@ def test_a_long_run_without_whitespace_is_quarantined_at_ingestion(data_root):
     deep = chat_episode("deep")
     deep["messages"][0]["content"] = "[" * 3_000 + "]" * 3_000
     url = chat_episode("url")
-    url["messages"][0]["content"] = "see https://example.org/" + "a/b?c=d&" * 100
+    url["messages"][0]["content"] = "see https://example.org/" + "a/b?c=d&" * 25
     write_jsonl(folder / "a.jsonl", [deep, url])
     result = ingest_day(folder, DS)
     assert set(result.steps.column("episode_id").to_pylist()) == {"url"}

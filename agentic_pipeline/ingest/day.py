@@ -57,8 +57,26 @@ _UNBROKEN = re.compile(r"\S+")
 
 
 def _longest_unbroken(text: str) -> int:
-    """Length of the longest run of ``text`` without whitespace (what spaCy tokenizes at once)."""
-    return max((m.end() - m.start() for m in _UNBROKEN.finditer(text)), default=0)
+    """Length of the longest run without whitespace that masking would hand to spaCy at once:
+    in the text, or, when the text is a JSON document (masking walks it), in its keys and string
+    values (minified JSON arguments are short leaves, not one run)."""
+    try:
+        value = json.loads(text)
+    except (ValueError, RecursionError):
+        value = text
+    if not isinstance(value, dict | list):
+        value = [value] if isinstance(value, str) else []
+    longest, stack = 0, [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+        elif isinstance(item, str) and len(item) > longest:
+            longest = max(longest, *(m.end() - m.start() for m in _UNBROKEN.finditer(item)), 0)
+    return longest
 
 
 def _sanitize(text: str | None) -> str | None:
@@ -453,6 +471,8 @@ def ingest_day(
             measures[path] = measure_file(path, ingestor.limits.max_file_bytes)
         except OSError:  # read_file refuses it with the reason
             measures[path] = FileMeasure(0, 0, False)
+        if path.name.endswith(".json"):  # one document: its lines are no records (the day's
+            measures[path] = measures[path]._replace_lines(1)  # record limit still counts them)
     refusals = ingestor.share_day(measures)
     for path in listing.read:  # in name order: the day's rows keep the files' order
         if refusals[path]:

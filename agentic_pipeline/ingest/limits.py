@@ -53,7 +53,7 @@ class IngestLimits:
     max_day_output_bytes: int = 512 * _MiB  # all the day's accepted rows
     max_quarantine_raw_bytes: int = 64 * _MiB  # raw text kept in the day's quarantine
     max_record_analysis_chars: int = 256 * 1024  # characters of one record masking analyses
-    max_record_unbroken_chars: int = 1024  # longest run without whitespace in one record
+    max_record_unbroken_chars: int = 256  # longest run without whitespace in one record
 
     def __post_init__(self) -> None:
         for f in fields(self):

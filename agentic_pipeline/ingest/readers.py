@@ -97,6 +97,9 @@ class FileMeasure:
     lines: int
     over: bool  # more than the cap: the file was not measured to its end
 
+    def _replace_lines(self, lines: int) -> "FileMeasure":
+        return FileMeasure(self.bytes, lines, self.over)
+
 
 def measure_file(path: UPath, cap: int) -> FileMeasure:
     """Stream ``path`` (gunzipped when ``.gz``) counting bytes and newlines, stopping one chunk
