@@ -101,9 +101,8 @@ def main() -> None:
             f"{r['day']:<30} {r['landing_mib']:>11} {r['seconds']:>7} {r['peak_rss_mib']:>9} "
             f"{r['good_written']:>5} {r['exit']:>5}"
         )
-    print(
-        f"time ratio {rows[1]['seconds'] / base['seconds']:.2f}; quarantined: {rows[1]['quarantined']}"
-    )
+    ratio = rows[1]["seconds"] / base["seconds"]
+    print(f"time ratio {ratio:.2f}; quarantined: {rows[1]['quarantined']}")
 
 
 if __name__ == "__main__":
