@@ -191,7 +191,7 @@ ATTACK: list[tuple[str, list[str]]] = [
         "fail the blocking check and the CLI in one line",
         [
             DB + "test_a_small_file_sorted_first_cannot_empty_the_day",
-            DB + "test_the_day_is_shared_max_min_fairly",
+            DB + "test_the_day_goes_to_the_smallest_files_first",
             DB + "test_records_refused_by_a_budget_fail_the_day_and_the_cli_exits_non_zero",
         ],
     ),

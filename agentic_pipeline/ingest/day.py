@@ -187,9 +187,9 @@ class DayIngestor:
     def share_day(self, measures: dict[UPath, FileMeasure]) -> dict[UPath, str | None]:
         """Why each measured file is refused whole (``None``: admitted), see ``IngestLimits``.
 
-        Files over ``max_file_bytes`` are refused as bombs; the others share the day's bytes and
-        records max-min fairly: smallest first, each may take an equal share of what is left;
-        from the first file over its share on, the (larger) files are refused.
+        Files over ``max_file_bytes`` are refused as bombs; the others are admitted smallest
+        first (decompressed bytes, then lines) while they fit in what is left of the day's bytes
+        and records, so a large file only ever takes what the smaller ones left.
         """
         limits = self.limits
         out: dict[UPath, str | None] = {}
@@ -204,16 +204,13 @@ class DayIngestor:
                 fitting.append(path)
         bytes_left, records_left = limits.max_day_bytes, limits.max_day_records
         order = sorted(fitting, key=lambda p: (measures[p].bytes, measures[p].lines, p.name))
-        full = False  # once a file is refused, every larger one is too (none jumps the queue)
-        for i, path in enumerate(order):
-            m, n_left = measures[path], len(order) - i
-            share_bytes, share_records = bytes_left // n_left, records_left // n_left
-            full = full or m.bytes > share_bytes or m.lines > share_records
-            if full:
+        for path in order:
+            m = measures[path]
+            if m.bytes > bytes_left or m.lines > records_left:
                 out[path] = (
-                    f"{BUDGET_REASON}: over its fair share: the file's {m.bytes} bytes and "
-                    f"{m.lines} lines exceed its share ({share_bytes} bytes, {share_records} "
-                    "lines) of the day's "
+                    f"{BUDGET_REASON}: does not fit what is left: the file's {m.bytes} bytes "
+                    f"and {m.lines} lines exceed the {bytes_left} bytes and {records_left} "
+                    "records left (smaller files first) of the day's "
                     f"limits ({limits.max_day_bytes} bytes, {limits.max_day_records} records): "
                     "refused whole, not read"
                 )

@@ -30,9 +30,9 @@ class IngestLimits:
 
     Fairness. Before a day is read every file is measured (decompressed bytes and lines, stopping
     one byte past ``max_file_bytes``): a file over ``max_file_bytes`` is refused whole (a bomb,
-    never partly read), and the day's ``max_day_bytes`` and ``max_day_records`` are shared
-    max-min fairly (smallest files first, each taking at most an equal share of what is left,
-    what a small file leaves goes to the larger ones). A file over its share is refused whole
+    never partly read), and the day's ``max_day_bytes`` and ``max_day_records`` go to the
+    smallest files first: a file is admitted while it fits in what is left, so a large file only
+    ever takes what the smaller ones left. A file that does not fit is refused whole
     with a ``BUDGET_REASON``; no file can starve the others.
 
     Cost. Masking costs time linear in the characters it analyses (about 140 s per MiB of text
