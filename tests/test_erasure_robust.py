@@ -95,8 +95,22 @@ def _erase(root: Path, subject: str, crash: str | None = None) -> subprocess.Com
     )
 
 
+#: Fields that differ between any two runs by design (the policy registry records which run
+#: wrote each decision, and when): removed before hashing.
+_RUN_FIELDS = ("run_id", "written_at")
+
+
+def _without_run_fields(value):
+    if isinstance(value, dict):
+        return {k: _without_run_fields(v) for k, v in value.items() if k not in _RUN_FIELDS}
+    if isinstance(value, list):
+        return [_without_run_fields(v) for v in value]
+    return value
+
+
 def _data_bytes(root: Path) -> dict[str, str]:
-    """sha256 of every data file (not the instance, receipts, journals or lock files)."""
+    """sha256 of every data file (not the instance, receipts, journals or lock files); the policy
+    registry's JSON without its run fields."""
     out = {}
     for path in sorted(root.rglob("*")):
         rel = path.relative_to(root)
@@ -107,7 +121,10 @@ def _data_bytes(root: Path) -> dict[str, str]:
             or any(p.startswith(".") for p in rel.parts)
         ):
             continue
-        out[str(rel)] = hashlib.sha256(path.read_bytes()).hexdigest()
+        data = path.read_bytes()
+        if "policy_registry" in rel.parts and path.suffix == ".json":
+            data = json.dumps(_without_run_fields(json.loads(data)), sort_keys=True).encode()
+        out[str(rel)] = hashlib.sha256(data).hexdigest()
     return out
 
 
