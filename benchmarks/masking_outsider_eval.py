@@ -103,6 +103,7 @@ from benchmarks.masking_eval.misses import (  # noqa: E402
     missed_values,
     personal_words,
 )
+from agentic_pipeline.masking.pseudonyms import TOKEN_HEX_CHARS  # noqa: E402
 
 EXTERNAL = Path(__file__).resolve().parents[1].parent / "shared" / "external"
 LOCALES = ("en_GB", "de_DE", "fr_FR", "es_ES", "it_IT", "nl_NL", "pl_PL")
@@ -122,7 +123,7 @@ TARGETS = {
 #: A token of ours (``<PERSON_1a2b3c4d>``) or of plain Presidio (``<PERSON>``): not a kept word.
 #: Share of non-birth dates that must stay in clear.
 OTHER_DATES_TARGET = 0.99
-_TOKEN = re.compile(r"<[A-Z][A-Z0-9_]*?(?:_[0-9a-f]{8})?>")
+_TOKEN = re.compile(rf"<[A-Z][A-Z0-9_]*?(?:_[0-9a-f]{{{TOKEN_HEX_CHARS}}})?>")
 
 
 # --------------------------------------------------------------------------- evaluator data

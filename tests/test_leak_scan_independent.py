@@ -8,7 +8,10 @@ import pyarrow as pa
 import pytest
 
 from agentic_pipeline.masking import Masker, PIILeakError, mask_steps, scan_for_leaks
+from agentic_pipeline.masking.pseudonyms import TOKEN_HEX_CHARS  # noqa: E402
 from agentic_pipeline.schema import STEP_SCHEMA
+
+_PAD = "0" * (TOKEN_HEX_CHARS - 8)  # test tokens: 8 digits written, padded to the width
 
 #: Personal data that the strict shared patterns (used by masking too) do not see.
 MISSED_BY_STRICT_PATTERNS = {
@@ -47,9 +50,9 @@ NOT_PERSONAL = [
     "payment_method_id credit_card_9513926 or gift_card_7219486",
     "Dear customer, Dear Acme support team,",
     "My name is not important here",
-    "Mr. <PERSON_abcd1234> and <EMAIL_ADDRESS_0011aabb>",
-    "Your name is <PERSON_abcd1234> but you go by <PERSON_0011aabb> in Seattle WA",
-    "phone\n<PHONE_NUMBER_c7398398>\naddress\nlatency_ms\n66820851",  # flattened JSON leaves
+    f"Mr. <PERSON_abcd1234{_PAD}> and <EMAIL_ADDRESS_0011aabb{_PAD}>",
+    f"Your name is <PERSON_abcd1234{_PAD}> but you go by <PERSON_0011aabb{_PAD}> in Seattle WA",
+    f"phone\n<PHONE_NUMBER_c7398398{_PAD}>\naddress\nlatency_ms\n66820851",  # flattened JSON leaves
     "version 3.11.7, build 20261128-0001, uuid 3f9a1c2b-1234-4d5e-9f00-aabbccddeeff",
 ]
 

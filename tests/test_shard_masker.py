@@ -46,7 +46,7 @@ from agentic_pipeline.masking.shards import (
     worker_key,
 )
 
-KEY = "shard-test-secret-key-5e0b7f"
+KEY = "shard-test-secret-key-5e0b7f-4c21a9d3e8"
 REPO = Path(__file__).resolve().parents[1]
 
 
@@ -63,7 +63,7 @@ def test_a_worker_resolves_its_own_key_and_refuses_another():
     fp = key_fingerprint(KEY)
     assert worker_key(fp, False, {MASKING_KEY_ENV: KEY}) == KEY
     for env, dev, message in (
-        ({MASKING_KEY_ENV: "another-secret-key-91"}, False, KEY_MISMATCH_MESSAGE),
+        ({MASKING_KEY_ENV: "another-secret-key-91-0f3b8e2d7a6c5"}, False, KEY_MISMATCH_MESSAGE),
         ({}, False, WORKER_NO_KEY_MESSAGE),
         # the driver's real key; the worker only has development mode: never the public key
         ({DEV_MODE_ENV: "1"}, False, WORKER_NO_KEY_MESSAGE),
