@@ -85,6 +85,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repo root: b
 from masking import baseline_mask  # noqa: E402  (benchmarks/masking.py)
 
 from agentic_pipeline.masking import MASK_COLUMNS, Masker, mask_steps  # noqa: E402
+from agentic_pipeline.masking.pseudonyms import TOKEN_HEX_CHARS  # noqa: E402
 from agentic_pipeline.schema import STEP_SCHEMA, parse_timestamp  # noqa: E402
 from benchmarks.masking_eval import corpora  # noqa: E402
 from benchmarks.masking_eval.evaluation import (  # noqa: E402
@@ -103,7 +104,6 @@ from benchmarks.masking_eval.misses import (  # noqa: E402
     missed_values,
     personal_words,
 )
-from agentic_pipeline.masking.pseudonyms import TOKEN_HEX_CHARS  # noqa: E402
 
 EXTERNAL = Path(__file__).resolve().parents[1].parent / "shared" / "external"
 LOCALES = ("en_GB", "de_DE", "fr_FR", "es_ES", "it_IT", "nl_NL", "pl_PL")

@@ -9,9 +9,9 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 
+from agentic_pipeline.masking.pseudonyms import TOKEN_HEX_CHARS  # noqa: E402
 from benchmarks.masking_eval.evaluation import plain_text
 from benchmarks.masking_eval.misses import masked_words, missed_values
-from agentic_pipeline.masking.pseudonyms import TOKEN_HEX_CHARS  # noqa: E402
 
 _PAD = "0" * (TOKEN_HEX_CHARS - 8)  # test tokens: 8 digits written, padded to the width
 

@@ -12,6 +12,7 @@ from collections.abc import Iterable, Mapping
 import pyarrow as pa
 
 from agentic_pipeline.masking import MASK_COLUMNS
+from agentic_pipeline.masking.pseudonyms import TOKEN_HEX_CHARS
 
 from .evaluation import (
     occurrences,
@@ -20,7 +21,6 @@ from .evaluation import (
     typed_leaves,
     value_pattern,
 )
-from agentic_pipeline.masking.pseudonyms import TOKEN_HEX_CHARS
 
 #: A masking token of ours (``<PERSON_1a2b3c4d>``) or of plain Presidio (``<PERSON>``).
 _ANY_TOKEN = re.compile(rf"<([A-Z][A-Z0-9_]*?)(?:_[0-9a-f]{{{TOKEN_HEX_CHARS}}})?>")
