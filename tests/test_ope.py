@@ -239,3 +239,16 @@ def test_decision_on_a_weak_estimate_keeps_the_default_and_says_so() -> None:
     loose = SelectionConfig(**{**config.__dict__, "ope_max_weight": 1000.0, "ope_min_ess": 1.0})
     res = select_policies(df, "2026-11-28", loose, current_defaults={"refund": "base"})
     assert res.registry["refund"]["selected_policy"] == "rare"
+
+
+def test_target_naming_a_policy_absent_from_the_logs_is_not_identified() -> None:
+    df = synthetic(900, seed=4).assign(risky=False)
+    config = SelectionConfig(
+        n_bootstrap=100, target_policies={"canary": {"refund": {"a": 0.5, "brand-new": 0.5}}}
+    )
+    res = select_policies(df, "2026-11-28", config)
+    (row,) = res.targets.to_dict("records")
+    assert row["target"] == "canary" and not row["ope_identified"]
+    assert "50% of its probability to policies absent from the window" in row["ope_reason"]
+    assert np.isnan(row["ope_estimate"]) and np.isnan(row["ope_dm"])
+    assert "absent from the window" in res.report_md

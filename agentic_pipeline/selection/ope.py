@@ -488,10 +488,32 @@ def evaluate_targets(
             p = probs[idx]
             if np.isnan(p).any():
                 continue
-            if (p < 0).any() or not np.allclose(p.sum(axis=1), 1.0, atol=1e-6):
-                raise ValueError(f"target {name!r}: probabilities per row must sum to 1")
+            total = p.sum(axis=1)
+            if (p < 0).any() or (total > 1 + 1e-6).any():
+                raise ValueError(
+                    f"target {name!r}: probabilities per row must be non-negative and sum to 1"
+                )
             identified, reason = identification(window["propensity"].iloc[idx])
+            # a split naming a policy absent from the window leaves its rows short of 1: the
+            # logs say nothing about that policy
+            unknown = float(np.mean(1.0 - total))
+            if unknown > 1e-6:
+                identified = False
+                reason = (
+                    f"the target gives {unknown:.0%} of its probability to policies absent from "
+                    "the window: not identified"
+                )
             estimates = data.evaluate(p, idx, config, rng, identified)
+            if unknown > 1e-6:
+                estimates["dm"] = np.nan  # no reward model for a policy never logged
             row = _row(estimates, config, identified, reason)
+            here = np.isin(np.arange(len(data.actions)), data.action_index[idx])
+            elsewhere = float(p[:, ~here].sum(axis=1).mean())
+            if identified and elsewhere > 1e-6:
+                note = (
+                    f"the target gives {elsewhere:.0%} to policies never logged in this task "
+                    "type (unbiased only if the logging could have chosen them)"
+                )
+                row["ope_warning"] = "; ".join(filter(None, (row["ope_warning"], note)))
             out.append({"target": name, "task_type": task, "n_episodes": len(idx), **row})
     return pd.DataFrame(out, columns=TARGET_COLUMNS)
