@@ -107,6 +107,8 @@ def identification(propensity: pd.Series) -> tuple[bool, str]:
 # -- the reward model ----------------------------------------------------------------------------
 
 
+#: Poisson counts drawn at once by the bootstrap (rows x draws)
+BOOTSTRAP_BATCH = 2_000_000
 #: Ridge penalties tried by generalised cross-validation when ``ridge_alpha`` is None.
 RIDGE_ALPHAS = tuple(float(a) for a in np.logspace(-2, 4, 13))
 
@@ -236,9 +238,14 @@ def estimator_intervals(
         [np.ones(n), weights, weights * rewards, q_target, weights * (rewards - q_logged)]
     )
     point = _estimates_from_sums(terms.sum(axis=0))
-    # Poisson bootstrap over the logged rows: every estimator from the same resamples
-    counts = rng.poisson(1.0, size=(n_bootstrap, n)).astype(float)
-    boot = _estimates_from_sums(counts @ terms)
+    # Poisson bootstrap over the logged rows: every estimator from the same resamples, drawn in
+    # batches of about BOOTSTRAP_BATCH counts so a large window stays small in memory
+    batch = max(1, BOOTSTRAP_BATCH // max(n, 1))
+    sums = [
+        rng.poisson(1.0, size=(min(batch, n_bootstrap - start), n)).astype(float) @ terms
+        for start in range(0, n_bootstrap, batch)
+    ]
+    boot = _estimates_from_sums(np.concatenate(sums))
     tail = (1 - confidence) / 2
     with np.errstate(invalid="ignore"):
         lo_q, hi_q = np.nanquantile(boot, [tail, 1 - tail], axis=0)
