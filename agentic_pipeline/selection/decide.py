@@ -266,6 +266,11 @@ def _decide_ope(
     """
     by_policy = sub.set_index("policy_id")
     champ = by_policy.loc[champion] if champion in by_policy.index else None
+    if champ is not None and bool(
+        champ["n_risky"] > 0 and champ["risk_upper"] > config.risk_budget
+    ):  # a champion over the risk budget is replaced by the bandit rule's guardrails
+        chosen, reason = _decide(sub, champion, config)
+        return chosen, f"bandit rule: {reason}"
     scored = sub[sub["eligible"] & sub["ope_identified"].eq(True) & sub["ope_estimate"].notna()]
     if scored.empty:
         chosen, reason = _decide(sub, champion, config)
