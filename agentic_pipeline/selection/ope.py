@@ -107,6 +107,8 @@ def identification(propensity: pd.Series) -> tuple[bool, str]:
 # -- the reward model ----------------------------------------------------------------------------
 
 
+#: Poisson counts drawn at once by the bootstrap (rows x draws)
+BOOTSTRAP_BATCH = 2_000_000
 #: Ridge penalties tried by generalised cross-validation when ``ridge_alpha`` is None.
 RIDGE_ALPHAS = tuple(float(a) for a in np.logspace(-2, 4, 13))
 
@@ -236,9 +238,14 @@ def estimator_intervals(
         [np.ones(n), weights, weights * rewards, q_target, weights * (rewards - q_logged)]
     )
     point = _estimates_from_sums(terms.sum(axis=0))
-    # Poisson bootstrap over the logged rows: every estimator from the same resamples
-    counts = rng.poisson(1.0, size=(n_bootstrap, n)).astype(float)
-    boot = _estimates_from_sums(counts @ terms)
+    # Poisson bootstrap over the logged rows: every estimator from the same resamples, drawn in
+    # batches of about BOOTSTRAP_BATCH counts so a large window stays small in memory
+    batch = max(1, BOOTSTRAP_BATCH // max(n, 1))
+    sums = [
+        rng.poisson(1.0, size=(min(batch, n_bootstrap - start), n)).astype(float) @ terms
+        for start in range(0, n_bootstrap, batch)
+    ]
+    boot = _estimates_from_sums(np.concatenate(sums))
     tail = (1 - confidence) / 2
     with np.errstate(invalid="ignore"):
         lo_q, hi_q = np.nanquantile(boot, [tail, 1 - tail], axis=0)
@@ -488,10 +495,32 @@ def evaluate_targets(
             p = probs[idx]
             if np.isnan(p).any():
                 continue
-            if (p < 0).any() or not np.allclose(p.sum(axis=1), 1.0, atol=1e-6):
-                raise ValueError(f"target {name!r}: probabilities per row must sum to 1")
+            total = p.sum(axis=1)
+            if (p < 0).any() or (total > 1 + 1e-6).any():
+                raise ValueError(
+                    f"target {name!r}: probabilities per row must be non-negative and sum to 1"
+                )
             identified, reason = identification(window["propensity"].iloc[idx])
+            # a split naming a policy absent from the window leaves its rows short of 1: the
+            # logs say nothing about that policy
+            unknown = float(np.mean(1.0 - total))
+            if unknown > 1e-6:
+                identified = False
+                reason = (
+                    f"the target gives {unknown:.0%} of its probability to policies absent from "
+                    "the window: not identified"
+                )
             estimates = data.evaluate(p, idx, config, rng, identified)
+            if unknown > 1e-6:
+                estimates["dm"] = np.nan  # no reward model for a policy never logged
             row = _row(estimates, config, identified, reason)
+            here = np.isin(np.arange(len(data.actions)), data.action_index[idx])
+            elsewhere = float(p[:, ~here].sum(axis=1).mean())
+            if identified and elsewhere > 1e-6:
+                note = (
+                    f"the target gives {elsewhere:.0%} to policies never logged in this task "
+                    "type (unbiased only if the logging could have chosen them)"
+                )
+                row["ope_warning"] = "; ".join(filter(None, (row["ope_warning"], note)))
             out.append({"target": name, "task_type": task, "n_episodes": len(idx), **row})
     return pd.DataFrame(out, columns=TARGET_COLUMNS)
