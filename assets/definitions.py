@@ -11,16 +11,17 @@ from assets.automation import (
 from assets.ingestion import raw_agent_logs, raw_day_complete, raw_day_within_budget
 from assets.masking import masked_trajectories, no_personal_data_in_masked
 from assets.operations import retention_job, retention_schedule
-from assets.replay import replayed_episodes, shadow_assets
+from assets.replay import replayed_episodes
 from assets.rewards import build_reward_assets, build_reward_checks
 from assets.selection import build_selection_assets
+from assets.shadow import behaviour_diff_asset, shadow_assets
 from assets.training import training_datasets
 from resources import DataRootResource, PartitionedParquetIOManager, default_data_dir
 from resources.catalogue import ToolCatalogueResource
 from resources.masking import masking_resource_from_env
 from resources.reward_spec import RewardSpecResource
 from resources.selection import SelectionResource
-from resources.shadow import ShadowResource
+from resources.shadow import BehaviourDiffResource, shadow_resource_from_env
 
 
 def build_definitions(data_dir: str | None = None) -> Definitions:
@@ -36,6 +37,7 @@ def build_definitions(data_dir: str | None = None) -> Definitions:
             masked_trajectories,
             replayed_episodes,
             shadow_assets,
+            behaviour_diff_asset,
             *build_reward_assets(spec),
             *build_selection_assets(spec),
             training_datasets,
@@ -53,7 +55,8 @@ def build_definitions(data_dir: str | None = None) -> Definitions:
             "data_root": DataRootResource(path=data_dir),
             "io_manager": PartitionedParquetIOManager(path=data_dir),
             "masking": masking_resource_from_env(),
-            "shadow": ShadowResource(),
+            "shadow": shadow_resource_from_env(),  # no candidate unless configured
+            "diff_settings": BehaviourDiffResource(),
             "reward_spec": reward_spec,
             "tool_catalogue": tool_catalogue,
             "selection": SelectionResource(),

@@ -146,7 +146,7 @@ ATTACK: list[tuple[str, list[str]]] = [
             R + "test_strict_json_dumps_writes_null_for_non_finite_numbers",
             R + "test_ingested_context_and_masked_json_are_strict",
             R + "test_training_exports_are_strict_json",
-            R + "test_shadow_trajectories_are_strict_json",
+            R + "test_shadow_requests_are_strict_json",
             R + "test_data_root_and_dagster_home_are_private",
         ],
     ),

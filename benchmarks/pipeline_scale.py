@@ -23,8 +23,9 @@ STAGES = {
     "ingest": ["raw_agent_logs", "raw_quarantine"],
     "mask": ["masked_trajectories", "pii_audit", "withheld_episodes"],
     "replay": ["replayed_episodes"],
-    "shadow": ["shadow_episodes", "behaviour_diff"],
+    "shadow": ["shadow_steps", "shadow_episodes"],  # no candidate unless configured
     "rewards": ["episode_rewards", "step_rewards"],
+    "diff": ["behaviour_diff"],
     "selection": ["policy_selection"],
     "training": ["training_datasets"],
 }

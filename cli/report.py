@@ -129,4 +129,37 @@ def print_report(data_dir: str, day: str, console: Console) -> int:
     chart = registry_dir(root, day) / CHART_FILE
     if chart.exists():
         console.print(f"chart: {chart}")
+    print_shifts(root, day, console)
     return 0
+
+
+def print_shifts(root: DataRoot, day: str, console: Console, n: int = 3) -> None:
+    """The day's largest flagged behaviour shifts (``behaviour_diff``) and the shadow's headline
+    figures (``shadow_steps``/``shadow_episodes``), in plain words."""
+    from agentic_pipeline.shadow import describe_shift, headline, largest_shifts
+
+    if root.has_partition("warehouse", "behaviour_diff", day):
+        diff = root.read_partition("warehouse", "behaviour_diff", day).to_pandas()
+        shifts = largest_shifts(diff, n)
+        console.print(f"[bold]Largest behaviour shifts of {day}[/bold] (behaviour_diff):")
+        for _, row in shifts.iterrows():
+            console.print(f"  - {describe_shift(row)}", soft_wrap=True)
+        if shifts.empty:
+            console.print("  none flagged: no interval excludes no change")
+    if root.has_partition("warehouse", "shadow_steps", day) and root.has_partition(
+        "warehouse", "shadow_episodes", day
+    ):
+        steps = root.read_partition("warehouse", "shadow_steps", day)
+        if steps.num_rows:
+            figures = headline(steps, root.read_partition("warehouse", "shadow_episodes", day))
+            candidate = steps.column("candidate_id")[0].as_py()
+            f = {k: _cell(v) for k, v in figures.items()}
+            console.print(
+                f"[bold]Shadow of {candidate}[/bold]: {f['proposals']} proposals at "
+                f"{f['decision_points']} logged decision points of {f['episodes_shadowed']} "
+                f"episodes; agrees with the log {f['agreement_rate']} of the time, same kind of "
+                f"action {f['kind_agreement']}; {f['off_log_calls']} of {f['proposed_calls']} "
+                f"proposed calls off-log; {f['dangerous_proposals']} dangerous proposals; flap "
+                f"rate {f['flap_rate']}",
+                soft_wrap=True,
+            )

@@ -87,6 +87,7 @@ def test_terminal_report_explains_the_decision(tmp_path):
 
 def test_every_stored_column_has_a_description():
     import assets.replay as replay
+    import assets.shadow as shadow
     from agentic_pipeline.masking.mask import AUDIT_SCHEMA
 
     schemas = [
@@ -94,8 +95,9 @@ def test_every_stored_column_has_a_description():
         QUARANTINE_SCHEMA,
         AUDIT_SCHEMA,
         replay.REPLAYED_EPISODES_SCHEMA,
-        replay.SHADOW_EPISODES_SCHEMA,
-        replay.DIFF_SCHEMA,
+        shadow.STEPS_SCHEMA,
+        shadow.EPISODES_SCHEMA,
+        shadow.DIFF_SCHEMA,
         EPISODE_REWARDS_SCHEMA,
         STEP_REWARDS_SCHEMA,
         SELECTION_SCHEMA,

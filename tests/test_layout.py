@@ -69,10 +69,6 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
 #: policy or user to a stage that takes it as a parameter. Nothing else.
 DEMO_IMPORTS_ALLOWED: dict[str, str] = {
     "cli.commands": "the `simulate` command writes the demo's landing files (write_landing)",
-    "assets.replay": "DEMO_USER: the shadow stage takes a user model; the wiring passes the "
-    "demo's simulated customer (SimulatedUser, HUMAN_MARKER)",
-    "resources.shadow": "the shadow stage takes a candidate policy; without an endpoint the "
-    "resource builds the demo's scripted variant (get_policy)",
 }
 
 #: The stages (and shared packages) whose face is a public API: ``__all__`` in the package's

@@ -1,4 +1,5 @@
-"""Real Dagster runs of ``replayed_episodes`` and the shadow pair over a temporary data root."""
+"""Real Dagster runs of ``replayed_episodes`` over a temporary data root (the shadow assets:
+``tests/test_shadow_assets.py``)."""
 
 import datetime as dt
 
@@ -18,10 +19,9 @@ from agentic_pipeline.ingest import ingest_day
 from agentic_pipeline.schema import STEP_SCHEMA
 from agentic_pipeline.storage import DataRoot
 from assets.partitions import daily_partitions
-from assets.replay import replayed_episodes, shadow_assets
+from assets.replay import replayed_episodes
 from resources import PartitionedParquetIOManager
 from resources.catalogue import ToolCatalogueResource
-from resources.shadow import ShadowResource
 
 DAYS = ["2026-04-01", "2026-04-02"]
 MASKED = AssetSpec(
@@ -37,17 +37,12 @@ def day_tables(tmp_path_factory) -> dict[str, pa.Table]:
     return {ds: ingest_day(root / "landing" / ds, ds).steps for ds in DAYS}
 
 
-def _defs(root, **shadow) -> Definitions:
+def _defs(root) -> Definitions:
     return Definitions(
-        assets=[MASKED, replayed_episodes, shadow_assets],
-        jobs=[
-            define_asset_job(
-                "replay_job", selection=["replayed_episodes", "shadow_episodes", "behaviour_diff"]
-            )
-        ],
+        assets=[MASKED, replayed_episodes],
+        jobs=[define_asset_job("replay_job", selection=["replayed_episodes"])],
         resources={
             "io_manager": PartitionedParquetIOManager(path=str(root)),
-            "shadow": ShadowResource(**shadow),
             "tool_catalogue": ToolCatalogueResource(),
         },
         executor=in_process_executor,
@@ -68,8 +63,8 @@ def _metadata(result, key: str) -> dict:
     return events[-1].materialization.metadata
 
 
-def test_replayed_episodes_and_shadow_for_one_day(root):
-    defs = _defs(root, candidate_policy_id="crm-eager-v1")
+def test_replayed_episodes_for_one_day(root):
+    defs = _defs(root)
     with DagsterInstance.ephemeral() as instance:
         job = defs.resolve_job_def("replay_job")
         result = job.execute_in_process(instance=instance, partition_key=DAYS[0])
@@ -89,23 +84,14 @@ def test_replayed_episodes_and_shadow_for_one_day(root):
         text = " ".join(str(v.value) for v in meta.values())
         assert "@" not in text  # no personal data in the metadata
 
-        shadow = data.read_partition("warehouse", "shadow_episodes", DAYS[0]).to_pandas()
-        assert len(shadow) > 30 and set(shadow["policy_id"]) == {"crm-eager-v1"}
-        assert set(shadow["logged_episode_id"]) <= set(replayed["episode_id"])
-        diff = data.read_partition("warehouse", "behaviour_diff", DAYS[0]).to_pandas()
-        assert {"success_rate", "error_rate", "risk_rate"} <= set(diff["metric"])
-        diff_meta = _metadata(result, "behaviour_diff")
-        assert "| task_type | metric | logged | candidate | delta |" in diff_meta["diff"].value
-        assert _metadata(result, "shadow_episodes")["kill_switch"].value == "not tripped"
-
         # re-materializing gives the same bytes-level content
         assert job.execute_in_process(instance=instance, partition_key=DAYS[0]).success
         again = data.read_partition("warehouse", "replayed_episodes", DAYS[0]).to_pandas()
         assert again.equals(replayed)
 
 
-def test_single_run_backfill_and_kill_switch(root):
-    defs = _defs(root, candidate_policy_id="crm-risky-v1", max_dangerous_actions=1)
+def test_single_run_backfill(root):
+    defs = _defs(root)
     with DagsterInstance.ephemeral() as instance:
         result = defs.resolve_job_def("replay_job").execute_in_process(
             instance=instance,
@@ -120,21 +106,4 @@ def test_single_run_backfill_and_kill_switch(root):
         for ds in DAYS:
             table = data.read_partition("warehouse", "replayed_episodes", ds)
             assert table.num_rows == 40 and set(table.column("ds").to_pylist()) == {ds}
-        kill = _metadata(result, "shadow_episodes")["kill_switch"].value
-        assert "max_dangerous_actions=1" in kill
-        shadow = pa.concat_tables(
-            data.read_partition("warehouse", "shadow_episodes", ds) for ds in DAYS
-        ).to_pandas()
-        assert int(shadow["killed"].sum()) == 1
         assert instance.get_materialized_partitions(AssetKey("replayed_episodes")) == set(DAYS)
-
-
-def test_fail_on_kill_fails_the_run(root):
-    defs = _defs(
-        root, candidate_policy_id="crm-risky-v1", max_dangerous_actions=0, fail_on_kill=True
-    )
-    with DagsterInstance.ephemeral() as instance:
-        result = defs.resolve_job_def("replay_job").execute_in_process(
-            instance=instance, partition_key=DAYS[0], raise_on_error=False
-        )
-        assert not result.success

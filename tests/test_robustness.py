@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pytest
+from chat_stub import Scripted, calls, reply, served
 from dagster import (
     AssetKey,
     DagsterInstance,
@@ -24,7 +25,7 @@ from dagster import (
 )
 from test_reward_assets import ARMS, UPSTREAM, local_defs, replayed, run, write_upstream
 
-from agentic_pipeline.demo import get_policy, write_landing
+from agentic_pipeline.demo import write_landing
 from agentic_pipeline.ingest import ingest_day
 from agentic_pipeline.jsonutil import strict_json_dumps, strict_json_dumps_counted
 from agentic_pipeline.masking.pseudonyms import TOKEN_HEX_CHARS  # noqa: E402
@@ -34,18 +35,20 @@ from agentic_pipeline.schema import STEP_SCHEMA
 from agentic_pipeline.selection import SelectionConfig, select_policies
 from agentic_pipeline.selection.linear import ContextFeaturizer
 from agentic_pipeline.shadow import (
-    ShadowQuota,
-    ShadowRunner,
-    recorded_tasks,
-    shadow_table,
+    Candidate,
+    ShadowBudget,
+    ShadowSettings,
+    StepAlignedShadow,
+    steps_table,
 )
 from agentic_pipeline.storage import DataRoot
 from agentic_pipeline.training import TrainingDatasets, build_training_datasets, day_files
 from assets.automation import daily_pipeline_job
 from assets.metadata import REDACTED, REDACTIONS_KEY, counts_md, markdown_table, safe_metadata
 from assets.partitions import daily_partitions
-from assets.replay import DEMO_USER, replayed_episodes, shadow_assets
+from assets.replay import replayed_episodes
 from assets.rewards import build_reward_assets
+from assets.shadow import shadow_assets
 from cli.common import DATA_DIR_ENV, prepare_data_root
 from cli.runs import run_days
 from resources import DataRootResource, PartitionedParquetIOManager, retries
@@ -121,16 +124,12 @@ def poisoned_steps(sim_steps) -> tuple[pd.DataFrame, str]:
 def test_deeply_nested_json_skips_the_episode_not_the_day(poisoned_steps):
     steps, bad = poisoned_steps
     n_episodes = steps["episode_id"].nunique()
-    # shadow: the poisoned episode is not a runnable task; the others are
-    reasons: dict[str, int] = {}
-    tasks, skipped = recorded_tasks(steps.to_dict("records"), reasons)
-    assert len(tasks) + skipped == n_episodes and bad not in {t.episode_id for t in tasks}
-    assert sum(reasons.values()) == skipped
-    runner = ShadowRunner(
-        get_policy("crm-efficient-v3"), ShadowQuota(1000, 1000), user_model=DEMO_USER
-    )
-    runner.run(tasks)
-    assert len(shadow_table(runner.episodes, runner.candidate_id)) == len(tasks)
+    # shadow: every episode is listed, the poisoned one shadowed or unreadable, none fails the day
+    candidate = Candidate(Scripted(lambda payload, n: reply("One moment.")), "stub")
+    shadow = StepAlignedShadow(candidate, ShadowSettings(max_steps_per_episode=2), ShadowBudget(99))
+    result = shadow.run(steps.to_dict("records"))
+    assert len(result.episodes) == n_episodes and result.stopped is None
+    assert all(e["status"] in ("shadowed", "unreadable: RecursionError") for e in result.episodes)
     # replay: one row per episode, the poisoned one included
     replayed_day = replay_day(steps)
     assert len(replayed_day) == n_episodes
@@ -147,23 +146,34 @@ def test_deeply_nested_json_skips_the_episode_not_the_day(poisoned_steps):
     assert result.table["n_episodes"].sum() == n_episodes
 
 
-def test_a_raising_shadow_episode_is_dropped_and_counted(poisoned_steps):
+def test_a_raising_shadow_episode_is_recorded_and_the_day_goes_on(poisoned_steps):
     steps, _ = poisoned_steps
-    tasks, _ = recorded_tasks(steps.to_dict("records"))
-    base = get_policy("crm-efficient-v3")
-    victim = tasks[0].episode_id
+    victim = sorted(steps["episode_id"].unique())[1]
 
-    def policy(state):
-        if state.task.task_id == tasks[0].task.task_id:
+    def answer(payload, n):
+        if any(victim in str(m.get("content")) for m in payload["messages"]):
             raise KeyError("corrupted recorded task")
-        return base(state)
+        return reply("One moment.")
 
-    policy.policy_id = "crm-efficient-v3"
-    runner = ShadowRunner(policy, ShadowQuota(1000, 1000), user_model=DEMO_USER)
-    runner.run(tasks)
-    assert runner.failed == {"episode_error:KeyError": 1}
-    assert victim not in {e.logged_episode_id for e in runner.episodes}
-    assert len(runner.episodes) == len(tasks) - 1
+    def first_user(episode):  # the victim's first user message names it (made unique below)
+        return (steps["episode_id"] == episode) & (steps["role"] == "user")
+
+    steps = steps.copy()
+    rows = first_user(victim)
+    steps.loc[rows, "content"] = steps.loc[rows, "content"] + f" ({victim})"
+    shadow = StepAlignedShadow(
+        Candidate(Scripted(answer), "stub"),
+        ShadowSettings(max_steps_per_episode=2),
+        ShadowBudget(99),
+    )
+    result = shadow.run(steps.to_dict("records"))
+    table = steps_table(result.steps).to_pandas()
+    failed = table[table["status"].str.startswith("candidate_error")]
+    assert set(failed["episode_id"]) == {victim} and set(failed["status"]) == {
+        "candidate_error: KeyError"
+    }
+    assert result.stopped is None  # two failed requests in a row: not yet a down endpoint
+    assert (table.loc[table["episode_id"] != victim, "status"] != "candidate_error: KeyError").all()
 
 
 # --- point 3: metadata holds no value that has not passed the leak scan ------------------------
@@ -331,26 +341,27 @@ def test_training_exports_are_strict_json():
     assert datasets.nonfinite_to_null == 2
 
 
-def test_shadow_trajectories_are_strict_json(sim_steps):
+def test_shadow_requests_are_strict_json(sim_steps):
     steps = sim_steps.copy()
     results = steps["action_type"].eq("tool_result") & steps["content"].str.contains(
         '"customer_id"', na=False
     )
-    # a logged CRM record with a NaN (json.loads reads it): the candidate's reads return it
+    # a logged CRM record with a NaN (json.loads reads it): the candidate is shown that text
     steps.loc[results, "content"] = steps.loc[results, "content"].str.replace(
         '"customer_id"', '"score": NaN, "customer_id"', n=1, regex=False
     )
-    tasks, _ = recorded_tasks(steps.to_dict("records"))
-    runner = ShadowRunner(
-        get_policy("crm-efficient-v3"), ShadowQuota(1000, 1000), user_model=DEMO_USER
+    endpoint = Scripted(lambda payload, n: calls(("search_customer", {"email": "x"})))
+    shadow = StepAlignedShadow(
+        Candidate(endpoint, "stub"), ShadowSettings(max_steps_per_episode=3), ShadowBudget(4)
     )
-    runner.run(tasks)
-    table = shadow_table(runner.episodes, runner.candidate_id).to_pandas()
-    for text in table["trajectory"]:
-        for message in _strict_loads(text):
-            if message.get("role") == "tool":
-                _strict_loads(message["content"])
-    assert runner.nonfinite_to_null > 0
+    shadow.run(steps.to_dict("records"))
+    assert endpoint.requests  # Scripted.create checks each body with allow_nan=False
+    shown = [m["content"] for r in endpoint.requests for m in r["messages"] if m["role"] == "tool"]
+    assert any("NaN" in text for text in shown)  # logged text is passed as text, never parsed
+    table = steps_table(shadow.run(steps.to_dict("records")).steps)
+    for text in table.column("proposed_arguments").to_pylist():
+        if text is not None:
+            _strict_loads(text)
 
 
 def test_safe_metadata_scans_every_kind_of_value():
@@ -389,24 +400,30 @@ def test_poisoned_day_materializes_replay_and_shadow(poisoned_steps, tmp_path, i
     root = tmp_path / "data"
     table = pa.Table.from_pandas(steps, preserve_index=False).cast(STEP_SCHEMA)
     DataRoot(root).write_partition("warehouse", "masked_trajectories", DAY1, table)
-    defs = Definitions(
-        assets=[UPSTREAM[1], replayed_episodes, shadow_assets],
-        jobs=[daily_pipeline_job],
-        resources={
-            "io_manager": PartitionedParquetIOManager(path=str(root)),
-            "shadow": ShadowResource(),
-            "tool_catalogue": ToolCatalogueResource(),
-        },
-    )
-    keys = [AssetKey(k) for k in ("replayed_episodes", "shadow_episodes", "behaviour_diff")]
-    result = defs.resolve_job_def("daily_pipeline").execute_in_process(
-        instance=instance, partition_key=DAY1, asset_selection=keys
-    )
+    endpoint = Scripted(lambda payload, n: reply("Let me check."))
+    with served(endpoint) as url:
+        defs = Definitions(
+            assets=[UPSTREAM[1], replayed_episodes, shadow_assets],
+            jobs=[daily_pipeline_job],
+            resources={
+                "io_manager": PartitionedParquetIOManager(path=str(root)),
+                "shadow": ShadowResource(
+                    candidate="endpoint", endpoint_url=url, model="stub", max_episodes=50
+                ),
+                "tool_catalogue": ToolCatalogueResource(),
+            },
+        )
+        keys = [AssetKey(k) for k in ("replayed_episodes", "shadow_steps", "shadow_episodes")]
+        result = defs.resolve_job_def("daily_pipeline").execute_in_process(
+            instance=instance, partition_key=DAY1, asset_selection=keys
+        )
     assert result.success
     replayed_day = DataRoot(root).read_partition("warehouse", "replayed_episodes", DAY1)
     assert replayed_day.num_rows == steps["episode_id"].nunique()
+    episodes = DataRoot(root).read_partition("warehouse", "shadow_episodes", DAY1)
+    assert episodes.num_rows == steps["episode_id"].nunique()
     meta = _materialization_metadata(instance, "shadow_episodes")
-    assert "not_eligible" in meta["tasks_skipped"].value
+    assert "shadowed" in meta["episodes_by_status"].value
 
 
 def test_ingested_context_and_masked_json_are_strict(tmp_path):

@@ -46,6 +46,7 @@ ASSETS = [
     "pii_audit",
     "withheld_episodes",
     "replayed_episodes",
+    "shadow_steps",
     "shadow_episodes",
     "behaviour_diff",
     "episode_rewards",

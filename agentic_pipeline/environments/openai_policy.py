@@ -1,5 +1,10 @@
 """A policy backed by an OpenAI-compatible chat-completions endpoint (stdlib ``urllib`` only).
 
+:class:`OpenAIChatClient` POSTs one request body to an endpoint and returns the parsed response
+(retrying 429 and 5xx); anything with the same ``create(payload) -> response`` method is a
+:class:`ChatEndpoint` (the offline model of :mod:`~agentic_pipeline.environments.local_model` is
+one, called in process). :class:`OpenAIChatPolicy` drives an endpoint as a closed-loop policy.
+
 The agent state becomes chat messages (system prompt, the task description as the first user turn,
 then each action and observation: tool calls with their results, replies with the user's answers).
 The response maps to an :class:`~agentic_pipeline.environments.base.Action`: a tool call to a tool
@@ -17,7 +22,7 @@ import urllib.error
 import urllib.request
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from agentic_pipeline.chat import text_message, tool_exchange
 from agentic_pipeline.environments.base import Action, AgentState, ToolSpec
@@ -45,6 +50,69 @@ class OpenAIPolicyError(RuntimeError):
     """The endpoint failed or answered something that is not a chat completion."""
 
 
+class ChatEndpoint(Protocol):
+    """Anything that answers an OpenAI chat-completions request body with a response body."""
+
+    def create(self, payload: dict[str, Any]) -> dict[str, Any]: ...
+
+
+@dataclass
+class OpenAIChatClient:
+    """POSTs chat-completions requests to ``url`` (``.../v1/chat/completions``).
+
+    The API key is read from the environment variable ``api_key_env`` at call time and never
+    stored or logged. 429 and 5xx answers and network errors are retried ``max_retries`` times.
+    """
+
+    url: str
+    api_key_env: str = "OPENAI_API_KEY"
+    timeout_s: float = 60.0
+    max_retries: int = 2
+
+    def create(self, payload: dict[str, Any]) -> dict[str, Any]:
+        """The response body (a JSON object) for one request body."""
+        body = json.dumps(payload).encode("utf-8")
+        headers = {"Content-Type": "application/json"}
+        key = os.environ.get(self.api_key_env)
+        if key:
+            headers["Authorization"] = f"Bearer {key}"
+        last: Exception | None = None
+        for attempt in range(self.max_retries + 1):
+            request = urllib.request.Request(self.url, data=body, headers=headers, method="POST")
+            try:
+                with urllib.request.urlopen(request, timeout=self.timeout_s) as response:
+                    data = json.loads(response.read().decode("utf-8"))
+                if not isinstance(data, dict):
+                    raise OpenAIPolicyError("response is not a JSON object")
+                return data
+            except urllib.error.HTTPError as exc:
+                last = OpenAIPolicyError(f"endpoint answered HTTP {exc.code}")
+                if exc.code < 500 and exc.code != 429:
+                    raise last from None
+            except (urllib.error.URLError, TimeoutError, ValueError) as exc:
+                last = OpenAIPolicyError(f"endpoint unreachable or invalid: {type(exc).__name__}")
+            if attempt < self.max_retries:
+                time.sleep(0.2 * 2**attempt)
+        raise last or OpenAIPolicyError("no response")
+
+
+def first_choice(data: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, int]]:
+    """``(choices[0], usage)`` of a response body; usage holds the integer token counts given."""
+    try:
+        choice = data["choices"][0]
+        usage = data.get("usage") or {}
+    except (KeyError, IndexError, TypeError, AttributeError):
+        raise OpenAIPolicyError("response has no choices") from None
+    if not isinstance(choice, dict):
+        raise OpenAIPolicyError("response has no choices")
+    counts = {
+        k: int(usage[k])
+        for k in ("prompt_tokens", "completion_tokens")
+        if isinstance(usage, dict) and isinstance(usage.get(k), int)
+    }
+    return choice, counts
+
+
 @dataclass
 class OpenAIChatPolicy:
     """A :class:`~agentic_pipeline.environments.base.Policy` calling a chat-completions endpoint.
@@ -61,6 +129,8 @@ class OpenAIChatPolicy:
     timeout_s: float = 60.0
     max_retries: int = 2
     policy_id: str = ""
+    #: Answers the requests instead of an HTTP client for ``url`` (e.g. an in-process model).
+    endpoint: ChatEndpoint | None = None
     #: Token usage summed over every request of this policy object.
     usage: dict[str, int] = field(
         default_factory=lambda: {"prompt_tokens": 0, "completion_tokens": 0}
@@ -110,36 +180,12 @@ class OpenAIChatPolicy:
 
     def complete(self, messages: list[dict[str, Any]]) -> dict[str, Any]:
         """POST the chat and return ``choices[0]`` (``message`` and ``finish_reason``)."""
-        body = json.dumps(self.payload(messages)).encode("utf-8")
-        headers = {"Content-Type": "application/json"}
-        key = os.environ.get(self.api_key_env)
-        if key:
-            headers["Authorization"] = f"Bearer {key}"
-        last: Exception | None = None
-        for attempt in range(self.max_retries + 1):
-            request = urllib.request.Request(self.url, data=body, headers=headers, method="POST")
-            try:
-                with urllib.request.urlopen(request, timeout=self.timeout_s) as response:
-                    data = json.loads(response.read().decode("utf-8"))
-                break
-            except urllib.error.HTTPError as exc:
-                last = OpenAIPolicyError(f"endpoint answered HTTP {exc.code}")
-                if exc.code < 500 and exc.code != 429:
-                    raise last from None
-            except (urllib.error.URLError, TimeoutError, ValueError) as exc:
-                last = OpenAIPolicyError(f"endpoint unreachable or invalid: {type(exc).__name__}")
-            if attempt < self.max_retries:
-                time.sleep(0.2 * 2**attempt)
-        else:
-            raise last or OpenAIPolicyError("no response")
-        try:
-            choice = data["choices"][0]
-            usage = data.get("usage") or {}
-        except (KeyError, IndexError, TypeError):
-            raise OpenAIPolicyError("response has no choices") from None
-        for k in self.usage:
-            if isinstance(usage.get(k), int):
-                self.usage[k] += usage[k]
+        client = self.endpoint or OpenAIChatClient(
+            self.url, self.api_key_env, self.timeout_s, self.max_retries
+        )
+        choice, usage = first_choice(client.create(self.payload(messages)))
+        for k, v in usage.items():
+            self.usage[k] += v
         return choice
 
     # -- response --------------------------------------------------------------------------------

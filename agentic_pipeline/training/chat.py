@@ -1,54 +1,13 @@
-"""Canonical step rows as OpenAI chat messages, the prompt split, and the conversation check."""
+"""The prompt split and the conversation check of chat messages (``to_chat_messages``, canonical
+step rows as OpenAI chat messages, lives in :mod:`agentic_pipeline.chat`)."""
 
 import hashlib
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
-import pandas as pd
-
-from agentic_pipeline.chat import text_message, tool_call, tool_calls_message, tool_message
-from agentic_pipeline.training.records import Message, _fail, _val
-
-
-def _rows(steps: pd.DataFrame | Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    rows = steps.to_dict("records") if isinstance(steps, pd.DataFrame) else list(steps)
-    return sorted(rows, key=lambda r: int(r.get("step") or 0))
-
-
-def to_chat_messages(steps: pd.DataFrame | Iterable[Mapping[str, Any]]) -> list[Message]:
-    """OpenAI chat messages of one episode's canonical step rows (sorted by ``step``).
-
-    Consecutive assistant ``tool_call`` rows (and a ``respond`` row followed by tool calls) become
-    one assistant message with ``tool_calls``; ``tool_result`` rows become ``tool`` messages;
-    ``finish`` rows keep their text as an assistant message and are dropped without text.
-    """
-    messages: list[Message] = []
-    for row in _rows(steps):
-        role, kind = _val(row.get("role")), _val(row.get("action_type"))
-        content = _val(row.get("content"))
-        if role in ("system", "user"):
-            messages.append(text_message(role, "" if content is None else str(content)))
-        elif kind == "tool_call":
-            args = _val(row.get("tool_arguments"))
-            call = tool_call(
-                str(_val(row.get("tool_call_id")) or f"call_{row.get('step')}"),
-                str(_val(row.get("tool_name"))),
-                "{}" if args is None else str(args),
-            )
-            last = messages[-1] if messages else None
-            if last is not None and last["role"] == "assistant":
-                last.setdefault("tool_calls", []).append(call)
-            else:
-                messages.append(tool_calls_message(call))
-        elif kind == "tool_result" or role == "tool":
-            call_id = str(_val(row.get("tool_call_id")))
-            messages.append(tool_message(call_id, "" if content is None else str(content)))
-        elif kind == "finish" and not content:
-            continue
-        else:  # respond, or finish with text
-            messages.append(text_message("assistant", content or None))
-    return [m for m in messages if m["role"] != "assistant" or m["content"] or m.get("tool_calls")]
+from agentic_pipeline.chat import to_chat_messages as to_chat_messages  # re-exported
+from agentic_pipeline.training.records import Message, _fail
 
 
 def split_prompt(

@@ -10,9 +10,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, TypedDict
 
-import pandas as pd
 import pyarrow as pa
 
+from agentic_pipeline.chat import present
 from agentic_pipeline.storage import parquet_bytes
 
 #: the asset; its own folder holds the per-day summary table (``part-0.parquet``)
@@ -101,13 +101,8 @@ class TrainingDatasets:
         self.skipped[reason] = self.skipped.get(reason, 0) + 1
 
 
-def _val(value: Any) -> Any:
-    """``None`` for missing values (None, NaN, pd.NA), else the value."""
-    if value is None or value is pd.NA:
-        return None
-    if isinstance(value, float) and math.isnan(value):
-        return None
-    return value
+#: ``None`` for missing values (None, NaN, pd.NA), else the value.
+_val = present
 
 
 def _fail(where: str, what: str) -> None:

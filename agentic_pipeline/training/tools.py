@@ -4,30 +4,9 @@ import json
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from agentic_pipeline.environments.tool_schemas import json_type as _json_type
+from agentic_pipeline.environments.tool_schemas import merge_types as _merge_types
 from agentic_pipeline.training.records import Message, _fail
-
-
-def _json_type(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    return "object"
-
-
-def _merge_types(types: set[str]) -> str | list[str]:
-    if {"integer", "number"} <= types:
-        types = types - {"integer"}
-    ordered = sorted(types)
-    return ordered[0] if len(ordered) == 1 else ordered
 
 
 def _tool_calls(messages: Iterable[Message]) -> Iterable[dict]:
