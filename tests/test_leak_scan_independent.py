@@ -15,9 +15,9 @@ _PAD = "0" * (TOKEN_HEX_CHARS - 8)  # test tokens: 8 digits written, padded to t
 
 #: Personal data that the strict shared patterns (used by masking too) do not see.
 MISSED_BY_STRICT_PATTERNS = {
-    "call me on 96 466712 tonight": "PHONE_NUMBER",
+    "call me on 0612 448 207 tonight": "PHONE_NUMBER",
     "my phone: (07700)553419": "PHONE_NUMBER",
-    "reach me at 05.06.52.16.25": "PHONE_NUMBER",
+    "reach me at 05.61.72.44.18": "PHONE_NUMBER",
     "card 601100-099014": "CREDIT_CARD",  # 12 digits, Luhn-valid
     "pay to DE12 3704 0044 0532 0130 00": "IBAN_CODE",  # wrong check digits
     "my national insurance number is QQ 12 34 56 C": "NATIONAL_ID",
@@ -27,8 +27,8 @@ MISSED_BY_STRICT_PATTERNS = {
     "passport number X1234567": "NATIONAL_ID",
     "PESEL: 44051401359": "NATIONAL_ID",
     "born on 12/03/1985": "DATE_OF_BIRTH",
-    "hi, my name is cecilie josefsen": "PERSON",
-    "Dear Mr Bernharðsson, thank you": "PERSON",
+    "hi, my name is cecilie pobelbev": "PERSON",
+    "Dear Mr Hezvnazðbbov, thank you": "PERSON",
     "write to csanád@példa.hu": "EMAIL_ADDRESS",
 }
 
@@ -77,7 +77,7 @@ def test_the_scan_catches_what_the_strict_patterns_miss():
     ]
     assert missed == []
     for lk in leaks:  # where and what, never the value
-        for value in ("466712", "josefsen", "Bernhar", "csan", "X1234567"):
+        for value in ("466712", "pobelbev", "Bernhar", "csan", "X1234567"):
             assert value not in str(lk)
 
 

@@ -147,7 +147,7 @@ def test_key_rules_and_router():
         assert key_entity(k) is None, k
     assert route("") is Route.SKIP and route("economy") is Route.SKIP
     assert route("HAT069") is Route.SKIP and route("2024-05-20T10:00:00Z") is Route.SKIP
-    assert route("mia_li_3668") is Route.REGEX and route("Hello there Mia") is Route.NER
+    assert route("tova_reyes_4417") is Route.REGEX and route("Hello there Mia") is Route.NER
 
 
 def test_email_analysis_makes_no_network_call(tmp_path):
@@ -309,7 +309,7 @@ def test_scan_finds_leaks_without_revealing_them():
                 "role": "user",
                 "action_type": "message",
                 "content": "card 4111 1111 1111 1111, ssn 123-45-6789, ip 10.1.2.3, "
-                "a@b.io, user mia_li_3668, Mr Wojciechowski",
+                "a@b.io, user tova_reyes_4417, Mr Wojciechowski",
             },
             {"role": "user", "action_type": "message", "content": f"<PERSON_0123abcd{_PAD}> ok"},
         ]

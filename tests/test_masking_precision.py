@@ -17,7 +17,7 @@ def test_french_street_lines_stop_at_lower_case_words():
     rec = StreetLineRecognizer()
     text = "It refers to 12 Rue de Brévin street in Sfax, on this street."
     assert _found(rec, text, "STREET_ADDRESS") == ["12 Rue de Brévin"]
-    text = "Send it to 65 Rue de l'Etoile Noire, Cite Jamil"
+    text = "Send it to 65 Rue de l'Etoile Noire, Cite Patis"
     assert _found(rec, text, "STREET_ADDRESS") == ["65 Rue de l'Etoile Noire"]
 
 

@@ -319,7 +319,7 @@ def test_shard_order_and_bounded_shards_in_flight(ray_head, monkeypatch):
 
 
 def _shard(i: int, long: bool) -> pa.Table:
-    text = f"Hello, this is Maria Lopez{i}, call me at +1 415 555 01{i:02d}."
+    text = f"Hello, this is Rosa Quintanar{i}, call me at +1 415 555 01{i:02d}."
     n = 30 if long else 2
     return pa.table(
         {

@@ -59,7 +59,7 @@ portuguese brazilian mexican argentinian chilean colombian peruvian japanese chi
 vietnamese thai indian pakistani bangladeshi indonesian filipino malaysian arab arabic hebrew
 israeli iranian persian egyptian moroccan algerian tunisian nigerian kenyan ethiopian african
 european asian latin estonian latvian lithuanian luxembourgish maltese cypriot albanian
-macedonian greenlandic greenlander faroese flemish walloon catalan basque galician castilian
+macedonian greenlandic faroese flemish walloon catalan basque galician castilian
 hindi urdu bengali punjabi tamil swahili mandarin cantonese italians germans americans canadians
 """.split()
 )

@@ -70,7 +70,7 @@ def _join_after(text: str, end: int) -> int:
                 committed = m.end()
                 after_postcode = "\n" not in text[pos : m.start("words")]
             elif pos == end and "," in text[pos : m.start("words")]:
-                if _CLOSES.match(text, m.end()):  # "12 Oak Row, Springfield." / ", Hilltown\n"
+                if _CLOSES.match(text, m.end()):  # "12 Oak Row, Springfield." / ", Millbrook\n"
                     committed = m.end()
         elif m.group("unit") and committed == pos:
             committed = m.end()  # "12 Oak Row, Apt 5"

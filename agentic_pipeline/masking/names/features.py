@@ -47,7 +47,7 @@ _LABEL = re.compile(r"([^\W\d_][\w .'/&()-]{0,40}?)[\s*_]*[:=|][\s*_]*$")
 _HAS_DIGIT = re.compile(r"\d")
 #: The units features are computed on (spaCy's tokens keep "2025-02-03,Anna" or "Name:Anna"
 #: whole): a short capitalised abbreviation with its period ("Dr.", "Ms."), a word with inner
-#: apostrophes or hyphens ("O'Neill", "Anne-Marie"; a possessive "'s" apart), or one other
+#: apostrophes or hyphens ("O'Dwyer", "Anne-Marie"; a possessive "'s" apart), or one other
 #: character.
 _UNIT = re.compile(r"[A-Z][a-z]{0,2}\.(?=\s)|\w+(?:['’](?![sS]\b)\w+|-\w+)*|[^\w\s]")
 #: E-mail addresses, URLs, @handles and #tags: their words are never name candidates.
