@@ -6,8 +6,22 @@ from __future__ import annotations
 import random
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from agentic_pipeline.masking.names.features import word_info
+
+Span = tuple[int, int, str]
+
+
+@dataclass
+class LabelledText:
+    """A text with labelled spans (the contract of ``benchmarks/masking_eval/corpora.py``)."""
+
+    text: str
+    spans: list[Span]
+    corpus: str
+    doc_id: str
+
 
 #: Column headers of the generated training tables: person columns and the others.
 _PERSON_HEADERS = (
@@ -66,8 +80,6 @@ def tables_and_lists(
     column among others, and bulleted or numbered lists, filled with the person, organisation and
     place values of ``items`` (so a corpus left out of training leaves these out too) and with
     capitalised common words of its texts as the non-person cells (``LabelledText`` items)."""
-    from agentic_pipeline.masking.names.build import LabelledText
-
     rng = random.Random(seed)
     persons = _values(items, person_types)
     if not persons:
@@ -143,8 +155,6 @@ def lower_case_names(
 ) -> list:
     """Texts of ``items`` with their person names written in lower case, and some written all in
     lower case (users type "anna kowalska"; chat lines have no capitals at all)."""
-    from agentic_pipeline.masking.names.build import LabelledText
-
     rng = random.Random(seed)
     with_names = [x for x in items if any(t in person_types for _, _, t in x.spans)]
     rng.shuffle(with_names)

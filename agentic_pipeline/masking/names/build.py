@@ -28,7 +28,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from agentic_pipeline.masking.names.augment import lower_case_names, tables_and_lists
+from agentic_pipeline.masking.names.augment import (
+    LabelledText,
+    lower_case_names,
+    tables_and_lists,
+)
 from agentic_pipeline.masking.names.features import FEATURE_VERSION, TextFeatures
 from agentic_pipeline.masking.names.model import MODEL_PATH, NameModel, neighbour_features
 
@@ -43,16 +47,6 @@ C = 0.5
 #: best recall for under 1% of other words masked in the leave-one-corpus-out run).
 THRESHOLD = 0.3
 PROPAGATE = 0.85
-
-
-@dataclass
-class LabelledText:
-    """A text with labelled spans (the contract of ``benchmarks/masking_eval/corpora.py``)."""
-
-    text: str
-    spans: list[Span]
-    corpus: str
-    doc_id: str
 
 
 # ------------------------------------------------------------------------------------- corpora
