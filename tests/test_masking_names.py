@@ -61,7 +61,7 @@ def _leaked(masked: str, *words: str) -> list[str]:
         ("Hi Priyanka, can you resend the invoice?", ["Priyanka"]),
         ("Thanks for your help.\n\nBest regards,\nMarguerite Sadoie", ["Marguerite", "Sadoie"]),
         # lower-case and foreign names
-        ("ok so my brother anders kjeldsen will pick it up", ["anders", "kjeldsen"]),
+        ("ok so my brother anders søndergaard will pick it up", ["anders", "søndergaard"]),
         ("Kontakt: Zofia Fiśviefbra, Björn Sjödahl", ["Fiśviefbra", "Sjödahl"]),
         # names that are common words, in context
         ("Please ask Hunter Bishop to sign the lease.", ["Hunter", "Bishop"]),

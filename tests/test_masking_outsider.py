@@ -184,11 +184,11 @@ def test_lower_case_and_non_english_names(masker):
             {
                 "role": "user",
                 "action_type": "message",
-                "content": "cecilie pobelbev here, and my colleague Csanád Hezvnazðbbov.",
+                "content": "cecilie søndergaard here, and my colleague Csanád Hezvnazðbbov.",
             }
         ],
     )
-    for part in ("cecilie", "pobelbev", "Csanád", "Bernhar", "ðsson"):
+    for part in ("cecilie", "søndergaard", "Csanád", "Hezvnaz", "ðbbov"):
         assert part not in text, part
 
 
@@ -321,7 +321,7 @@ def test_german_street_from_a_json_field_is_found_in_free_text(masker):
 
 def test_spans_are_widened_to_whole_words():
     text = "Dear Hezvnazðbbov, hello"
-    s = text.index("Bernhar")
+    s = text.index("Hezvnaz")
     assert whole_words(text, (s, s + 7, "PERSON", 0.8, "x"))[:2] == (s, s + 12)
     combining = "Mr Rene\u0301 Dupont"
     s = combining.index("Rene")
