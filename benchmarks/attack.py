@@ -29,6 +29,7 @@ SM = "tests/test_shard_masker.py::"
 ER = "tests/test_erasure_robust.py::"
 TK = "tests/test_tokens_and_keys.py::"
 DB = "tests/test_day_budgets.py::"
+LB = "tests/test_masking_labels.py::"
 ATTACK: list[tuple[str, list[str]]] = [
     (
         "1 erase with the production key finds the person after retention removed the raw days",
@@ -186,6 +187,17 @@ ATTACK: list[tuple[str, list[str]]] = [
             TK + "test_a_hundred_thousand_emails_get_a_hundred_thousand_tokens",
             TK + "test_a_collision_at_masking_time_fails_loudly_without_the_values",
             ER + "test_a_data_root_of_32_bit_pseudonyms_is_refused_in_one_line",
+        ],
+    ),
+    (
+        "22.4 hostile encodings are masked where they stand: full-width, %XX in tool-call URLs, "
+        "HTML references, names used as JSON keys, phones as integers under unknown keys",
+        [
+            LB + "test_hostile_encodings_are_masked_where_they_stand",
+            LB + "test_personal_keys_and_bare_numbers_under_unknown_keys",
+            LB + "test_bare_number_rules",
+            LB + "test_text_view_maps_back_to_the_original_characters",
+            "tests/test_masking_asset.py::test_a_personal_json_key_is_masked_and_the_whole_day_written",
         ],
     ),
     (
