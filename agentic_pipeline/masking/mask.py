@@ -98,6 +98,8 @@ JSON_COLUMNS = frozenset({"tool_arguments", "task_goal", "context"})
 #: A postcode that is only digits ("8433", "90017"): found in text by its context, it is masked
 #: where it stands but never becomes an episode-wide value (it would mask years and amounts).
 _BARE_NUMBER = re.compile(r"\d{3,5}")
+#: Two to four capitalised words: a full name, propagated whole even when found with low score.
+_FULL_NAME = re.compile(r"[^\W\d_a-z][\w'’.-]*(?:[ \t]+[^\W\d_a-z][\w'’.-]*){1,3}")
 
 
 @dataclass
@@ -345,7 +347,13 @@ def mask_steps(
     for ep in episodes.values():
         for s in sorted(ep.texts):  # sorted: which detector a value is credited to is stable
             for span in mp.analysis.get(s, ()):
-                if span[3] < masker.propagate_min_score or not plausible(s, span):
+                if not plausible(s, span) or span[3] < masker.min_score:
+                    continue
+                if span[3] < masker.propagate_min_score:
+                    if span[2] == "PERSON" and _FULL_NAME.fullmatch(s[span[0] : span[1]]):
+                        # a full name masked once is masked wherever the episode repeats it
+                        # whole ("Booked, Ysolde Brayford."); its parts alone only when confident
+                        ep.known.setdefault(fold(s[span[0] : span[1]]), ("PERSON", "known_entity"))
                     continue
                 a, b, et, _, det = whole_words(s, span)
                 if et == "ZIP_CODE" and _BARE_NUMBER.fullmatch(s[a:b]):
