@@ -8,7 +8,7 @@ from assets.automation import (
     decisions_follow_inputs,
     late_file_sensor,
 )
-from assets.ingestion import raw_agent_logs, raw_day_complete
+from assets.ingestion import raw_agent_logs, raw_day_complete, raw_day_within_budget
 from assets.masking import masked_trajectories, no_personal_data_in_masked
 from assets.operations import retention_job, retention_schedule
 from assets.replay import replayed_episodes
@@ -42,7 +42,12 @@ def build_definitions(data_dir: str | None = None) -> Definitions:
             *build_selection_assets(spec),
             training_datasets,
         ],
-        asset_checks=[raw_day_complete, no_personal_data_in_masked, *build_reward_checks(spec)],
+        asset_checks=[
+            raw_day_complete,
+            raw_day_within_budget,
+            no_personal_data_in_masked,
+            *build_reward_checks(spec),
+        ],
         jobs=[daily_pipeline_job, retention_job],
         schedules=[daily_schedule, retention_schedule],
         sensors=[late_file_sensor, decisions_follow_inputs],

@@ -16,6 +16,7 @@ from dagster import (
 )
 
 from agentic_pipeline.ingest import (
+    BUDGET_REASON,
     IngestStats,
     MissingLandingError,
     ingest_day,
@@ -58,6 +59,7 @@ def _merge(total: IngestStats, day: IngestStats) -> None:
         "records_read",
         "records_accepted",
         "records_quarantined",
+        "refused_by_budget",
         "episodes",
         "rows",
     ):
@@ -146,6 +148,7 @@ def raw_agent_logs(context: AssetExecutionContext, data_root: DataRootResource):
             "records_read": total.records_read,
             "records_accepted": total.records_accepted,
             "records_quarantined": total.records_quarantined,
+            "refused_by_budget": total.refused_by_budget,
             "records_by_format": counts_md(total.records_by_format, "format", "records"),
             "preview": _preview(head[0] if head else STEP_SCHEMA.empty_table()),
             LANDING_FINGERPRINTS: MetadataValue.json(fingerprints),
@@ -198,3 +201,33 @@ def raw_day_complete(context: AssetCheckExecutionContext, data_root: DataRootRes
             "per_day": markdown_table([{"day": ds, **d} for ds, d in per_day.items()]),
         },
     )
+
+
+@asset_check(
+    asset=AssetKey("raw_agent_logs"),
+    partitions_def=daily_partitions,
+    blocking=True,
+    description="No record of the day was refused by a day budget (a file over its fair share of "
+    "max_day_bytes / max_day_records, the day's record or output limit): such records are good "
+    "data the day could not take, so downstream assets do not run until the limits are raised "
+    "(DataRootResource) or the day is split.",
+)
+def raw_day_within_budget(context: AssetCheckExecutionContext, data_root: DataRootResource):
+    root = data_root.root
+    refused: dict[str, int] = {}
+    for ds in RunDays(context):
+        if not root.has_partition("restricted", "raw_quarantine", ds):
+            continue
+        reasons = root.read_partition("restricted", "raw_quarantine", ds, columns=["reason"])
+        n = sum(str(r).startswith(BUDGET_REASON) for r in reasons.column("reason").to_pylist())
+        if n:
+            refused[ds] = n
+    days = ", ".join(f"{ds} ({n})" for ds, n in refused.items())
+    if refused:  # raised, not returned: the step's one-line cause is what the CLI prints
+        raise Failure(
+            f"records refused by the day budget on {days}: raise the day limits of the "
+            "data_root resource or split the day, then re-materialize",
+            metadata={"refused_by_budget": sum(refused.values())},
+            allow_retries=False,
+        )
+    return AssetCheckResult(passed=True, metadata={"refused_by_budget": 0})

@@ -8,6 +8,9 @@ its metadata to Dagster: a value that fails is replaced by :data:`REDACTED`, and
 replacements is recorded under :data:`REDACTIONS_KEY`. Every asset and check wraps its metadata
 dict with it.
 
+Pseudonyms are personal data too (linkable to the person until erased) and the event log cannot be
+erased: every token in a value becomes its entity type (``<EMAIL_ADDRESS>``) before the scan.
+
 What one "value" is: a cell of a markdown table (other markdown lines: the whole line), a text,
 path or URL value, a plain string, and each key and string leaf of a JSON value.
 """
@@ -28,6 +31,7 @@ from dagster import (
     UrlMetadataValue,
 )
 
+from agentic_pipeline.masking.pseudonyms import LEGACY_TOKEN_RE, TOKEN_RE
 from agentic_pipeline.masking.scan import scan_for_leaks
 from assets.column_docs import COLUMN_DESCRIPTIONS
 
@@ -82,6 +86,13 @@ def counts_md(counts: dict, key: str = "key", value: str = "count") -> MetadataV
 # --- the leak scan of metadata -----------------------------------------------------------------
 
 _CELL_SPLIT = re.compile(r"(?<!\\)\|")
+#: Any pseudonym (of this width or an older one): the event log cannot be erased, so it never
+#: holds one; a token becomes its entity type (``<EMAIL_ADDRESS>``).
+_ANY_TOKEN = re.compile(rf"{TOKEN_RE.pattern}|{LEGACY_TOKEN_RE.pattern}")
+
+
+def _without_pseudonyms(text: str) -> str:
+    return _ANY_TOKEN.sub(lambda m: "<" + m.group()[1:].rsplit("_", 1)[0] + ">", text)
 
 
 class _Scan:
@@ -92,7 +103,7 @@ class _Scan:
         self.leaky: set[int] = set()
 
     def add(self, text: str) -> int:
-        self.values.append(text)
+        self.values.append(_without_pseudonyms(text))
         return len(self.values) - 1
 
     def run(self) -> None:

@@ -1,4 +1,4 @@
-"""Replay the attack on the pipeline (issue 11) and print, per line of the attack, held or broke.
+"""Replay the attack on the pipeline (issues 11, 22) and print, per line, held or broke.
 
 Each line of the attack is reproduced by one or more tests (small inputs: the heavy parts scaled
 down, real Dagster, real Presidio, real processes killed with SIGKILL). This script runs exactly
@@ -26,6 +26,10 @@ C = "tests/test_cli_errors.py::"
 X = "tests/test_crash_recovery.py::"
 RAY = "tests/test_ray.py::"
 SM = "tests/test_shard_masker.py::"
+ER = "tests/test_erasure_robust.py::"
+TK = "tests/test_tokens_and_keys.py::"
+DB = "tests/test_day_budgets.py::"
+LB = "tests/test_masking_labels.py::"
 ATTACK: list[tuple[str, list[str]]] = [
     (
         "1 erase with the production key finds the person after retention removed the raw days",
@@ -154,6 +158,80 @@ ATTACK: list[tuple[str, list[str]]] = [
             "tests/test_leak_scan_independent.py::test_floats_arithmetic_amounts_timestamps_and_ids_raise_no_leak",
         ],
     ),
+    # --- issue 22 (robust erasure, tokens, day budgets, cost per record, smaller points) ------
+    (
+        "22.1 erasure is a journaled job: killed at each step and re-run, the bytes of one clean "
+        "erase; a bomb or corrupt file in any day skipped with a reason; a tau2 file loses only "
+        "the subject's simulations",
+        [
+            ER + "test_killed_at_each_step_and_run_again_gives_the_bytes_of_one_clean_erasure",
+            ER + "test_a_bomb_in_another_day_is_skipped_with_its_reason_in_bounded_memory",
+            ER + "test_a_tau2_results_file_loses_only_the_subjects_simulations",
+        ],
+    ),
+    (
+        "22.2 erasure by person: a phone written differently, cards and emails in any form; "
+        "lock waits name the holder; no pseudonym in the event log",
+        [
+            ER + "test_phones_are_one_person_in_every_normal_form",
+            ER + "test_killed_at_each_step_and_run_again_gives_the_bytes_of_one_clean_erasure",
+            ER + "test_waiting_for_a_day_lock_says_who_holds_it",
+            ER + "test_the_erasure_writes_no_pseudonym_to_the_event_log",
+        ],
+    ),
+    (
+        "22.3 tokens never merge two people: 96-bit tokens, 10^5 values without a collision, a "
+        "collision at masking time fails loudly, 32-bit data roots refused in one line",
+        [
+            TK + "test_tokens_carry_at_least_64_bits_and_match_the_one_token_pattern",
+            TK + "test_a_hundred_thousand_emails_get_a_hundred_thousand_tokens",
+            TK + "test_a_collision_at_masking_time_fails_loudly_without_the_values",
+            ER + "test_a_data_root_of_32_bit_pseudonyms_is_refused_in_one_line",
+        ],
+    ),
+    (
+        "22.4 hostile encodings are masked where they stand: full-width, %XX in tool-call URLs, "
+        "HTML references, names used as JSON keys, phones as integers under unknown keys",
+        [
+            LB + "test_hostile_encodings_are_masked_where_they_stand",
+            LB + "test_personal_keys_and_bare_numbers_under_unknown_keys",
+            LB + "test_bare_number_rules",
+            LB + "test_text_view_maps_back_to_the_original_characters",
+            "tests/test_masking_asset.py::test_a_personal_json_key_is_masked_and_the_whole_day_written",
+        ],
+    ),
+    (
+        "22.5 fair day budgets: a small file sorted first cannot starve the day; budget refusals "
+        "fail the blocking check and the CLI in one line",
+        [
+            DB + "test_a_small_file_sorted_first_cannot_empty_the_day",
+            DB + "test_the_day_goes_to_the_smallest_files_first",
+            DB + "test_records_refused_by_a_budget_fail_the_day_and_the_cli_exits_non_zero",
+        ],
+    ),
+    (
+        "22.6 bounded cost per record: dense and unbroken records quarantined at ingestion; "
+        "a hostile day (bomb, 5,001-digit int, deep JSON, symlink) keeps its 60 good episodes",
+        [
+            DB + "test_a_record_over_the_analysis_budget_is_quarantined_at_ingestion",
+            DB + "test_a_long_run_without_whitespace_is_quarantined_at_ingestion",
+            DB + "test_real_benchmark_records_fit_the_default_analysis_budget",
+            DB + "test_a_hostile_day_materializes_with_every_good_episode",
+        ],
+    ),
+    (
+        "22.8 corrupt Parquet named with its rebuild command, weak keys refused, insane day "
+        "folders ignored",
+        [
+            "tests/test_storage.py::test_a_corrupt_part_file_is_named_with_its_path_and_how_to_"
+            "rebuild_it",
+            TK + "test_short_or_low_entropy_keys_are_refused_in_one_line",
+            TK + "test_random_keys_and_the_development_path_are_accepted",
+            "tests/test_partitions_start.py::test_day_folders_outside_a_sane_range_are_reported_"
+            "and_ignored",
+        ],
+    ),
+    # --- end of issue 22 (robust) ---------------------------------------------------------------
     (
         "22.7 Ray without a token: no client without the cluster's token reads the workers' key, "
         "masking refuses a driver or node without token auth, the head listens on loopback only",

@@ -85,6 +85,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repo root: b
 from masking import baseline_mask  # noqa: E402  (benchmarks/masking.py)
 
 from agentic_pipeline.masking import MASK_COLUMNS, Masker, mask_steps  # noqa: E402
+from agentic_pipeline.masking.pseudonyms import TOKEN_HEX_CHARS  # noqa: E402
 from agentic_pipeline.schema import STEP_SCHEMA, parse_timestamp  # noqa: E402
 from benchmarks.masking_eval import corpora  # noqa: E402
 from benchmarks.masking_eval.evaluation import (  # noqa: E402
@@ -122,7 +123,7 @@ TARGETS = {
 #: A token of ours (``<PERSON_1a2b3c4d>``) or of plain Presidio (``<PERSON>``): not a kept word.
 #: Share of non-birth dates that must stay in clear.
 OTHER_DATES_TARGET = 0.99
-_TOKEN = re.compile(r"<[A-Z][A-Z0-9_]*?(?:_[0-9a-f]{8})?>")
+_TOKEN = re.compile(rf"<[A-Z][A-Z0-9_]*?(?:_[0-9a-f]{{{TOKEN_HEX_CHARS}}})?>")
 
 
 # --------------------------------------------------------------------------- evaluator data

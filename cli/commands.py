@@ -92,14 +92,23 @@ def resolve_selection(defs, selection: str):
     return sorted(keys, key=lambda k: k.to_user_string())
 
 
+def _creatable(path: Path) -> bool:
+    """``path`` is a folder or can become one (its nearest existing ancestor is a folder); if not,
+    ``prepare_data_root`` says the data root cannot be written."""
+    while not path.exists() and path != path.parent:
+        path = path.parent
+    return path.is_dir()
+
+
 def cmd_materialize(args: argparse.Namespace) -> int:
     # arguments, days and the data root are checked before Dagster is loaded (a bad command line
     # is refused at once, and a refused day never leaves a failed run in the instance)
     start = _parse_day(args.start)
     end = _parse_day(args.end) if args.end else start
     days = _ended_days(start, end)
-    if args.select.strip() in ("*", ""):  # before anything is created under a mistyped root
-        _check_landing(Path(args.data_dir).expanduser().resolve(), days)
+    candidate = Path(args.data_dir).expanduser().resolve()
+    if args.select.strip() in ("*", "") and _creatable(candidate):
+        _check_landing(candidate, days)  # before anything is created under a mistyped root
     root = prepare_data_root(args.data_dir)
     _check_zones_writable(root)
     if args.select.strip() in ("*", ""):
@@ -182,14 +191,20 @@ def cmd_export(args: argparse.Namespace) -> int:
             f"--out {args.out} does not end in {suffix}, the extension of --format "
             f"{args.format} ({'Parquet' if suffix == '.parquet' else 'JSON lines'})"
         )
+    from agentic_pipeline.masking.keys import MissingMaskingKeyError, masking_key
+
     root = existing_data_root(args.data_dir)  # read-only: never creates a data root
-    require_masking_key("export")  # data leaving the pipeline: never under an unannounced dev key
+    try:
+        masking_key()  # no key: refused (exit 2) before the data is looked at
+    except MissingMaskingKeyError:
+        require_masking_key("export")
     found = stored_days(str(root), args.format, start.isoformat(), end.isoformat())
     if not found:
         raise NoDataError(
             f"no {args.format} dataset stored for {start} .. {end} under {root}: materialize "
             f"those days first (agentic-pipeline materialize --start {start} --end {end})"
         )
+    require_masking_key("export")  # data leaving the pipeline: never under an unannounced dev key
     with console.status(f"exporting {args.format} from {start} to {end}"):
         count = export_range(str(root), start.isoformat(), end.isoformat(), args.format, args.out)
     missing = [ds for ds in days if ds not in found]

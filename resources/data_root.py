@@ -33,6 +33,8 @@ class DataRootResource(ConfigurableResource):
     max_episode_bytes: int = _LIMITS.max_episode_bytes  # one episode's rows
     max_day_output_bytes: int = _LIMITS.max_day_output_bytes  # all the day's accepted rows
     max_quarantine_raw_bytes: int = _LIMITS.max_quarantine_raw_bytes  # raw text kept per day
+    max_record_analysis_chars: int = _LIMITS.max_record_analysis_chars  # masking cost of a record
+    max_record_unbroken_chars: int = _LIMITS.max_record_unbroken_chars  # longest run, no spaces
 
     @property
     def root(self) -> DataRoot:

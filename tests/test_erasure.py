@@ -24,7 +24,7 @@ from cli.main import main as cli_main
 
 KEY_ENV = masking_keys.MASKING_KEY_ENV
 DEV_ENV = masking_keys.DEV_MODE_ENV
-REAL_KEY = "s3cret-test-key-7f1c9a"  # a real (non-development) key
+REAL_KEY = "s3cret-test-key-7f1c9a-e04b2d6c81f5"  # a real (non-development) key
 DAY = dt.date(2026, 10, 5)
 
 
@@ -150,7 +150,7 @@ def test_a_name_alone_cannot_be_erased(two_days, capsys):
 def test_erasing_by_email_erases_the_person_everywhere_but_not_a_namesake(two_days):
     root, people = two_days
     ann, stranger = people["ann"], people["stranger"]
-    assert cli_main(["erase", "--subject", ann["email"], "--data-dir", str(root)]) == 0
+    assert cli_main(["erase", "--debug", "--subject", ann["email"], "--data-dir", str(root)]) == 0
     for zone, asset in (
         ("restricted", "raw_agent_logs"),
         ("warehouse", "masked_trajectories"),
@@ -423,11 +423,12 @@ def test_the_rematerialization_plan_is_plain_python_over_names_and_the_window():
 def test_a_rewritten_landing_file_keeps_its_mode(tmp_path):
     from upath import UPath
 
-    from agentic_pipeline.erasure.apply import _rewrite_landing_file
+    from agentic_pipeline.erasure import erase_landing_file
+    from agentic_pipeline.ingest import IngestLimits
 
     path = tmp_path / "episodes.jsonl"
     path.write_text('{"episode_id": "e1", "x": 1}\n{"episode_id": "e2", "x": 2}\n')
     path.chmod(0o600)
-    assert _rewrite_landing_file(UPath(path), {"e1"}, []) == 1
+    assert erase_landing_file(UPath(path), {"e1"}, None, IngestLimits()).removed == 1
     assert path.stat().st_mode & 0o777 == 0o600
     assert '"e1"' not in path.read_text() and '"e2"' in path.read_text()

@@ -238,11 +238,12 @@ def test_a_gzip_bomb_stops_at_the_expansion_limit(data_root):
     (folder / "bomb.jsonl.gz").write_bytes(_gzip_stream([_good_lines("b", 4), *lines]))
     (folder / "z-next.jsonl").write_bytes(_good_lines("n", 2))
     result, peak = _peak_while(lambda: _ingest(folder, max_file_bytes=8 * MiB))
-    assert result.stats.episodes == 6  # the bomb's leading records and the next file
+    assert result.stats.episodes == 2  # the bomb is refused whole; the next file is read
     (row,) = result.quarantine.to_pylist()
-    assert row["reason"].startswith(f"file exceeds the {8 * MiB}-byte limit")
-    assert row["source_file"] == "bomb.jsonl.gz" and row["source_index"] > 4
-    assert result.stats.bytes_read <= 8 * MiB + (folder / "z-next.jsonl").stat().st_size
+    assert row["reason"].startswith(f"file expands beyond the {8 * MiB}-byte file limit")
+    assert row["source_file"] == "bomb.jsonl.gz"
+    assert result.stats.bytes_read == (folder / "z-next.jsonl").stat().st_size
+    assert result.stats.refused_by_budget == 0  # a bomb is bad input, not good data refused
     assert peak < 12 * MiB, peak
 
 
@@ -252,10 +253,14 @@ def test_day_record_limit_quarantines_the_overflow_and_counts_add_up(data_root):
     for name in ("a", "b", "c"):
         (folder / f"{name}.jsonl").write_bytes(_good_lines(name, 10))
     result = _ingest(folder, max_day_records=15)
-    assert result.stats.episodes == 15
+    # smallest first (equal sizes: by name): a fits in the 15 records, b and c not in the 5 left
+    assert result.stats.episodes == 10
     rows = result.quarantine.to_pylist()
-    assert [(r["source_file"], r["source_index"]) for r in rows] == [("b.jsonl", 6), ("c.jsonl", 1)]
-    assert all(r["reason"].startswith("day record limit (15) reached") for r in rows)
+    assert [(r["source_file"], r["source_index"]) for r in rows] == [("b.jsonl", 0), ("c.jsonl", 0)]
+    assert all(r["reason"].startswith("day budget: does not fit what is left") for r in rows)
+    assert result.stats.refused_by_budget == 2
+    s = result.stats
+    assert s.records_read == s.records_accepted + s.records_quarantined
 
 
 def test_day_byte_limit_cuts_the_day(data_root):
@@ -265,13 +270,10 @@ def test_day_byte_limit_cuts_the_day(data_root):
     (folder / "b.jsonl").write_bytes(_good_lines("b", 2))
     size = (folder / "a.jsonl").stat().st_size
     result = _ingest(folder, max_day_bytes=size // 2)
-    assert 0 < result.stats.episodes < 40
-    assert result.stats.bytes_read == size // 2
-    reasons = _reasons(result)
-    assert (
-        reasons
-        == [f"day byte limit ({size // 2}) reached: the records from this line on are not read"] * 2
-    )
+    assert result.stats.episodes == 2  # the small file is read whatever the large one holds
+    assert result.stats.bytes_read == (folder / "b.jsonl").stat().st_size
+    (reason,) = _reasons(result)
+    assert reason.startswith("day budget: does not fit") and "refused whole" in reason
 
 
 def test_a_json_file_over_its_limit_is_refused(data_root, tau_bench_file):
@@ -288,7 +290,7 @@ def test_an_episode_that_expands_by_repetition_is_quarantined(data_root):
     is a 170 KB record but 200 MB of rows."""
     folder = data_root / "landing" / DS
     wide = chat_episode("wide")
-    wide["task"]["description"] = "x" * 100_000
+    wide["task"]["description"] = "x " * 50_000
     wide["messages"] = [{"role": "user", "content": "hi"}] * 2_000
     write_jsonl(folder / "a.jsonl", [wide, chat_episode("ok")])
     result = _ingest(folder)
@@ -303,7 +305,7 @@ def test_day_output_limit_quarantines_the_episodes_over_it(data_root):
     one = _ingest(folder).steps.nbytes // 10
     result = _ingest(folder, max_day_output_bytes=3 * one)
     assert 0 < result.stats.episodes < 10
-    assert set(_reasons(result)) == {f"day output limit ({3 * one}) reached"}
+    assert set(_reasons(result)) == {f"day budget: day output limit ({3 * one}) reached"}
 
 
 def test_quarantine_raw_text_has_a_budget(data_root):

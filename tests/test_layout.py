@@ -48,6 +48,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("tool knowledge", ("agentic_pipeline.catalogue", "agentic_pipeline.risk")),
     ("ingest", ("agentic_pipeline.formats", "agentic_pipeline.ingest")),
     ("masking", ("agentic_pipeline.masking",)),
+    ("masking at the source", ("agentic_pipeline.source",)),
     (
         "environments, replay, shadow",
         ("agentic_pipeline.environments", "agentic_pipeline.replay", "agentic_pipeline.shadow"),

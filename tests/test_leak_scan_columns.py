@@ -3,13 +3,16 @@
 import pyarrow as pa
 
 from agentic_pipeline.masking import scan_for_leaks
+from agentic_pipeline.masking.pseudonyms import TOKEN_HEX_CHARS  # noqa: E402
 from agentic_pipeline.masking.scan import string_columns
+
+_PAD = "0" * (TOKEN_HEX_CHARS - 8)  # test tokens: 8 digits written, padded to the width
 
 
 def _table(**overrides) -> pa.Table:
     row = {
         "episode_id": "ep-1",
-        "content": "<PERSON_0123abcd> asked for a refund",
+        "content": f"<PERSON_0123abcd{_PAD}> asked for a refund",
         "source_file": "episodes-000.jsonl.gz",
         "started_at": "2026-11-28T10:15:00Z",
         "ts": None,

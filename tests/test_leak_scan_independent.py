@@ -8,13 +8,16 @@ import pyarrow as pa
 import pytest
 
 from agentic_pipeline.masking import Masker, PIILeakError, mask_steps, scan_for_leaks
+from agentic_pipeline.masking.pseudonyms import TOKEN_HEX_CHARS  # noqa: E402
 from agentic_pipeline.schema import STEP_SCHEMA
+
+_PAD = "0" * (TOKEN_HEX_CHARS - 8)  # test tokens: 8 digits written, padded to the width
 
 #: Personal data that the strict shared patterns (used by masking too) do not see.
 MISSED_BY_STRICT_PATTERNS = {
-    "call me on 96 466712 tonight": "PHONE_NUMBER",
+    "call me on 0612 448 207 tonight": "PHONE_NUMBER",
     "my phone: (07700)553419": "PHONE_NUMBER",
-    "reach me at 05.06.52.16.25": "PHONE_NUMBER",
+    "reach me at 05.61.72.44.18": "PHONE_NUMBER",
     "card 601100-099014": "CREDIT_CARD",  # 12 digits, Luhn-valid
     "pay to DE12 3704 0044 0532 0130 00": "IBAN_CODE",  # wrong check digits
     "my national insurance number is QQ 12 34 56 C": "NATIONAL_ID",
@@ -24,8 +27,8 @@ MISSED_BY_STRICT_PATTERNS = {
     "passport number X1234567": "NATIONAL_ID",
     "PESEL: 44051401359": "NATIONAL_ID",
     "born on 12/03/1985": "DATE_OF_BIRTH",
-    "hi, my name is cecilie josefsen": "PERSON",
-    "Dear Mr Bernharðsson, thank you": "PERSON",
+    "hi, my name is cecilie pobelbev": "PERSON",
+    "Dear Mr Hezvnazðbbov, thank you": "PERSON",
     "write to csanád@példa.hu": "EMAIL_ADDRESS",
 }
 
@@ -47,9 +50,9 @@ NOT_PERSONAL = [
     "payment_method_id credit_card_9513926 or gift_card_7219486",
     "Dear customer, Dear Acme support team,",
     "My name is not important here",
-    "Mr. <PERSON_abcd1234> and <EMAIL_ADDRESS_0011aabb>",
-    "Your name is <PERSON_abcd1234> but you go by <PERSON_0011aabb> in Seattle WA",
-    "phone\n<PHONE_NUMBER_c7398398>\naddress\nlatency_ms\n66820851",  # flattened JSON leaves
+    f"Mr. <PERSON_abcd1234{_PAD}> and <EMAIL_ADDRESS_0011aabb{_PAD}>",
+    f"Your name is <PERSON_abcd1234{_PAD}> but you go by <PERSON_0011aabb{_PAD}> in Seattle WA",
+    f"phone\n<PHONE_NUMBER_c7398398{_PAD}>\naddress\nlatency_ms\n66820851",  # flattened JSON leaves
     "version 3.11.7, build 20261128-0001, uuid 3f9a1c2b-1234-4d5e-9f00-aabbccddeeff",
 ]
 
@@ -74,7 +77,7 @@ def test_the_scan_catches_what_the_strict_patterns_miss():
     ]
     assert missed == []
     for lk in leaks:  # where and what, never the value
-        for value in ("466712", "josefsen", "Bernhar", "csan", "X1234567"):
+        for value in ("466712", "pobelbev", "Bernhar", "csan", "X1234567"):
             assert value not in str(lk)
 
 

@@ -24,8 +24,11 @@ from agentic_pipeline.masking import (
 )
 from agentic_pipeline.masking.engine import CHUNK_CHARS
 from agentic_pipeline.masking.json_walker import key_entity
+from agentic_pipeline.masking.pseudonyms import TOKEN_HEX_CHARS
 from agentic_pipeline.masking.router import Route, route
 from agentic_pipeline.schema import STEP_SCHEMA
+
+_PAD = "0" * (TOKEN_HEX_CHARS - 8)  # test tokens: 8 digits written, padded to the width
 
 REPO = Path(__file__).resolve().parents[1]
 TAU = REPO.parent / "shared" / "external" / "tau-bench"
@@ -107,7 +110,7 @@ def _crm_rows() -> list[dict]:
 def test_pseudonyms_are_keyed_normalized_and_consistent():
     a = pseudonym_for("  Priya.C@Example.org ", "EMAIL_ADDRESS", KEY)
     assert a == pseudonym_for("priya.c@example.org", "EMAIL_ADDRESS", KEY)
-    assert a.startswith("<EMAIL_ADDRESS_") and len(a) == len("<EMAIL_ADDRESS_>") + 8
+    assert a.startswith("<EMAIL_ADDRESS_") and len(a) == len("<EMAIL_ADDRESS_>") + TOKEN_HEX_CHARS
     assert a != pseudonym_for("priya.c@example.org", "EMAIL_ADDRESS", "other-key")
     assert pseudonym_for("(415) 555-0134", "PHONE_NUMBER", KEY) == pseudonym_for(
         "+1 415 555 0134", "PHONE_NUMBER", KEY
@@ -144,7 +147,7 @@ def test_key_rules_and_router():
         assert key_entity(k) is None, k
     assert route("") is Route.SKIP and route("economy") is Route.SKIP
     assert route("HAT069") is Route.SKIP and route("2024-05-20T10:00:00Z") is Route.SKIP
-    assert route("mia_li_3668") is Route.REGEX and route("Hello there Mia") is Route.NER
+    assert route("tova_reyes_4417") is Route.REGEX and route("Hello there Mia") is Route.NER
 
 
 def test_email_analysis_makes_no_network_call(tmp_path):
@@ -306,9 +309,9 @@ def test_scan_finds_leaks_without_revealing_them():
                 "role": "user",
                 "action_type": "message",
                 "content": "card 4111 1111 1111 1111, ssn 123-45-6789, ip 10.1.2.3, "
-                "a@b.io, user mia_li_3668, Mr Wojciechowski",
+                "a@b.io, user tova_reyes_4417, Mr Wojciechowski",
             },
-            {"role": "user", "action_type": "message", "content": "<PERSON_0123abcd> ok"},
+            {"role": "user", "action_type": "message", "content": f"<PERSON_0123abcd{_PAD}> ok"},
         ]
     )
     leaks = scan_for_leaks(table, known_values={"ep1": ["Wojciechowski"]})

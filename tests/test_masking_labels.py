@@ -212,3 +212,24 @@ def test_postal_addresses_are_masked_whole_and_cities_alone_stay(masker):
     assert "München" not in eu and "Ich komme aus Berlin." in eu  # a city alone stays
     assert "London" not in uk and "6XE" not in uk and uk.endswith(" before noon.")
     assert prose == "We met in Chicago and then flew to Paris for the summer."
+
+
+def test_an_address_without_a_postcode_ends_at_its_state_or_city(masker):
+    state, city, prose = _masked(
+        masker,
+        ("user", "Ship it to 4410 Harrow Lane, Millbrook, OR before Friday."),
+        ("user", "We moved to 88 Quarry Road, Tillingham."),
+        ("user", "The parcel for 88 Quarry Road was late, as usual."),
+    )
+    assert "Harrow" not in state and "Millbrook" not in state and state.endswith(" before Friday.")
+    assert "Tillingham" not in city and city.endswith(".")
+    assert prose.endswith(" was late, as usual.") and "Quarry" not in prose
+
+
+def test_generic_id_labels_and_ticket_ids(masker):
+    (out,) = _masked(
+        masker,
+        ("user", "Student: Orla, ID: 604417. Your case ID is #Q55120. Order ID: 77120 shipped."),
+    )
+    assert "604417" not in out and "Q55120" not in out
+    assert "Order ID: 77120 shipped." in out

@@ -118,16 +118,16 @@ def test_linear_context_enhancer_gives_presidios_scores(analyzer):
 
 def test_ner_reads_a_bounded_start_and_patterns_read_everything():
     filler = "The flight was delayed and the agent rebooked the passenger. " * 60
-    # one first name: spaCy's detection (0.85) is not replaced by a name-pair detection (0.9)
+    # one first name, decided by the name model, which reads spaCy's labels
     text = filler + "Please write to Margaret at margaret.thornton@example.com today."
     limited = TextAnalyzer(AnalyzerConfig(max_ner_chars=2000))
     spans = limited.analyze([text], use_ner=True)[0]
     found = {(text[s:e], et, det) for s, e, et, _, det in spans}
     assert ("margaret.thornton@example.com", "EMAIL_ADDRESS") in {f[:2] for f in found}
-    # NER did not read that far (the name gazetteer, a pattern recognizer, still may)
-    assert not any(det == "SpacyRecognizer" for _, _, det in found)
+    # NER did not read that far, and the name model reads NER labels
+    assert not any(et == "PERSON" for _, et, _ in found)
     full = TextAnalyzer(AnalyzerConfig()).analyze([text], use_ner=True)[0]
-    assert any(et == "PERSON" and det == "SpacyRecognizer" for _, _, et, _, det in full)
+    assert any(et == "PERSON" and det == "NameModelRecognizer" for _, _, et, _, det in full)
 
 
 def test_a_string_longer_than_the_ner_limit_gets_a_guard_record():

@@ -15,9 +15,9 @@ SPLIT = (
     "recognizers",
     "number_recognizers",
     "street_recognizers",
-    "names",
-    "name_context",
-    "refine",
+    "names/features",
+    "names/model",
+    "names/build",
     "vocabulary",
 )
 
@@ -43,8 +43,7 @@ def test_public_names_stay_importable():
     from agentic_pipeline.masking.mask import MASK_COLUMNS as M  # noqa: F401
     from agentic_pipeline.masking.recognizers import (  # noqa: F401
         CardRecognizer,
-        NameContextRecognizer,
-        NameGazetteerRecognizer,
+        NameModelRecognizer,
         StreetLineRecognizer,
         custom_recognizers,
         name_gazetteer,

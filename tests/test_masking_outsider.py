@@ -16,7 +16,6 @@ from agentic_pipeline.masking.recognizers import (
     CardRecognizer,
     IbanShapeRecognizer,
     IntlPhoneRecognizer,
-    NameGazetteerRecognizer,
     NationalIdRecognizer,
     StreetLineRecognizer,
     street_address_recognizer,
@@ -57,10 +56,10 @@ def _masked_text(masker, rows: list[dict]) -> str:
 @pytest.mark.parametrize(
     "text, phone",
     [
-        ("you can call me on 96 466712 tomorrow", "96 466712"),
+        ("you can call me on 0612 448 207 tomorrow", "0612 448 207"),
         ("my mobile is (07700)553419", "(07700)553419"),
-        ("Tel: 05.06.52.16.25", "05.06.52.16.25"),
-        ("reach the office at +44 20 7946 0958.", "+44 20 7946 0958"),
+        ("Tel: 05.61.72.44.18", "05.61.72.44.18"),
+        ("reach the office at +44 20 7946 0321.", "+44 20 7946 0321"),
         ("Polish number 789 852 053 works", "789 852 053"),
         ("ask for a callback at 07339117728.", "07339117728"),
     ],
@@ -126,16 +125,16 @@ def test_ids_of_things_are_not_national_ids():
 @pytest.mark.parametrize(
     "text, value",
     [
-        ("Via Pisanelli 104, 48020 Traversara", "Via Pisanelli 104"),
+        ("Via Wibavessi 104, 48020 Czadezbaza", "Via Wibavessi 104"),
         ("Hauptstraße 3, 10115 Berlin", "Hauptstraße 3"),
-        ("637 Strojírenská 1006", "637 Strojírenská 1006"),
+        ("637 Bczopízevbrá 1006", "637 Bczopízevbrá 1006"),
         ("12, rue de la Paix, 75002 Paris", "12, rue de la Paix"),
         ("Gusti-Loos-Gasse 4-2, 1100 Wien", "Gusti-Loos-Gasse 4-2"),
         ("Keizersgracht 12a, 1015 CS Amsterdam", "Keizersgracht 12a"),
-        ("P.O. Box 245, Kulusuk", "P.O. Box 245"),
-        ("> Guy Migneault\n> Plattebaan 178\n> Schijf", "Plattebaan 178"),
-        ("The bus station is on Λ. Αλκυονίδων 119", "Λ. Αλκυονίδων 119"),
-        ("The restaurant is at 3212 40th Street", "3212 40th Street"),
+        ("P.O. Box 718, Rusubur", "P.O. Box 718"),
+        ("> Guy Timveausc\n> Wsaccehaav 178\n> Schijf", "Wsaccehaav 178"),
+        ("The bus station is on Λ. Ευφροσύνης 119", "Λ. Ευφροσύνης 119"),
+        ("The restaurant is at 4707 40th Street", "4707 40th Street"),
     ],
 )
 def test_european_street_lines(text, value):
@@ -151,9 +150,9 @@ def test_european_street_lines(text, value):
         ("ul. Długa 5, 00-950 Warszawa", "00-950"),
         ("Austin, TX 78701", "78701"),
         ("Toronto, ON M5V 3L9", "M5V 3L9"),
-        ("Mattenstrasse 108, Sissach, 4450", "4450"),
-        ("Movie Street 5, OFFERDAL, 830 51", "830 51"),
-        ("Kravsko\nCzech Republic 671 51\n", "671 51"),
+        ("Taccevbczabbe 108, Bibbajn, 4450", "4450"),
+        ("Movie Street 5, OLLEZKAS, 830 51", "830 51"),
+        ("Rzadbro\nCzech Republic 671 51\n", "671 51"),
     ],
 )
 def test_postcodes_of_europe_and_north_america(text, postcode):
@@ -179,18 +178,17 @@ def test_unit_designator_is_not_a_word_prefix():
 
 
 def test_lower_case_and_non_english_names(masker):
-    assert _found(NameGazetteerRecognizer(), "cecilie josefsen wrote") == ["cecilie josefsen"]
     text = _masked_text(
         masker,
         [
             {
                 "role": "user",
                 "action_type": "message",
-                "content": "cecilie josefsen here, and my colleague Csanád Bernharðsson.",
+                "content": "cecilie søndergaard here, and my colleague Csanád Hezvnazðbbov.",
             }
         ],
     )
-    for part in ("cecilie", "josefsen", "Csanád", "Bernhar", "ðsson"):
+    for part in ("cecilie", "søndergaard", "Csanád", "Hezvnaz", "ðbbov"):
         assert part not in text, part
 
 
@@ -246,7 +244,7 @@ def test_vocabulary_labels_products_and_item_ids_survive(masker):
         {
             "role": "user",
             "action_type": "message",
-            "content": "Hi, I'm Yusuf Rossi, please modify my order #W2378156.",
+            "content": "Hi, I'm Yubul Rossi, please modify my order #W2378156.",
         },
         {
             "role": "assistant",
@@ -322,8 +320,8 @@ def test_german_street_from_a_json_field_is_found_in_free_text(masker):
 
 
 def test_spans_are_widened_to_whole_words():
-    text = "Dear Bernharðsson, hello"
-    s = text.index("Bernhar")
+    text = "Dear Hezvnazðbbov, hello"
+    s = text.index("Hezvnaz")
     assert whole_words(text, (s, s + 7, "PERSON", 0.8, "x"))[:2] == (s, s + 12)
     combining = "Mr Rene\u0301 Dupont"
     s = combining.index("Rene")

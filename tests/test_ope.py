@@ -239,3 +239,27 @@ def test_decision_on_a_weak_estimate_keeps_the_default_and_says_so() -> None:
     loose = SelectionConfig(**{**config.__dict__, "ope_max_weight": 1000.0, "ope_min_ess": 1.0})
     res = select_policies(df, "2026-11-28", loose, current_defaults={"refund": "base"})
     assert res.registry["refund"]["selected_policy"] == "rare"
+
+
+def test_target_naming_a_policy_absent_from_the_logs_is_not_identified() -> None:
+    df = synthetic(900, seed=4).assign(risky=False)
+    config = SelectionConfig(
+        n_bootstrap=100, target_policies={"canary": {"refund": {"a": 0.5, "brand-new": 0.5}}}
+    )
+    res = select_policies(df, "2026-11-28", config)
+    (row,) = res.targets.to_dict("records")
+    assert row["target"] == "canary" and not row["ope_identified"]
+    assert "50% of its probability to policies absent from the window" in row["ope_reason"]
+    assert np.isnan(row["ope_estimate"]) and np.isnan(row["ope_dm"])
+    assert "absent from the window" in res.report_md
+
+
+def test_decide_on_ope_replaces_a_champion_over_the_risk_budget() -> None:
+    df = _guard_window(4000, seed=8)
+    risky = (df["policy_id"] == "other") & (np.arange(len(df)) % 5 == 0)
+    df["financial_writes"] = risky.astype(int)  # a fifth of other's episodes are risky
+    config = SelectionConfig(decide_on="ope", min_samples=10, n_bootstrap=100, risk_budget=0.2)
+    res = select_policies(df, "2026-11-28", config, current_defaults={"refund": "other"})
+    entry = res.registry["refund"]
+    assert entry["selected_policy"] != "other" and entry["changed"]
+    assert "exceeds the risk budget" in entry["reason"]

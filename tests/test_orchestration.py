@@ -199,7 +199,8 @@ def test_cli_rejects_bad_ranges_and_unwritable_roots(data_root, tmp_path, capsys
         )
         == 2
     )
-    assert cli_main(["materialize", "--start", "2001-01-01", "--data-dir", str(data_root)]) == 2
+    # no landing files: nothing to read (exit 3)
+    assert cli_main(["materialize", "--start", "2001-01-01", "--data-dir", str(data_root)]) == 3
     write_jsonl(data_root / "landing" / "2001-01-01" / "old.jsonl", [chat_episode("old")])
     assert cli_main(["materialize", "--start", "2001-01-01", "--data-dir", str(data_root)]) == 2
     blocker = tmp_path / "file"

@@ -9,8 +9,11 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 
+from agentic_pipeline.masking.pseudonyms import TOKEN_HEX_CHARS  # noqa: E402
 from benchmarks.masking_eval.evaluation import plain_text
 from benchmarks.masking_eval.misses import masked_words, missed_values
+
+_PAD = "0" * (TOKEN_HEX_CHARS - 8)  # test tokens: 8 digits written, padded to the width
 
 DS = "2026-11-20"
 
@@ -31,8 +34,13 @@ def test_missed_values_reports_each_leaked_value_with_its_context():
     )
     masked = _table(
         [
-            ("e1", 0, "Hello, this is <PERSON_0a1b2c3d> Vasquerell, call 97 318204.", None),
-            ("e1", 1, "ok", json.dumps({"note": "write to <EMAIL_ADDRESS_1a2b3c4d>"})),
+            (
+                "e1",
+                0,
+                f"Hello, this is <PERSON_0a1b2c3d{_PAD}> Vasquerell, call 97 318204.",
+                None,
+            ),
+            ("e1", 1, "ok", json.dumps({"note": f"write to <EMAIL_ADDRESS_1a2b3c4d{_PAD}>"})),
         ]
     )
     planted = {
@@ -47,7 +55,7 @@ def test_missed_values_reports_each_leaked_value_with_its_context():
     assert set(misses) == {"PERSON", "PHONE_NUMBER"}
     [(eid, value, ctx)] = misses["PERSON"]
     assert (eid, value) == ("e1", "Vasquerell")
-    assert "<PERSON_0a1b2c3d> [[Vasquerell]]" in ctx
+    assert f"<PERSON_0a1b2c3d{_PAD}> [[Vasquerell]]" in ctx
     assert misses["PHONE_NUMBER"][0][1] == "97 318204"
 
 
@@ -61,7 +69,7 @@ def test_masked_words_names_the_token_type_of_each_overmasked_word():
     # plain Presidio's tokens carry no hash; both forms are recognised
     masked = _table(
         [
-            ("e1", 0, "Please <PERSON_00000000> the cabin for <PERSON> <PERSON>.", None),
+            ("e1", 0, f"Please <PERSON_00000000{_PAD}> the cabin for <PERSON> <PERSON>.", None),
             ("e1", 1, None, json.dumps({"reason": "<LOCATION> seats", "first_name": "<PERSON>"})),
         ]
     )
@@ -256,14 +264,14 @@ def test_lost_values_shows_where_a_date_to_keep_was_masked():
     )
     masked = _table(
         [
-            ("e1", 0, "Hi. Your flight on <DATE_OF_BIRTH_0a1b2c3d> departs at 9:40.", None),
+            ("e1", 0, f"Hi. Your flight on <DATE_OF_BIRTH_0a1b2c3d{_PAD}> departs at 9:40.", None),
             ("e1", 1, "The booking was made on 2026-01-02.", None),
         ]
     )
     kept = {"e1": {("OTHER_DATE", "2026-03-14"), ("OTHER_DATE", "2026-01-02")}}
     [(eid, value, ctx)] = lost_values(raw, masked, kept)["OTHER_DATE"]
     assert (eid, value) == ("e1", "2026-03-14")
-    assert "[[2026-03-14]]" in ctx and "<DATE_OF_BIRTH_0a1b2c3d>" in ctx
+    assert "[[2026-03-14]]" in ctx and f"<DATE_OF_BIRTH_0a1b2c3d{_PAD}>" in ctx
 
 
 def test_a_name_counts_as_leaked_when_one_of_its_parts_stays_in_clear():
@@ -279,16 +287,16 @@ def test_a_name_counts_as_leaked_when_one_of_its_parts_stays_in_clear():
     planted = {"e1": {("PERSON", "Ildikó Vasquerell"), ("PERSON", "Will Smith")}}
     whole = _table(
         [
-            ("e1", 0, "Hi, I am <PERSON_0a1b2c3d> and I will call", None),
-            ("e1", 1, "<PERSON_0a1b2c3d> again", None),
-            ("e1", 2, "<PERSON_1a2b3c4d> too", None),
+            ("e1", 0, f"Hi, I am <PERSON_0a1b2c3d{_PAD}> and I will call", None),
+            ("e1", 1, f"<PERSON_0a1b2c3d{_PAD}> again", None),
+            ("e1", 2, f"<PERSON_1a2b3c4d{_PAD}> too", None),
         ]
     )
     half = _table(
         [
-            ("e1", 0, "Hi, I am Ildikó <PERSON_0a1b2c3d> and I will call", None),
-            ("e1", 1, "<PERSON_0a1b2c3d> again", None),
-            ("e1", 2, "<PERSON_1a2b3c4d> too", None),
+            ("e1", 0, f"Hi, I am Ildikó <PERSON_0a1b2c3d{_PAD}> and I will call", None),
+            ("e1", 1, f"<PERSON_0a1b2c3d{_PAD}> again", None),
+            ("e1", 2, f"<PERSON_1a2b3c4d{_PAD}> too", None),
         ]
     )
     assert measure_recall(raw, whole, planted, ["content"])["PERSON"]["recall"] == 1.0

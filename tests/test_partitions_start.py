@@ -33,3 +33,15 @@ def test_configured_start_wins_and_empty_root_falls_back(tmp_path):
     (tmp_path / "landing" / "2026-11-05").mkdir(parents=True)
     assert _start(tmp_path, AGENTIC_PIPELINE_START_DATE="2026-01-01") == "2026-01-01"
     assert _start(tmp_path / "empty") == "2025-01-01"
+
+
+def test_day_folders_outside_a_sane_range_are_reported_and_ignored(tmp_path):
+    """An empty ``landing/0001-01-01`` made partitions start in year 1 (739,950 keys)."""
+    from assets.partitions import earliest_day, ignored_days
+
+    (tmp_path / "landing" / "0001-01-01").mkdir(parents=True)
+    (tmp_path / "landing" / "9999-12-31").mkdir()
+    (tmp_path / "landing" / "2026-11-05").mkdir()
+    assert _start(tmp_path) == "2026-11-05"
+    assert ignored_days(str(tmp_path)) == ["landing/0001-01-01", "landing/9999-12-31"]
+    assert earliest_day(str(tmp_path)) == "2026-11-05"

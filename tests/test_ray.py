@@ -52,7 +52,7 @@ pytestmark = pytest.mark.slow
 DS = "2026-11-10"
 REPO = Path(__file__).resolve().parents[1]
 #: A production-like key: it must never reach the Ray cluster (its logs, its objects on disk).
-SECRET_KEY = "ray-test-secret-key-7c1d9a0e5b"
+SECRET_KEY = "ray-test-secret-key-7c1d9a0e5b-3f82e61d"
 #: The cluster's token (Ray's token authentication), as the run and every node have it.
 RAY_TOKEN = "ray-test-cluster-token-3f8e21c6d94b0a57"
 AUTH = {"RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": RAY_TOKEN}
@@ -319,7 +319,7 @@ def test_shard_order_and_bounded_shards_in_flight(ray_head, monkeypatch):
 
 
 def _shard(i: int, long: bool) -> pa.Table:
-    text = f"Hello, this is Maria Lopez{i}, call me at +1 415 555 01{i:02d}."
+    text = f"Hello, this is Rosa Quintanar{i}, call me at +1 415 555 01{i:02d}."
     n = 30 if long else 2
     return pa.table(
         {

@@ -28,6 +28,7 @@ from test_reward_assets import ARMS, UPSTREAM, local_defs, replayed, run, write_
 from agentic_pipeline.demo import write_landing
 from agentic_pipeline.ingest import ingest_day
 from agentic_pipeline.jsonutil import strict_json_dumps, strict_json_dumps_counted
+from agentic_pipeline.masking.pseudonyms import TOKEN_HEX_CHARS  # noqa: E402
 from agentic_pipeline.replay import replay_day
 from agentic_pipeline.rewards import load_reward_spec, score_episodes, step_rewards
 from agentic_pipeline.schema import STEP_SCHEMA
@@ -55,6 +56,8 @@ from resources.catalogue import ToolCatalogueResource
 from resources.retries import is_transient, retry_transient
 from resources.reward_spec import RewardSpecResource
 from resources.shadow import ShadowResource
+
+_PAD = "0" * (TOKEN_HEX_CHARS - 8)  # test tokens: 8 digits written, padded to the width
 
 DAY1, DAY2 = "2026-11-01", "2026-11-02"
 
@@ -373,7 +376,7 @@ def test_safe_metadata_scans_every_kind_of_value():
         "json": MetadataValue.json({email: ["ok", card], "n": 1.5}),
         "path": MetadataValue.path(f"/data/{email}/x"),
         "plain": "2026-11-01 .. 2026-11-14",
-        "token": "masked as <EMAIL_ADDRESS_3f9a1c2b>",
+        "token": f"masked as <EMAIL_ADDRESS_3f9a1c2b{_PAD}>",
         "number": 0.8571428571428571,
     }
     out = safe_metadata(meta)
@@ -386,7 +389,8 @@ def test_safe_metadata_scans_every_kind_of_value():
     assert out["report"].value.splitlines()[0] == "# Report"
     assert out["report"].value.endswith("![chart](data:image/png;base64,QUJD)")
     assert out["json"].value == {REDACTED: ["ok", REDACTED], "n": 1.5}
-    assert out["plain"] == meta["plain"] and out["token"] == meta["token"]
+    assert out["plain"] == meta["plain"]
+    assert out["token"] == "masked as <EMAIL_ADDRESS>"  # no pseudonym in the event log (#22)
     assert out["number"] == meta["number"]
 
 

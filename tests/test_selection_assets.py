@@ -164,7 +164,7 @@ def test_registry_files_and_terminal_report(data_root, instance):
     assert str(folder / "chart.png") in text
 
     console = Console(record=True, width=200)
-    assert print_report(str(data_root), DAYS[20], console) == 1
+    assert print_report(str(data_root), DAYS[20], console) == 3  # nothing to read (exit 3)
     assert "no policy decision stored" in console.export_text()
 
 

@@ -46,7 +46,7 @@ from agentic_pipeline.masking.shards import (
     worker_key,
 )
 
-KEY = "shard-test-secret-key-5e0b7f"
+KEY = "shard-test-secret-key-5e0b7f-4c21a9d3e8"
 REPO = Path(__file__).resolve().parents[1]
 
 
@@ -63,7 +63,7 @@ def test_a_worker_resolves_its_own_key_and_refuses_another():
     fp = key_fingerprint(KEY)
     assert worker_key(fp, False, {MASKING_KEY_ENV: KEY}) == KEY
     for env, dev, message in (
-        ({MASKING_KEY_ENV: "another-secret-key-91"}, False, KEY_MISMATCH_MESSAGE),
+        ({MASKING_KEY_ENV: "another-secret-key-91-0f3b8e2d7a6c5"}, False, KEY_MISMATCH_MESSAGE),
         ({}, False, WORKER_NO_KEY_MESSAGE),
         # the driver's real key; the worker only has development mode: never the public key
         ({DEV_MODE_ENV: "1"}, False, WORKER_NO_KEY_MESSAGE),
@@ -124,7 +124,7 @@ def _shards() -> list[pa.Table]:
             "content": [f"Hi, I am {name}, email {name.split()[0].lower()}@example.com", "ok"],
         }
 
-    return [pa.table(rows("e1", "Maria Lopez")), pa.table(rows("e2", "John Carter"))]
+    return [pa.table(rows("e1", "Rosa Quintanar")), pa.table(rows("e2", "John Carter"))]
 
 
 def test_local_shard_masker_is_mask_steps_shard_by_shard(monkeypatch):
@@ -137,7 +137,7 @@ def test_local_shard_masker_is_mask_steps_shard_by_shard(monkeypatch):
         want = [mask_steps(t, masker) for t in shards]
     assert [r.masked for r in got] == [r.masked for r in want]
     assert [r.audit for r in got] == [r.audit for r in want]
-    assert "Maria" not in str(got[0].masked.column("content").to_pylist())
+    assert "Rosa" not in str(got[0].masked.column("content").to_pylist())
     with pytest.raises(ValueError, match="ray_address"):
         LocalShardMasker(KEY, ray_address="127.0.0.1:1")  # the shard masker decides where
 

@@ -237,3 +237,20 @@ def test_concurrent_writers_of_one_day_serialize(tmp_path):
     (writer,) = writers
     assert table.num_rows == 10 * writer + 1
     assert _leftover_folders(tmp_path / "warehouse" / "t") == []
+
+
+def test_a_corrupt_part_file_is_named_with_its_path_and_how_to_rebuild_it(tmp_path):
+    import pyarrow as pa
+    import pytest
+
+    from agentic_pipeline.storage import CorruptPartitionError, DataRoot
+
+    root = DataRoot(tmp_path / "data")
+    root.write_partition("warehouse", "episode_rewards", "2026-10-05", pa.table({"x": [1, 2]}))
+    (part,) = root.part_files("warehouse", "episode_rewards", "2026-10-05")
+    part.write_bytes(b"PAR1 this is not parquet PAR1")
+    with pytest.raises(CorruptPartitionError) as err:
+        root.read_partition("warehouse", "episode_rewards", "2026-10-05")
+    message = str(err.value)
+    assert str(part) in message and "\n" not in message
+    assert "agentic-pipeline materialize --start 2026-10-05 --select episode_rewards" in message

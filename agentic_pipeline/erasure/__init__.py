@@ -25,12 +25,18 @@ values of linked pseudonyms (recovered by hashing the raw structured values of t
 Aggregates are recomputed by the caller. The receipt records pseudonyms, entity types, reasons,
 partitions and counts, never a value; ``verify_erasure`` scans every table and file afterwards.
 
-Modules: ``subjects`` (identifiers, plan and receipt shapes, seeding), ``linking`` (episodes and
-records of the subject), ``plan`` (the erasure plan and the re-materialization plan), ``apply``
-(tables, landing files, receipt) and ``verify``.
+Modules: ``subjects`` (identifiers, plan and receipt shapes, seeding), ``forms`` (normal forms of
+a value), ``linking`` (episodes and records of the subject), ``plan`` (the erasure plan and the
+re-materialization plan), ``apply`` (one day or landing file at a time, receipt), ``landing``
+(landing files through the ingestion's bounded readers), ``verify``, and ``job`` (the journaled
+job that runs them all and resumes after a crash). See ``docs/erasure.md``.
 """
 
-from agentic_pipeline.erasure.apply import apply_erasure, erase_from_landing, write_receipt
+from agentic_pipeline.erasure.apply import TableCheckError, write_receipt
+from agentic_pipeline.erasure.forms import clear_pattern, phone_forms, token_forms
+from agentic_pipeline.erasure.job import CRASH_ENV, Journal, job_id, run_erasure
+from agentic_pipeline.erasure.landing import LandingCheckError, erase_landing_file
+from agentic_pipeline.erasure.linking import LegacyTokensError
 from agentic_pipeline.erasure.plan import plan_erasure, rematerialization_runs
 from agentic_pipeline.erasure.subjects import (
     MAX_IDENTIFYING,
@@ -46,20 +52,29 @@ from agentic_pipeline.erasure.subjects import (
 from agentic_pipeline.erasure.verify import remaining_mentions, verify_erasure
 
 __all__ = [
+    "CRASH_ENV",
     "MAX_IDENTIFYING",
     "MAX_ROUNDS",
     "RECEIPTS_DIR",
     "ErasurePlan",
     "ErasureTooBroadError",
     "Identifier",
+    "Journal",
+    "LandingCheckError",
+    "LegacyTokensError",
     "Receipt",
+    "TableCheckError",
     "UnknownSubjectError",
-    "apply_erasure",
-    "erase_from_landing",
+    "clear_pattern",
+    "erase_landing_file",
+    "job_id",
+    "phone_forms",
     "plan_erasure",
     "rematerialization_runs",
     "remaining_mentions",
+    "run_erasure",
     "subject_kinds",
+    "token_forms",
     "verify_erasure",
     "write_receipt",
 ]

@@ -1,147 +1,127 @@
-"""Applying a plan: rows out of every Parquet table, records out of landing files, the receipt."""
+"""Applying a plan, one item at a time: a day of a table, a landing file; and the receipt.
 
-import gzip
-import json
-import uuid
-from collections import defaultdict
-from datetime import UTC, datetime
+Every item is idempotent (a day already without the subject's rows is left untouched; a landing file
+already without their records is not rewritten), so an erasure killed anywhere is finished by
+running it again (``job.run_erasure`` journals which items are done). Each item checks that the
+other people's rows or records are all still there afterwards.
+"""
+
+import re
+from collections.abc import Iterator
 
 import pyarrow as pa
 import pyarrow.compute as pc
 from upath import UPath
 
-from agentic_pipeline.erasure.plan import _contains_any
+from agentic_pipeline.erasure.forms import clear_pattern
+from agentic_pipeline.erasure.landing import erase_landing_file
 from agentic_pipeline.erasure.subjects import EPISODE_COLUMNS, RECEIPTS_DIR, ErasurePlan, Receipt
-from agentic_pipeline.storage import ZONES, DataRoot, atomic_write_bytes
-from agentic_pipeline.storage.files import is_local
+from agentic_pipeline.ingest import IngestLimits
+from agentic_pipeline.storage import ZONES, DataRoot
 
 
-def apply_erasure(root: DataRoot, plan: ErasurePlan) -> Receipt:
-    """Remove the planned episodes (and quoting quarantined records) from both zones."""
-    needles = sorted(plan.clear_values)
-    touched: list[dict] = []
-    removed_rows = 0
-    by_day = defaultdict(set, plan.episodes_by_day)
+class TableCheckError(RuntimeError):
+    """A rewritten day did not keep every other person's rows: the erasure stops there."""
+
+
+def contains_any(table: pa.Table, columns, values: list[str]) -> pa.Array:
+    """Rows whose ``columns`` hold one of ``values`` in clear, in any normal form
+    (``forms.clear_pattern``, case ignored)."""
+    mask = pa.array([False] * table.num_rows, pa.bool_())
+    patterns = [clear_pattern(v) for v in values]
+    for col in columns:
+        if col not in table.column_names:
+            continue
+        text = table.column(col).cast(pa.string()).fill_null("")
+        for pattern in patterns:
+            mask = pc.or_(mask, pc.match_substring_regex(text, pattern, ignore_case=True))
+    return mask
+
+
+def contains_literal(table: pa.Table, columns, needles: list[str]) -> pa.Array:
+    """Rows whose ``columns`` hold one of ``needles`` (tokens) as a substring."""
+    mask = pa.array([False] * table.num_rows, pa.bool_())
+    for col in columns:
+        if col not in table.column_names:
+            continue
+        text = table.column(col).cast(pa.string()).fill_null("")
+        for needle in needles:
+            mask = pc.or_(mask, pc.match_substring(text, needle))
+    return mask
+
+
+def table_items(root: DataRoot, plan: ErasurePlan) -> Iterator[tuple[str, str, str]]:
+    """``(zone, asset, day)`` of every stored day the plan touches, in a fixed order."""
+    days = set(plan.episodes_by_day)
     for zone in ZONES:
         for asset in root.assets(zone):
             for ds in root.partitions(zone, asset):
-                episodes = by_day.get(ds, set())
                 quarantine = asset == "raw_quarantine" and ds in plan.quarantine_days
-                if not episodes and not quarantine:
-                    continue
-                if not root.has_partition(zone, asset, ds):
-                    continue
-                table = root.read_partition(zone, asset, ds)
-                drop = pa.array([False] * table.num_rows, pa.bool_())
-                ids = pa.array(sorted(episodes), pa.string())
-                for col in EPISODE_COLUMNS:
-                    if col in table.column_names:
-                        values = table.column(col).cast(pa.string())
-                        drop = pc.or_(drop, pc.fill_null(pc.is_in(values, ids), False))
-                if quarantine:
-                    drop = pc.or_(drop, _contains_any(table, ["raw_record"], needles, True))
-                n_drop = pc.sum(drop).as_py() or 0
-                if n_drop:
-                    root.write_partition(zone, asset, ds, table.filter(pc.invert(drop)))
-                    touched.append({"zone": zone, "asset": asset, "ds": ds, "rows_removed": n_drop})
-                    removed_rows += n_drop
-    now = datetime.now(UTC)
-    return Receipt(
-        receipt_id=f"{now:%Y%m%dT%H%M%SZ}-{uuid.uuid4().hex[:8]}",
-        erased_at=now.isoformat(timespec="seconds"),
-        pseudonyms=plan.pseudonyms,
-        episodes_removed=plan.n_episodes,
-        rows_removed=removed_rows,
-        partitions_touched=touched,
-        subject=plan.subject,
-        linked=plan.linked,
-        episodes=plan.episodes,
-        linking_rounds=plan.rounds,
-    )
+                if ds in days or quarantine:
+                    yield zone, asset, ds
 
 
-def erase_from_landing(landing_root: UPath, plan: ErasurePlan) -> list[dict]:
-    """Rewrite the landing files without the subject's records.
-
-    Otherwise any re-ingestion of those days (a backfill, the late-file sensor, a key rotation)
-    would bring the erased episodes back. A record goes when its episode is erased (every step
-    of a transition episode, whatever it says) or when its text quotes one of the subject's
-    identifying values in clear; every landing day is searched for those.
-    """
-    touched = []
-    needles = [v.lower() for v in sorted(plan.clear_values)]
-    days = (
-        sorted(p.name for p in landing_root.iterdir() if p.is_dir())
-        if landing_root.exists()
-        else []
-    )
-    for ds in days:
-        erased = plan.episodes_by_day.get(ds, set())
-        if not erased and not needles:
-            continue
-        folder = landing_root / ds
-        for path in sorted(p for p in folder.iterdir() if p.is_file()):
-            removed = _rewrite_landing_file(path, erased, needles)
-            if removed:
-                touched.append(
-                    {"zone": "landing", "asset": path.name, "ds": ds, "rows_removed": removed}
-                )
-    return touched
+def erase_from_day(root: DataRoot, plan: ErasurePlan, zone: str, asset: str, ds: str) -> dict:
+    """Remove the plan's episodes (and quarantined records quoting the subject) from one day."""
+    if not root.has_partition(zone, asset, ds):
+        return {"zone": zone, "asset": asset, "ds": ds, "rows_removed": 0}
+    table = root.read_partition(zone, asset, ds)
+    drop = pa.array([False] * table.num_rows, pa.bool_())
+    ids = pa.array(sorted(plan.episodes_by_day.get(ds, set())), pa.string())
+    id_cols = [c for c in EPISODE_COLUMNS if c in table.column_names]
+    for col in id_cols:
+        values = table.column(col).cast(pa.string())
+        drop = pc.or_(drop, pc.fill_null(pc.is_in(values, ids), False))
+    if asset == "raw_quarantine" and ds in plan.quarantine_days:
+        drop = pc.or_(drop, contains_any(table, ["raw_record"], sorted(plan.clear_values)))
+    n_drop = pc.sum(drop).as_py() or 0
+    if n_drop:
+        kept = table.filter(pc.invert(drop))
+        root.write_partition(zone, asset, ds, kept)
+        after = root.read_partition(zone, asset, ds, columns=id_cols or None)
+        others = _episode_set(kept, id_cols)
+        if after.num_rows != table.num_rows - n_drop or _episode_set(after, id_cols) != others:
+            raise TableCheckError(
+                f"{zone}/{asset} ds={ds}: other people's rows changed ({after.num_rows} rows "
+                f"after, {table.num_rows - n_drop} expected)"
+            )
+    return {"zone": zone, "asset": asset, "ds": ds, "rows_removed": n_drop}
 
 
-def _drop_record(value: object, text: str, erased: set[str], needles: list[str], stem: str) -> bool:
-    lowered = text.lower()
-    if any(n in lowered for n in needles):
-        return True
-    if isinstance(value, dict):
-        ids = {str(value.get("episode_id"))}
-        if "traj" in value:  # benchmark files: the id is derived from the file and the task
-            ids.add(f"{stem}-task{value.get('task_id')}-trial{value.get('trial')}")
-        return bool(ids & erased)
-    return False
+def _episode_set(table: pa.Table, columns: list[str]) -> set:
+    return {(c, v) for c in columns for v in table.column(c).to_pylist()}
 
 
-def _rewrite_landing_file(path: UPath, erased: set[str], needles: list[str]) -> int:
-    name = path.name
-    stem = name.split(".", 1)[0]
-    raw = path.read_bytes()
-    if name.endswith(".gz"):
-        raw = gzip.decompress(raw)
-    if name.endswith(".json"):
-        value = json.loads(raw)
-        items = value if isinstance(value, list) else [value]
-        kept = [
-            v
-            for v in items
-            if not _drop_record(v, json.dumps(v, ensure_ascii=False), erased, needles, stem)
-        ]
-        removed = len(items) - len(kept)
-        payload = json.dumps(
-            kept if isinstance(value, list) else (kept[0] if kept else []),
-            ensure_ascii=False,
-            indent=1,
-        ).encode()
-    else:
-        lines = raw.split(b"\n")
-        kept_lines = []
-        for line in lines:
-            text = line.decode("utf-8", errors="replace")
-            try:
-                value = json.loads(text) if text.strip() else None
-            except (json.JSONDecodeError, RecursionError):
-                value = None
-            if text.strip() and _drop_record(value, text, erased, needles, stem):
+def landing_items(landing_root: UPath) -> Iterator[tuple[str, UPath]]:
+    """``(day, file)`` of every landing file (every day is searched: a value may be anywhere)."""
+    if not landing_root.exists():
+        return
+    for day in sorted(p for p in landing_root.iterdir() if p.is_dir()):
+        for path in sorted(day.iterdir(), key=lambda p: p.name):
+            if path.name.startswith(".") or not path.is_file() or path.is_symlink():
                 continue
-            kept_lines.append(line)
-        removed = len(lines) - len(kept_lines)
-        payload = b"\n".join(kept_lines)
-    if not removed:
-        return 0
-    if name.endswith(".gz"):
-        payload = gzip.compress(payload, mtime=0)
-    mode = path.stat().st_mode & 0o777 if is_local(path) else None  # the file keeps its mode
-    atomic_write_bytes(path, payload, mode=mode)
-    return removed
+            yield day.name, path
+
+
+def erase_from_landing_file(
+    ds: str,
+    path: UPath,
+    plan: ErasurePlan,
+    matcher: re.Pattern | None,
+    limits: IngestLimits,
+    label: str,
+) -> dict:
+    """One landing file without the subject's records (``landing.erase_landing_file``);
+    ``label`` names the file in the receipt (``ingest.source_file_label``: no personal name)."""
+    outcome = erase_landing_file(path, plan.episodes_by_day.get(ds, set()), matcher, limits)
+    item = {"zone": "landing", "asset": label, "ds": ds, "rows_removed": outcome.removed}
+    if outcome.records:
+        item["other_records_kept"] = outcome.records - outcome.removed
+    if outcome.unsearched:
+        item["records_not_searched"] = outcome.unsearched
+    if outcome.skipped:
+        item["skipped"] = outcome.skipped
+    return item
 
 
 def write_receipt(root: DataRoot, receipt: Receipt) -> str:

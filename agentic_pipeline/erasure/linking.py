@@ -27,7 +27,7 @@ from agentic_pipeline.erasure.subjects import (
 )
 from agentic_pipeline.masking import pseudonym_for
 from agentic_pipeline.masking.json_walker import looks_like_json, normalize_key, walk
-from agentic_pipeline.masking.pseudonyms import TOKEN_HEX_CHARS, TOKEN_RE
+from agentic_pipeline.masking.pseudonyms import LEGACY_TOKEN_RE, TOKEN_RE, token_entity_type
 from agentic_pipeline.storage import DataRoot
 
 
@@ -39,12 +39,67 @@ def _warehouse_episodes(root: DataRoot) -> dict[tuple[str, str], list[tuple[str,
         cols = [c for c in TEXT_COLUMNS if c in table.column_names]
         ids = table.column("episode_id").to_pylist()
         values = {c: table.column(c).cast(pa.string()).to_pylist() for c in cols}
+        roles = table.column("role").to_pylist() if "role" in table.column_names else None
+        content = values.get("content")
         for i, ep in enumerate(ids):
             if ep is None:
                 continue
             cells = episodes[(ds, str(ep))]
             cells.extend((c, values[c][i]) for c in cols if values[c][i])
+            if roles and content and roles[i] == "user" and content[i]:
+                cells.append((USER_TEXT, content[i]))
+        for c in cols:
+            for text in values[c]:
+                if text and LEGACY_TOKEN_RE.search(text):
+                    raise LegacyTokensError(
+                        f"warehouse/masked_trajectories ds={ds} holds 32-bit pseudonyms of an "
+                        "older version that can merge two people: re-mask the data root first "
+                        "(docs/erasure.md, 'Re-masking an older data root'); nothing was changed"
+                    )
     return episodes
+
+
+class LegacyTokensError(RuntimeError):
+    """The warehouse holds tokens of the older, 32-bit width: erasure refuses to run on it."""
+
+
+#: The cells of an episode that are the user's own messages (in ``_warehouse_episodes``).
+USER_TEXT = "content@user"
+#: Free-text identifiers a subject gives about themselves: a name, an address, a birth date.
+_SELF_TYPES = frozenset({"PERSON", "STREET_ADDRESS", "DATE_OF_BIRTH"})
+
+
+def _free_text_links(
+    episode_id: str,
+    cells: list[tuple[str, str]],
+    identifiers: Mapping[str, Identifier],
+    already: list[Identifier],
+) -> list[tuple[Identifier, dict]]:
+    """The names, addresses and birth dates the subject wrote in their own messages of one of
+    their episodes, as *combined* identifiers (they identify only together: ``_is_subjects``)."""
+    taken = {i.needle for i in already}
+    out: dict[str, tuple[Identifier, dict]] = {}
+    for column, text in cells:
+        if column != USER_TEXT:
+            continue
+        for match in TOKEN_RE.finditer(text):
+            token = match.group()
+            kind = token_entity_type(token)
+            if kind not in _SELF_TYPES or token in identifiers or token in taken or token in out:
+                continue
+            ident = Identifier(kind, token, COMBINED, token)
+            out[token] = (
+                ident,
+                {
+                    "entity_type": kind,
+                    "pseudonym": token,
+                    "strength": COMBINED,
+                    "reason": "written by the subject in their own message",
+                    "record": USER_TEXT,
+                    "episode_id": episode_id,
+                },
+            )
+    return list(out.values())
 
 
 def _matcher(needles: Iterable[str], identifiers: Mapping[str, Identifier]) -> re.Pattern | None:
@@ -117,7 +172,7 @@ def _leaf_identifier(
     ):
         return None  # another person's identifier inside the subject's record
     if isinstance(value, str) and TOKEN_RE.fullmatch(value):
-        kind = value[1 : -(TOKEN_HEX_CHARS + 2)]
+        kind = token_entity_type(value)
         return Identifier(kind, value, _strength(kind, key), value)
     if key is None or not isinstance(value, str | int) or isinstance(value, bool):
         return None
@@ -155,7 +210,7 @@ def _link(
             for p, k, v in leaves
             if isinstance(v, str)
             and TOKEN_RE.fullmatch(v)
-            and v[1 : -(TOKEN_HEX_CHARS + 2)] in _PERSON_RECORD_TYPES
+            and token_entity_type(v) in _PERSON_RECORD_TYPES
         }
         idents = [_leaf_identifier(k, v, p in person_parents, secret) for p, k, v in leaves]
         anchors = []

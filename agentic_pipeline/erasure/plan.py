@@ -3,11 +3,13 @@
 from collections.abc import Iterable
 from datetime import date, timedelta
 
-import pyarrow as pa
 import pyarrow.compute as pc
 
+from agentic_pipeline.erasure.apply import contains_any
+from agentic_pipeline.erasure.forms import token_forms
 from agentic_pipeline.erasure.linking import (
     _found,
+    _free_text_links,
     _is_subjects,
     _link,
     _matcher,
@@ -22,23 +24,14 @@ from agentic_pipeline.erasure.subjects import (
     TEXT_COLUMNS,
     ErasurePlan,
     ErasureTooBroadError,
+    Identifier,
     UnknownSubjectError,
     _check_subject,
     _seed,
+    subject_kinds,
 )
+from agentic_pipeline.masking import pseudonym_for
 from agentic_pipeline.storage import DataRoot
-
-
-def _contains_any(table: pa.Table, columns, needles: list[str], ignore_case: bool) -> pa.Array:
-    mask = pa.array([False] * table.num_rows, pa.bool_())
-    for col in columns:
-        if col not in table.column_names:
-            continue
-        values = table.column(col).cast(pa.string()).fill_null("")
-        for needle in needles:
-            hit = pc.match_substring(values, needle, ignore_case=ignore_case)
-            mask = pc.or_(mask, hit)
-    return mask
 
 
 def plan_erasure(root: DataRoot, subject: str | list[str], key: str) -> ErasurePlan:
@@ -69,7 +62,10 @@ def plan_erasure(root: DataRoot, subject: str | list[str], key: str) -> ErasureP
         plan.rounds += 1
         new_identifiers = False
         for (ds, ep), _why in sorted(matched.items()):
-            for ident, reason in _link(ep, episodes[(ds, ep)], plan.identifiers, key, matcher):
+            cells = episodes[(ds, ep)]
+            links = _link(ep, cells, plan.identifiers, key, matcher)
+            links += _free_text_links(ep, cells, plan.identifiers, [i for i, _ in links])
+            for ident, reason in links:
                 plan.identifiers[ident.needle] = ident
                 plan.linked.append({**reason, "ds": ds, "round": plan.rounds})
                 new_identifiers = True
@@ -88,10 +84,17 @@ def plan_erasure(root: DataRoot, subject: str | list[str], key: str) -> ErasureP
         g["found_in_warehouse"] = g["pseudonym"] in found_pseudonyms
     plan.pseudonyms = {g["entity_type"]: g["pseudonym"] for g in given if g["found_in_warehouse"]}
     _recover_raw_values(root, plan, key)
+    _add_normal_forms(plan, key)
+    matcher = _matcher(plan.needles((IDENTIFYING, COMBINED)), plan.identifiers)
+    why = "holds another spelling of one of the subject's values"
+    for (ds, ep), cells in sorted(episodes.items()):
+        if (ds, ep) not in matched and _is_subjects(_found(cells, matcher), plan.identifiers):
+            plan.episodes_by_day.setdefault(ds, set()).add(ep)
+            plan.episodes.append({"ds": ds, "episode_id": ep, "why": why})
     needles = sorted(plan.clear_values)
     for ds in root.partitions("restricted", "raw_agent_logs") if needles else []:
         table = root.read_partition("restricted", "raw_agent_logs", ds)
-        hits = table.filter(_contains_any(table, TEXT_COLUMNS, needles, True))
+        hits = table.filter(contains_any(table, TEXT_COLUMNS, needles))
         ids = {str(e) for e in hits.column("episode_id").to_pylist() if e is not None}
         if ids:
             known = plan.episodes_by_day.setdefault(ds, set())
@@ -100,13 +103,26 @@ def plan_erasure(root: DataRoot, subject: str | list[str], key: str) -> ErasureP
             known.update(ids)
     for ds in root.partitions("restricted", "raw_quarantine") if needles else []:
         table = root.read_partition("restricted", "raw_quarantine", ds, columns=["raw_record"])
-        if pc.any(_contains_any(table, ["raw_record"], needles, True)).as_py():
+        if pc.any(contains_any(table, ["raw_record"], needles)).as_py():
             plan.quarantine_days.add(ds)
     if not plan.episodes_by_day and not plan.quarantine_days:
         raise UnknownSubjectError("no stored episode or record mentions this subject")
     if not plan.pseudonyms:  # found in the raw zone only: the candidates that were searched
         plan.pseudonyms = {g["entity_type"]: g["pseudonym"] for g in given}
     return plan
+
+
+def _add_normal_forms(plan: ErasurePlan, key: str) -> None:
+    """The pseudonyms of every normal form of the identifying values known in clear (a phone
+    recovered as ``709-202-5094x85911`` is also looked for as ``+1 709 202 5094``)."""
+    for value in sorted(plan.clear_values):
+        kind = subject_kinds(value)[0]
+        if kind not in ("PHONE_NUMBER", "CREDIT_CARD"):
+            continue
+        for form in token_forms(value, kind):
+            token = pseudonym_for(form, kind, key)
+            if token not in plan.identifiers:
+                plan.identifiers[token] = Identifier(kind, token, IDENTIFYING, token)
 
 
 def rematerialization_runs(

@@ -6,6 +6,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 
+from agentic_pipeline.erasure.forms import token_forms
 from agentic_pipeline.masking import pseudonym_for
 from agentic_pipeline.masking.json_walker import normalize_key
 from agentic_pipeline.pii_patterns import luhn_valid
@@ -126,6 +127,38 @@ class ErasurePlan:
     def n_episodes(self) -> int:
         return sum(len(v) for v in self.episodes_by_day.values())
 
+    def to_json(self) -> str:
+        """The whole plan, clear values included: stored only in the restricted zone while the
+        erasure runs (``job.Journal``), removed when its receipt is written."""
+        data = {
+            "pseudonyms": self.pseudonyms,
+            "episodes_by_day": {d: sorted(v) for d, v in sorted(self.episodes_by_day.items())},
+            "quarantine_days": sorted(self.quarantine_days),
+            "subject": self.subject,
+            "linked": self.linked,
+            "episodes": self.episodes,
+            "rounds": self.rounds,
+            "identifiers": [asdict(i) for _, i in sorted(self.identifiers.items())],
+            "clear_values": sorted(self.clear_values),
+        }
+        return json.dumps(data, sort_keys=True)
+
+    @classmethod
+    def from_json(cls, text: str) -> "ErasurePlan":
+        data = json.loads(text)
+        idents = [Identifier(**i) for i in data.pop("identifiers")]
+        return cls(
+            pseudonyms=data["pseudonyms"],
+            episodes_by_day={d: set(v) for d, v in data["episodes_by_day"].items()},
+            quarantine_days=set(data["quarantine_days"]),
+            subject=data["subject"],
+            linked=data["linked"],
+            episodes=data["episodes"],
+            rounds=data["rounds"],
+            identifiers={i.needle: i for i in idents},
+            clear_values=set(data["clear_values"]),
+        )
+
     def needles(self, strengths: Iterable[str] = (IDENTIFYING,)) -> list[str]:
         """Tokens and clear ids of the given strengths."""
         wanted = set(strengths)
@@ -147,6 +180,11 @@ class Receipt:
     rematerialized: list[dict] = field(default_factory=list)
     verified_clean: bool | None = None  # set once every table and file was scanned afterwards
     verification: dict = field(default_factory=dict)
+    #: "complete", or "incomplete" with what is left in ``verification`` and ``skipped``
+    status: str = "incomplete"
+    #: files and days that could not be searched (a bomb, a corrupt file), with the reason
+    skipped: list[dict] = field(default_factory=list)
+    job_id: str = ""
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), indent=2, sort_keys=True)
@@ -189,13 +227,22 @@ def _seed(values: list[str], key: str) -> tuple[dict[str, Identifier], list[dict
     identifiers: dict[str, Identifier] = {}
     receipt: list[dict] = []
     clear: set[str] = set()
+    seen: set[str] = set()
     for value in values:
         for kind in subject_kinds(value):
-            token = pseudonym_for(value, kind, key)
-            needle = value if kind == CLEAR_ID else token
-            ident = identifiers.setdefault(needle, Identifier(kind, token, _strength(kind), needle))
-            receipt.append({"entity_type": kind, "pseudonym": token, "strength": ident.strength})
-            if ident.strength == IDENTIFYING:
+            for form in token_forms(value, kind):  # every normal form (``forms``)
+                token = pseudonym_for(form, kind, key)
+                needle = value if kind == CLEAR_ID else token
+                ident = identifiers.setdefault(
+                    needle, Identifier(kind, token, _strength(kind), needle)
+                )
+                if needle in seen:
+                    continue
+                seen.add(needle)
+                receipt.append(
+                    {"entity_type": kind, "pseudonym": token, "strength": ident.strength}
+                )
+            if _strength(kind) == IDENTIFYING:
                 clear.add(value)
     return identifiers, receipt, clear
 

@@ -29,6 +29,7 @@ from agentic_pipeline.ingest.landing import (
     source_file_label,
 )
 from agentic_pipeline.ingest.limits import (
+    BUDGET_REASON,
     LANDING_SUFFIXES,
     IngestLimits,
     IngestResult,
@@ -37,6 +38,7 @@ from agentic_pipeline.ingest.limits import (
 )
 
 __all__ = [
+    "BUDGET_REASON",
     "LANDING_SUFFIXES",
     "DayIngestor",
     "IngestLimits",

@@ -2,6 +2,7 @@
 
 import datetime as dt
 import json
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -26,16 +27,21 @@ from agentic_pipeline.ingest.landing import (
     source_file_label,
 )
 from agentic_pipeline.ingest.limits import (
+    ANALYSED_COLUMNS,
     BATCH_ROWS,
+    BUDGET_REASON,
     DEV_FILE_NAME_KEY,
     RAW_RECORD_LIMIT,
     IngestLimits,
     IngestResult,
     IngestStats,
+    is_budget_reason,
 )
 from agentic_pipeline.ingest.readers import (
+    FileMeasure,
     _open,
     _SourceRecord,
+    measure_file,
     read_json_array,
     read_jsonl,
 )
@@ -46,6 +52,31 @@ from agentic_pipeline.schema import (
     STEP_SCHEMA,
     parse_timestamp,
 )
+
+_UNBROKEN = re.compile(r"\S+")
+
+
+def _longest_unbroken(text: str) -> int:
+    """Length of the longest run without whitespace that masking would hand to spaCy at once:
+    in the text, or, when the text is a JSON document (masking walks it), in its keys and string
+    values (minified JSON arguments are short leaves, not one run)."""
+    try:
+        value = json.loads(text)
+    except (ValueError, RecursionError):
+        value = text
+    if not isinstance(value, dict | list):
+        value = [value] if isinstance(value, str) else []
+    longest, stack = 0, [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+        elif isinstance(item, str) and len(item) > longest:
+            longest = max(longest, *(m.end() - m.start() for m in _UNBROKEN.finditer(item)), 0)
+    return longest
 
 
 def _sanitize(text: str | None) -> str | None:
@@ -83,9 +114,12 @@ class DayIngestor:
 
     # -- public -------------------------------------------------------------------------------
 
-    def read_file(self, path: UPath, landing_dir: UPath | None = None) -> None:
+    def read_file(
+        self, path: UPath, landing_dir: UPath | None = None, admitted: int | None = None
+    ) -> None:
         """Read one landing file (refused unread if it is a symlink or outside ``landing_dir``,
-        by default its own folder)."""
+        by default its own folder). ``admitted``: the bytes the day's budget gave it (see
+        ``share_day``); a file that grew since it was measured is cut there."""
         label = source_file_label(path.name, self.file_name_key)
         reason = refusal_reason(path, landing_dir if landing_dir is not None else path.parent)
         if reason:
@@ -95,24 +129,19 @@ class DayIngestor:
         naming = BenchmarkNaming.from_file_name(_file_stem(path), self.benchmark_policy_id)
         try:
             with _open(path) as raw:
+                budget = self._budget(admitted)
                 if path.name.endswith(".json"):
-                    sources = read_json_array(raw, label, self.limits, self.stats, *self._budget())
+                    sources = read_json_array(raw, label, self.limits, self.stats, *budget)
                 else:
-                    sources = read_jsonl(
-                        raw,
-                        label,
-                        path.name.endswith(".gz"),
-                        self.limits,
-                        self.stats,
-                        *self._budget(),
-                    )
+                    gz = path.name.endswith(".gz")
+                    sources = read_jsonl(raw, label, gz, self.limits, self.stats, *budget)
                 for source in sources:
                     if self.stats.records_read >= self.limits.max_day_records:
                         sources.close()
                         self._count_and_reject(
                             _SourceRecord(label, source.index, "", None),
-                            f"day record limit ({self.limits.max_day_records}) reached: the "
-                            "records from this one on are not read",
+                            f"{BUDGET_REASON}: day record limit ({self.limits.max_day_records}) "
+                            "reached: the records from this one on are not read",
                         )
                         break
                     self._take(source, naming, _file_stem(path))
@@ -155,13 +184,51 @@ class DayIngestor:
 
     # -- reading ------------------------------------------------------------------------------
 
-    def _budget(self) -> tuple[int, str]:
+    def share_day(self, measures: dict[UPath, FileMeasure]) -> dict[UPath, str | None]:
+        """Why each measured file is refused whole (``None``: admitted), see ``IngestLimits``.
+
+        Files over ``max_file_bytes`` are refused as bombs; the others are admitted smallest
+        first (decompressed bytes, then lines) while they fit in what is left of the day's bytes
+        and records, so a large file only ever takes what the smaller ones left.
+        """
+        limits = self.limits
+        out: dict[UPath, str | None] = {}
+        fitting = []
+        for path, m in measures.items():
+            if m.over or m.bytes > limits.max_file_bytes:
+                out[path] = (
+                    f"file expands beyond the {limits.max_file_bytes}-byte file limit: "
+                    "refused whole, not read"
+                )
+            else:
+                fitting.append(path)
+        bytes_left, records_left = limits.max_day_bytes, limits.max_day_records
+        order = sorted(fitting, key=lambda p: (measures[p].bytes, measures[p].lines, p.name))
+        for path in order:
+            m = measures[path]
+            if m.bytes > bytes_left or m.lines > records_left:
+                out[path] = (
+                    f"{BUDGET_REASON}: does not fit what is left: the file's {m.bytes} bytes "
+                    f"and {m.lines} lines exceed the {bytes_left} bytes and {records_left} "
+                    "records left (smaller files first) of the day's "
+                    f"limits ({limits.max_day_bytes} bytes, {limits.max_day_records} records): "
+                    "refused whole, not read"
+                )
+            else:
+                out[path] = None
+                bytes_left -= m.bytes
+                records_left -= m.lines
+        return out
+
+    def _budget(self, admitted: int | None = None) -> tuple[int, str]:
         """Bytes the next file may expand to, and the reason given when it is cut."""
         limits = self.limits
         day_left = max(0, limits.max_day_bytes - self.stats.bytes_read)
+        if admitted is not None and admitted <= min(day_left, limits.max_file_bytes):
+            return admitted, "file grew after it was measured"
         if limits.max_file_bytes <= day_left:
             return limits.max_file_bytes, f"file exceeds the {limits.max_file_bytes}-byte limit"
-        return day_left, f"day byte limit ({limits.max_day_bytes}) reached"
+        return day_left, f"{BUDGET_REASON}: day byte limit ({limits.max_day_bytes}) reached"
 
     # -- records ------------------------------------------------------------------------------
 
@@ -227,13 +294,16 @@ class DayIngestor:
             for step, row in enumerate(rows)
         ]
         self._check_ids(full)
+        self._check_analysis(full)
         size = _row_bytes(attrs) * len(rows) + sum(_row_bytes(row) for row in rows)
         if size > self.limits.max_episode_bytes:
             raise RecordError(
                 f"episode expands beyond the {self.limits.max_episode_bytes}-byte limit"
             )
         if self._output_bytes + size > self.limits.max_day_output_bytes:
-            raise RecordError(f"day output limit ({self.limits.max_day_output_bytes}) reached")
+            raise RecordError(
+                f"{BUDGET_REASON}: day output limit ({self.limits.max_day_output_bytes}) reached"
+            )
         self._output_bytes += size
         self._episode_ids.add(episode_id)
         self.stats.episodes += 1
@@ -242,6 +312,31 @@ class DayIngestor:
         self._pending_rows += len(full)
         if self._pending_rows >= BATCH_ROWS:
             self._flush()
+
+    def _check_analysis(self, rows: list[Row]) -> None:
+        """Bound the cost of masking one record: the characters of its distinct text cells
+        (what masking analyses) may not exceed ``max_record_analysis_chars``."""
+        seen: set[str] = set()
+        chars = longest = 0
+        for row in rows:
+            for col in ANALYSED_COLUMNS:
+                value = row.get(col)
+                if isinstance(value, str) and value not in seen:
+                    seen.add(value)
+                    chars += len(value)
+                    if len(value) > self.limits.max_record_unbroken_chars:
+                        longest = max(longest, _longest_unbroken(value))
+        limits = self.limits
+        if chars > limits.max_record_analysis_chars:
+            raise RecordError(
+                f"record analysis budget exceeded: {chars} characters to analyse, over the "
+                f"per-record budget of {limits.max_record_analysis_chars}"
+            )
+        if longest > limits.max_record_unbroken_chars:
+            raise RecordError(
+                f"record analysis budget exceeded: a run of {longest} characters without "
+                f"whitespace, over the per-record budget of {limits.max_record_unbroken_chars}"
+            )
 
     def _check_ids(self, rows: list[Row]) -> None:
         """Identifier and label columns are kept verbatim downstream (never masked), so a record
@@ -310,7 +405,8 @@ class DayIngestor:
     def _quarantine_row(self, *, source_format, file, index, sha, episode_id, reason, raw) -> None:
         """One quarantine row; raw text is kept while the day's raw budget lasts."""
         self.stats.records_quarantined += 1
-        key = reason.split(":")[0]
+        self.stats.refused_by_budget += is_budget_reason(reason)
+        key = ":".join(reason.split(":")[: 2 if is_budget_reason(reason) else 1])
         self.stats.quarantine_reasons[key] = self.stats.quarantine_reasons.get(key, 0) + 1
         raw = _sanitize(raw[:RAW_RECORD_LIMIT]) if raw else None
         if raw is not None:
@@ -366,6 +462,18 @@ def ingest_day(
     ingestor.stats.files_skipped = len(listing.skipped)
     for path, reason in listing.refused:
         ingestor.refuse_file(path, reason)
+    measures: dict[UPath, FileMeasure] = {}
     for path in listing.read:
-        ingestor.read_file(path, landing_dir)
+        try:
+            measures[path] = measure_file(path, ingestor.limits.max_file_bytes)
+        except OSError:  # read_file refuses it with the reason
+            measures[path] = FileMeasure(0, 0, False)
+        if path.name.endswith(".json"):  # one document: its lines are no records (the day's
+            measures[path] = measures[path]._replace_lines(1)  # record limit still counts them)
+    refusals = ingestor.share_day(measures)
+    for path in listing.read:  # in name order: the day's rows keep the files' order
+        if refusals[path]:
+            ingestor.refuse_file(path, refusals[path])
+        else:
+            ingestor.read_file(path, landing_dir, measures[path].bytes)
     return ingestor.finish()

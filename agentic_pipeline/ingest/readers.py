@@ -89,6 +89,38 @@ def _chunks(raw: BinaryIO, gzipped: bool) -> Iterator[bytes]:
         raise EOFError("gzip stream ended before its end-of-stream marker")
 
 
+@dataclass(frozen=True)
+class FileMeasure:
+    """A landing file's decompressed size and newline count, measured up to a cap."""
+
+    bytes: int
+    lines: int
+    over: bool  # more than the cap: the file was not measured to its end
+
+    def _replace_lines(self, lines: int) -> "FileMeasure":
+        return FileMeasure(self.bytes, lines, self.over)
+
+
+def measure_file(path: UPath, cap: int) -> FileMeasure:
+    """Stream ``path`` (gunzipped when ``.gz``) counting bytes and newlines, stopping one chunk
+    past ``cap`` bytes, so a bomb costs at most ``cap`` bytes of decompression and no memory.
+    A corrupt or truncated gzip stream counts what it gave (reading it quarantines the rest).
+    ``OSError`` (a vanished file, a symlink swapped in) is the caller's."""
+    size = lines = 0
+    last = b"\n"
+    with _open(path) as raw:
+        try:
+            for chunk in _chunks(raw, path.name.endswith(".gz")):
+                size += len(chunk)
+                lines += chunk.count(b"\n")
+                last = chunk[-1:] or last
+                if size > cap:
+                    return FileMeasure(size, lines, True)
+        except (EOFError, zlib.error):
+            pass
+    return FileMeasure(size, lines + (last != b"\n"), False)
+
+
 @dataclass
 class _Oversized:
     """A line longer than the record limit: skipped, with its size, sha256 and head kept."""

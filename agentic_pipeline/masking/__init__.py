@@ -4,9 +4,8 @@ Public API: ``Masker``, ``mask_steps``, ``MaskResult``, ``WITHHELD_SCHEMA``, ``s
 ``Leak``, ``PIILeakError``, ``pseudonym_for``, ``DEV_MASKING_KEY``, ``is_dev_key``. See ``mask.py``
 for the pipeline (``episode.py``: known values and votes; ``apply.py``: masking one string;
 ``tables.py``: audit and withheld tables) and ``recognizers.py`` for what is masked and what is
-kept (``number_recognizers``, ``street_recognizers``, ``names``, ``name_context``; ``refine.py``
-corrects person spans with the other spans of their string; ``vocabulary.py``: words that are not
-names).
+kept (``number_recognizers``, ``street_recognizers``; ``names/``: person names decided by a
+trained model; ``vocabulary.py``: word frequencies, places and calendar words).
 """
 
 from agentic_pipeline.masking.engine import MASK_ENTITIES  # noqa: I001  (sets tldextract offline)

@@ -322,7 +322,7 @@ LABELLED_DETECTORS = frozenset(
 )
 _THING_BEFORE = re.compile(
     r"(?i)(?<!\w)(?:order|orders|item|items|product|sku|variant|flight|booking|reservation|"
-    r"confirmation|tracking|invoice|receipt|ticket|transaction|shipment|parcel|package|model|"
+    r"tracking|invoice|receipt|shipment|parcel|package|model|"
     r"part|serial|batch|lot|version|build|page|room|gate|seat)(?!\w)"
     r"[ \t#:.]*(?:(?:no|nr|number|id|code|#)\.?[ \t#:.]*)?$"
 )

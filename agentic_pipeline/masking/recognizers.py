@@ -19,10 +19,10 @@ Decisions (documented for reviewers):
   dates (bookings, timestamps) are kept.
 
 Modules: this one holds the strict patterns, the context recognizers built on one regex (last
-four, DOB, phone in context, US/UK street lines, self-introductions, customer ids) and the one list
+four, DOB, phone in context, US/UK street lines, customer ids) and the one list
 of recognizers (``custom_recognizers``); ``number_recognizers`` (phones, cards, IBANs, national
-ids), ``street_recognizers`` (European streets, postcodes), ``names`` (name lists, pairs, titles)
-and ``name_context`` (names found by their context) hold the other families.
+ids), ``street_recognizers`` (European streets, postcodes) and ``names`` (person names decided by
+a trained model) hold the other families.
 """
 
 from __future__ import annotations
@@ -34,12 +34,10 @@ from presidio_analyzer.nlp_engine import NlpArtifacts
 
 # the recognizers of the other families, re-exported: ``recognizers`` is the masking package's
 # one list of detectors
-from agentic_pipeline.masking.name_context import NameContextRecognizer
-from agentic_pipeline.masking.name_shape import NameShapeRecognizer
 from agentic_pipeline.masking.names import (  # noqa: F401
     COMMON_WORDS,
-    NAME_EVIDENCE_SCORE,
-    NameGazetteerRecognizer,
+    NameModelRecognizer,
+    default_model,
     is_name_pair,
     listed_name,
     name_gazetteer,
@@ -236,23 +234,6 @@ def street_address_recognizer() -> ContextGroupRecognizer:
     )
 
 
-#: A person introducing or signing as themselves: "this is Angelica Burgess", "my name is ...",
-#: "Regards, Ann Lee". spaCy's small model misses names right after a greeting; this does not.
-INTRO_RE = re.compile(
-    r"(?:\b[Tt]his is|\b[Mm]y name is|\b[Nn]ame(?: is|:)|\bI'm|\bI am|\b[Rr]egards,|"
-    r"\b[Ss]incerely,|\b[Cc]heers,|\b[Bb]est,)\s+"
-    r"((?:Mr|Mrs|Ms|Dr)\.?\s+)?([A-ZÀ-ÖØ-ÞĀ-Ž][a-zA-Zß-öø-ÿĀ-ž'\u2019-]+"
-    r"(?:[ \t]+[A-ZÀ-ÖØ-ÞĀ-Ž][a-zA-Zß-öø-ÿĀ-ž'\u2019-]+){0,2})"
-)
-
-
-def self_introduction_recognizer() -> ContextGroupRecognizer:
-    """The name after "this is", "my name is", "I'm", or a sign-off ("Regards,")."""
-    return ContextGroupRecognizer(
-        "PERSON", (INTRO_RE,), NAME_EVIDENCE_SCORE, "SelfIntroductionRecognizer", group=2
-    )
-
-
 def custom_recognizers() -> list[LocalRecognizer]:
     """All our recognizers, to add to a Presidio registry."""
     return [
@@ -261,7 +242,6 @@ def custom_recognizers() -> list[LocalRecognizer]:
         phone_context_recognizer(),
         dob_recognizer(),
         street_address_recognizer(),
-        self_introduction_recognizer(),
         *outsider_recognizers(),
     ]
 
@@ -288,22 +268,24 @@ def outsider_recognizers() -> list[LocalRecognizer]:
         IbanShapeRecognizer(),
         NationalIdRecognizer(),
         StreetLineRecognizer(),
-        NameGazetteerRecognizer(),
-        NameContextRecognizer(),
-        NameShapeRecognizer(),
+        NameModelRecognizer(),
         customer_id_recognizer(),
     ]
 
 
 def warm_up() -> None:
-    """Load the name lists and word frequencies now: in the fork server that starts the analyzer
-    workers (it imports ``engine``, hence this module), so each worker inherits them instead of
-    loading them again."""
+    """Load the name lists, word frequencies and the name model now: in the fork server that
+    starts the analyzer workers (it imports ``engine``, hence this module), so each worker
+    inherits them instead of loading them again."""
     from agentic_pipeline.masking.vocabulary import zipf
 
     name_gazetteer()
     listed_name("anna")
     zipf("the")
+    try:
+        default_model()
+    except (OSError, ValueError):
+        pass  # no or a stale model file (while it is rebuilt): the recognizer raises on use
 
 
 warm_up()

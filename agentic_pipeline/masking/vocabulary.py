@@ -1,18 +1,12 @@
-"""Words that are not names: common English vocabulary, countries, nationalities, months.
-
-The name detectors (spaCy's small model, the gazetteer) tag capitalised words as persons; these
-lists veto the ones that are ordinary words ("Discipline", "Power Source", "Guilty Pleasures"),
-places ("Cyprus", "Costa Rica") or calendar words ("May 27").
+"""Word frequencies, places and calendar words: what the name model (``names/features.py``)
+and the street and address detectors read about a word.
 
 Dependencies, chosen on purpose:
 
 * ``wordfreq`` (pinned in pyproject): word frequencies of English and the main European
   languages from several corpora (Wikipedia, subtitles, books, web), shipped inside the wheel,
-  read offline. A word with a Zipf frequency of 4 or more (about ten times per million words) in
-  one of them that is not a listed first or last name is vocabulary. Names that are also
-  frequent words ("Mark", "Rose") are in the name lists and so are never vetoed by frequency
-  alone.
-* ``Faker`` (already pinned): its English country list.
+  read offline.
+* ``Faker`` (already pinned): its country lists.
 """
 
 from __future__ import annotations
@@ -38,15 +32,6 @@ STOP_WORDS = _stop_words()
 
 #: Zipf frequency (log10 of occurrences per billion words) from which a word is vocabulary.
 VOCAB_ZIPF = 4.0
-#: From this frequency an unlisted word that opens a person span is a role or an adjective
-#: ("Producer Abner Reyna", "Mighty Casey"), trimmed off the span.
-LEADING_VOCAB_ZIPF = 4.0
-#: Words this frequent in some language are function words ("die", "van", "will") even when a
-#: name list has them: a span made only of them and vocabulary is no name.
-FUNCTION_WORD_ZIPF = 5.5
-#: A person span that lost such words keeps a single word only when it is rarer than this
-#: ("Alert Alarm Company" -> "Company" is dropped, "Producer Abner Reyna" keeps its name).
-TRIMMED_ZIPF = 3.0
 
 MONTHS = frozenset(
     """
@@ -63,8 +48,6 @@ WEEKDAYS = frozenset(
     "monday tuesday wednesday thursday friday saturday sunday mon tue tues wed thu thur thurs "
     "fri sat sun".split()
 )
-#: Verbs of going somewhere, as a regex alternation: their object ("... to X") is a place.
-GOING_VERBS = r"flew|fly|flying|travel+ed|travel+ing|drove|drive|moved|went|going|returned|headed"
 #: Nationalities and languages (adjectives and plurals) of the main countries: "studying
 #: English", "I am French", "It serves great Polish food".
 NATIONALITIES = frozenset(
@@ -76,7 +59,7 @@ portuguese brazilian mexican argentinian chilean colombian peruvian japanese chi
 vietnamese thai indian pakistani bangladeshi indonesian filipino malaysian arab arabic hebrew
 israeli iranian persian egyptian moroccan algerian tunisian nigerian kenyan ethiopian african
 european asian latin estonian latvian lithuanian luxembourgish maltese cypriot albanian
-macedonian greenlandic greenlander faroese flemish walloon catalan basque galician castilian
+macedonian greenlandic faroese flemish walloon catalan basque galician castilian
 hindi urdu bengali punjabi tamil swahili mandarin cantonese italians germans americans canadians
 """.split()
 )
@@ -181,23 +164,3 @@ def is_place(words: str) -> bool:
     if w.endswith(("'s", "’s")):
         w = w[:-2]
     return w in countries() or w in NATIONALITIES
-
-
-def inflected_vocabulary(f: str) -> bool:
-    """Folded ``f`` is a plural or "-ing" form of English vocabulary ("convertibles",
-    "accessories", "mapping"): no name, even when the form itself is rare."""
-    if not f.isalpha():
-        return False  # "springfield's" is a possessive, no plural
-    for cut, add in (("s", ""), ("es", ""), ("ies", "y"), ("ing", "")):
-        stem = f[: -len(cut)] + add
-        if cut == "es" and not stem.endswith(("s", "x", "z", "ch", "sh")):
-            continue  # "Peres" is no plural of "per"
-        if (
-            f.endswith(cut)
-            and len(stem) >= (4 if cut == "ing" else 3)
-            and zipf(stem, ("en",)) >= 3.5
-        ):
-            return True
-    if f.endswith("pping") or f.endswith("nning") or f.endswith("tting"):
-        return zipf(f[:-4], ("en",)) >= 3.5  # "Mapping", "Planning"
-    return False

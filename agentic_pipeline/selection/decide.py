@@ -180,7 +180,8 @@ def _since_of(value: Any) -> str | None:
     return None
 
 
-def _jsonable(value: Any) -> Any:
+def json_value(value: Any) -> Any:
+    """A table value as plain JSON: numpy scalars to Python, NaN and NA to None."""
     if isinstance(value, (np.bool_, bool)):
         return bool(value)
     if isinstance(value, (np.integer,)):
@@ -265,6 +266,11 @@ def _decide_ope(
     """
     by_policy = sub.set_index("policy_id")
     champ = by_policy.loc[champion] if champion in by_policy.index else None
+    if champ is not None and bool(
+        champ["n_risky"] > 0 and champ["risk_upper"] > config.risk_budget
+    ):  # a champion over the risk budget is replaced by the bandit rule's guardrails
+        chosen, reason = _decide(sub, champion, config)
+        return chosen, f"bandit rule: {reason}"
     scored = sub[sub["eligible"] & sub["ope_identified"].eq(True) & sub["ope_estimate"].notna()]
     if scored.empty:
         chosen, reason = _decide(sub, champion, config)
@@ -463,7 +469,7 @@ def select_policies(
             "window_last_data_day": data_days[-1] if data_days else None,
             "reward_version": reward_version,
         }
-        registry[str(task)] = {k: _jsonable(v) for k, v in entry.items()}
+        registry[str(task)] = {k: json_value(v) for k, v in entry.items()}
 
     if not contexts.empty:
         # per context segment, the linear model's best among the eligible policies

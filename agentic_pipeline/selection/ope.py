@@ -13,8 +13,9 @@ policy any distribution). Row ``i`` logged action ``a_i`` with propensity ``p_i`
 - ``sndr`` (self-normalised doubly robust): ``dm + sum(w (r - q(x, a))) / sum(w)``: the weights
   of the correction sum to one, so a few huge weights cannot run the estimate away.
 
-The reward model (:class:`PooledRewardModel`) is one ridge regression over every policy's rows:
-context features, the policy, and policy-by-context interactions shrunk toward the pooled fit,
+The reward model (``reward_model.PooledRewardModel``) is one ridge regression over every
+policy's rows: context features, the policy, and policy-by-context interactions shrunk toward
+the pooled fit,
 cross-fitted over K folds (no row is predicted by a model that saw it). Every estimate and
 interval end is clipped to the reward range (the window's observed range unless configured).
 
@@ -42,10 +43,12 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 from scipy import stats
-from sklearn.linear_model import Ridge, RidgeCV
 
 from agentic_pipeline.selection.linear import ContextFeaturizer
+from agentic_pipeline.selection.reward_model import cross_fit_rewards
 
+#: Poisson counts drawn at once by the bootstrap (rows x draws)
+BOOTSTRAP_BATCH = 2_000_000
 #: The estimators, in the order the tables show them.
 ESTIMATORS = ("ips", "snips", "dm", "dr", "sndr")
 #: The estimator reported as ``ope_estimate`` (chosen by measurement: docs/ope.md).
@@ -104,94 +107,6 @@ def identification(propensity: pd.Series) -> tuple[bool, str]:
     return True, "identified: logged propensities"
 
 
-# -- the reward model ----------------------------------------------------------------------------
-
-
-#: Ridge penalties tried by generalised cross-validation when ``ridge_alpha`` is None.
-RIDGE_ALPHAS = tuple(float(a) for a in np.logspace(-2, 4, 13))
-
-
-@dataclass
-class PooledRewardModel:
-    """One ridge over all policies: ``q(x, a) = b + x.beta + c_a + x.B_a``, clipped to a range.
-
-    The context coefficients ``beta`` are shared by every policy; each policy's own intercept
-    ``c_a`` and interactions ``B_a`` are penalised toward zero, so a policy with few rows gets the
-    pooled prediction plus a small correction instead of a fit to its own handful of rows. The
-    penalty is chosen by generalised (leave-one-out) cross-validation over ``RIDGE_ALPHAS`` unless
-    ``alpha`` is given: with rare rewards it picks a strong one. Interactions are left out when
-    ``n_actions * n_features`` exceeds ``max_interactions`` (many actions: intercepts only).
-    """
-
-    n_actions: int
-    alpha: float | None = None
-    max_interactions: int = 1000
-    low: float = -np.inf
-    high: float = np.inf
-
-    def _design(self, x: np.ndarray, actions: np.ndarray) -> np.ndarray:
-        onehot = np.zeros((len(x), self.n_actions))
-        onehot[np.arange(len(x)), actions] = 1.0
-        blocks = [x, onehot]
-        if self.interactions:
-            blocks.append((onehot[:, :, None] * x[:, None, :]).reshape(len(x), -1))
-        return np.hstack(blocks)
-
-    def fit(self, x: np.ndarray, actions: np.ndarray, rewards: np.ndarray) -> PooledRewardModel:
-        """Fit on rows with context ``x``, logged action index ``actions`` and ``rewards``."""
-        self.interactions = self.n_actions * x.shape[1] <= self.max_interactions
-        design = self._design(x, actions)
-        if self.alpha is None and len(x) > 2:
-            ridge = RidgeCV(alphas=RIDGE_ALPHAS).fit(design, rewards)
-            self.alpha_ = float(ridge.alpha_)
-        else:
-            ridge = Ridge(alpha=self.alpha or 1.0).fit(design, rewards)
-            self.alpha_ = float(self.alpha or 1.0)
-        d = x.shape[1]
-        coef = ridge.coef_
-        self.intercept_ = float(ridge.intercept_)
-        self.beta_ = coef[:d]
-        self.action_ = coef[d : d + self.n_actions]
-        inter = coef[d + self.n_actions :]
-        self.inter_ = inter.reshape(self.n_actions, d) if self.interactions else None
-        return self
-
-    def predict_all(self, x: np.ndarray) -> np.ndarray:
-        """``q[i, k]``: the predicted reward of action ``k`` in context ``i``, clipped."""
-        q = self.intercept_ + (x @ self.beta_)[:, None] + self.action_[None, :]
-        if self.inter_ is not None:
-            q = q + x @ self.inter_.T
-        return np.clip(q, self.low, self.high)
-
-
-def cross_fit_rewards(
-    x: np.ndarray,
-    actions: np.ndarray,
-    rewards: np.ndarray,
-    n_actions: int,
-    n_folds: int,
-    alpha: float | None,
-    reward_range: tuple[float, float],
-    rng: np.random.Generator,
-) -> np.ndarray:
-    """Out-of-fold predictions ``q[i, k]`` of every action for each row ``i`` (pooled model)."""
-    n = len(rewards)
-    q = np.empty((n, n_actions))
-    low, high = reward_range
-    k = max(2, min(n_folds, n))
-    folds = rng.permutation(n) % k
-    for fold in range(k):
-        test = folds == fold
-        if not test.any():
-            continue
-        if (~test).sum() == 0:
-            q[test] = float(np.mean(rewards))
-            continue
-        model = PooledRewardModel(n_actions, alpha, low=low, high=high)
-        q[test] = model.fit(x[~test], actions[~test], rewards[~test]).predict_all(x[test])
-    return q
-
-
 # -- estimators and intervals --------------------------------------------------------------------
 
 
@@ -236,9 +151,14 @@ def estimator_intervals(
         [np.ones(n), weights, weights * rewards, q_target, weights * (rewards - q_logged)]
     )
     point = _estimates_from_sums(terms.sum(axis=0))
-    # Poisson bootstrap over the logged rows: every estimator from the same resamples
-    counts = rng.poisson(1.0, size=(n_bootstrap, n)).astype(float)
-    boot = _estimates_from_sums(counts @ terms)
+    # Poisson bootstrap over the logged rows: every estimator from the same resamples, drawn in
+    # batches of about BOOTSTRAP_BATCH counts so a large window stays small in memory
+    batch = max(1, BOOTSTRAP_BATCH // max(n, 1))
+    sums = [
+        rng.poisson(1.0, size=(min(batch, n_bootstrap - start), n)).astype(float) @ terms
+        for start in range(0, n_bootstrap, batch)
+    ]
+    boot = _estimates_from_sums(np.concatenate(sums))
     tail = (1 - confidence) / 2
     with np.errstate(invalid="ignore"):
         lo_q, hi_q = np.nanquantile(boot, [tail, 1 - tail], axis=0)
@@ -488,10 +408,32 @@ def evaluate_targets(
             p = probs[idx]
             if np.isnan(p).any():
                 continue
-            if (p < 0).any() or not np.allclose(p.sum(axis=1), 1.0, atol=1e-6):
-                raise ValueError(f"target {name!r}: probabilities per row must sum to 1")
+            total = p.sum(axis=1)
+            if (p < 0).any() or (total > 1 + 1e-6).any():
+                raise ValueError(
+                    f"target {name!r}: probabilities per row must be non-negative and sum to 1"
+                )
             identified, reason = identification(window["propensity"].iloc[idx])
+            # a split naming a policy absent from the window leaves its rows short of 1: the
+            # logs say nothing about that policy
+            unknown = float(np.mean(1.0 - total))
+            if unknown > 1e-6:
+                identified = False
+                reason = (
+                    f"the target gives {unknown:.0%} of its probability to policies absent from "
+                    "the window: not identified"
+                )
             estimates = data.evaluate(p, idx, config, rng, identified)
+            if unknown > 1e-6:
+                estimates["dm"] = np.nan  # no reward model for a policy never logged
             row = _row(estimates, config, identified, reason)
+            here = np.isin(np.arange(len(data.actions)), data.action_index[idx])
+            elsewhere = float(p[:, ~here].sum(axis=1).mean())
+            if identified and elsewhere > 1e-6:
+                note = (
+                    f"the target gives {elsewhere:.0%} to policies never logged in this task "
+                    "type (unbiased only if the logging could have chosen them)"
+                )
+                row["ope_warning"] = "; ".join(filter(None, (row["ope_warning"], note)))
             out.append({"target": name, "task_type": task, "n_episodes": len(idx), **row})
     return pd.DataFrame(out, columns=TARGET_COLUMNS)

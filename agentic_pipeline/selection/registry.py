@@ -21,7 +21,7 @@ from typing import Any
 from upath import UPath
 
 from agentic_pipeline.jsonutil import strict_json_dumps_counted
-from agentic_pipeline.selection.decide import SelectionConfig, SelectionResult, _jsonable
+from agentic_pipeline.selection.decide import SelectionConfig, SelectionResult, json_value
 from agentic_pipeline.selection.ope import ESTIMATORS
 from agentic_pipeline.selection.report import render_chart
 from agentic_pipeline.storage import DataRoot
@@ -112,7 +112,7 @@ def target_records(result: SelectionResult) -> list[dict[str, Any]]:
     if result.targets is None or result.targets.empty:
         return []
     rows = result.targets.reindex(columns=TARGET_FIELDS)
-    return [{k: _jsonable(v) for k, v in row.items()} for row in rows.to_dict("records")]
+    return [{k: json_value(v) for k, v in row.items()} for row in rows.to_dict("records")]
 
 
 def write_decision(

@@ -191,8 +191,14 @@ def render_report(
             lines += [f"- off-policy estimate: {r}" for r in unidentified]
             if "ope_warning" in sub:
                 weak = sub.loc[sub["ope_warning"].notna(), ["policy_id", "ope_warning"]]
+                on_ope = bool(entry) and entry.get("decided_on_estimate") == "ope"
+                use = (
+                    "no default changes on it"
+                    if on_ope
+                    else "the decision compares on-policy means, not this estimate"
+                )
                 lines += [
-                    f"- off-policy estimate of {p} is weak ({w}): no default changes on it"
+                    f"- off-policy estimate of {p} is weak ({w}): {use}"
                     for p, w in weak.itertuples(index=False)
                 ]
             lines.append("")

@@ -19,7 +19,7 @@ from agentic_pipeline.storage.files import (
     fsync_dir,
     write_file,
 )
-from agentic_pipeline.storage.root import ZONES, DataRoot
+from agentic_pipeline.storage.root import ZONES, CorruptPartitionError, DataRoot
 from agentic_pipeline.storage.shards import (
     DEFAULT_ROWS_PER_SHARD,
     PART_FILE,
@@ -33,6 +33,7 @@ from agentic_pipeline.storage.shards import (
 )
 
 __all__ = [
+    "CorruptPartitionError",
     "DEFAULT_ROWS_PER_SHARD",
     "DIR_MODE",
     "FILE_MODE",

@@ -38,10 +38,13 @@ Dagster's one run per partition (the CLI runs days one after another).
 """
 
 import fcntl
+import logging
 import os
 import shutil
+import sys
+import time
 import uuid
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -67,8 +70,26 @@ from agentic_pipeline.storage.shards import (
 )
 
 ZONES = ("restricted", "warehouse")
+
+
+class CorruptPartitionError(OSError):
+    """A part file of a day cannot be read; the message names the file and how to rebuild it."""
+
+
+#: Called with one line when a day's lock is held by another process (``partition_lock``); the
+#: default logs it. The erase command sets it to print on the console.
+LockWaitHook = Callable[[str], None]
+_log = logging.getLogger(__name__)
 #: Name prefixes of the folders a write leaves beside ``ds=<day>`` while it runs (module doc).
 _STAGING, _READY, _TRASH, _DELETED = ".tmp-", ".ready-", ".trash-", ".deleted-"
+
+
+def _holder() -> str:
+    """This process as a lock holder: pid, program and since when."""
+    program = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else "python"
+    return (
+        f"pid {os.getpid()} ({program}) since {time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())}"
+    )
 
 
 def _leftover_day(name: str) -> str | None:
@@ -90,6 +111,8 @@ class DataRoot:
     def __init__(self, root: str | os.PathLike | UPath, rows_per_shard: int | None = None):
         self.root = UPath(root)
         self.rows_per_shard = rows_per_shard or rows_per_shard_default()
+        #: told (one line) when a day's lock is held by someone else; see ``partition_lock``
+        self.on_lock_wait: LockWaitHook = _log.warning
 
     @property
     def is_local(self) -> bool:
@@ -265,7 +288,16 @@ class DataRoot:
         self._mkdir(base, zone)
         fd = os.open(str(base / f".ds={ds}.lock"), os.O_RDWR | os.O_CREAT, FILE_MODE[zone])
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                holder = os.pread(fd, 200, 0).decode("utf-8", "replace").strip() or "unknown"
+                self.on_lock_wait(
+                    f"waiting for the lock of {zone}/{asset} ds={ds}, held by {holder}"
+                )
+                fcntl.flock(fd, fcntl.LOCK_EX)
+            os.ftruncate(fd, 0)  # who holds it, for the next one who waits (no personal data)
+            os.pwrite(fd, _holder().encode(), 0)
             yield
         finally:
             os.close(fd)  # closing the descriptor releases the lock
@@ -390,8 +422,15 @@ class DataRoot:
         file_columns = [c for c in columns if c != "ds"] if columns else None
         handles = [path.open("rb") for path in paths]
         try:
-            for fh in handles:
-                table = pq.read_table(fh, columns=file_columns)
+            for path, fh in zip(paths, handles, strict=True):
+                try:
+                    table = pq.read_table(fh, columns=file_columns)
+                except (pa.ArrowException, OSError) as exc:
+                    raise CorruptPartitionError(
+                        f"{path} is not a readable Parquet file ({type(exc).__name__}): "
+                        f"rebuild the day with `agentic-pipeline materialize --start {ds} "
+                        f"--select {asset}` (its upstream day is read again)"
+                    ) from None
                 if columns is None or "ds" in columns:
                     table = table.add_column(0, "ds", pa.array([ds] * table.num_rows, pa.string()))
                 yield table

@@ -12,6 +12,7 @@ from collections.abc import Iterable, Mapping
 import pyarrow as pa
 
 from agentic_pipeline.masking import MASK_COLUMNS
+from agentic_pipeline.masking.pseudonyms import TOKEN_HEX_CHARS
 
 from .evaluation import (
     occurrences,
@@ -22,8 +23,8 @@ from .evaluation import (
 )
 
 #: A masking token of ours (``<PERSON_1a2b3c4d>``) or of plain Presidio (``<PERSON>``).
-_ANY_TOKEN = re.compile(r"<([A-Z][A-Z0-9_]*?)(?:_[0-9a-f]{8})?>")
-_ALIGN_TOKEN = re.compile(r"<[A-Z][A-Z0-9_]*?(?:_[0-9a-f]{8})?>|\w+|[^\w\s]")
+_ANY_TOKEN = re.compile(rf"<([A-Z][A-Z0-9_]*?)(?:_[0-9a-f]{{{TOKEN_HEX_CHARS}}})?>")
+_ALIGN_TOKEN = re.compile(rf"<[A-Z][A-Z0-9_]*?(?:_[0-9a-f]{{{TOKEN_HEX_CHARS}}})?>|\w+|[^\w\s]")
 #: A non-personal word candidate: letters only, 3+ characters.
 WORD = re.compile(r"[^\W\d_]{3,}")
 

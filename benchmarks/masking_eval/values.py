@@ -6,9 +6,9 @@ Values: every labelled span of the text corpora except ``OTHER:*`` (names, email
 addresses, ids, companies, organisations, places...), the personal values of the tau users files
 and the FakeNameGenerator people file of the presidio-evaluator templates (names, streets,
 cities, companies, emails, user names), when the wheel is found. A value counts when it has 2+
-words or 6+ characters, unless it is common: one word of English frequency Zipf >= 3 ("Johnson",
-"Springfield"), several words all of Zipf >= 4 ("Memorial Hospital", "New York"), or a trivial
-sequence ("123456789", "000000").
+words or 6+ characters, unless it is common: one word of Zipf frequency >= 3 in English or
+another language of the corpora ("Johnson", "Springfield", "strada"), several words all of Zipf
+>= 4 ("Memorial Hospital", "New York"), a country name, or a trivial sequence ("123456789").
 
 Sentences: the literal parts of the evaluator templates (between placeholders) and the
 sentences of the DLP messages and incident notes, of 6+ words (or 5 with a less common word).
@@ -45,20 +45,24 @@ def words(text: str) -> tuple[str, ...]:
     return tuple(w.casefold() for w in _WORDS.findall(text))
 
 
+#: Languages of the corpora's words: a word common in any of them is no corpus value.
+LANGUAGES = ("en", "de", "fr", "es", "it", "nl", "pl", "pt")
+
+
 @cache
 def _zipf(word: str) -> float:
+    """The word's highest Zipf frequency over ``LANGUAGES`` ("strada" is common Italian)."""
     from wordfreq import zipf_frequency
 
-    return zipf_frequency(word, "en")
+    return max(zipf_frequency(word, lang) for lang in LANGUAGES)
 
 
 @cache
-def _zipf_any(word: str) -> float:
-    """The word's frequency in English or the main European languages (a street word such as
-    Italian "strada" is vocabulary, not a corpus value)."""
-    from wordfreq import zipf_frequency
+def _countries() -> frozenset[tuple[str, ...]]:
+    """Country names (Faker's English list): a place anyone may name, not a corpus value."""
+    from faker.providers.address.en import Provider
 
-    return max(zipf_frequency(word, lang) for lang in ("en", "de", "fr", "es", "it", "nl", "pt"))
+    return frozenset(words(c) for c in Provider.countries)
 
 
 def is_common(value: str) -> bool:
@@ -71,7 +75,7 @@ def is_common(value: str) -> bool:
         return True
     letters = [w for w in ws if w.isalpha()]
     if len(ws) == 1:  # a word of English or of a language the street words come from
-        return len(value.strip()) < 6 or (bool(letters) and _zipf_any(ws[0]) >= 3.0)
+        return len(value.strip()) < 6 or (bool(letters) and _zipf(ws[0]) >= 3.0)
     return len(letters) == len(ws) and all(_zipf(w) >= 4.0 for w in ws)
 
 
@@ -167,6 +171,8 @@ def needles() -> tuple[Needle, ...]:
     """Every countable value and sentence of the development corpora (deduplicated by words)."""
     out: dict[tuple[str, ...], Needle] = {}
     for n in (*_label_values(), *_tau_values(), *_people_values()):
+        if n.kind == "LOCATION" and n.words in _countries():
+            continue
         if n.words and n.words not in out and not is_common(" ".join(n.words)):
             if len(n.words) >= 2 or len(n.words[0]) >= 6:
                 out[n.words] = n

@@ -48,6 +48,9 @@ _CITY_STATE_BEFORE = re.compile(
     r"(?:[^\W\d_a-z][\w'’.-]*(?:[ \t]+[^\W\d_a-z][\w'’.-]*){0,2}),[ \t]*[A-Z]{2}[ \t]+$"
 )
 MAX_PARTS = 8
+#: What may follow a city that closes an address without a postcode: the end of a sentence,
+#: line, field or text, or the state code or country after another comma.
+_CLOSES = re.compile(r"[ \t]*(?:[.;)\n\"']|,[ \t]*(?:[A-Z]{2}(?![\w])|[^\W\d_a-z])|$)")
 
 
 def _join_after(text: str, end: int) -> int:
@@ -59,12 +62,16 @@ def _join_after(text: str, end: int) -> int:
             break
         if m.group("postcode"):
             committed, after_postcode = m.end(), True
+        elif m.group("state"):
+            if pos > end:  # "12 Oak Row, Springfield, IL": the state closes the address
+                committed = m.end()
         elif m.group("words"):
-            if after_postcode and "\n" not in text[committed : m.start("words")]:
-                committed = m.end()  # "10115 Berlin": the city after its postcode
-            elif after_postcode:
-                committed = m.end()  # the country line under the block
-                after_postcode = False
+            if after_postcode:  # "10115 Berlin" (same line), or the country line under a block
+                committed = m.end()
+                after_postcode = "\n" not in text[pos : m.start("words")]
+            elif pos == end and "," in text[pos : m.start("words")]:
+                if _CLOSES.match(text, m.end()):  # "12 Oak Row, Springfield." / ", Millbrook\n"
+                    committed = m.end()
         elif m.group("unit") and committed == pos:
             committed = m.end()  # "12 Oak Row, Apt 5"
         pos = m.end()

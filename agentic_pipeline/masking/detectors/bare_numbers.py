@@ -22,7 +22,7 @@ REGIONS = ("US", "GB", "DE", "FR", "ES", "IT", "NL", "PL", "IN", "CA", "AU")
 _THING_WORDS = frozenset(
     """
     item items order orders product products variant variants sku flight flights reservation
-    booking invoice tracking ticket transaction payment shipment confirmation
+    booking invoice tracking payment shipment
     page version count amount price total quantity qty size year timestamp time date epoch ts
     offset limit index idx seq port pid id ids uuid guid hash checksum code zip postcode postal
     balance cost fee rate score duration latency tokens bytes length width height weight

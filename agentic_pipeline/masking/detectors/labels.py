@@ -26,6 +26,14 @@ import yaml
 from presidio_analyzer import LocalRecognizer, RecognizerResult
 from presidio_analyzer.nlp_engine import NlpArtifacts
 
+#: Labels that name no kind of id by themselves ("ID: 654321"): an id of a person unless a
+#: thing's word stands right before them ("Order ID", "flight no.").
+GENERIC_LABELS = frozenset({"id", "identifier"})
+_THING_WORD_BEFORE = re.compile(
+    r"(?i)(?<!\w)(?:order|item|product|sku|variant|flight|booking|reservation|invoice|tracking|"
+    r"shipment|parcel|package|model|part|serial|batch|lot|version|build|page|room|gate|seat|"
+    r"device|session|request|event|message|file|job|run|task|trace|span)(?!\w)[ \t#:.]*$"
+)
 #: Score of a value found by its label: above spaCy (0.85), below checksummed patterns' ties.
 LABEL_SCORE = 0.87
 #: Score of a name under the bare label "Name" (products and tools have names too): masked where
@@ -142,7 +150,7 @@ def id_label_re() -> re.Pattern[str]:
         rf"(?i)(?<![\w@.])(?P<label>{alts})(?![\w])"
         rf"(?:[ \t]*(?:{idw}))*"  # "number", "no.", "#", "ID"
         r"[ \t]*(?:[:=#]|\bis\b|\bwas\b|-(?=[ \t]))?[ \t]*(?:\bis\b[ \t]*)?"
-        r"(?P<value>[A-Za-z0-9](?:[A-Za-z0-9./-]|[ ](?=\d))*[A-Za-z0-9])"
+        r"[#'\"“‘(*]?(?P<value>[A-Za-z0-9](?:[A-Za-z0-9./-]|[ ](?=[A-Za-z]*\d))*[A-Za-z0-9])"
     )
 
 
@@ -212,6 +220,10 @@ class IdLabelRecognizer(LocalRecognizer):
                 pos = m.end("label")
                 continue
             pos = m.end()
+            if _norm_label(m.group("label")) in GENERIC_LABELS and _THING_WORD_BEFORE.search(
+                text, max(0, m.start("label") - 30), m.start("label")
+            ):
+                continue  # "Order ID: 54321": the generic label belongs to a thing
             et = label_entity(m.group("label"))
             if et is None or (entities and et not in entities):
                 continue

@@ -15,6 +15,8 @@ import yaml
 from presidio_analyzer import EntityRecognizer
 from presidio_analyzer import predefined_recognizers as predefined
 
+from agentic_pipeline.pii_patterns import STRICT_ENTITIES
+
 LANGUAGE = "en"
 #: Types of plain Presidio's default English set (``default_recognizers.yaml`` with
 #: ``enabled: true`` for English, spaCy's PERSON included).
@@ -58,13 +60,7 @@ def country_recognizers() -> list[EntityRecognizer]:
 
 #: Types of our own detectors (``recognizers.py``, the key rules and ``labels.yaml``'s ids).
 OWN_TYPES = (
-    "EMAIL_ADDRESS",
-    "PHONE_NUMBER",
-    "CREDIT_CARD",
-    "US_SSN",
-    "IBAN_CODE",
-    "IP_ADDRESS",
-    "USER_ID",
+    *STRICT_ENTITIES,  # email, phone, card, SSN, IBAN, IP, user id
     "CARD_LAST4",
     "DATE_OF_BIRTH",
     "STREET_ADDRESS",

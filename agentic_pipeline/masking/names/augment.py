@@ -1,0 +1,176 @@
+"""Training texts in the shapes the prose corpora lack: tables with a person column among
+others and bulleted or numbered lists, filled with one corpus's own labelled values."""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from agentic_pipeline.masking.names.features import word_info
+
+Span = tuple[int, int, str]
+
+
+@dataclass
+class LabelledText:
+    """A text with labelled spans (the contract of ``benchmarks/masking_eval/corpora.py``)."""
+
+    text: str
+    spans: list[Span]
+    corpus: str
+    doc_id: str
+
+
+#: Column headers of the generated training tables: person columns and the others.
+_PERSON_HEADERS = (
+    "Name",
+    "Full Name",
+    "Customer",
+    "Customer Name",
+    "Payee",
+    "Account Name",
+    "Account Holder",
+    "Contact",
+    "Employee",
+    "Patient",
+    "Recipient",
+    "Beneficiary",
+    "Owner",
+    "Assignee",
+    "Client",
+)
+_ORG_HEADERS = ("Company", "Merchant", "Bank", "Employer", "Vendor", "Organization")
+_WORD_HEADERS = ("Status", "Category", "Plan", "Type", "Department", "Product", "Tier")
+_PLACE_HEADERS = ("City", "Location", "Branch", "Region")
+_LIST_HEADS = ("Attendees:", "Participants:", "Team:", "Contacts:", "Guests:", "Signed by:")
+_OTHER_LIST_HEADS = ("Topics:", "Products:", "Agenda:", "Features:", "Departments:")
+
+
+def _values(items: Sequence, kinds: frozenset[str]) -> list[str]:
+    out = []
+    for x in items:
+        for a, b, t in x.spans:
+            v = " ".join(x.text[a:b].split())
+            if t in kinds and 2 <= len(v) <= 40 and all(w.isalpha() for w in v.split()):
+                out.append(v)
+    return sorted(set(out))
+
+
+def _cap_words(items: Sequence, limit: int = 400) -> list[str]:
+    """Capitalised frequent words outside every labelled span ("Billing", "Priority")."""
+    out: set[str] = set()
+    for x in items:
+        for m in re.finditer(r"(?<![\w.@])[A-Z][a-z]{3,}(?!\w)", x.text):
+            if any(a < m.end() and m.start() < b for a, b, _ in x.spans):
+                continue
+            _, shape, first, last, _, zen, _, _ = word_info(m.group())
+            if shape == "cap" and not first and not last and 9 > zen >= 4:
+                out.add(m.group())
+        if len(out) >= limit:
+            break
+    return sorted(out)
+
+
+def tables_and_lists(
+    items: Sequence, corpus: str, person_types: frozenset[str], n: int = 200, seed: int = 21
+) -> list:
+    """Training texts in the shapes prose corpora lack: CSV/TSV/Markdown tables with a person
+    column among others, and bulleted or numbered lists, filled with the person, organisation and
+    place values of ``items`` (so a corpus left out of training leaves these out too) and with
+    capitalised common words of its texts as the non-person cells (``LabelledText`` items)."""
+    rng = random.Random(seed)
+    persons = _values(items, person_types)
+    if not persons:
+        return []
+    orgs = _values(items, frozenset({"ORGANIZATION", "COMPANY"})) or ["Northwind"]
+    places = _values(items, frozenset({"LOCATION"})) or ["Springfield"]
+    words = _cap_words(items) or ["Standard"]
+    out = []
+    for k in range(n):
+        parts: list[tuple[str, str | None]] = []  # (text, span type or None)
+        if k % 3 == 2:  # a list
+            people = rng.random() < 0.7
+            head = rng.choice(_LIST_HEADS if people else _OTHER_LIST_HEADS)
+            parts.append((head + "\n", None))
+            for r in range(rng.randint(2, 5)):
+                bullet = rng.choice(("- ", "* ", "• ", f"{r + 1}. "))
+                value = _name_form(rng.choice(persons), rng) if people else rng.choice(words)
+                parts += [(bullet, None), (value, "PERSON" if people else None), ("\n", None)]
+        else:  # a table
+            delim = rng.choice((",", "\t", ";", " | "))
+            cols = [("P", rng.choice(_PERSON_HEADERS))]
+            for kind, headers in (("O", _ORG_HEADERS), ("W", _WORD_HEADERS), ("L", _PLACE_HEADERS)):
+                if rng.random() < 0.5:
+                    cols.append((kind, rng.choice(headers)))
+            cols += [("D", "Date"), ("A", rng.choice(("Amount", "Balance", "Total")))]
+            rng.shuffle(cols)
+            parts.append((delim.join(h for _, h in cols) + "\n", None))
+            if delim == " | ":
+                parts.append((delim.join("---" for _ in cols) + "\n", None))
+            for _ in range(rng.randint(2, 6)):
+                for j, (kind, _) in enumerate(cols):
+                    if j:
+                        parts.append((delim, None))
+                    if kind == "P":
+                        parts.append((_name_form(rng.choice(persons), rng), "PERSON"))
+                    elif kind == "O":
+                        parts.append((rng.choice(orgs), "ORGANIZATION"))
+                    elif kind == "L":
+                        parts.append((rng.choice(places), "LOCATION"))
+                    elif kind == "W":
+                        parts.append((rng.choice(words), None))
+                    elif kind == "D":
+                        parts.append(
+                            (f"2024-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}", None)
+                        )
+                    else:
+                        parts.append((f"{rng.randint(1, 9999)}.{rng.randint(0, 99):02d}", None))
+                parts.append(("\n", None))
+        text, spans = "", []
+        for piece, kind in parts:
+            if kind is not None:
+                spans.append((len(text), len(text) + len(piece), kind))
+            text += piece
+        out.append(LabelledText(text, spans, corpus, f"{corpus}-table-{k}"))
+    return out
+
+
+def _name_form(name: str, rng) -> str:
+    """A name as tables write it: as is, upper or lower case, or "Last, First" in quotes."""
+    r = rng.random()
+    words = name.split()
+    if r < 0.1:
+        return name.upper()
+    if r < 0.2:
+        return name.lower()
+    if r < 0.3 and len(words) == 2:
+        return f'"{words[1]}, {words[0]}"'
+    return name
+
+
+def lower_case_names(
+    items: Sequence, corpus: str, person_types: frozenset[str], n: int = 300, seed: int = 21
+) -> list:
+    """Texts of ``items`` with their person names written in lower case, and some written all in
+    lower case (users type "anna kowalska"; chat lines have no capitals at all)."""
+    rng = random.Random(seed)
+    with_names = [x for x in items if any(t in person_types for _, _, t in x.spans)]
+    rng.shuffle(with_names)
+    out = []
+    for k, x in enumerate(with_names[:n]):
+        if k % 3 == 0:
+            text = x.text.lower()  # same length: the spans stay
+            if len(text) != len(x.text):
+                continue
+        else:
+            chars = list(x.text)
+            for a, b, t in x.spans:
+                if t in person_types:
+                    chars[a:b] = x.text[a:b].lower()
+            text = "".join(chars)
+            if len(text) != len(x.text):
+                continue
+        out.append(LabelledText(text, list(x.spans), corpus, f"{x.doc_id}-lower"))
+    return out

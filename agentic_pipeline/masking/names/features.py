@@ -1,0 +1,387 @@
+"""Candidate tokens of a text and the features the name model reads for each.
+
+The unit is a spaCy token of the analyzer's own document (the NER-only pipeline of
+``engine.py``), so training and masking see the same tokens and NER labels. A token is a
+*candidate* when it could be (part of) a person name: a capitalised or upper-case word, a word
+spaCy puts in a PERSON entity, a lower-case listed first name beside a listed name, or a word in
+a CSV column or after a label that names a person ("Customer", "Payee", "Name:"). Everything else
+is never a name and costs nothing.
+
+Features are strings (one-hot): the word's shape and length, whether the name lists have it,
+its word frequency in English and in the other main European languages (``wordfreq``, binned),
+whether it is a place or calendar word, the spaCy entity label of it and of its neighbours, the
+neighbour words (their identity only when they are frequent vocabulary, so no rare word, hence no
+name, is ever a feature), the punctuation around it, its place in its line (first, last, after a
+bullet or a ``label:``), the header of its CSV column, and the run of capitalised words it is in.
+No name or value is a feature: the model generalises from the word's kind, not from the word.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections import Counter
+from functools import lru_cache
+
+from spacy.tokens import Doc
+
+from agentic_pipeline.masking.json_walker import key_entity
+from agentic_pipeline.masking.names.lexicon import COMMON_WORDS, DATA, listed_names, read_lines
+from agentic_pipeline.masking.pseudonyms import fold_word as fold
+from agentic_pipeline.masking.vocabulary import (
+    LANGUAGES,
+    STOP_WORDS,
+    is_place_or_calendar,
+    zipf,
+)
+
+#: Bumped whenever a feature changes meaning: a model built on other features is refused.
+FEATURE_VERSION = "5"
+
+_OTHER_LANGUAGES = tuple(lang for lang in LANGUAGES if lang != "en")
+#: A neighbour word this frequent in English (and no listed name) is a feature by identity.
+CONTEXT_WORD_ZIPF = 3.5
+_BULLET = re.compile(r"\s*(?:[-*•·▪‣◦>+–]|\(?\d{1,3}[.)]|\(?[a-zA-Z][.)])?\s*")
+#: A field label right before the token on its line: "Name:", "**Payee** -", "Account holder =".
+_LABEL = re.compile(r"([^\W\d_][\w .'/&()-]{0,40}?)[\s*_]*[:=|][\s*_]*$")
+_HAS_DIGIT = re.compile(r"\d")
+#: The units features are computed on (spaCy's tokens keep "2025-02-03,Anna" or "Name:Anna"
+#: whole): a short capitalised abbreviation with its period ("Dr.", "Ms."), a word with inner
+#: apostrophes or hyphens ("O'Dwyer", "Anne-Marie"; a possessive "'s" apart), or one other
+#: character.
+_UNIT = re.compile(r"[A-Z][a-z]{0,2}\.(?=\s)|\w+(?:['’](?![sS]\b)\w+|-\w+)*|[^\w\s]")
+#: E-mail addresses, URLs, @handles and #tags: their words are never name candidates.
+_NOT_NAMES = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+|https?://\S+|www\.\S+|(?<!\w)[@#]\w+")
+_DELIMS = (",", "\t", ";", "|")
+
+
+@lru_cache(maxsize=65536)
+def word_info(word: str) -> tuple[str, str, bool, bool, bool, int, int, bool]:
+    """(folded word, shape, first-name listed, last-name listed, common word, English Zipf bin,
+    other-languages Zipf bin, place or calendar word) of one token text, cached."""
+    f = fold(word)
+    firsts, lasts = listed_names()
+    if len(word) <= 2 and word[:1].isupper() and word[1:] in ("", "."):
+        shape = "init"
+    elif word.isupper() and len(word) > 1:
+        shape = "upper"
+    elif word[:1].isupper():
+        rest = word[1:]
+        shape = "cap" if rest == rest.lower() else "mixed"
+    elif word.islower():
+        shape = "lower"
+    else:
+        shape = "other"
+    bare = f.strip("'’.-")
+    return (
+        f,
+        shape,
+        bare in firsts,
+        bare in lasts,
+        bare in COMMON_WORDS,
+        min(7, int(zipf(bare, ("en",)))) if len(bare) > 1 else 9,
+        min(7, int(zipf(bare, _OTHER_LANGUAGES))) if len(bare) > 1 else 9,
+        is_place_or_calendar(bare),
+    )
+
+
+@lru_cache(maxsize=65536)
+def _wordlike(text: str) -> bool:
+    """Letters, and no digit or underscore."""
+    return any(c.isalpha() for c in text) and _HAS_DIGIT.search(text) is None and "_" not in text
+
+
+@lru_cache(maxsize=65536)
+def context_word(w: str) -> str:
+    """A neighbour as a feature value: frequent vocabulary and punctuation by identity, other
+    words by kind (``<name>`` listed, ``<Cap>``, ``<UP>``, ``<low>``), digits as ``<num>``."""
+    if not _wordlike(w):
+        if _HAS_DIGIT.search(w):
+            return "<num>"
+        return w[:3] if len(w) <= 3 else "<sym>"
+    f, shape, first, last, _, zen, _, _ = word_info(w)
+    if f in STOP_WORDS or (zen >= CONTEXT_WORD_ZIPF and zen != 9 and not (first or last)):
+        return f
+    if first or last:
+        return "<name>"
+    return {"cap": "<Cap>", "upper": "<UP>", "mixed": "<Cap>", "init": "<init>"}.get(shape, "<low>")
+
+
+def _listed(first: bool, last: bool) -> str:
+    return "fl" if first and last else "f" if first else "l" if last else "-"
+
+
+class TextFeatures:
+    """Per-text state (tokens as plain lists, lines, CSV header) for the features of the tokens
+    of one document."""
+
+    def __init__(self, text: str, doc: Doc) -> None:
+        self.text = text
+        self.csv = _csv_header(text) if "\n" in text else None
+        units = [(m.start(), m.end()) for m in _UNIT.finditer(text)]
+        self.starts = [a for a, _ in units]
+        self.ends = [b for _, b in units]
+        self.words = [text[a:b] for a, b in units]
+        n = len(units)
+        # a line break between unit k-1 and unit k
+        self.nl = [k == 0 or "\n" in text[self.ends[k - 1] : self.starts[k]] for k in range(n)]
+        self.ent = [""] * n
+        self.iob = ["O"] * n
+        for e in doc.ents:  # spaCy's entities, on these units
+            k = bisect.bisect_right(self.ends, e.start_char)
+            first = True
+            while k < n and self.starts[k] < e.end_char:
+                self.ent[k] = e.label_
+                self.iob[k] = "B" if first else "I"
+                first = False
+                k += 1
+        # what spaCy calls each word elsewhere in the text ("Acme" as ORG in one sentence)
+        self.labels_of: dict[str, set[str]] = {}
+        for k in range(n):
+            if self.ent[k]:
+                self.labels_of.setdefault(self.words[k], set()).add(self.ent[k])
+        self.count = Counter(self.words)
+        self.skip = [False] * n  # units inside an e-mail address, a URL, a handle or a tag
+        for m in _NOT_NAMES.finditer(text):
+            k = bisect.bisect_left(self.starts, m.start())
+            while k < n and self.starts[k] < m.end():
+                self.skip[k] = True
+                k += 1
+        self._line_words: dict[int, int] = {}
+
+    def candidates(self) -> list[int]:
+        """Indices of the units that may be part of a person name."""
+        firsts, lasts = listed_names()
+        words, n, out = self.words, len(self.words), []
+        for i, w in enumerate(words):
+            if self.skip[i] or len(w) > 40 or not _wordlike(w):
+                continue
+            if self.ent[i] == "PERSON":
+                out.append(i)
+                continue
+            f = fold(w)
+            if w[0].isupper():
+                if f not in STOP_WORDS or f in firsts or f in lasts:
+                    out.append(i)
+            elif (f in firsts or f in lasts) and f not in STOP_WORDS and len(f) > 2:
+                # lower-case: a listed name beside another ("anna kowalska")
+                nb = [fold(words[j]) for j in (i - 1, i + 1) if 0 <= j < n]
+                if any((x in firsts or x in lasts) and x not in STOP_WORDS for x in nb):
+                    out.append(i)
+            elif self.csv is not None and _person_key(self._csv_header_of(i) or ""):
+                out.append(i)  # a lower-case name under "Customer", "Payee", ...
+        return out
+
+    def _neighbour(self, i: int, step: int) -> tuple[int, bool]:
+        """The next unit from ``i`` in direction ``step`` (-1 when none) and whether a line
+        break lies between."""
+        j = i + step
+        if not 0 <= j < len(self.words):
+            return -1, True
+        return j, self.nl[max(i, j)]
+
+    def neighbours(self, i: int) -> tuple[int, int]:
+        """The units right before and after unit ``i`` on its line, separated from it by at most
+        one space or nothing (-1: none)."""
+        p = i - 1 if i > 0 and not self.nl[i] and self.starts[i] - self.ends[i - 1] <= 1 else -1
+        n = i + 1
+        if n >= len(self.words) or self.nl[n] or self.starts[n] - self.ends[i] > 1:
+            n = -1
+        return p, n
+
+    def _csv_header_of(self, i: int) -> str | None:
+        """The header of the CSV column token ``i`` stands in (None outside a CSV body)."""
+        assert self.csv is not None
+        delim, header, header_end = self.csv
+        pos = self.starts[i]
+        if pos <= header_end:
+            return None
+        line_start = self.text.rfind("\n", 0, pos) + 1
+        col = self.text.count(delim, line_start, pos)
+        return header[col] if col < len(header) else None
+
+    def features(self, i: int) -> list[str]:
+        """The feature strings of token ``i``."""
+        text, words = self.text, self.words
+        w = words[i]
+        start = self.starts[i]
+        f, shape, first, last, common, zen, zfo, place = word_info(w)
+        listed = _listed(first, last)
+        ent = self.ent[i] or "O"
+        feats = [
+            "bias",
+            f"shape={shape}",
+            f"len={min(len(w), 10)}",
+            f"listed={listed}",
+            f"zen={zen}",
+            f"zfo={zfo}",
+            f"ent={ent}",
+            f"entiob={self.iob[i]}{ent}",
+            f"shape={shape}|zen={zen}",
+            f"listed={listed}|zen={zen}",
+            f"listed={listed}|zfo={zfo}",
+            f"ent={ent}|zen={zen}",
+            f"ent={ent}|listed={listed}",
+        ]
+        if common:
+            feats.append("common")
+        elsewhere = self.labels_of.get(w, ())
+        for lab in ("PERSON", "ORG", "GPE", "PRODUCT"):
+            if lab in elsewhere:
+                feats.append(f"textent={lab}")
+        if self.count[w] > 1:
+            feats.append("repeated")
+        if place:
+            feats.append("place")
+        if self.iob[i] == "B":
+            j = i + 1
+            while j < len(words) and self.iob[j] == "I":
+                j += 1
+            feats.append(f"entlen={min(j - i, 4)}")
+        p1, p1nl = self._neighbour(i, -1)
+        n1, n1nl = self._neighbour(i, 1)
+        p2 = self._neighbour(p1, -1)[0] if p1 >= 0 and not p1nl else -1
+        n2 = self._neighbour(n1, 1)[0] if n1 >= 0 and not n1nl else -1
+        cp1 = "<s>" if p1 < 0 else "<nl>" if p1nl else context_word(words[p1])
+        cn1 = "</s>" if n1 < 0 else "<nl>" if n1nl else context_word(words[n1])
+        feats += [
+            f"p1={cp1}",
+            f"n1={cn1}",
+            f"p2={context_word(words[p2]) if p2 >= 0 else '<s>'}",
+            f"n2={context_word(words[n2]) if n2 >= 0 else '</s>'}",
+            f"p1={cp1}|shape={shape}",
+            f"n1={cn1}|shape={shape}",
+            f"p1={cp1}|listed={listed}",
+            f"n1={cn1}|listed={listed}",
+            f"p1ent={(self.ent[p1] or 'O') if p1 >= 0 and not p1nl else '-'}",
+            f"n1ent={(self.ent[n1] or 'O') if n1 >= 0 and not n1nl else '-'}",
+        ]
+        if p1 >= 0 and p1nl:  # the end of the line above ("Best regards,")
+            feats.append(f"pl={context_word(words[p1])}")
+            if p1 > 0 and not self.nl[p1]:
+                feats.append(f"pl2={context_word(words[p1 - 1])}")
+        if p1 < 0 or p1nl or words[p1] in _STARTERS:
+            feats += ["start", f"start|zen={zen}", f"start|listed={listed}"]
+        for name, nb, nl in (("p1", p1, p1nl), ("n1", n1, n1nl)):
+            if nb >= 0 and not nl and _wordlike(words[nb]):
+                _, nshape, nf, nl_, _, nzen, _, _ = word_info(words[nb])
+                nlisted = _listed(nf, nl_)
+                feats += [
+                    f"{name}shape={nshape}",
+                    f"{name}listed={nlisted}|zen={nzen}",
+                    f"{name}listed={nlisted}|listed={listed}",
+                ]
+                if nshape == "cap" and nlisted == "-" and 9 > nzen >= 4:
+                    # a capitalised common word beside it: "Acme Cloud", "Northwind Traders"
+                    feats += [f"{name}capvocab", f"{name}capvocab|listed={listed}"]
+        # the capitalised run the token is in (same line, single spaces)
+        run_before = self._run(i, -1)
+        run_after = self._run(i, 1)
+        run = 1 + run_before + run_after
+        pos = (
+            "single"
+            if run == 1
+            else "first"
+            if not run_before
+            else "last"
+            if not run_after
+            else "mid"
+        )
+        feats += [f"run={min(run, 5)}", f"runpos={pos}", f"run={min(run, 5)}|listed={listed}"]
+        # the token's line: first or last word, after a bullet or a label, a short line
+        line_start = text.rfind("\n", 0, start) + 1
+        line_end = text.find("\n", start)
+        line_end = len(text) if line_end < 0 else line_end
+        before = text[max(line_start, start - 48) : start]
+        if _BULLET.fullmatch(before):
+            feats.append("linefirst" if not before.strip() else "bullet")
+        label = _LABEL.search(before) if (":" in before or "=" in before or "|" in before) else None
+        if label:
+            lab = " ".join(label.group(1).split()).lower()
+            feats.append(f"label={lab}" if _vocabulary_label(lab) else "label=<other>")
+            if _person_key(lab):
+                feats.append("labelperson")
+        if not text[start + len(w) : line_end].strip(" \t.,;"):
+            feats.append("linelast")
+        n_words = self._line_words.get(line_start)
+        if n_words is None:
+            n_words = self._line_words[line_start] = len(text[line_start:line_end].split(None, 6))
+        feats.append(f"linewords={min(n_words, 6)}")
+        if self.csv is not None:
+            header = self._csv_header_of(i)
+            if header is not None:
+                hdr = " ".join(header.split()).lower()
+                feats.append(f"csv={hdr}" if _vocabulary_label(hdr) else "csv=<other>")
+                if _person_key(hdr):
+                    feats.append("csvperson")
+        if any(self.skip[i + 1 : i + 6]) and "@" in text[start : start + 80]:
+            feats.append("email_after")
+        return feats
+
+    def _run(self, i: int, step: int) -> int:
+        """How many capitalised words follow (or precede) token ``i`` on its line."""
+        words, n, j = self.words, 0, i
+        while 0 <= j + step < len(words) and n < 4:
+            a, b = (j, j + step) if step > 0 else (j + step, j)
+            nxt = words[j + step]
+            if text_gap(self.text, self.ends[a], self.starts[b]) or not (
+                nxt[:1].isupper() and _wordlike(nxt)
+            ):
+                break
+            n += 1
+            j += step
+        return n
+
+
+def text_gap(text: str, a: int, b: int) -> bool:
+    """More than one space (or any other character) between ``a`` and ``b``."""
+    return b - a > 1 or (b - a == 1 and text[a] != " ")
+
+
+_STARTERS = frozenset({".", "!", "?", ":", '"', "“", "(", "-", "*", "•"})
+
+
+#: Labels and column headers whose value is a person (``data/person_labels.txt``).
+_PERSON_LABELS = read_lines(DATA / "person_labels.txt")
+
+
+@lru_cache(maxsize=4096)
+def _person_key(label: str) -> bool:
+    """The label or column header names a person ("Customer", "Account Name", "Payee"): one of
+    ``data/person_labels.txt`` (or ends with one), or a key the JSON walker masks as a person."""
+    words = re.findall(r"[^\W\d_]+", label.lower())
+    if not words:
+        return False
+    if any(" ".join(words[k:]) in _PERSON_LABELS for k in range(len(words))):
+        return True
+    return key_entity(label) == "PERSON"
+
+
+def _vocabulary_label(label: str) -> bool:
+    """A label made of frequent words (its identity is a feature; a rare one, maybe a speaker's
+    name, is not)."""
+    words = re.findall(r"[^\W\d_]+", label)
+    if not words or len(words) > 4:
+        return False
+    firsts, lasts = listed_names()
+    return all(
+        zipf(w, ("en",)) >= 3.0 and not (w in firsts or w in lasts) or w in STOP_WORDS
+        for w in words
+    )
+
+
+def _csv_header(text: str) -> tuple[str, list[str], int] | None:
+    """(delimiter, header cells, end of the header line) when ``text`` is CSV-like: a header
+    line and rows with the same number of delimiters."""
+    lines = text.split("\n", 12)[:12]
+    body = [ln for ln in lines if ln.strip()]
+    if len(body) < 2:
+        return None
+    for delim in _DELIMS:
+        n = body[0].count(delim)
+        if n < 1:
+            continue
+        if sum(ln.count(delim) == n for ln in body[1:]) >= max(1, (len(body) - 1) // 2):
+            header = [h.strip().strip("\"'*") for h in body[0].split(delim)]
+            return delim, header, text.index(body[0]) + len(body[0])
+    return None

@@ -1,0 +1,54 @@
+"""The Presidio recognizer that reports the name model's person spans, and the step that lets the
+model alone decide the person spans of a string.
+
+``NameModelRecognizer`` reads the spaCy document Presidio already made (``nlp_artifacts.tokens``):
+on strings routed without NER (no entity annotation) it reports nothing. ``decide_persons`` drops
+the person spans of the other detectors (spaCy's own PERSON entities: the model reads their labels
+as a feature and decides), keeping every other type.
+"""
+
+from __future__ import annotations
+
+from presidio_analyzer import LocalRecognizer, RecognizerResult
+from presidio_analyzer.nlp_engine import NlpArtifacts
+
+from agentic_pipeline.masking.names.model import NameModel, default_model
+
+#: The detector name recorded in the audit for a name the model found.
+DETECTOR = "NameModelRecognizer"
+
+
+class NameModelRecognizer(LocalRecognizer):
+    """Person names decided by the trained name model (``model.py``)."""
+
+    def __init__(self, model: NameModel | None = None) -> None:
+        self._model = model
+        super().__init__(supported_entities=["PERSON"], name=DETECTOR)
+
+    def load(self) -> None:  # noqa: D102
+        pass
+
+    @property
+    def model(self) -> NameModel:
+        if self._model is None:
+            self._model = default_model()
+        return self._model
+
+    def analyze(
+        self, text: str, entities: list[str], nlp_artifacts: NlpArtifacts | None = None
+    ) -> list[RecognizerResult]:
+        """The model's person spans with their masking scores (see ``NameModel.score``)."""
+        if entities and "PERSON" not in entities:
+            return []
+        doc = getattr(nlp_artifacts, "tokens", None)
+        if doc is None or not doc.has_annotation("ENT_IOB"):
+            return []  # a string analysed without NER: the model reads NER labels
+        m = self.model
+        return [
+            RecognizerResult("PERSON", s, e, round(m.score(p), 4)) for s, e, p in m.spans(text, doc)
+        ]
+
+
+def decide_persons(text: str, spans: list) -> list:
+    """The detections of ``text`` with only the model's person spans (sorted)."""
+    return sorted(sp for sp in spans if sp[2] != "PERSON" or sp[4] == DETECTOR)
