@@ -43,9 +43,9 @@ def _reasons(result) -> list[str]:
 
 def test_timestamps_are_typed_and_unparseable_ones_quarantined(data_root):
     folder = data_root / "landing" / DS
-    pii_started = chat_episode("t-bad-start", started_at="Jane Doe, +1 415-555-0199")
+    pii_started = chat_episode("t-bad-start", started_at="Maren Ostby, +1 415-555-0199")
     pii_ts = chat_episode("t-bad-ts")
-    pii_ts["messages"][1]["ts"] = "jane.doe@example.com"
+    pii_ts["messages"][1]["ts"] = "maren.ostby@example.com"
     offset = chat_episode("t-offset", started_at="2026-11-28T12:15:00+02:00")
     offset["messages"][0]["ts"] = "2026-11-28T10:15:01"  # naive: taken as UTC
     write_jsonl(folder / "a.jsonl", [pii_started, pii_ts, offset])
@@ -65,8 +65,8 @@ def test_timestamps_are_typed_and_unparseable_ones_quarantined(data_root):
 def test_source_file_is_relative_and_a_personal_name_is_hashed(data_root):
     folder = data_root / "landing" / DS
     write_jsonl(folder / "2026-11-28.jsonl", [chat_episode("f4")])
-    write_jsonl(folder / "jane.doe@example.com.jsonl", [chat_episode("f1"), b"{bad"])
-    write_jsonl(folder / "Jane Doe 415-555-0199.jsonl", [chat_episode("f2")])
+    write_jsonl(folder / "maren.ostby@example.com.jsonl", [chat_episode("f1"), b"{bad"])
+    write_jsonl(folder / "Maren Ostby 415-555-0199.jsonl", [chat_episode("f2")])
     write_jsonl(folder / "episodes-000.jsonl", [chat_episode("f3")])
     result = _ingest(folder)
     labels = dict(
@@ -85,19 +85,19 @@ def test_source_file_is_relative_and_a_personal_name_is_hashed(data_root):
         result.steps.column("source_file").to_pylist()
         + result.quarantine.column("source_file").to_pylist()
     )
-    assert "jane" not in stored.lower() and "555" not in stored and str(folder) not in stored
+    assert "maren" not in stored.lower() and "555" not in stored and str(folder) not in stored
 
 
 @pytest.mark.parametrize(
     "field, value",
     [
-        ("task_id", "Jane Doe"),
+        ("task_id", "Maren Ostby"),
         ("task_type", "12 Main Street, Springfield"),
-        ("policy_id", "jane.doe@example.com"),
+        ("policy_id", "maren.ostby@example.com"),
         ("episode_id", "4155550199"),
         ("episode_id", "ep\u00e9-1"),
         ("tool_call_id", "+1 415 555 0199"),
-        ("tool_name", "lookup jane"),
+        ("tool_name", "lookup maren"),
     ],
 )
 def test_identifier_columns_must_be_strict_identifiers(data_root, field, value):
@@ -164,10 +164,10 @@ def test_unmasked_string_columns_hold_no_personal_data(data_root):
     bad = []
     for i, (field, value) in enumerate(
         [
-            ("started_at", "jane.doe@example.com"),
-            ("task_type", "Jane Doe 12 Main Street"),
+            ("started_at", "maren.ostby@example.com"),
+            ("task_type", "Maren Ostby 12 Main Street"),
             ("policy_id", "+1 415 555 0199"),
-            ("task_id", "jane.doe@example.com"),
+            ("task_id", "maren.ostby@example.com"),
         ]
     ):
         record = chat_episode(f"adv-{i}")
@@ -177,8 +177,8 @@ def test_unmasked_string_columns_hold_no_personal_data(data_root):
             record[field] = value
         bad.append(record)
     tr = transitions("adv-t")
-    tr[0]["task_type"] = "Jane Doe"
-    write_jsonl(folder / "jane@example.com.jsonl", [chat_episode("clean"), *bad, *tr])
+    tr[0]["task_type"] = "Maren Ostby"
+    write_jsonl(folder / "maren@example.com.jsonl", [chat_episode("clean"), *bad, *tr])
     result = _ingest(folder)
     assert result.stats.episodes == 1
     unmasked = [
@@ -445,9 +445,9 @@ def test_asset_takes_limits_from_the_resource_and_keeps_the_event_log_clean(data
     from resources import DataRootResource, PartitionedParquetIOManager
 
     folder = data_root / "landing" / DS
-    adversarial = chat_episode("adv", task_type="Jane Doe 12 Main Street")
+    adversarial = chat_episode("adv", task_type="Maren Ostby 12 Main Street")
     write_jsonl(
-        folder / "jane.doe@example.com.jsonl",
+        folder / "maren.ostby@example.com.jsonl",
         [chat_episode("e0"), chat_episode("e1"), adversarial, chat_episode("e3")],
     )
     os.symlink("/etc/passwd", folder / "passwd.jsonl")
@@ -476,7 +476,7 @@ def test_asset_takes_limits_from_the_resource_and_keeps_the_event_log_clean(data
     reasons = mats["raw_quarantine"]["reasons"].value
     assert "refused file" in reasons and "day record limit (4) reached" in reasons
     assert "task_type' is not a strict identifier" in reasons
-    for secret in ("jane", "Jane", "Main Street", "/bin/"):
+    for secret in ("maren", "Maren", "Main Street", "/bin/"):
         assert secret not in logs, logs[max(0, logs.find(secret) - 300) : logs.find(secret) + 100]
     steps = DataRoot(data_root).read_partition("restricted", "raw_agent_logs", DS)
     assert steps.schema.field("started_at").type == pa.timestamp("us", tz="UTC")

@@ -218,7 +218,7 @@ def fit(
 ) -> NameModel:
     """The two-stage logistic regression over the examples of each corpus, each corpus weighing
     the same: stage 1 reads a unit's features, stage 2 the same and the stage-1 probabilities of
-    its neighbours ("Alex Brown": a confident first name makes "Brown" a surname)."""
+    its neighbours ("Orla Brown": a confident first name makes "Brown" a surname)."""
     import numpy as np
 
     per_corpus = {name: len(ex.y) for name, ex in examples.items() if ex.y}
