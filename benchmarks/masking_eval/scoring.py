@@ -9,6 +9,9 @@ Rules (the same for ours and for plain Presidio):
   their string leaves; masking tokens (``<PERSON_1a2b3c4d>``, ``<PERSON>``) are no words.
 * A whole postal address (``ADDRESS``) counts when every part is masked (street, unit, city,
   region, postcode); its street line (the part before the first comma) is reported apart.
+  A value labelled as an address that holds no digit ("Paris", "the park", "Oak Street") is no
+  postal address (no house number, no postcode): it is reported on its own row, ``PLACE
+  labelled address``, since the masking keeps a place named alone by design.
 * Non-personal words: letters-only words of 3+ characters of the raw cell outside every
   labelled value except the non-personal ones (organisations, companies, locations, which must
   stay); the share of their occurrences gone after masking. Texts of an episode withheld by our
@@ -92,6 +95,15 @@ def _leaks(raw: str, masked: str, values: list[tuple[str, str]]) -> list[bool]:
     return out
 
 
+#: The row of a value labelled as an address that has no digit: a place, no postal address.
+PLACE = "PLACE labelled address"
+
+
+def _postal(kind: str, value: str) -> str:
+    """``kind``, or ``PLACE`` for an ``ADDRESS`` value without a house number or postcode."""
+    return PLACE if kind == "ADDRESS" and not any(c.isdigit() for c in value) else kind
+
+
 def score_cell(
     doc: LabelledText, raw_cell: str, masked_cell: str, tally: Tally, words: bool = True
 ) -> None:
@@ -101,7 +113,7 @@ def score_cell(
     raw = plain_text(raw_cell)
     masked = TOKEN.sub(" ", plain_text(masked_cell))
     values = doc.values()
-    personal = [(k, v) for k, v in values if is_personal(k)]
+    personal = [(_postal(k, v), v) for k, v in values if is_personal(k)]
     for i, ((kind, v), left) in enumerate(
         zip(personal, _leaks(raw, masked, personal), strict=True)
     ):
@@ -149,6 +161,7 @@ def group_types(kinds: Iterable[str]) -> list[str]:
         "PHONE_NUMBER",
         "ADDRESS",
         "ADDRESS street line",
+        PLACE,
         "STREET_ADDRESS",
         "CREDIT_CARD",
         "IBAN_CODE",
