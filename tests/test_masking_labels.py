@@ -233,3 +233,46 @@ def test_generic_id_labels_and_ticket_ids(masker):
     )
     assert "604417" not in out and "Q55120" not in out
     assert "Order ID: 77120 shipped." in out
+
+
+def test_ids_a_few_words_after_their_label_and_in_answers(masker):
+    prose, ending, thing, qa, handle = _masked(
+        masker,
+        ("tool", "The audit listed account details like 4471209935 for the new client."),
+        ("tool", "It showed the savings account number ending in *772 on the form."),
+        ("user", "The refund for order 5512093345 went back to my account."),
+        (
+            "tool",
+            "[9:02] Agent: Could you share your policy number?\n[9:03] Caller: Yes, it's PLX4471209.",
+        ),
+        (
+            "user",
+            "My username is quietfern and my login is broken, my screen name is fern_walker88.",
+        ),
+    )
+    assert "4471209935" not in prose and "<BANK_ACCOUNT_" in prose
+    assert "772" not in ending
+    assert thing == "The refund for order 5512093345 went back to my account."
+    assert "PLX4471209" not in qa and "Could you share your policy number?" in qa
+    assert "quietfern" not in handle and "fern_walker88" not in handle
+    assert "login is broken" in handle
+
+
+def test_a_bare_id_key_is_a_persons_only_in_a_persons_record(masker):
+    (out,) = _masked(
+        masker,
+        (
+            "tool",
+            json.dumps(
+                {
+                    "customer": {"id": "cu-4471209", "tier": "gold"},
+                    "payment_methods": {"card_x": {"id": "pm_5512093", "brand": "visa"}},
+                    "contact": [{"id": "881209", "email": "fern.walker@example.org"}],
+                }
+            ),
+        ),
+    )
+    data = json.loads(out)
+    assert data["customer"]["id"].startswith("<USER_ID_")
+    assert data["contact"][0]["id"].startswith("<USER_ID_")
+    assert data["payment_methods"]["card_x"]["id"] == "pm_5512093"

@@ -155,7 +155,9 @@ def tau_cells(unit: Unit, table: pa.Table, users: dict[str, Any]) -> None:
             continue  # an episode attribute repeated on each step row counts once
         seen.add((key[0], key[3], value))
         uid = owner.get(key[0])
-        truth = C.tau_user_values(uid, users[uid]) if uid else set()
+        truth = (
+            C.tau_user_values(uid, users[uid]) | C.tau_address_parts(users[uid]) if uid else set()
+        )
         values = {(C._TAU_TYPES.get(k, k), v) for k, v in truth}
         doc = LabelledText(
             value, C._value_spans(value, values), unit.corpus, "-".join(map(str, key))
@@ -479,6 +481,8 @@ def main(argv: list[str] | None = None) -> int:
             for kind in group_types(ours_t.misses):
                 for doc_id, value, ctx in ours_t.misses.get(kind, [])[: args.show_misses]:
                     print(f"   missed {kind} {value!r} in {doc_id}: {ctx}")
+            lost = ", ".join(f"{w} {n}" for w, n in ours_t.lost.most_common(args.show_misses))
+            print(f"   non-personal words masked most: {lost}")
         text.append(block)
         results[u.corpus] = {
             "note": note,

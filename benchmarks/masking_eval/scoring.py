@@ -65,6 +65,8 @@ class Tally:
     withheld: int = 0
     #: Per type, (text id, value, masked text around it) of each value left in clear.
     misses: dict[str, list[tuple[str, str, str]]] = field(default_factory=dict)
+    #: Non-personal words masked (folded), with their count.
+    lost: Counter[str] = field(default_factory=Counter)
 
     def recall(self, kind: str) -> float:
         return 1.0 - self.leaked[kind] / self.n[kind] if self.n[kind] else float("nan")
@@ -138,6 +140,7 @@ def score_cell(
     after = Counter(w.lower() for w in WORD.findall(masked))
     tally.words += sum(before.values())
     tally.words_lost += sum(max(0, c - after[w]) for w, c in before.items())
+    tally.lost.update({w: c - after[w] for w, c in before.items() if c > after[w]})
     for k, v in values:
         if k in NON_PERSONAL:
             n = _count(v, raw)
@@ -180,6 +183,7 @@ def merge(tallies: Iterable[Tally]) -> Tally:
     for t in tallies:
         out.n.update(t.n)
         out.leaked.update(t.leaked)
+        out.lost.update(t.lost)
         for f in ("words", "words_lost", "kept_n", "kept", "negatives", "negatives_touched"):
             setattr(out, f, getattr(out, f) + getattr(t, f))
         out.episodes += t.episodes

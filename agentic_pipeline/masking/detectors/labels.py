@@ -29,13 +29,19 @@ from presidio_analyzer.nlp_engine import NlpArtifacts
 #: Labels that name no kind of id by themselves ("ID: 654321"): an id of a person unless a
 #: thing's word stands right before them ("Order ID", "flight no.").
 GENERIC_LABELS = frozenset({"id", "identifier"})
-_THING_WORD_BEFORE = re.compile(
-    r"(?i)(?<!\w)(?:order|item|product|sku|variant|flight|booking|reservation|invoice|tracking|"
+_THING_WORDS = (
+    r"(?:order|item|product|sku|variant|flight|booking|reservation|invoice|tracking|"
     r"shipment|parcel|package|model|part|serial|batch|lot|version|build|page|room|gate|seat|"
-    r"device|session|request|event|message|file|job|run|task|trace|span)(?!\w)[ \t#:.]*$"
+    r"device|session|request|event|message|file|job|run|task|trace|span)"
 )
+_THING_WORD_BEFORE = re.compile(rf"(?i)(?<!\w){_THING_WORDS}(?!\w)[ \t#:.]*$")
+#: A thing's word between a label and a value further on: the value is that thing's id.
+_THING_WORD_IN = re.compile(rf"(?i)(?<!\w){_THING_WORDS}s?(?!\w)")
 #: Score of a value found by its label: above spaCy (0.85), below checksummed patterns' ties.
 LABEL_SCORE = 0.87
+#: Score of an id a few words after its label or in the answer to a question naming the label:
+#: masked where it stands, never propagated through the episode.
+NEAR_LABEL_SCORE = 0.6
 #: Score of a name under the bare label "Name" (products and tools have names too): masked where
 #: it stands, never propagated through the episode.
 BARE_NAME_SCORE = 0.55
@@ -154,6 +160,139 @@ def id_label_re() -> re.Pattern[str]:
     )
 
 
+@lru_cache(maxsize=1)
+def _label_alternation() -> str:
+    return "|".join(_phrase(x) for x in sorted(id_labels(), key=len, reverse=True))
+
+
+@lru_cache(maxsize=1)
+def near_label_re() -> re.Pattern[str]:
+    """An id a few words after its label, in one clause ("account details like 30120045",
+    "the card number ending in *4471"): ``label``, ``gap`` (up to four words without digits)
+    and ``value`` (five digits in a row at least), or ``tail`` (the last digits after "ending
+    in")."""
+    return re.compile(
+        rf"(?i)(?<![\w@.])(?P<label>{_label_alternation()})(?!\w)"
+        rf"(?:[ \t]*(?:{_id_words()}))*"
+        r"(?P<gap>(?:[ \t,]+[^\W\d][^\W\d'’-]*){1,4}?)[ \t,:]+"
+        r"(?:(?P<ending>(?<=ending in )|(?<=ending with )|(?<=ends in )|(?<=ends with ))"
+        r"[*xX•·.\- ]{0,12}(?P<tail>\d{2,6})(?!\d)"
+        r"|[#*]?(?P<value>(?=[A-Za-z0-9-]*\d{5})[A-Za-z0-9][A-Za-z0-9-]{3,38}[A-Za-z0-9])"
+        r"(?![\w@]))"
+    )
+
+
+@lru_cache(maxsize=1)
+def handle_labels_re() -> re.Pattern[str]:
+    """A login name after its label ("my username is quietfern77", "Login: r.okafor")."""
+    alts = "|".join(_phrase(x) for x in sorted(_data()["handles"], key=len, reverse=True))
+    return re.compile(
+        rf"(?i)(?<![\w@.])(?P<label>{alts})(?!\w)[ \t]*(?:[:=]|\bis\b|\bwas\b)?[ \t]*"
+        r"(?:\bis\b[ \t]*)?[@'\"“‘(]?(?P<value>\w[\w.@+-]{1,38}\w)"
+    )
+
+
+@lru_cache(maxsize=1)
+def question_label_re() -> re.Pattern[str]:
+    """Any id or login label, alone (in a question asking for it)."""
+    handles = "|".join(_phrase(x) for x in sorted(_data()["handles"], key=len, reverse=True))
+    return re.compile(
+        rf"(?i)(?<![\w@.])(?:(?P<handle>{handles})|(?P<label>{_label_alternation()}))(?!\w)"
+    )
+
+
+#: In the line that answers a question: "it's X", "it is X", "sure: X", "yes, X", or a bare X.
+_ANSWER = re.compile(
+    r"(?i)(?:^|(?<=[\s,:;]))(?:it'?s|it’s|it is|that'?s|mine is|is|:|sure|yes|ok(?:ay)?)?"
+    r"[ \t,:]*[#@'\"“‘]?(?P<value>[A-Za-z0-9][\w.@+-]{1,38}[A-Za-z0-9])(?![\w@])"
+)
+
+
+def handle_value_ok(value: str) -> bool:
+    """A login name's shape: a digit, or ``_ . @`` inside, or a word that is no frequent word
+    ("quietfern" yes, "not", "broken", "for" no)."""
+    from agentic_pipeline.masking.vocabulary import STOP_WORDS, is_vocabulary
+
+    if not 3 <= len(value) <= 40:
+        return False
+    if any(c.isdigit() for c in value) or any(c in "_.@" for c in value):
+        return True
+    return value.lower() not in STOP_WORDS and not is_vocabulary(value)
+
+
+def _near_label_ids(text: str, entities: list[str]) -> list[RecognizerResult]:
+    """Ids a few words after their label (``near_label_re``), unless a thing's word stands
+    between ("account for order 5512093": the order's)."""
+    out = []
+    for m in near_label_re().finditer(text):
+        if _THING_WORD_IN.search(m.group("gap")) or re.search(r"[.;!?]", m.group("gap")):
+            continue
+        group = "tail" if m.group("tail") else "value"
+        if group == "value" and not id_value_ok(m.group("value")):
+            continue
+        if _norm_label(m.group("label")) in GENERIC_LABELS:
+            continue  # "id" a few words before a number says too little
+        et = label_entity(m.group("label"))
+        if et is None or (entities and et not in entities):
+            continue
+        out.append(RecognizerResult(et, m.start(group), m.end(group), NEAR_LABEL_SCORE))
+    return out
+
+
+def _handles(text: str, entities: list[str]) -> list[RecognizerResult]:
+    """Login names right after their label."""
+    if entities and "USER_ID" not in entities:
+        return []
+    return [
+        RecognizerResult("USER_ID", m.start("value"), m.end("value"), LABEL_SCORE)
+        for m in handle_labels_re().finditer(text)
+        if handle_value_ok(m.group("value"))
+    ]
+
+
+def _answers(text: str, entities: list[str]) -> list[RecognizerResult]:
+    """The id or login name in the line right after a question that asks for it ("Can you give
+    me your member ID?" / "Sure, it's QX77120B")."""
+    if "?" not in text or "\n" not in text:
+        return []
+    out = []
+    lines = text.split("\n")
+    at = 0
+    starts = []
+    for line in lines:
+        starts.append(at)
+        at += len(line) + 1
+    for i, line in enumerate(lines[:-1]):
+        if "?" not in line:
+            continue
+        q = line[: line.rindex("?")]
+        found = list(question_label_re().finditer(q))
+        if not found:
+            continue
+        m = found[-1]  # the label nearest the question mark
+        if m.group("handle"):
+            et, ok = "USER_ID", handle_value_ok
+        else:
+            if _norm_label(m.group("label")) in GENERIC_LABELS and _THING_WORD_BEFORE.search(
+                q, max(0, m.start() - 30), m.start()
+            ):
+                continue
+            et, ok = label_entity(m.group("label")), id_value_ok
+        if et is None or (entities and et not in entities):
+            continue
+        j = next((k for k in range(i + 1, len(lines)) if lines[k].strip()), None)
+        if j is None or j > i + 2:
+            continue
+        answer = lines[j]
+        for a in _ANSWER.finditer(answer):
+            v = a.group("value")
+            if ok(v) and (ok is id_value_ok or any(c.isdigit() for c in v) or "_" in v):
+                s = starts[j] + a.start("value")
+                out.append(RecognizerResult(et, s, s + len(v), NEAR_LABEL_SCORE))
+                break
+    return out
+
+
 _YEAR = re.compile(r"(?:19|20)\d\d")
 _DATE = re.compile(r"\d{1,4}[./-]\d{1,2}[./-]\d{1,4}")
 _AMOUNT = re.compile(r"\d{1,3}(?:[,.]\d{3})*[.,]\d{1,2}|\d+[.,]\d{1,2}")
@@ -167,6 +306,26 @@ def id_value_ok(value: str) -> bool:
     if not 4 <= len(value) <= 40 or digits < 2 or (digits < 3 and not letters):
         return False
     return not (_YEAR.fullmatch(value) or _DATE.fullmatch(value) or _AMOUNT.fullmatch(value))
+
+
+#: Types of a sibling key that make an object a person's record.
+_PERSON_FIELD_TYPES = frozenset({"PERSON", "EMAIL_ADDRESS", "PHONE_NUMBER", "DATE_OF_BIRTH"})
+
+
+def generic_id_of_a_person(parent_key: str | None, keys: list[str]) -> bool:
+    """Whether a bare ``id`` key of a JSON object names a person's id: the object sits under a
+    key naming a person's record (``person_objects`` of ``labels.yaml``: ``customer``,
+    ``passengers``...) or has a name, email, phone or birth date beside it. The ``id`` of a
+    payment method, an order or a flight is a thing's."""
+    if parent_key is not None:
+        words = set(normalize_key(parent_key).split("_"))
+        if not words.isdisjoint(_data()["person_objects"]):
+            return True
+    return any(
+        key_entity(k) in _PERSON_FIELD_TYPES or label_entity(k) == "PERSON"
+        for k in keys
+        if normalize_key(k) not in GENERIC_LABELS
+    )
 
 
 def _norm_label(label: str) -> str:
@@ -228,7 +387,12 @@ class IdLabelRecognizer(LocalRecognizer):
             if et is None or (entities and et not in entities):
                 continue
             out.append(RecognizerResult(et, m.start("value"), m.end("value"), LABEL_SCORE))
-        return out
+        return (
+            out
+            + _near_label_ids(text, entities)
+            + _handles(text, entities)
+            + _answers(text, entities)
+        )
 
 
 #: A ``label: value`` line (also a YAML mapping line or a bullet): the label and the value.
