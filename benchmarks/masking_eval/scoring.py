@@ -12,7 +12,7 @@ Rules (the same for ours and for plain Presidio):
   A value labelled as an address that holds no digit ("Paris", "the park", "Oak Street") is no
   postal address (no house number, no postcode): it is reported on its own row, ``PLACE
   labelled address``, since the masking keeps a place named alone by design.
-* Non-personal words: letters-only words of 3+ characters of the raw cell outside every
+* Non-personal words: letters-only words of 3+ characters (runs of ``X`` excepted) of the raw cell outside every
   labelled value except the non-personal ones (organisations, companies, locations, which must
   stay); the share of their occurrences gone after masking. Texts of an episode withheld by our
   masking are left out of this figure, of the kept values and of the negatives, for ours and
@@ -34,7 +34,8 @@ from .evaluation import plain_text, value_pattern
 
 #: A masking token of ours (``<PERSON_1a2b3c4d>``) or of plain Presidio (``<PERSON>``).
 TOKEN = re.compile(r"<[A-Z][A-Z0-9_]*?(?:_[0-9a-f]{8})?>")
-WORD = re.compile(r"[^\W\d_]{3,}")
+#: A word: 3+ letters, not a run of ``X`` (the hidden digits of "XXXX-XXXX-1234" are no word).
+WORD = re.compile(r"(?![xX]+(?![^\W\d_]))[^\W\d_]{3,}")
 _PART = re.compile(r"[^\W_]{2,}")
 
 

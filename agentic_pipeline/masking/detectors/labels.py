@@ -187,7 +187,7 @@ def handle_labels_re() -> re.Pattern[str]:
     """A login name after its label ("my username is quietfern77", "Login: r.okafor")."""
     alts = "|".join(_phrase(x) for x in sorted(_data()["handles"], key=len, reverse=True))
     return re.compile(
-        rf"(?i)(?<![\w@.])(?P<label>{alts})(?!\w)[ \t]*(?:[:=]|\bis\b|\bwas\b)?[ \t]*"
+        rf"(?i)(?<![\w@.])(?P<label>{alts})(?!\w)[ \t]*(?P<sep>[:=]|\bis\b|\bwas\b)?[ \t]*"
         r"(?:\bis\b[ \t]*)?[@'\"“‘(]?(?P<value>\w[\w.@+-]{1,38}\w)"
     )
 
@@ -240,13 +240,15 @@ def _near_label_ids(text: str, entities: list[str]) -> list[RecognizerResult]:
 
 
 def _handles(text: str, entities: list[str]) -> list[RecognizerResult]:
-    """Login names right after their label."""
+    """Login names right after their label; without ``:``, ``=`` or "is" between them only a
+    value shaped like a handle (a digit, ``_ . @``): "login credentials" is no login name."""
     if entities and "USER_ID" not in entities:
         return []
     return [
         RecognizerResult("USER_ID", m.start("value"), m.end("value"), LABEL_SCORE)
         for m in handle_labels_re().finditer(text)
         if handle_value_ok(m.group("value"))
+        and (m.group("sep") or any(c.isdigit() or c in "_.@" for c in m.group("value")))
     ]
 
 
