@@ -243,7 +243,8 @@ def test_ids_a_few_words_after_their_label_and_in_answers(masker):
         ("user", "The refund for order 5512093345 went back to my account."),
         (
             "tool",
-            "[9:02] Agent: Could you share your policy number?\n[9:03] Caller: Yes, it's PLX4471209.",
+            "[9:02] Agent: Could you share your policy number?\n"
+            "[9:03] Caller: Yes, it's PLX4471209.",
         ),
         (
             "user",

@@ -12,11 +12,12 @@ Rules (the same for ours and for plain Presidio):
   A value labelled as an address that holds no digit ("Paris", "the park", "Oak Street") is no
   postal address (no house number, no postcode): it is reported on its own row, ``PLACE
   labelled address``, since the masking keeps a place named alone by design.
-* Non-personal words: letters-only words of 3+ characters (runs of ``X`` excepted) of the raw cell outside every
-  labelled value except the non-personal ones (organisations, companies, locations, which must
-  stay); the share of their occurrences gone after masking. Texts of an episode withheld by our
-  masking are left out of this figure, of the kept values and of the negatives, for ours and
-  Presidio alike (their values count as masked: they never reach the warehouse).
+* Non-personal words: letters-only words of 3+ characters (runs of ``X`` excepted) of the raw
+  cell outside every labelled value except the non-personal ones (organisations, companies,
+  locations, which must stay); the share of their occurrences gone after masking. Texts of an
+  episode withheld by our masking are left out of this figure, of the kept values and of the
+  negatives, for ours and Presidio alike (their values count as masked: they never reach the
+  warehouse).
 * Non-personal labelled values (``NON_PERSONAL``): the share of occurrences kept whole.
 * Negative texts (no labelled value at all, e.g. the DLP hard negatives): the share in which
   anything was masked.
