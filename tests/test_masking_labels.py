@@ -277,3 +277,18 @@ def test_a_bare_id_key_is_a_persons_only_in_a_persons_record(masker):
     assert data["customer"]["id"].startswith("<USER_ID_")
     assert data["contact"][0]["id"].startswith("<USER_ID_")
     assert data["payment_methods"]["card_x"]["id"] == "pm_5512093"
+
+
+def test_an_id_given_in_answer_to_the_previous_message_is_masked_everywhere(masker):
+    out = _masked(
+        masker,
+        ("assistant", "Thanks! To look this up, could you share your member ID?"),
+        ("user", "Sure, it's QX77120B"),
+        ("assistant", "And what is your order number?"),
+        ("user", "5512093"),
+        ("assistant", "Found QX77120B. What is your username?"),
+        ("user", "fern_walker88"),
+    )
+    assert "QX77120B" not in "".join(out) and out[1].startswith("Sure, it's <INSURANCE_ID_")
+    assert out[3] == "5512093"  # an order's number stays
+    assert out[5].startswith("<USER_ID_")

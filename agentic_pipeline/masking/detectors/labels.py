@@ -252,46 +252,62 @@ def _handles(text: str, entities: list[str]) -> list[RecognizerResult]:
     ]
 
 
+def asked_label(question: str) -> str | None:
+    """The type a question asks for ("Could you share your policy number?" -> ``INSURANCE_ID``,
+    "What is your username?" -> ``USER_ID``): the id or login label nearest its last question
+    mark, else ``None`` ("What is your order ID?": a thing's)."""
+    if "?" not in question:
+        return None
+    q = question[: question.rindex("?")]
+    found = list(question_label_re().finditer(q))
+    if not found:
+        return None
+    m = found[-1]
+    if m.group("handle"):
+        return "USER_ID"
+    if _norm_label(m.group("label")) in GENERIC_LABELS and _THING_WORD_BEFORE.search(
+        q, max(0, m.start() - 30), m.start()
+    ):
+        return None
+    return label_entity(m.group("label"))
+
+
+def answer_value(answer: str, entity_type: str) -> tuple[int, int] | None:
+    """Where the asked value stands in the answer ("Yes, it's QX77120B."): the first token
+    after "it's", "sure", ":"... with an id's shape (a login name's with a digit or ``_``)."""
+    for a in _ANSWER.finditer(answer):
+        v = a.group("value")
+        ok = (
+            handle_value_ok(v) and any(c.isdigit() or c == "_" for c in v)
+            if entity_type == "USER_ID" and not id_value_ok(v)
+            else id_value_ok(v)
+        )
+        if ok:
+            return a.start("value"), a.end("value")
+    return None
+
+
 def _answers(text: str, entities: list[str]) -> list[RecognizerResult]:
     """The id or login name in the line right after a question that asks for it ("Can you give
-    me your member ID?" / "Sure, it's QX77120B")."""
+    me your member ID?" / "Sure, it's QX77120B"), within one text."""
     if "?" not in text or "\n" not in text:
         return []
     out = []
     lines = text.split("\n")
-    at = 0
-    starts = []
-    for line in lines:
-        starts.append(at)
-        at += len(line) + 1
+    starts = [0]
+    for line in lines[:-1]:
+        starts.append(starts[-1] + len(line) + 1)
     for i, line in enumerate(lines[:-1]):
-        if "?" not in line:
-            continue
-        q = line[: line.rindex("?")]
-        found = list(question_label_re().finditer(q))
-        if not found:
-            continue
-        m = found[-1]  # the label nearest the question mark
-        if m.group("handle"):
-            et, ok = "USER_ID", handle_value_ok
-        else:
-            if _norm_label(m.group("label")) in GENERIC_LABELS and _THING_WORD_BEFORE.search(
-                q, max(0, m.start() - 30), m.start()
-            ):
-                continue
-            et, ok = label_entity(m.group("label")), id_value_ok
+        et = asked_label(line)
         if et is None or (entities and et not in entities):
             continue
         j = next((k for k in range(i + 1, len(lines)) if lines[k].strip()), None)
         if j is None or j > i + 2:
             continue
-        answer = lines[j]
-        for a in _ANSWER.finditer(answer):
-            v = a.group("value")
-            if ok(v) and (ok is id_value_ok or any(c.isdigit() for c in v) or "_" in v):
-                s = starts[j] + a.start("value")
-                out.append(RecognizerResult(et, s, s + len(v), NEAR_LABEL_SCORE))
-                break
+        where = answer_value(lines[j], et)
+        if where is not None:
+            a, b = where
+            out.append(RecognizerResult(et, starts[j] + a, starts[j] + b, NEAR_LABEL_SCORE))
     return out
 
 
