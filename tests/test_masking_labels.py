@@ -292,3 +292,17 @@ def test_an_id_given_in_answer_to_the_previous_message_is_masked_everywhere(mask
     assert "QX77120B" not in "".join(out) and out[1].startswith("Sure, it's <INSURANCE_ID_")
     assert out[3] == "5512093"  # an order's number stays
     assert out[5].startswith("<USER_ID_")
+
+
+def test_account_numbers_shaped_like_ibans_of_countries_without_ibans(masker):
+    payload = json.dumps([{"sender": "me", "recipient": "US440011220033440055667", "amount": 98.7}])
+    data, prose = _masked(
+        masker,
+        ("tool", payload),
+        (
+            "assistant",
+            "I sent 98.70 to US440011220033440055667; the refund came from ZX04001122334455.",
+        ),
+    )
+    assert "440011220033440055667" not in data + prose and "ZX04001122334455" not in prose
+    assert "98.70" in prose and json.loads(data)[0]["amount"] == 98.7
