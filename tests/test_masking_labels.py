@@ -306,3 +306,15 @@ def test_account_numbers_shaped_like_ibans_of_countries_without_ibans(masker):
     )
     assert "440011220033440055667" not in data + prose and "ZX04001122334455" not in prose
     assert "98.70" in prose and json.loads(data)[0]["amount"] == 98.7
+
+
+def test_a_label_of_a_person_and_of_an_id_types_an_id_shaped_value_as_the_id(masker):
+    prose, data = _masked(
+        masker,
+        ("user", "Ref: patient acct 7712093, chart #44-1209, patient: Orla Vennick"),
+        ("tool", json.dumps({"patient": "A0045128", "customer": "Tobiah Marsh"})),
+    )
+    assert "7712093" not in prose and "44-1209" not in prose and "Vennick" not in prose
+    assert "<MEDICAL_RECORD_" in prose
+    assert json.loads(data)["patient"].startswith("<MEDICAL_RECORD_")
+    assert json.loads(data)["customer"].startswith("<PERSON_")

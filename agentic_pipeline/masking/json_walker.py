@@ -55,7 +55,7 @@ def label_id(key: str, value: Any) -> str | None:
     (``"mrn": "00451288"``, ``"policyNo": ...``, ``"account_numbers": [...]``) whose values have an
     id's shape (``detectors/labels.py``). Never inherited by a nested object: the balance under
     ``"account": {...}`` is no account number."""
-    et = label_entity(str(key))
+    et = label_entity(str(key), ids_first=True)
     if et is None or et == "PERSON":
         return None
     values = value if isinstance(value, list) else [value]

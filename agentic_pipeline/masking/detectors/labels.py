@@ -232,7 +232,7 @@ def _near_label_ids(text: str, entities: list[str]) -> list[RecognizerResult]:
             continue
         if _norm_label(m.group("label")) in GENERIC_LABELS:
             continue  # "id" a few words before a number says too little
-        et = label_entity(m.group("label"))
+        et = label_entity(m.group("label"), ids_first=True)
         if et is None or (entities and et not in entities):
             continue
         out.append(RecognizerResult(et, m.start(group), m.end(group), NEAR_LABEL_SCORE))
@@ -269,7 +269,7 @@ def asked_label(question: str) -> str | None:
         q, max(0, m.start() - 30), m.start()
     ):
         return None
-    return label_entity(m.group("label"))
+    return label_entity(m.group("label"), ids_first=True)
 
 
 def answer_value(answer: str, entity_type: str) -> tuple[int, int] | None:
@@ -354,14 +354,15 @@ def _norm_label(label: str) -> str:
 
 
 @lru_cache(maxsize=4096)
-def label_entity(label: str) -> str | None:
+def label_entity(label: str, ids_first: bool = False) -> str | None:
     """Entity type a field label or key names through the label lists: an id type for an id
     label (optionally followed by id words: ``policy_no``, ``Member ID``), ``PERSON`` for a
-    name label, else ``None``."""
+    name label, else ``None``. A label of both lists ("patient", "customer") names a person,
+    or, with ``ids_first`` (a value with an id's shape after it), that id."""
     norm = _norm_label(label)
     if not norm:
         return None
-    if norm in person_labels():
+    if norm in person_labels() and not (ids_first and norm in id_labels()):
         return "PERSON"
     ids = id_labels()
     words = norm.split()
@@ -401,7 +402,7 @@ class IdLabelRecognizer(LocalRecognizer):
                 text, max(0, m.start("label") - 30), m.start("label")
             ):
                 continue  # "Order ID: 54321": the generic label belongs to a thing
-            et = label_entity(m.group("label"))
+            et = label_entity(m.group("label"), ids_first=True)
             if et is None or (entities and et not in entities):
                 continue
             out.append(RecognizerResult(et, m.start("value"), m.end("value"), LABEL_SCORE))
