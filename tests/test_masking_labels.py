@@ -318,3 +318,11 @@ def test_a_label_of_a_person_and_of_an_id_types_an_id_shaped_value_as_the_id(mas
     assert "<MEDICAL_RECORD_" in prose
     assert json.loads(data)["patient"].startswith("<MEDICAL_RECORD_")
     assert json.loads(data)["customer"].startswith("<PERSON_")
+
+
+def test_quantities_after_a_label_are_no_ids(masker):
+    (out,) = _masked(
+        masker,
+        ("user", "My account has 25000 miles and the policy covers up to 1000000 dollars."),
+    )
+    assert out == "My account has 25000 miles and the policy covers up to 1000000 dollars."

@@ -220,6 +220,23 @@ def handle_value_ok(value: str) -> bool:
     return value.lower() not in STOP_WORDS and not is_vocabulary(value)
 
 
+#: A unit after a number: a quantity or an amount, no id ("25000 miles", "1000000 dollars").
+_UNIT_AFTER = re.compile(
+    r"(?i)[ \t]*(?:dollars?|usd|eur|euros?|pounds?|gbp|inr|rupees?|points?|miles?|km|kg|lbs?|"
+    r"items?|units?|%|percent|people|users|customers|members|accounts|times|days|hours|years)\b"
+)
+
+
+def _far_id_ok(value: str, text: str, end: int) -> bool:
+    """An id a few words from its label needs a stronger shape than one right after it: letters
+    and 4+ digits, or 7+ digits, and no unit after it."""
+    digits = sum(c.isdigit() for c in value)
+    letters = sum(c.isalpha() for c in value)
+    if not id_value_ok(value) or not (digits >= 7 or (letters and digits >= 4)):
+        return False
+    return _UNIT_AFTER.match(text, end) is None
+
+
 def _near_label_ids(text: str, entities: list[str]) -> list[RecognizerResult]:
     """Ids a few words after their label (``near_label_re``), unless a thing's word stands
     between ("account for order 5512093": the order's)."""
@@ -228,7 +245,7 @@ def _near_label_ids(text: str, entities: list[str]) -> list[RecognizerResult]:
         if _THING_WORD_IN.search(m.group("gap")) or re.search(r"[.;!?]", m.group("gap")):
             continue
         group = "tail" if m.group("tail") else "value"
-        if group == "value" and not id_value_ok(m.group("value")):
+        if group == "value" and not _far_id_ok(m.group("value"), text, m.end("value")):
             continue
         if _norm_label(m.group("label")) in GENERIC_LABELS:
             continue  # "id" a few words before a number says too little
@@ -377,6 +394,17 @@ def label_entity(label: str, ids_first: bool = False) -> str | None:
     return None
 
 
+def _starts_with_a_word(value: str) -> bool:
+    """A value of several parts whose first part is a lower-case English word ("has 25000" after
+    "account"): a sentence goes on, no id."""
+    from agentic_pipeline.masking.vocabulary import STOP_WORDS, is_vocabulary
+
+    first = value.split(" ", 1)[0]
+    if first == value or not first.isalpha() or not first.islower():
+        return False
+    return first in STOP_WORDS or is_vocabulary(first)
+
+
 class IdLabelRecognizer(LocalRecognizer):
     """Ids right after an id label, in prose and ``label: value`` lines, whatever their shape."""
 
@@ -394,8 +422,8 @@ class IdLabelRecognizer(LocalRecognizer):
         out, pos, rx = [], 0, id_label_re()
         while (m := rx.search(text, pos)) is not None:
             value = m.group("value")
-            if not id_value_ok(value):  # "Patient MRN: 0045...": the next label may own it
-                pos = m.end("label")
+            if not id_value_ok(value) or _starts_with_a_word(value):
+                pos = m.end("label")  # "Patient MRN: 0045...": the next label may own it
                 continue
             pos = m.end()
             if _norm_label(m.group("label")) in GENERIC_LABELS and _THING_WORD_BEFORE.search(
