@@ -21,7 +21,7 @@ Decisions (documented for reviewers):
 Modules: this one holds the strict patterns, the context recognizers built on one regex (last
 four, DOB, phone in context, US/UK street lines, customer ids) and the one list
 of recognizers (``custom_recognizers``); ``number_recognizers`` (phones, cards, IBANs, national
-ids), ``street_recognizers`` (European streets, postcodes) and ``names`` (person names decided by
+ids), ``detectors/streets`` (European streets, postcodes) and ``names`` (person names decided by
 a trained model) hold the other families.
 """
 
@@ -31,6 +31,12 @@ import re
 
 from presidio_analyzer import LocalRecognizer, RecognizerResult
 from presidio_analyzer.nlp_engine import NlpArtifacts
+
+from agentic_pipeline.masking.detectors.streets import (  # noqa: F401
+    EU_STREET_RES,
+    POSTCODE_RES,
+    StreetLineRecognizer,
+)
 
 # the recognizers of the other families, re-exported: ``recognizers`` is the masking package's
 # one list of detectors
@@ -50,11 +56,6 @@ from agentic_pipeline.masking.number_recognizers import (  # noqa: F401
     IbanShapeRecognizer,
     IntlPhoneRecognizer,
     NationalIdRecognizer,
-)
-from agentic_pipeline.masking.street_recognizers import (  # noqa: F401
-    EU_STREET_RES,
-    POSTCODE_RES,
-    StreetLineRecognizer,
 )
 from agentic_pipeline.pii_patterns import (  # noqa: F401  (re-exported for the masking package)
     CARD_RE,

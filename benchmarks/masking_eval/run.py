@@ -477,7 +477,7 @@ def main(argv: list[str] | None = None) -> int:
         print(block, flush=True)
         if args.show_misses:
             for kind in group_types(ours_t.misses):
-                for doc_id, value, ctx in ours_t.misses[kind][: args.show_misses]:
+                for doc_id, value, ctx in ours_t.misses.get(kind, [])[: args.show_misses]:
                     print(f"   missed {kind} {value!r} in {doc_id}: {ctx}")
         text.append(block)
         results[u.corpus] = {

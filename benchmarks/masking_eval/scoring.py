@@ -108,7 +108,8 @@ def score_cell(
         tally.n[kind] += 1
         tally.leaked[kind] += left
         if left:
-            at = masked.lower().find(parts(v)[0]) if parts(v) else -1
+            clear = [p for p in parts(v) if _count(p, masked)] or parts(v)
+            at = masked.lower().find(clear[0]) if clear else -1
             ctx = masked[max(0, at - 60) : at + 60].replace("\n", " / ") if at >= 0 else ""
             tally.misses.setdefault(kind, []).append((doc.doc_id, v, ctx))
         if is_id(kind):

@@ -13,7 +13,7 @@ import re
 from presidio_analyzer import LocalRecognizer, RecognizerResult
 from presidio_analyzer.nlp_engine import NlpArtifacts
 
-from agentic_pipeline.masking.address_blocks import (
+from agentic_pipeline.masking.detectors.address_blocks import (
     NOT_STREET,
     after_street_spans,
     block_spans,
