@@ -47,6 +47,9 @@ ADDRESS_TYPES = frozenset({"STREET_ADDRESS", "ZIP_CODE", "UK_POSTCODE"})
 #: Type of a joined address (the street recognizers' type: one token type per address).
 ADDRESS = "STREET_ADDRESS"
 DETECTOR = "AddressJoiner"
+#: Score of a street joined up to its postcode or region code: above a phone-shaped run of its
+#: digits or a name-shaped word of its city, so that the address stays one span.
+JOINED_SCORE = 0.86
 #: Score of an address cell found by its column header or line label (as a key rule).
 STRUCTURED_SCORE = 0.9
 
@@ -120,7 +123,7 @@ def _join_after(text: str, end: int) -> tuple[int, bool]:
             committed, postcode = m.end(), True
             strong = True
         elif kind == "weak":  # "Hafnarvegur 3, Vik, 570": after a city, at the address's end
-            if not city or not _WEAK_END.match(text, m.end()) or _year(value):
+            if not city or not _WEAK_END.match(text, m.end()):
                 break
             committed, postcode = m.end(), True
             strong = True
@@ -161,10 +164,6 @@ def _line_ends(text: str, pos: int) -> bool:
     return not text[pos : len(text) if stop < 0 else stop].strip(" \t,.;")
 
 
-def _year(value: str) -> bool:
-    return len(value) == 4 and 1900 <= int(value) <= 2099
-
-
 #: "City, ST 62704" (or "City ST 62704"), maybe with a street name without a house number before
 #: it ("Mill Street, "), ending right before a postcode that has no street before it.
 _CITY_BEFORE = re.compile(
@@ -181,9 +180,9 @@ def join_addresses(text: str, spans: list[Span]) -> list[Span]:
     for sp in spans:
         s, e, et, score, det = sp
         if et == "STREET_ADDRESS":
-            new_end = _join_after(text, e)[0]
+            new_end, strong = _join_after(text, e)
             if new_end > e:
-                sp = (s, new_end, ADDRESS, score, det)
+                sp = (s, new_end, ADDRESS, max(score, JOINED_SCORE) if strong else score, det)
         elif et in ("ZIP_CODE", "UK_POSTCODE"):
             sp = _join_before(text, sp)
         out.append(sp)

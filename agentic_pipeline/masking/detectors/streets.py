@@ -286,6 +286,10 @@ POSTCODE_RES: tuple[re.Pattern[str], ...] = (
 )
 
 
+#: Position in ``POSTCODE_RES`` of the postcode closing an address line ("Brugg, 8021").
+_CLOSING_POSTCODE = 6
+
+
 class StreetLineRecognizer(LocalRecognizer):
     """European street lines and postcodes (US/UK lines are ``street_address_recognizer``)."""
 
@@ -314,9 +318,11 @@ class StreetLineRecognizer(LocalRecognizer):
                 if i in _ADDRESS_LINE_RES and not _street_words(m.group(g), False):
                     continue
                 found.append((m.start(g), m.end(g), "STREET_ADDRESS"))
-        for rx in POSTCODE_RES:
+        for i, rx in enumerate(POSTCODE_RES):
             for m in rx.finditer(text):
                 g = "code" if "code" in rx.groupindex else 1 if rx.groups else 0
+                if i == _CLOSING_POSTCODE and looks_like_year(m.group(g)):
+                    continue  # "University of X, 2019": a year (after a street: the joiner's)
                 if "city" in rx.groupindex and not region_words(m.group("city")):
                     continue
                 if "country" in rx.groupindex and not _country_or_city(text, m):
