@@ -77,7 +77,7 @@ _SEP = r"[ \t]*(?:,[ \t]*)?(?:\r?\n[ \t]*)?"
 _UNIT = rf"(?:(?:{_alternation(_D['unit_words'])})\.?|#)[ \t]*[A-Za-z]?\d[\w-]*"
 _POSTCODE = "|".join(_D["postcodes"])
 _WEAK_POSTCODE = "|".join(_D["weak_postcodes"])
-#: A capitalised word (a city, region or country word), maybe hyphenated ("Saint-Ouen").
+#: A capitalised word (a city, region or country word), maybe hyphenated ("Port-Lorn").
 _CAP_WORD = rf"(?:[{UP}][{LW}]{{0,2}}\.|[{UP}][{UP}{LW}'’]*(?:[-'’][{UP}{LW}]+)*)(?!\d)"
 _PARTICLE = rf"(?:{_alternation(_D['city_particles'])})"
 #: A city's name: capitalised words with particles between them, maybe a "(district)" after it.
@@ -131,9 +131,9 @@ def _join_after(text: str, end: int) -> tuple[int, bool]:
             if _is_postcode_next(text, m.end()):
                 pass  # "Springfield, IL 62704": the postcode decides
             elif (city or postcode) and value in REGION_CODES | COUNTRY_CODES:
-                committed, strong = m.end(), True  # "Millbrook, OR" / "Anytown, U.S.A."
+                committed, strong = m.end(), True  # "Millbrook, OR" / "Tarnby, U.S.A."
             elif (city or postcode) and value[:-1] in REGION_CODES | COUNTRY_CODES:
-                committed, strong = m.end() - 1, True  # "Anytown, USA." (a full stop after it)
+                committed, strong = m.end() - 1, True  # "Tarnby, USA." (a full stop after it)
             else:
                 break
         else:  # words
