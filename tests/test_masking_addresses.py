@@ -77,6 +77,13 @@ def _gone(out: str, *raw: str) -> None:
             ("Garnet", "Apt 5", "Brookhollow", "WI", "53001", "United States"),
             "",
         ),
+        # a block: a unit line over the street line, the city and a UK postcode under it
+        (
+            "Ship to:\nOrla Brannick\nFlat 3, Rowan House\n14 Kestrel Mews\nBrookhollow\nBK4 2PL"
+            "\n\nThanks",
+            ("Flat 3", "Rowan", "Kestrel", "Brookhollow", "BK4"),
+            "\n\nThanks",
+        ),
         # a Canadian postcode after the city
         (
             "Send the card to 305 Tamarel Drive, Ossington, ON K2P 1L4 by Friday.",

@@ -182,6 +182,7 @@ def join_addresses(text: str, spans: list[Span]) -> list[Span]:
         if et == "STREET_ADDRESS":
             new_end, strong = _join_after(text, e)
             if new_end > e:
+                s = _unit_line_before(text, s) if strong else s
                 sp = (s, new_end, ADDRESS, max(score, JOINED_SCORE) if strong else score, det)
         elif et in ("ZIP_CODE", "UK_POSTCODE"):
             sp = _join_before(text, sp)
@@ -209,6 +210,20 @@ def _bare_street_spans(text: str, spans: list[Span]) -> list[Span]:
         if strong and region_words(m.group().split(None, 1)[1]):
             out.append((m.start(), end, ADDRESS, 0.7, DETECTOR))
     return out
+
+
+#: A unit line over the street line of a block ("Flat 3, Rowan House", "Suite 200").
+_UNIT_LINE = re.compile(rf"[ \t]*{_UNIT}(?:,?[ \t]+{_CAP_WORD}){{0,4}}[ \t]*,?[ \t]*\r?\n[ \t]*$")
+
+
+def _unit_line_before(text: str, start: int) -> int:
+    """``start`` moved to the unit line right above a block's street line, if there is one."""
+    line_start = text.rfind("\n", 0, start) + 1
+    if text[line_start:start].strip():
+        return start
+    prev = text.rfind("\n", 0, max(0, line_start - 1)) + 1
+    m = _UNIT_LINE.fullmatch(text, prev, start)
+    return prev + len(m.group()) - len(m.group().lstrip()) if m else start
 
 
 def _join_before(text: str, sp: Span) -> Span:
