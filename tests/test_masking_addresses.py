@@ -119,6 +119,7 @@ def test_an_address_in_prose_is_one_span(masker, text, parts, after):
         "We flew from Chicago to Denver and then on to Paris.",
         "Product designer, based in Portland, OR. Loves hiking.",
         "Let us meet at the bakery on Kestrel Street at noon.",
+        "How about the cafe on Kestrel Avenue at 7 PM?",
         "The conference is in Berlin, Germany, in May.",
         "I studied at the University of Lornbury, 2019 graduate.",
         "In 2019 Tesla, Ford, GM and others sold 300 Widgets, Gadgets, and more.",

@@ -71,7 +71,11 @@ _NOT_STREET = (
 _NOT_STREET_WORDS = frozenset(w.lower() for w in _NOT_STREET.split("|")) | NOT_STREET
 EU_STREET_RES: tuple[re.Pattern[str], ...] = (
     # "Via Roma 12", "Calle de Alcalá 3", "ul. Długa 5", "Avenida Pardelas 42"
-    re.compile(rf"(?<!\w)(?:{_EU_PREFIX})\s+(?:{_WORD}\s+){{0,4}}?{_WORD},?\s+{_HOUSE}(?!\w)"),
+    # (the name's words are capitalised or particles: "Avenue at 7 PM" is no street)
+    re.compile(
+        rf"(?<!\w)(?:{_EU_PREFIX})\s+(?:{_STREET_WORD}\s+){{0,4}}?{_STREET_WORD},?\s+{_HOUSE}"
+        r"(?!\w)"
+    ),
     # "12, rue de la Paix", "3 bis avenue Foch"
     # (the street's words are capitalised or particles: "71 Rue de Vaubrel street in Orlane"
     # stops before "street")
