@@ -186,6 +186,16 @@ def test_json_address_objects_are_masked_and_a_city_alone_stays(masker):
     _gone(e, "Quillet", "Ossington", "30144")
 
 
+def test_an_address_dict_printed_inside_text(masker):
+    text = (
+        "lookup returned {'name': 'Ada Vellery', 'street': '12 Garnet Lane', 'city': "
+        "'Brookhollow', 'zip': '53001'} and the hub {'city': 'Tarnby', 'bay': 4}"
+    )
+    (out,) = _masked(masker, ("tool", text))
+    _gone(out, "Garnet", "Brookhollow", "53001")
+    assert out.endswith("the hub {'city': 'Tarnby', 'bay': 4}")
+
+
 def test_a_shipping_city_alone_is_a_thing_context_and_stays(masker):
     """Decision: an order's city without a street or postcode (a warehouse, a dispatch hub) is
     no personal address; the same city inside the recipient's address object is masked."""

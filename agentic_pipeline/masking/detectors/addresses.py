@@ -190,6 +190,8 @@ def join_addresses(text: str, spans: list[Span]) -> list[Span]:
     out += _bare_street_spans(text, out)
     if "\n" in text:
         out += table_spans(text) + field_block_spans(text)
+    if "{" in text:
+        out += inline_object_spans(text)
     return out
 
 
@@ -359,4 +361,29 @@ def field_block_spans(text: str) -> list[Span]:
             if v:
                 block.append((m.group("label"), m.start("v"), m.start("v") + len(v)))
             last_line = line_no
+    return out
+
+
+#: A flat ``{...}`` inside text (a dict or JSON object a tool or log line printed in prose).
+_INLINE_OBJECT = re.compile(r"\{[^{}]{1,800}\}")
+#: A quoted key and its quoted string value: ``'city': 'Tarnby'``, ``"zip": "97001"``.
+_PAIR = re.compile(
+    r"""(['"])(?P<k>[\w -]{1,40})\1[ \t]*:[ \t]*(['"])(?P<v>(?:(?!\3)[^\n]){1,160})\3"""
+)
+#: The parts of an address object that are masked (a country stays, as in the JSON walker).
+_MASKED_PARTS = frozenset({"street", "unit", "city", "region", "postcode"})
+
+
+def inline_object_spans(text: str) -> list[Span]:
+    """The address values of a flat object printed inside text (``{'street': …, 'city': …}``)
+    that holds a street or postcode (``is_address_object``); whole JSON or dict cells are walked
+    by the JSON walker instead."""
+    out: list[Span] = []
+    for obj in _INLINE_OBJECT.finditer(text):
+        pairs = list(_PAIR.finditer(text, obj.start(), obj.end()))
+        if not is_address_object([p.group("k") for p in pairs]):
+            continue
+        for p in pairs:
+            if address_part(p.group("k")) in _MASKED_PARTS and p.group("v").strip():
+                out.append((p.start("v"), p.end("v"), ADDRESS, STRUCTURED_SCORE, DETECTOR))
     return out
