@@ -155,10 +155,14 @@ def test_a_city_column_without_a_street_stays(masker):
 
 
 def test_address_label_lines_of_one_block(masker):
-    text = "Customer record\nStreet: 12 Garnet Lane\nCity: Brookhollow\nState: WI\nZip: 53001\n"
+    text = (
+        "Customer record\nStreet: 12 Garnet Lane\nCity: Brookhollow\nState: WI\nZip: 53001\n"
+        "Country: Canada\n"
+    )
     lone = "Weather report\nCity: Tarnby\nForecast: rain\n"
     out, kept = _masked(masker, ("tool", text), ("tool", lone))
     _gone(out, "Garnet", "Brookhollow", "53001", "State: WI")
+    assert "Country: Canada" in out  # a country alone identifies nobody
     assert kept == lone
 
 

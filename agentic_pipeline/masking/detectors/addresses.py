@@ -250,6 +250,11 @@ def _strong(code: str) -> bool:
 
 
 # ------------------------------------------------------------------------- structured text
+#: The parts of an address object, table row or label block that are masked (a country alone
+#: identifies nobody and stays, as in the JSON walker).
+_MASKED_PARTS = frozenset({"street", "unit", "city", "region", "postcode"})
+
+
 @lru_cache(maxsize=4096)
 def address_part(key: str) -> str | None:
     """The address part a key or column header names (``street``, ``unit``, ``city``,
@@ -329,7 +334,7 @@ def table_spans(text: str) -> list[Span]:
                 continue
             run: list[tuple[int, int]] = []
             for part, (a, b) in [*zip(parts, cells, strict=True), (None, (0, 0))]:
-                if part and b > a:
+                if part in _MASKED_PARTS and b > a:
                     run.append((a, b))
                     continue
                 if run:
@@ -349,12 +354,20 @@ def field_block_spans(text: str) -> list[Span]:
     out: list[Span] = []
     block: list[tuple[str, int, int]] = []
     last_line = -2
-    lines = [(m, text.count("\n", 0, m.start())) for m in _FIELD.finditer(text)]
+    lines, line_no, seen = [], 0, 0
+    for m in _FIELD.finditer(text):
+        line_no += text.count("\n", seen, m.start())
+        seen = m.start()
+        lines.append((m, line_no))
     for m, line_no in [*lines, (None, -10)]:
         part = address_part(m.group("label").strip()) if m is not None else None
         if part is None or line_no != last_line + 1:
             if is_address_object([b[0] for b in block]):
-                out += [(a, b, ADDRESS, STRUCTURED_SCORE, DETECTOR) for _, a, b in block]
+                out += [
+                    (a, b, ADDRESS, STRUCTURED_SCORE, DETECTOR)
+                    for label, a, b in block
+                    if address_part(label.strip()) in _MASKED_PARTS
+                ]
             block = []
         if m is not None and part is not None:
             v = m.group("v").rstrip()
@@ -370,8 +383,6 @@ _INLINE_OBJECT = re.compile(r"\{[^{}]{1,800}\}")
 _PAIR = re.compile(
     r"""(['"])(?P<k>[\w -]{1,40})\1[ \t]*:[ \t]*(['"])(?P<v>(?:(?!\3)[^\n]){1,160})\3"""
 )
-#: The parts of an address object that are masked (a country stays, as in the JSON walker).
-_MASKED_PARTS = frozenset({"street", "unit", "city", "region", "postcode"})
 
 
 def inline_object_spans(text: str) -> list[Span]:
