@@ -102,6 +102,8 @@ def _gone(out: str, *raw: str) -> None:
             ("555", "Larkfield", "Brookhollow"),
             ".",
         ),
+        # a street without a street-type word after an address cue, closed by its city
+        ("It's at 789 Larkfield, Tarnby. See you there!", ("789", "Larkfield", "Tarnby"), "!"),
         # a street name without a house number before "City, ST ZIP"
         ("Branch: Kestrel Street, Halloway, NV 89012\nTotal: 5", ("Kestrel", "Halloway"), ""),
     ],
@@ -120,6 +122,7 @@ def test_an_address_in_prose_is_one_span(masker, text, parts, after):
         "Product designer, based in Portland, OR. Loves hiking.",
         "Let us meet at the bakery on Kestrel Street at noon.",
         "How about the cafe on Kestrel Avenue at 7 PM?",
+        "Come at 5 PM, Denver is lovely then.",
         "The conference is in Berlin, Germany, in May.",
         "I studied at the University of Lornbury, 2019 graduate.",
         "In 2019 Tesla, Ford, GM and others sold 300 Widgets, Gadgets, and more.",

@@ -197,7 +197,8 @@ def join_addresses(text: str, spans: list[Span]) -> list[Span]:
 
 #: A house number and one to three capitalised words before a comma: a street line without a
 #: street-type word ("555 Larkfield, ..."), an address only when a city and a postcode or a
-#: region or country code follow it.
+#: region or country code follow it, or a city after an address cue ("lives at 12 Larkfield,
+#: Tarnby.").
 _BARE_STREET = re.compile(
     rf"(?<![\w.,/:-])\d{{1,5}}[A-Za-z]?[ \t]+{_CAP_WORD}(?:[ \t]+{_CAP_WORD}){{0,2}}(?=,)"
 )
@@ -209,9 +210,20 @@ def _bare_street_spans(text: str, spans: list[Span]) -> list[Span]:
         if any(a < m.end() and m.start() < b for a, b, *_ in spans):
             continue
         end, strong = _join_after(text, m.end())
-        if strong and region_words(m.group().split(None, 1)[1]):
+        words = m.group().split(None, 1)[1]
+        if end == m.end() or words.isupper() or not region_words(words):
+            continue  # "at 5 PM, Tarnby": a time
+        if strong or _ADDRESS_CUE.search(text, max(0, m.start() - 40), m.start()):
             out.append((m.start(), end, ADDRESS, 0.7, DETECTOR))
     return out
+
+
+#: Words right before an address in prose ("it's at", "my address is", "lives at", "ship to").
+_ADDRESS_CUE = re.compile(
+    r"(?i)(?:\b(?:address(?:\s+is)?|live[sd]?\s+(?:at|on)|living\s+at|resid(?:es|ing)\s+at|"
+    r"located\s+at|moved\s+to|ship(?:ped)?\s+(?:it\s+)?to|send\s+it\s+to|deliver(?:ed)?\s+to|"
+    r"(?:it'?s|it\s+is|we'?re|i'?m)\s+at)|\bat)\s*:?\s*$"
+)
 
 
 #: A unit line over the street line of a block ("Flat 3, Rowan House", "Suite 200").
