@@ -14,7 +14,7 @@ SPLIT = (
     "tables",
     "recognizers",
     "number_recognizers",
-    "street_recognizers",
+    "detectors/streets",
     "names/features",
     "names/model",
     "names/build",

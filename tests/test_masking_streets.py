@@ -10,7 +10,7 @@ import pytest
 from conftest import masked_user_texts
 
 from agentic_pipeline.masking import Masker
-from agentic_pipeline.masking.street_recognizers import StreetLineRecognizer
+from agentic_pipeline.masking.detectors.streets import StreetLineRecognizer
 
 REC = StreetLineRecognizer()
 

@@ -4,7 +4,7 @@ Public API: ``Masker``, ``mask_steps``, ``MaskResult``, ``WITHHELD_SCHEMA``, ``s
 ``Leak``, ``PIILeakError``, ``pseudonym_for``, ``DEV_MASKING_KEY``, ``is_dev_key``. See ``mask.py``
 for the pipeline (``episode.py``: known values and votes; ``apply.py``: masking one string;
 ``tables.py``: audit and withheld tables) and ``recognizers.py`` for what is masked and what is
-kept (``number_recognizers``, ``street_recognizers``; ``names/``: person names decided by a
+kept (``number_recognizers``, ``detectors/``; ``names/``: person names decided by a
 trained model; ``vocabulary.py``: word frequencies, places and calendar words).
 """
 

@@ -3,7 +3,8 @@
 Scalar leaves are handed to a visitor together with the entity type that a key-path rule assigns
 them (``email`` -> ``EMAIL_ADDRESS``, ``first_name`` -> ``PERSON``, an id label of
 ``detectors/labels.yaml`` such as ``mrn`` or ``policy_no`` -> its id type, ...); values under a
-personal key (``"address": {...}``) inherit it. A bare number under a key that names no thing is
+personal key (``"address": {...}``) inherit it, and the city, region and unit of an object that
+holds a street or postcode are masked with it. A bare number under a key that names no thing is
 typed by its own shape (a phone or card written as an integer). Keys go to the visitor too, so a
 personal value used as a key is masked like a value; schema keys stay as they are. A string that
 itself holds a JSON object or array is decoded, walked and re-encoded. Subtrees deeper than
@@ -18,6 +19,7 @@ from functools import lru_cache
 from typing import Any, Protocol
 
 from agentic_pipeline.jsonutil import strict_json_dumps
+from agentic_pipeline.masking.detectors.addresses import address_part, is_address_object
 from agentic_pipeline.masking.detectors.bare_numbers import bare_number_entity
 from agentic_pipeline.masking.detectors.labels import (  # noqa: F401  (key_entity: public here)
     GENERIC_LABELS,
@@ -34,6 +36,8 @@ MAX_DEPTH = 64
 _ADDRESS_LOCATION_KEYS = frozenset(
     {"city", "town", "country", "country_code", "state", "province", "region", "county"}
 )
+#: Parts of a flat address object masked beside its street or postcode (a country stays).
+_ADDRESS_PARTS = frozenset({"city", "region", "unit"})
 #: A dict with one of these keys describes a function call: its ``name`` is a tool name.
 _CALL_KEYS = frozenset({"arguments", "kwargs", "args", "parameters", "params", "function"})
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -166,6 +170,9 @@ def walk(
         return visitor.too_deep(path, obj)
     if isinstance(obj, dict):
         is_call = not _CALL_KEYS.isdisjoint(obj.keys())
+        # a city, region or unit beside a street or postcode is part of a personal address; a
+        # city alone (a flight's origin, a store search) is not (``detectors/addresses.py``)
+        address = is_address_object(obj.keys())
         rename = getattr(visitor, "key", None)
         out = {}
         person = None  # whether a bare "id" key here is a person's (decided once, when met)
@@ -175,6 +182,8 @@ def walk(
                 if person is None:
                     person = generic_id_of_a_person(key, [str(x) for x in obj])
                 ent = ent if person else None
+            if ent is None and address and address_part(str(k)) in _ADDRESS_PARTS:
+                ent = "LOCATION"
             new_key = rename(path, k) if rename is not None and isinstance(k, str) else k
             # paths (kept in the audit) are built from the masked key: never a raw value
             cpath = child_path(path, new_key)

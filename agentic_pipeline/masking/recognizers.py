@@ -21,7 +21,7 @@ Decisions (documented for reviewers):
 Modules: this one holds the strict patterns, the context recognizers built on one regex (last
 four, DOB, phone in context, US/UK street lines, customer ids) and the one list
 of recognizers (``custom_recognizers``); ``number_recognizers`` (phones, cards, IBANs, national
-ids), ``street_recognizers`` (European streets, postcodes) and ``names`` (person names decided by
+ids), ``detectors/streets`` (European streets, postcodes) and ``names`` (person names decided by
 a trained model) hold the other families.
 """
 
@@ -31,6 +31,13 @@ import re
 
 from presidio_analyzer import LocalRecognizer, RecognizerResult
 from presidio_analyzer.nlp_engine import NlpArtifacts
+
+from agentic_pipeline.masking.detectors.addresses import street_types
+from agentic_pipeline.masking.detectors.streets import (  # noqa: F401
+    EU_STREET_RES,
+    POSTCODE_RES,
+    StreetLineRecognizer,
+)
 
 # the recognizers of the other families, re-exported: ``recognizers`` is the masking package's
 # one list of detectors
@@ -50,11 +57,6 @@ from agentic_pipeline.masking.number_recognizers import (  # noqa: F401
     IbanShapeRecognizer,
     IntlPhoneRecognizer,
     NationalIdRecognizer,
-)
-from agentic_pipeline.masking.street_recognizers import (  # noqa: F401
-    EU_STREET_RES,
-    POSTCODE_RES,
-    StreetLineRecognizer,
 )
 from agentic_pipeline.pii_patterns import (  # noqa: F401  (re-exported for the masking package)
     CARD_RE,
@@ -118,22 +120,8 @@ PHONE_CONTEXT_RE = re.compile(
     r"cell|tel(?:ephone)?|number)\b[^\d\n]{0,20}?(?<![\w-])(?!\d{4}-\d\d?-\d\d?\b)(\+?\(?\d[\d\s().-]{8,18}\d(?:\s?x\d{1,5})?)"
     r"(?![\w-])"
 )
-_STREET_SUFFIX = (
-    "Street|St|Str|Avenue|Ave|Road|Rd|Drive|Dr|Lane|Ln|Boulevard|Blvd|Court|Ct|Way|Place|Pl|"
-    "Terrace|"
-    "Ter|Circle|Cir|Parkway|Pkwy|Highway|Hwy|Square|Sq|Trail|Trl|Loop|Row|Crescent|Close|Alley|"
-    "Bypass|Causeway|Center|Common|Corner|Cove|Creek|Crossing|Estates|Expressway|Extension|Falls|"
-    "Ferry|Field|Fields|Flat|Flats|Ford|Forest|Fork|Forks|Fort|Freeway|Garden|Gardens|Gateway|"
-    "Glen|Green|Grove|Harbor|Haven|Heights|Hill|Hills|Hollow|Island|Isle|Junction|Key|Knoll|"
-    "Knolls|Lake|Lakes|Landing|Light|Lights|Manor|Meadow|Meadows|Mill|Mills|Mission|Mount|"
-    "Mountain|Mountains|Neck|Orchard|Oval|Park|Pass|Path|Pike|Pine|Pines|Plain|Plains|Plaza|"
-    "Point|Points|Port|Ports|Prairie|Radial|Ranch|Rapids|Rest|Ridge|Ridges|River|Route|Run|"
-    "Shoal|Shoals|Shore|Shores|Skyway|Spring|Springs|Spur|Station|Stravenue|Stream|Summit|"
-    "Throughway|Trace|Track|Tunnel|Turnpike|Union|Unions|Valley|Valleys|Via|Viaduct|View|Views|"
-    "Village|Villages|Ville|Vista|Walk|Wall|Wells|Bridge|Brook|Brooks|Burg|Burgs|Canyon|Cape|"
-    "Cliff|Cliffs|Club|Crest|Dale|Dam|Divide|Curve|Branch|Bluff|Bluffs|Bottom|Camp|Glens|Greens|"
-    "Groves|Harbors|Mall|Motorway|Overpass|Parks|Inlet|Hwy|Heights"
-)
+#: Street-type words ("Lane", "Crescent"), data of ``detectors/addresses.yaml``.
+_STREET_SUFFIX = "|".join(sorted(street_types(), key=len, reverse=True))
 #: A unit designator needs a word end ("United" is no "Unit") and a digit in its number.
 _UNIT = (
     r"(?:Apt\.?|Apartment|Appartamento|Interno|Piso|Suite|Ste\.?|Unit|#)(?![A-Za-z])"

@@ -8,10 +8,12 @@ Rules (the same for ours and for plain Presidio):
   word-bounded) than the raw cell had outside the labelled values. JSON cells are compared by
   their string leaves; masking tokens (``<PERSON_1a2b3c4d>``, ``<PERSON>``) are no words.
 * A whole postal address (``ADDRESS``) counts when every part is masked (street, unit, city,
-  region, postcode); its street line (the part before the first comma) is reported apart.
-  A value labelled as an address that holds no digit ("Paris", "the park", "Oak Street") is no
-  postal address (no house number, no postcode): it is reported on its own row, ``PLACE
-  labelled address``, since the masking keeps a place named alone by design.
+  region, postcode); its street line (the part before the first comma) is reported apart, and so
+  are the labelled addresses that hold a number and a comma (``ADDRESS postal``: a street or
+  postcode with its place). A value labelled as an address that holds no digit ("Paris", "the
+  park", "Oak Street") is no postal address (no house number, no postcode): it is reported on
+  its own row, ``PLACE labelled address``, since the masking keeps a place named alone by
+  design.
 * Non-personal words: letters-only words of 3+ characters (runs of ``X`` excepted) of the raw
   cell outside every labelled value except the non-personal ones (organisations, companies,
   locations, which must stay); the share of their occurrences gone after masking. Texts of an
@@ -49,6 +51,13 @@ def parts(value: str) -> list[str]:
 
 def _count(part: str, text: str) -> int:
     return len(value_pattern(part).findall(text))
+
+
+def postal(value: str) -> bool:
+    """A labelled address that is a postal address by issue #21's definition (a street or
+    postcode with the place it belongs to: a number and two comma-separated parts), not a place
+    named alone ("Paris", "Denver, CO", "the park"), which the masking keeps on purpose."""
+    return "," in value and any(c.isdigit() for c in value)
 
 
 @dataclass
@@ -124,12 +133,16 @@ def score_cell(
         tally.n[kind] += 1
         tally.leaked[kind] += left
         if left:
-            at = masked.lower().find(parts(v)[0]) if parts(v) else -1
+            clear = [p for p in parts(v) if _count(p, masked)] or parts(v)
+            at = masked.lower().find(clear[0]) if clear else -1
             ctx = masked[max(0, at - 60) : at + 60].replace("\n", " / ") if at >= 0 else ""
             tally.misses.setdefault(kind, []).append((doc.doc_id, v, ctx))
         if is_id(kind):
             tally.n["ID (all)"] += 1
             tally.leaked["ID (all)"] += left
+        if kind == "ADDRESS" and postal(v):
+            tally.n["ADDRESS postal"] += 1
+            tally.leaked["ADDRESS postal"] += left
         if kind == "ADDRESS":  # the street line alone: the address cut at its first comma
             street = [*personal[:i], (kind, v.split(",")[0]), *personal[i + 1 :]]
             tally.n["ADDRESS street line"] += 1
@@ -166,6 +179,7 @@ def group_types(kinds: Iterable[str]) -> list[str]:
         "PHONE_NUMBER",
         "ADDRESS",
         "ADDRESS street line",
+        "ADDRESS postal",
         PLACE,
         "STREET_ADDRESS",
         "CREDIT_CARD",

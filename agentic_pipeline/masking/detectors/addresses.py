@@ -1,98 +1,412 @@
 """Postal addresses masked whole: a street line joined with the unit, city, region, postcode
-and country that follow it (issue #21).
+and country that belong to it, in prose, address blocks, ``label: value`` lines and CSV/TSV rows
+(issue #21). The words and shapes are data (``addresses.yaml``): street-type and unit words,
+region and country codes, city particles, the postcode shapes of the main countries, the keys
+and column headers that name an address's parts.
 
-The street lines and postcodes are found by the street recognizers; this joins them. After a
-street span, the parts of the address are read one by one (separated by commas, spaces or a
-line break): unit designators, capitalised city or region words, two-letter state codes,
-postcodes of the main formats, a country. The span grows only up to a part that proves it is
-an address: a postcode (with a city right after it, as Europe writes "10115 Berlin"), or a
-country after such a part. So "12 Oak Row, Springfield, IL 62704" and "Larch Row 14\\n80331
-Oberwald\\nGermany" become one span each, while a street followed by a sentence keeps its street
-only, and a city named alone in prose stays in clear. ``City, ST 62704`` without a street is
-joined the same way around its postcode.
+* Prose and blocks (``join_addresses``): the street lines and postcodes are found by the street
+  recognizers (``streets.py``, ``address_blocks.py``, ``recognizers.STREET_RE``); after a street
+  span the parts are read one by one (separated by commas, spaces or one line break): unit
+  designators, city words (with their particles: "Villa de la Torre"), region codes, postcodes,
+  a country. The span grows only up to a part that proves it is an address: a postcode, a
+  region or country code after a city, a city closing the clause after a comma ("12 Oak Row,
+  Springfield, filed ..."), a country after such a part. So "12 Oak Row, Springfield, IL
+  62704, USA" and "Larch Row 14\\n80331 Oberwald" become one span each, while a street followed
+  by a sentence keeps its street only, and a city named alone in prose stays in clear.
+  ``City, ST 62704`` without a house number is joined around its postcode (with the street
+  name before it when there is one: "Mill Street, Springfield, IL 62704").
+* Structured text: a CSV/TSV table whose header names a street or postcode column and other
+  address columns (``street, city, state, zip``) has each row's address cells masked, adjacent
+  cells as one span; ``Street: …`` / ``City: …`` / ``Zip: …`` lines of one block likewise. The
+  JSON walker asks ``address_part`` whether a key names an address part: a ``city`` next to a
+  ``street`` or ``zip`` is part of a personal address, a ``city`` alone (a flight's origin, a
+  store search) is not.
+
+Why no library: ``pyap`` (US/CA/GB only, unmaintained since 2020) and ``usaddress`` (a US-only
+CRF that labels a string already known to be an address, it does not find one in text) cover
+neither the European formats nor addresses inside prose; ``postal`` (libpostal) needs a 2 GB
+model downloaded at install time, which the offline machines cannot do.
 """
 
 from __future__ import annotations
 
 import re
+from functools import lru_cache
+from importlib import resources
+from typing import TYPE_CHECKING
 
-from agentic_pipeline.masking.engine import Span
+import yaml
+
+from agentic_pipeline.masking.detectors.address_blocks import region_words
+from agentic_pipeline.masking.vocabulary import LW, UP, is_place
+
+if TYPE_CHECKING:
+    from agentic_pipeline.masking.engine import Span
 
 ADDRESS_TYPES = frozenset({"STREET_ADDRESS", "ZIP_CODE", "UK_POSTCODE"})
 #: Type of a joined address (the street recognizers' type: one token type per address).
 ADDRESS = "STREET_ADDRESS"
 DETECTOR = "AddressJoiner"
+#: Score of a street joined up to its postcode or region code: above a phone-shaped run of its
+#: digits or a name-shaped word of its city, so that the address stays one span.
+JOINED_SCORE = 0.86
+#: Score of an address cell found by its column header or line label (as a key rule).
+STRUCTURED_SCORE = 0.9
 
+
+@lru_cache(maxsize=1)
+def address_data() -> dict:
+    """``addresses.yaml``."""
+    text = resources.files(__package__).joinpath("addresses.yaml").read_text(encoding="utf-8")
+    return yaml.safe_load(text)
+
+
+def street_types() -> list[str]:
+    """Street-type words ("Street", "Lane", "Crescent"...)."""
+    return list(address_data()["street_types"])
+
+
+def _alternation(words: list[str]) -> str:
+    return "|".join(re.escape(w) for w in sorted(set(words), key=len, reverse=True))
+
+
+_D = address_data()
+REGION_CODES = frozenset(c for codes in _D["region_codes"].values() for c in codes)
+COUNTRY_CODES = frozenset(_D["country_codes"])
 _SEP = r"[ \t]*(?:,[ \t]*)?(?:\r?\n[ \t]*)?"
-_UNIT = (
-    r"(?:Apt\.?|Apartment|Suite|Ste\.?|Unit|Flat|Floor|Fl\.?|Room|Rm\.?|Bldg\.?|Building|#)"
-    r"[ \t]*[A-Za-z]?\d[\w-]*"
+_UNIT = rf"(?:(?:{_alternation(_D['unit_words'])})\.?|#)[ \t]*[A-Za-z]?\d[\w-]*"
+_POSTCODE = "|".join(_D["postcodes"])
+_WEAK_POSTCODE = "|".join(_D["weak_postcodes"])
+#: A capitalised word (a city, region or country word), maybe hyphenated ("Port-Lorn").
+_CAP_WORD = rf"(?:[{UP}][{LW}]{{0,2}}\.|[{UP}][{UP}{LW}'’]*(?:[-'’][{UP}{LW}]+)*)(?!\d)"
+_PARTICLE = rf"(?:{_alternation(_D['city_particles'])})"
+#: A city's name: capitalised words with particles between them, maybe a "(district)" after it.
+_CITY = (
+    rf"{_CAP_WORD}(?:(?:[ \t]+{_PARTICLE}){{0,2}}[ \t]+{_CAP_WORD}){{0,4}}"
+    r"(?:[ \t]+\([^()\n]{1,30}\))?"
 )
-_POSTCODE = (
-    r"\d{5}(?:-\d{4})?"  # US, DE, FR, ES, IT...
-    r"|\d{4}[ \t]?[A-Z]{2}(?![\w])"  # NL
-    r"|\d{2}-\d{3}|\d{4}-\d{3}"  # PL, PT
-    r"|\d{3}[ \t]\d{2}"  # CZ, SK, SE, GR
-    r"|\d{4}"  # AT, BE, CH, DK, NO, HU...
-    r"|[A-Z]{1,2}\d[A-Z\d]?[ \t]?\d[A-Z]{2}"  # UK
-    r"|[A-Z]\d[A-Z][ \t]?\d[A-Z]\d"  # CA
-)
-#: A capitalised word (a city, region or country word).
-_CAP_WORD = r"[^\W\d_a-z][^\W\d_]*(?:['’-][^\W\d_]+)*(?!\d)"
 _PART = re.compile(
-    rf"{_SEP}(?:(?P<unit>{_UNIT})|(?P<postcode>(?:{_POSTCODE}))(?![\w-])"
-    rf"|(?P<state>[A-Z]{{2}})(?![\w])|(?P<words>{_CAP_WORD}(?:[ \t]+{_CAP_WORD}){{0,2}}))"
+    rf"{_SEP}(?:(?P<unit>{_UNIT})(?![\w-])"
+    rf"|(?P<postcode>{_POSTCODE})(?![\w-])|(?P<weak>{_WEAK_POSTCODE})(?![\w-])"
+    rf"|(?P<code>[A-Z](?:\.?[A-Z]){{0,2}}\.?)(?![\w'’-])|(?P<words>{_CITY}))"
 )
-#: "City, ST 62704" before a postcode that has no street before it.
-_CITY_STATE_BEFORE = re.compile(
-    r"(?:[^\W\d_a-z][\w'’.-]*(?:[ \t]+[^\W\d_a-z][\w'’.-]*){0,2}),[ \t]*[A-Z]{2}[ \t]+$"
-)
-MAX_PARTS = 8
-#: What may follow a city that closes an address without a postcode: the end of a sentence,
-#: line, field or text, or the state code or country after another comma.
-_CLOSES = re.compile(r"[ \t]*(?:[.;)\n\"']|,[ \t]*(?:[A-Z]{2}(?![\w])|[^\W\d_a-z])|$)")
+#: What may follow a city that closes an address: the end of a clause, line, field or text.
+_CITY_END = re.compile(rf"[ \t]*(?:$|[.,;:!?)\]}}\"'’\r\n])|[ \t]+[{LW}]")
+#: What may follow a weak (3-4 digit) postcode: the end of the address.
+_WEAK_END = re.compile(r"[ \t]*(?:$|[.,;:!?)\]}\"'’\r\n])")
+MAX_PARTS = 10
 
 
-def _join_after(text: str, end: int) -> int:
-    """The end of the address that starts with a street ending at ``end``."""
-    committed, pos, after_postcode = end, end, False
+def _is_postcode_next(text: str, pos: int) -> bool:
+    m = _PART.match(text, pos)
+    return m is not None and bool(m.group("postcode") or m.group("weak"))
+
+
+def _join_after(text: str, end: int) -> tuple[int, bool]:
+    """The end of the address that starts with a street ending at ``end``, and whether a
+    postcode or a region or country code closes it."""
+    committed, pos = end, end
+    city = postcode = strong = False
     for _ in range(MAX_PARTS):
         m = _PART.match(text, pos)
         if m is None or m.end() == pos:
             break
-        if m.group("postcode"):
-            committed, after_postcode = m.end(), True
-        elif m.group("state"):
-            if pos > end:  # "12 Oak Row, Springfield, IL": the state closes the address
+        kind = m.lastgroup
+        sep = text[pos : m.start(kind)]
+        if sep.count("\n") > 1:  # a blank line ends the block
+            break
+        value = m.group(kind)
+        if kind == "unit":
+            if committed == pos:  # "12 Oak Row, Apt 5"
                 committed = m.end()
-        elif m.group("words"):
-            if after_postcode:  # "10115 Berlin" (same line), or the country line under a block
-                committed = m.end()
-                after_postcode = "\n" not in text[pos : m.start("words")]
-            elif pos == end and "," in text[pos : m.start("words")]:
-                if _CLOSES.match(text, m.end()):  # "12 Oak Row, Springfield." / ", Millbrook\n"
+        elif kind == "postcode":
+            committed, postcode = m.end(), True
+            strong = True
+        elif kind == "weak":  # "Hafnarvegur 3, Vik, 570": after a city, at the address's end
+            if not city or not _WEAK_END.match(text, m.end()):
+                break
+            committed, postcode = m.end(), True
+            strong = True
+        elif kind == "code":
+            if _is_postcode_next(text, m.end()):
+                pass  # "Springfield, IL 62704": the postcode decides
+            elif (city or postcode) and value in REGION_CODES | COUNTRY_CODES:
+                committed, strong = m.end(), True  # "Millbrook, OR" / "Tarnby, U.S.A."
+            elif (city or postcode) and value[:-1] in REGION_CODES | COUNTRY_CODES:
+                committed, strong = m.end() - 1, True  # "Tarnby, USA." (a full stop after it)
+            else:
+                break
+        else:  # words
+            if is_place(value):  # a country
+                if city or postcode:
                     committed = m.end()
-        elif m.group("unit") and committed == pos:
-            committed = m.end()  # "12 Oak Row, Apt 5"
+                else:
+                    break
+            elif postcode and "\n" not in sep:  # "10115 Berlin"
+                committed, city = m.end(), True
+            elif city or postcode:
+                if not _is_postcode_next(text, m.end()):
+                    break  # a region name counts only before its postcode ("Texas 78701")
+            elif ("," in sep or "\n" in sep) and region_words(value):
+                city = True
+                end_ok = _CITY_END.match(text, m.end())
+                if end_ok and ("\n" not in sep or _line_ends(text, m.end())):
+                    committed = m.end()  # "12 Oak Row, Springfield." / ", Millbrook, filed"
+            else:
+                break
         pos = m.end()
-    return committed
+    return committed, strong
+
+
+def _line_ends(text: str, pos: int) -> bool:
+    """Nothing but punctuation is left on the line after ``pos`` (a city line of a block)."""
+    stop = text.find("\n", pos)
+    return not text[pos : len(text) if stop < 0 else stop].strip(" \t,.;")
+
+
+#: "City, ST 62704" (or "City ST 62704"), maybe with a street name without a house number before
+#: it ("Mill Street, "), ending right before a postcode that has no street before it.
+_CITY_BEFORE = re.compile(
+    rf"(?:(?:{_CAP_WORD}[ \t]+){{1,3}}(?:{_alternation(street_types())})\.?,[ \t]*)?"
+    rf"{_CITY},?[ \t]*(?:[A-Z]{{1,3}}[ \t]+)?$"
+)
 
 
 def join_addresses(text: str, spans: list[Span]) -> list[Span]:
-    """``spans`` with each street span widened to its whole address, and ``City, ST 62704``
-    joined around its postcode (see module doc)."""
-    if not any(sp[2] in ADDRESS_TYPES for sp in spans):
-        return spans
+    """``spans`` with each street span widened to its whole address, ``City, ST 62704`` joined
+    around its postcode, and the address cells of tables and labelled line blocks added (see
+    module doc)."""
     out: list[Span] = []
     for sp in spans:
         s, e, et, score, det = sp
         if et == "STREET_ADDRESS":
-            new_end = _join_after(text, e)
+            new_end, strong = _join_after(text, e)
             if new_end > e:
-                sp = (s, new_end, ADDRESS, score, det)
+                s = _unit_line_before(text, s) if strong else s
+                sp = (s, new_end, ADDRESS, max(score, JOINED_SCORE) if strong else score, det)
         elif et in ("ZIP_CODE", "UK_POSTCODE"):
-            before = _CITY_STATE_BEFORE.search(text, max(0, s - 60), s)
-            if before is not None:
-                sp = (before.start(), e, ADDRESS, score, det)
+            sp = _join_before(text, sp)
         out.append(sp)
+    out += _bare_street_spans(text, out)
+    if "\n" in text:
+        out += table_spans(text) + field_block_spans(text)
+    if "{" in text:
+        out += inline_object_spans(text)
+    return out
+
+
+#: A house number and one to three capitalised words before a comma: a street line without a
+#: street-type word ("555 Larkfield, ..."), an address only when a city and a postcode or a
+#: region or country code follow it, or a city after an address cue ("lives at 12 Larkfield,
+#: Tarnby.").
+_BARE_STREET = re.compile(
+    rf"(?<![\w.,/:-])\d{{1,5}}[A-Za-z]?[ \t]+{_CAP_WORD}(?:[ \t]+{_CAP_WORD}){{0,2}}(?=,)"
+)
+
+
+def _bare_street_spans(text: str, spans: list[Span]) -> list[Span]:
+    out: list[Span] = []
+    for m in _BARE_STREET.finditer(text):
+        if any(a < m.end() and m.start() < b for a, b, *_ in spans):
+            continue
+        end, strong = _join_after(text, m.end())
+        words = m.group().split(None, 1)[1]
+        if end == m.end() or words.isupper() or not region_words(words):
+            continue  # "at 5 PM, Tarnby": a time
+        if strong or _ADDRESS_CUE.search(text, max(0, m.start() - 40), m.start()):
+            out.append((m.start(), end, ADDRESS, 0.7, DETECTOR))
+    return out
+
+
+#: Words right before an address in prose ("it's at", "my address is", "lives at", "ship to").
+_ADDRESS_CUE = re.compile(
+    r"(?i)(?:\b(?:address(?:\s+is)?|live[sd]?\s+(?:at|on)|living\s+at|resid(?:es|ing)\s+at|"
+    r"located\s+at|moved\s+to|ship(?:ped)?\s+(?:it\s+)?to|send\s+it\s+to|deliver(?:ed)?\s+to|"
+    r"(?:it'?s|it\s+is|we'?re|i'?m)\s+at)|\bat)\s*:?\s*$"
+)
+
+
+#: A unit line over the street line of a block ("Flat 3, Rowan House", "Suite 200").
+_UNIT_LINE = re.compile(rf"[ \t]*{_UNIT}(?:,?[ \t]+{_CAP_WORD}){{0,4}}[ \t]*,?[ \t]*\r?\n[ \t]*$")
+
+
+def _unit_line_before(text: str, start: int) -> int:
+    """``start`` moved to the unit line right above a block's street line, if there is one."""
+    line_start = text.rfind("\n", 0, start) + 1
+    if text[line_start:start].strip():
+        return start
+    prev = text.rfind("\n", 0, max(0, line_start - 1)) + 1
+    m = _UNIT_LINE.fullmatch(text, prev, start)
+    return prev + len(m.group()) - len(m.group().lstrip()) if m else start
+
+
+def _join_before(text: str, sp: Span) -> Span:
+    s, e, _, score, det = sp
+    line_start = text.rfind("\n", 0, s) + 1
+    before = _CITY_BEFORE.search(text, max(line_start, s - 80), s)
+    if before is None or before.start() == s:
+        return sp
+    city = before.group().strip(" \t,")
+    code = re.search(r"(?<![\w-])[A-Z]{1,3}$", city) is not None
+    if not region_words(city) or not (code or ("," in before.group() and _strong(text[s:e]))):
+        return sp  # "in Chicago 2500", "University of Lorn, 2019": no "City, ST 62704"
+    return (before.start(), e, ADDRESS, score, det)
+
+
+_STRONG_POSTCODE = re.compile(rf"(?:{_POSTCODE})")
+
+
+def _strong(code: str) -> bool:
+    """A postcode of a shape of its own (not bare 3 or 4 digits, which are years and counts)."""
+    return _STRONG_POSTCODE.fullmatch(code) is not None
+
+
+# ------------------------------------------------------------------------- structured text
+#: The parts of an address object, table row or label block that are masked (a country alone
+#: identifies nobody and stays, as in the JSON walker).
+_MASKED_PARTS = frozenset({"street", "unit", "city", "region", "postcode"})
+
+
+@lru_cache(maxsize=4096)
+def address_part(key: str) -> str | None:
+    """The address part a key or column header names (``street``, ``unit``, ``city``,
+    ``region``, ``postcode``, ``country``), else ``None``: ``billingCity`` -> ``city``."""
+    k = re.sub(r"[^a-z0-9]+", "_", re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", str(key)).lower())
+    k = k.strip("_")
+    keys = _D["address_keys"]
+    for _ in range(2):
+        for part, names in keys.items():
+            if k in names:
+                return part
+        head, _, rest = k.partition("_")
+        if head not in _D["key_prefixes"] or not rest:
+            return None
+        k = rest
+    return None
+
+
+def is_address_object(keys: object) -> bool:
+    """Keys of one object (or one header) that hold a postal address: a street or postcode key
+    and at least one other address part."""
+    parts = [address_part(str(k)) for k in keys]  # type: ignore[union-attr]
+    named = [p for p in parts if p]
+    return len(named) >= 2 and ("street" in named or "postcode" in named)
+
+
+_DELIMS = (",", "\t", ";", "|")
+
+
+def _cells(line: str, delim: str) -> list[tuple[int, int]]:
+    """(start, end) of each cell of one delimited line, quotes and spaces trimmed."""
+    d = re.escape(delim)
+    cell = re.compile(rf'[ \t]*(?:"(?P<q>(?:[^"]|"")*)"[ \t]*|(?P<u>[^{d}"\n]*))(?P<d>{d}|$)')
+    out, pos = [], 0
+    while True:
+        m = cell.match(line, pos)
+        if m is None:
+            raise ValueError("not a delimited line")
+        g = "q" if m.group("q") is not None else "u"
+        a, b = m.start(g), m.end(g)
+        value = line[a:b]
+        out.append((a + len(value) - len(value.lstrip()), b - len(value) + len(value.rstrip())))
+        if not m.group("d"):
+            return out
+        pos = m.end()
+
+
+def table_spans(text: str) -> list[Span]:
+    """The address cells of each row of a CSV/TSV table whose header names address parts
+    (``is_address_object``); cells of adjacent address columns make one span."""
+    lines, pos = [], 0
+    for ln in text.splitlines(keepends=True):
+        lines.append((pos, ln.rstrip("\r\n")))
+        pos += len(ln)
+    body = [(p, ln) for p, ln in lines if ln.strip()]
+    if len(body) < 2:
+        return []
+    head_pos, header = body[0]
+    for delim in _DELIMS:
+        n = header.count(delim)
+        if n < 1:
+            continue
+        try:
+            names = [header[a:b] for a, b in _cells(header, delim)]
+        except ValueError:
+            continue
+        if not is_address_object(names):
+            continue
+        parts = [address_part(h) for h in names]
+        out: list[Span] = []
+        for p, ln in body[1:]:
+            try:
+                cells = _cells(ln, delim)
+            except ValueError:
+                continue
+            if len(cells) != len(parts):
+                continue
+            run: list[tuple[int, int]] = []
+            for part, (a, b) in [*zip(parts, cells, strict=True), (None, (0, 0))]:
+                if part in _MASKED_PARTS and b > a:
+                    run.append((a, b))
+                    continue
+                if run:
+                    out.append((p + run[0][0], p + run[-1][1], ADDRESS, STRUCTURED_SCORE, DETECTOR))
+                run = []
+        return out
+    return []
+
+
+#: A ``label: value`` line (a label of one to four words, then ``:`` or ``=``).
+_FIELD = re.compile(r"(?m)^[ \t>*\-•]*(?P<label>[A-Za-z][\w .-]{0,30}?)[ \t]*[:=][ \t]*(?P<v>.*)$")
+
+
+def field_block_spans(text: str) -> list[Span]:
+    """The values of ``Street: …`` / ``City: …`` / ``State: …`` / ``Zip: …`` lines that stand
+    together (consecutive lines) and hold a postal address (``is_address_object``)."""
+    out: list[Span] = []
+    block: list[tuple[str, int, int]] = []
+    last_line = -2
+    lines, line_no, seen = [], 0, 0
+    for m in _FIELD.finditer(text):
+        line_no += text.count("\n", seen, m.start())
+        seen = m.start()
+        lines.append((m, line_no))
+    for m, line_no in [*lines, (None, -10)]:
+        part = address_part(m.group("label").strip()) if m is not None else None
+        if part is None or line_no != last_line + 1:
+            if is_address_object([b[0] for b in block]):
+                out += [
+                    (a, b, ADDRESS, STRUCTURED_SCORE, DETECTOR)
+                    for label, a, b in block
+                    if address_part(label.strip()) in _MASKED_PARTS
+                ]
+            block = []
+        if m is not None and part is not None:
+            v = m.group("v").rstrip()
+            if v:
+                block.append((m.group("label"), m.start("v"), m.start("v") + len(v)))
+            last_line = line_no
+    return out
+
+
+#: A flat ``{...}`` inside text (a dict or JSON object a tool or log line printed in prose).
+_INLINE_OBJECT = re.compile(r"\{[^{}]{1,800}\}")
+#: A quoted key and its quoted string value: ``'city': 'Tarnby'``, ``"zip": "97001"``.
+_PAIR = re.compile(
+    r"""(['"])(?P<k>[\w -]{1,40})\1[ \t]*:[ \t]*(['"])(?P<v>(?:(?!\3)[^\n]){1,160})\3"""
+)
+
+
+def inline_object_spans(text: str) -> list[Span]:
+    """The address values of a flat object printed inside text (``{'street': …, 'city': …}``)
+    that holds a street or postcode (``is_address_object``); whole JSON or dict cells are walked
+    by the JSON walker instead."""
+    out: list[Span] = []
+    for obj in _INLINE_OBJECT.finditer(text):
+        pairs = list(_PAIR.finditer(text, obj.start(), obj.end()))
+        if not is_address_object([p.group("k") for p in pairs]):
+            continue
+        for p in pairs:
+            if address_part(p.group("k")) in _MASKED_PARTS and p.group("v").strip():
+                out.append((p.start("v"), p.end("v"), ADDRESS, STRUCTURED_SCORE, DETECTOR))
     return out

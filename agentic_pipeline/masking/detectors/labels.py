@@ -90,7 +90,9 @@ _KEY_RULES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         ),
         (r"zip|zip_?code|zipcode|post_?code|postal_?code", "ZIP_CODE"),
         (r"(?:\w+_)?address\w*|street\w*|addr\d*|house_?number|apartment|apt", "STREET_ADDRESS"),
-        (r"(?:home_)?city|town", "LOCATION"),
+        # a city alone is no personal data (a flight's origin); one beside a street or postcode
+        # is masked as part of the address (``addresses.address_part``, the JSON walker)
+        (r"home_?(?:city|town)|hometown|birth_?place|place_of_birth", "LOCATION"),
         (r"password|passwd|secret|api_?key|access_?token|refresh_?token", "CREDENTIAL"),
     )
 )

@@ -13,7 +13,7 @@ import re
 from presidio_analyzer import LocalRecognizer, RecognizerResult
 from presidio_analyzer.nlp_engine import NlpArtifacts
 
-from agentic_pipeline.masking.address_blocks import (
+from agentic_pipeline.masking.detectors.address_blocks import (
     NOT_STREET,
     after_street_spans,
     block_spans,
@@ -71,7 +71,11 @@ _NOT_STREET = (
 _NOT_STREET_WORDS = frozenset(w.lower() for w in _NOT_STREET.split("|")) | NOT_STREET
 EU_STREET_RES: tuple[re.Pattern[str], ...] = (
     # "Via Roma 12", "Calle de Alcalá 3", "ul. Długa 5", "Avenida Pardelas 42"
-    re.compile(rf"(?<!\w)(?:{_EU_PREFIX})\s+(?:{_WORD}\s+){{0,4}}?{_WORD},?\s+{_HOUSE}(?!\w)"),
+    # (the name's words are capitalised or particles: "Avenue at 7 PM" is no street)
+    re.compile(
+        rf"(?<!\w)(?:{_EU_PREFIX})\s+(?:{_STREET_WORD}\s+){{0,4}}?{_STREET_WORD},?\s+{_HOUSE}"
+        r"(?!\w)"
+    ),
     # "12, rue de la Paix", "3 bis avenue Foch"
     # (the street's words are capitalised or particles: "71 Rue de Vaubrel street in Orlane"
     # stops before "street")
@@ -286,6 +290,10 @@ POSTCODE_RES: tuple[re.Pattern[str], ...] = (
 )
 
 
+#: Position in ``POSTCODE_RES`` of the postcode closing an address line ("Brugg, 8021").
+_CLOSING_POSTCODE = 6
+
+
 class StreetLineRecognizer(LocalRecognizer):
     """European street lines and postcodes (US/UK lines are ``street_address_recognizer``)."""
 
@@ -314,9 +322,11 @@ class StreetLineRecognizer(LocalRecognizer):
                 if i in _ADDRESS_LINE_RES and not _street_words(m.group(g), False):
                     continue
                 found.append((m.start(g), m.end(g), "STREET_ADDRESS"))
-        for rx in POSTCODE_RES:
+        for i, rx in enumerate(POSTCODE_RES):
             for m in rx.finditer(text):
                 g = "code" if "code" in rx.groupindex else 1 if rx.groups else 0
+                if i == _CLOSING_POSTCODE and looks_like_year(m.group(g)):
+                    continue  # "University of X, 2019": a year (after a street: the joiner's)
                 if "city" in rx.groupindex and not region_words(m.group("city")):
                     continue
                 if "country" in rx.groupindex and not _country_or_city(text, m):
