@@ -359,7 +359,7 @@ def test_a_place_labelled_as_an_address_is_no_postal_address():
     )
     t = Tally()
     score_cell(doc, doc.text, "We met near Quenby Row in Harrowgate; she lives at <ADDRESS>.", t)
-    assert t.n == {PLACE: 1, "ADDRESS": 1, "ADDRESS street line": 1}
+    assert t.n == {PLACE: 1, "ADDRESS": 1, "ADDRESS street line": 1, "ADDRESS postal": 1}
     assert +t.leaked == {PLACE: 1}
 
 
