@@ -215,9 +215,18 @@ class _NameOrderedRegistry(RecognizerRegistry):
     when two recognizers report the same span, type and score, keeps the first one's result, so
     the detector recorded in ``pii_audit`` depended on object addresses."""
 
-    def get_recognizers(self, *args, **kwargs):  # noqa: D102
-        found = super().get_recognizers(*args, **kwargs)
-        return sorted(found, key=lambda r: (r.name, type(r).__name__, r.supported_entities))
+    def get_recognizers(self, language, entities=None, all_fields=False, ad_hoc_recognizers=None):  # noqa: D102
+        # asked once per analysed string with the same arguments: kept while the recognizers stay
+        key = (language, tuple(entities or ()), all_fields, tuple(map(id, self.recognizers)))
+        cache = self.__dict__.setdefault("_selected", {})
+        found = None if ad_hoc_recognizers else cache.get(key)
+        if found is None:
+            found = super().get_recognizers(language, entities, all_fields, ad_hoc_recognizers)
+            found = sorted(found, key=lambda r: (r.name, type(r).__name__, r.supported_entities))
+            if not ad_hoc_recognizers:
+                cache.clear()
+                cache[key] = found
+        return list(found)
 
 
 def build_analyzer(

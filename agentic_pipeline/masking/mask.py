@@ -332,7 +332,7 @@ def mask_steps(
     rx = [s for s, r in to_analyse.items() if r is Route.REGEX]
     for texts, use_ner in ((ner, True), (rx, False)):
         # detection runs on the normalised view (full-width, %XX, &#64;), mapped back (text_view)
-        views = [text_view(s) for s in texts]
+        views = [mp.view(s) for s in texts]
         analysed = masker.pool.analyze(
             [v.text if v else s for s, v in zip(texts, views, strict=True)], use_ner
         )
