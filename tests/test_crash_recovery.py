@@ -25,7 +25,8 @@ REPO = Path(__file__).resolve().parents[1]
 BUSY_MASKER = """
 import signal, sys, time
 from multiprocessing import forkserver
-from agentic_pipeline.masking.engine import AnalyzerConfig, AnalyzerPool
+from agentic_pipeline.masking.engine import AnalyzerConfig
+from agentic_pipeline.masking.pool import AnalyzerPool
 
 signal.signal(signal.SIGINT, signal.default_int_handler)  # as in a terminal, not inherited
 

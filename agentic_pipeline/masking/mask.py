@@ -56,7 +56,6 @@ from agentic_pipeline.masking.engine import (
     MASK_ENTITIES,
     MAX_NER_CHARS,
     AnalyzerConfig,
-    AnalyzerPool,
 )
 from agentic_pipeline.masking.episode import Episode
 from agentic_pipeline.masking.json_walker import (
@@ -69,6 +68,7 @@ from agentic_pipeline.masking.json_walker import (
     walk,
 )
 from agentic_pipeline.masking.names import decide_persons
+from agentic_pipeline.masking.pool import AnalyzerPool
 from agentic_pipeline.masking.pseudonyms import DEV_MASKING_KEY, TOKEN_RE, Pseudonymizer, fold
 from agentic_pipeline.masking.router import Route
 from agentic_pipeline.masking.scan import (
@@ -361,9 +361,9 @@ def mask_steps(
     # phase 2: analyse each unique string once
     ner = [s for s, r in to_analyse.items() if r is Route.NER]
     rx = [s for s, r in to_analyse.items() if r is Route.REGEX]
-    for texts, use_ner in ((ner, True), (rx, False)):
+    for texts, use_ner in ((rx, False), (ner, True)):  # rx here while the workers start
         # detection runs on the normalised view (full-width, %XX, &#64;), mapped back (text_view)
-        views = [text_view(s) for s in texts]
+        views = [mp.view(s) for s in texts]
         analysed = masker.pool.analyze(
             [v.text if v else s for s, v in zip(texts, views, strict=True)], use_ner
         )

@@ -72,6 +72,8 @@ def fold(text: str) -> str:
     lower-cased only when that gives one character (``ß`` stays ``ß``, where ``casefold`` makes
     it ``ss``; ``İ`` stays), and non-ASCII digits (full-width ``１``) become ASCII digits.
     Positions in ``fold(text)`` are positions in ``text``, so matches map back exactly."""
+    if text.isascii():  # the same result: ASCII lower-cases one to one and has no other digits
+        return text.lower()
     out = []
     for ch in text:
         low = ch.lower()

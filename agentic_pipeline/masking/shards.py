@@ -119,6 +119,7 @@ class LocalShardMasker:
 
     def __init__(self, key: str | bytes, n_workers: int = 1, **options: Any) -> None:
         self.masker = Masker(key=key, n_workers=n_workers, **_options(options))
+        self.masker.pool.start()  # workers load while the first shard is read and collected
 
     def map(self, shards: Iterable[pa.Table]) -> Iterator[MaskResult]:
         for raw in shards:
