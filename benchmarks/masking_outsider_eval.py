@@ -19,7 +19,7 @@ Corpora (all with the personal values known):
 Independence of the test data from the detectors (audit, issue #12):
 
 * The only data list a detector reads is the name gazetteer (``name_gazetteer()`` in
-  ``masking/recognizers.py``), built from Faker's person providers. The locale corpus used to
+  ``masking/detectors/patterns.py``), built from Faker's person providers. The locale corpus used to
   draw its names from Faker too, so its name recall (0.998) measured list membership. Its names
   now come from FakeNameGenerator records, which no detector reads; natural overlap stays (a
   real "Marie" is in both lists), and the line "PERSON not in the name gazetteer" reports the
@@ -33,9 +33,10 @@ Independence of the test data from the detectors (audit, issue #12):
   addresses, unit designators like "Apt. 123", other dates): no detector reads a Faker list for
   these.
 * Caveat (development-set tuning, not circularity): several detector patterns were written from
-  misses seen on the FakeNameGenerator file itself (the comments in ``recognizers.py`` quote its
-  street lines "Karu põik 61", "637 Strojírenská 1006", its names "Csanád Bernharðsson"). Figures
-  on records that shaped a pattern are optimistic; an untouched source would be the fairer test.
+  misses seen on the FakeNameGenerator file itself (the comments in ``detectors/patterns.py``
+  quoted its street lines "Karu põik 61", "637 Strojírenská 1006", its names "Csanád
+  Bernharðsson"). Figures on records that shaped a pattern are optimistic; an untouched source
+  would be the fairer test.
 
 Dates: dates of birth are written in varied phrasings, not only our recognizer's cue words ("born
 on", "DOB:", "d.o.b.", "birthday", "My date of birth, as printed on my passport, is", "geboren am",
@@ -839,7 +840,7 @@ def _gazetteer_line(corpus: LabeledCorpus, ours: pa.Table, base: pa.Table) -> No
 
 
 def _gazetteer_names() -> frozenset[str]:
-    from agentic_pipeline.masking.recognizers import name_gazetteer
+    from agentic_pipeline.masking.detectors.patterns import name_gazetteer
 
     firsts, lasts = name_gazetteer()
     return firsts | lasts

@@ -1,5 +1,6 @@
-"""Issue #13: the masking modules split from ``mask.py`` and ``recognizers.py`` stay under 500
-lines, and the public names stay importable from the package and from their old modules."""
+"""Issue #13: the masking modules split from ``mask.py`` and ``recognizers.py`` (now
+``detectors/patterns.py``) stay under 500 lines, and the public names stay importable from the
+package and from their modules."""
 
 from __future__ import annotations
 
@@ -12,8 +13,8 @@ SPLIT = (
     "episode",
     "apply",
     "tables",
-    "recognizers",
-    "number_recognizers",
+    "detectors/patterns",
+    "detectors/numbers",
     "detectors/streets",
     "names/features",
     "names/model",
@@ -39,14 +40,14 @@ def test_public_names_stay_importable():
         mask_steps,
         scan_for_leaks,
     )
-    from agentic_pipeline.masking.mask import AUDIT_SCHEMA as A  # noqa: F401
-    from agentic_pipeline.masking.mask import MASK_COLUMNS as M  # noqa: F401
-    from agentic_pipeline.masking.recognizers import (  # noqa: F401
+    from agentic_pipeline.masking.detectors.patterns import (  # noqa: F401
         CardRecognizer,
         NameModelRecognizer,
         StreetLineRecognizer,
         custom_recognizers,
         name_gazetteer,
     )
+    from agentic_pipeline.masking.mask import AUDIT_SCHEMA as A  # noqa: F401
+    from agentic_pipeline.masking.mask import MASK_COLUMNS as M  # noqa: F401
 
     assert A is AUDIT_SCHEMA and M is MASK_COLUMNS

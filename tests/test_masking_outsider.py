@@ -10,9 +10,7 @@ import pytest
 
 from agentic_pipeline.masking import Masker, mask_steps
 from agentic_pipeline.masking.apply import tabular_values, whole_words
-from agentic_pipeline.masking.episode import Episode
-from agentic_pipeline.masking.pseudonyms import fold, normalize, pseudonym_for
-from agentic_pipeline.masking.recognizers import (
+from agentic_pipeline.masking.detectors.patterns import (
     CardRecognizer,
     IbanShapeRecognizer,
     IntlPhoneRecognizer,
@@ -20,6 +18,8 @@ from agentic_pipeline.masking.recognizers import (
     StreetLineRecognizer,
     street_address_recognizer,
 )
+from agentic_pipeline.masking.episode import Episode
+from agentic_pipeline.masking.pseudonyms import fold, normalize, pseudonym_for
 from agentic_pipeline.schema import STEP_SCHEMA
 
 KEY = "test-key-outsider"

@@ -5,7 +5,7 @@ the sentence, street names with a separate street-type word, postcodes after a t
 
 from __future__ import annotations
 
-from agentic_pipeline.masking.recognizers import StreetLineRecognizer
+from agentic_pipeline.masking.detectors.patterns import StreetLineRecognizer
 
 
 def _found(rec, text: str, entity: str) -> list[str]:

@@ -149,8 +149,8 @@ def test_locale_corpus_names_come_from_the_records_not_from_the_gazetteer_source
     a corpus that draws its names from Faker measures list membership. With records whose names
     no Faker list holds, every planted name is one of the records' and none is in the gazetteer
     (a corpus drawing names from Faker fails both)."""
+    from agentic_pipeline.masking.detectors.patterns import name_gazetteer
     from agentic_pipeline.masking.pseudonyms import fold
-    from agentic_pipeline.masking.recognizers import name_gazetteer
 
     people = _people()
     corpus = _bench().locale_corpus(people, 8, seed=3)

@@ -3,9 +3,9 @@
 Public API: ``Masker``, ``mask_steps``, ``MaskResult``, ``WITHHELD_SCHEMA``, ``scan_for_leaks``,
 ``Leak``, ``PIILeakError``, ``pseudonym_for``, ``DEV_MASKING_KEY``, ``is_dev_key``. See ``mask.py``
 for the pipeline (``episode.py``: known values and votes; ``apply.py``: masking one string;
-``tables.py``: audit and withheld tables) and ``recognizers.py`` for what is masked and what is
-kept (``number_recognizers``, ``detectors/``; ``names/``: person names decided by a
-trained model; ``vocabulary.py``: word frequencies, places and calendar words).
+``tables.py``: audit and withheld tables) and ``detectors/`` for what is masked and what is kept
+(one detector family per module; ``names/``: person names decided by a trained model;
+``vocabulary.py``: word frequencies, places and calendar words).
 """
 
 from agentic_pipeline.masking.engine import MASK_ENTITIES  # noqa: I001  (sets tldextract offline)

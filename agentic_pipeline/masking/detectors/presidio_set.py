@@ -58,7 +58,7 @@ def country_recognizers() -> list[EntityRecognizer]:
     ]
 
 
-#: Types of our own detectors (``recognizers.py``, the key rules and ``labels.yaml``'s ids).
+#: Types of our own detectors (``detectors/patterns.py``, the key rules and ``labels.yaml``'s ids).
 OWN_TYPES = (
     *STRICT_ENTITIES,  # email, phone, card, SSN, IBAN, IP, user id
     "CARD_LAST4",

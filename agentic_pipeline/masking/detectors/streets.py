@@ -1,4 +1,4 @@
-"""European street lines and postcodes (US/UK street lines are ``recognizers.STREET_RE``).
+"""European street lines and postcodes (US/UK street lines are ``patterns.STREET_RE``).
 
 ``pyap``/``usaddress`` are NOT used: pyap covers US/CA/GB only (unmaintained since 2020) and
 usaddress is a US-only CRF parser needing an address-shaped input; the regex families here cover

@@ -20,7 +20,7 @@ Decisions (documented for reviewers):
 
 Modules: this one holds the strict patterns, the context recognizers built on one regex (last
 four, DOB, phone in context, US/UK street lines, customer ids) and the one list
-of recognizers (``custom_recognizers``); ``number_recognizers`` (phones, cards, IBANs, national
+of recognizers (``custom_recognizers``); ``numbers`` (phones, cards, IBANs, national
 ids), ``detectors/streets`` (European streets, postcodes) and ``names`` (person names decided by
 a trained model) hold the other families.
 """
@@ -33,6 +33,14 @@ from presidio_analyzer import LocalRecognizer, RecognizerResult
 from presidio_analyzer.nlp_engine import NlpArtifacts
 
 from agentic_pipeline.masking.detectors.addresses import street_types
+from agentic_pipeline.masking.detectors.numbers import (  # noqa: F401
+    PHONE_CONTEXT_WORDS,
+    PHONE_REGIONS,
+    CardRecognizer,
+    IbanShapeRecognizer,
+    IntlPhoneRecognizer,
+    NationalIdRecognizer,
+)
 from agentic_pipeline.masking.detectors.streets import (  # noqa: F401
     EU_STREET_RES,
     POSTCODE_RES,
@@ -49,14 +57,6 @@ from agentic_pipeline.masking.names import (  # noqa: F401
     listed_name,
     name_gazetteer,
     not_a_name_word,
-)
-from agentic_pipeline.masking.number_recognizers import (  # noqa: F401
-    PHONE_CONTEXT_WORDS,
-    PHONE_REGIONS,
-    CardRecognizer,
-    IbanShapeRecognizer,
-    IntlPhoneRecognizer,
-    NationalIdRecognizer,
 )
 from agentic_pipeline.pii_patterns import (  # noqa: F401  (re-exported for the masking package)
     CARD_RE,
