@@ -33,15 +33,15 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 from importlib import resources
-from typing import TYPE_CHECKING
 
 import yaml
 
 from agentic_pipeline.masking.detectors.address_blocks import region_words
 from agentic_pipeline.masking.vocabulary import LW, UP, is_place
 
-if TYPE_CHECKING:
-    from agentic_pipeline.masking.engine import Span
+#: A detection: (start, end, entity type, score, detector), as ``engine.Span`` (not imported:
+#: the JSON walker imports this module, and the engine imports the walker's users).
+Span = tuple[int, int, str, float, str]
 
 ADDRESS_TYPES = frozenset({"STREET_ADDRESS", "ZIP_CODE", "UK_POSTCODE"})
 #: Type of a joined address (the street recognizers' type: one token type per address).
