@@ -26,6 +26,8 @@ import yaml
 from presidio_analyzer import LocalRecognizer, RecognizerResult
 from presidio_analyzer.nlp_engine import NlpArtifacts
 
+from agentic_pipeline.masking.detectors.key_rules import key_entity, normalize_key  # noqa: F401
+
 #: Labels that name no kind of id by themselves ("ID: 654321"): an id of a person unless a
 #: thing's word stands right before them ("Order ID", "flight no.").
 GENERIC_LABELS = frozenset({"id", "identifier"})
@@ -45,74 +47,6 @@ NEAR_LABEL_SCORE = 0.6
 #: Score of a name under the bare label "Name" (products and tools have names too): masked where
 #: it stands, never propagated through the episode.
 BARE_NAME_SCORE = 0.55
-
-
-#: Key-path rules of structured fields (JSON keys, CSV headers, ``label: value`` lines): a key
-#: that names personal data is masked whole whatever its value.
-_KEY_RULES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
-    (re.compile(rx), et)
-    for rx, et in (
-        (r"(?:\w+_)?ip(?:_?address)?|ip_?addr", "IP_ADDRESS"),
-        (r"(?:\w+_)?e_?mail(?:_?address)?|email\d*", "EMAIL_ADDRESS"),
-        (
-            r"(?:\w+_)?(?:phone|mobile|cell|telephone|tel|fax)(?:_?(?:number|no|num))?\d*",
-            "PHONE_NUMBER",
-        ),
-        (r"user_?id|user_?name|username|login|handle|account_?id", "USER_ID"),
-        (
-            r"(?:\w+_)?(?:first|last|middle|given|family|full|maiden|display|nick|sur)_?name"
-            r"|name|surname|(?:customer|passenger|contact|person|holder|card_?holder|account_?holder"
-            r"|traveller|traveler|recipient|sender|guest|patient|owner|employee)_?name|"
-            r"cardholder|card_holder|account_holder",
-            "PERSON",
-        ),
-        (
-            r"(?:\w+_)?(?:dob|date_?of_?birth|birth_?date|birth_?day|birthdate|birthday)",
-            "DATE_OF_BIRTH",
-        ),
-        (r"(?:card_?)?last_?(?:four|4)(?:_digits)?|card_?last_?(?:four|4)", "CARD_LAST4"),
-        (r"cvv|cvc|cvv2|security_?code|card_?pin|pin", "CARD_SECRET"),
-        (
-            r"card|card_?(?:number|no|num|pan|expiry|exp\w*|holder\w*)|credit_?card(?:_?(?:number|no))?"
-            r"|cc|cc_?(?:number|no|num)|pan|debit_?card(?:_?number)?",
-            "CREDIT_CARD",
-        ),
-        (r"(?:\w+_)?ssn|social_?security(?:_?number)?|sin", "US_SSN"),
-        (r"(?:\w+_)?iban", "IBAN_CODE"),
-        (
-            r"bank_?account(?:_?number)?|account_?number|routing_?number|sort_?code|bic|swift",
-            "BANK_ACCOUNT",
-        ),
-        (
-            r"passport(?:_?(?:number|no))?|driver_?s?_?licen[cs]e(?:_?(?:number|no))?"
-            r"|licen[cs]e_?number|national_?id|tax_?id|tin|nino",
-            "ID_DOCUMENT",
-        ),
-        (r"zip|zip_?code|zipcode|post_?code|postal_?code", "ZIP_CODE"),
-        (r"(?:\w+_)?address\w*|street\w*|addr\d*|house_?number|apartment|apt", "STREET_ADDRESS"),
-        # a city alone is no personal data (a flight's origin); one beside a street or postcode
-        # is masked as part of the address (``addresses.address_part``, the JSON walker)
-        (r"home_?(?:city|town)|hometown|birth_?place|place_of_birth", "LOCATION"),
-        (r"password|passwd|secret|api_?key|access_?token|refresh_?token", "CREDENTIAL"),
-    )
-)
-_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
-_NON_ALNUM = re.compile(r"[^a-z0-9]+")
-
-
-def normalize_key(key: str) -> str:
-    """``billingAddress`` / ``Billing-Address`` -> ``billing_address``."""
-    return _NON_ALNUM.sub("_", _CAMEL.sub("_", str(key)).lower()).strip("_")
-
-
-@lru_cache(maxsize=8192)
-def key_entity(key: str) -> str | None:
-    """Entity type a key names (masked whole whatever the value), else ``None``."""
-    k = normalize_key(key)
-    for rx, et in _KEY_RULES:
-        if rx.fullmatch(k):
-            return et
-    return None
 
 
 @lru_cache(maxsize=1)
