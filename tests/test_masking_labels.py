@@ -233,3 +233,96 @@ def test_generic_id_labels_and_ticket_ids(masker):
     )
     assert "604417" not in out and "Q55120" not in out
     assert "Order ID: 77120 shipped." in out
+
+
+def test_ids_a_few_words_after_their_label_and_in_answers(masker):
+    prose, ending, thing, qa, handle = _masked(
+        masker,
+        ("tool", "The audit listed account details like 4471209935 for the new client."),
+        ("tool", "It showed the savings account number ending in *772 on the form."),
+        ("user", "The refund for order 5512093345 went back to my account."),
+        (
+            "tool",
+            "[9:02] Agent: Could you share your policy number?\n"
+            "[9:03] Caller: Yes, it's PLX4471209.",
+        ),
+        (
+            "user",
+            "My username is quietfern and my login is broken, my screen name is fern_walker88.",
+        ),
+    )
+    assert "4471209935" not in prose and "<BANK_ACCOUNT_" in prose
+    assert "772" not in ending
+    assert thing == "The refund for order 5512093345 went back to my account."
+    assert "PLX4471209" not in qa and "Could you share your policy number?" in qa
+    assert "quietfern" not in handle and "fern_walker88" not in handle
+    assert "login is broken" in handle
+
+
+def test_a_bare_id_key_is_a_persons_only_in_a_persons_record(masker):
+    (out,) = _masked(
+        masker,
+        (
+            "tool",
+            json.dumps(
+                {
+                    "customer": {"id": "cu-4471209", "tier": "gold"},
+                    "payment_methods": {"card_x": {"id": "pm_5512093", "brand": "visa"}},
+                    "contact": [{"id": "881209", "email": "fern.walker@example.org"}],
+                }
+            ),
+        ),
+    )
+    data = json.loads(out)
+    assert data["customer"]["id"].startswith("<USER_ID_")
+    assert data["contact"][0]["id"].startswith("<USER_ID_")
+    assert data["payment_methods"]["card_x"]["id"] == "pm_5512093"
+
+
+def test_an_id_given_in_answer_to_the_previous_message_is_masked_everywhere(masker):
+    out = _masked(
+        masker,
+        ("assistant", "Thanks! To look this up, could you share your member ID?"),
+        ("user", "Sure, it's QX77120B"),
+        ("assistant", "And what is your order number?"),
+        ("user", "5512093"),
+        ("assistant", "Found QX77120B. What is your username?"),
+        ("user", "fern_walker88"),
+    )
+    assert "QX77120B" not in "".join(out) and out[1].startswith("Sure, it's <INSURANCE_ID_")
+    assert out[3] == "5512093"  # an order's number stays
+    assert out[5].startswith("<USER_ID_")
+
+
+def test_account_numbers_shaped_like_ibans_of_countries_without_ibans(masker):
+    payload = json.dumps([{"sender": "me", "recipient": "US440011220033440055667", "amount": 98.7}])
+    data, prose = _masked(
+        masker,
+        ("tool", payload),
+        (
+            "assistant",
+            "I sent 98.70 to US440011220033440055667; the refund came from ZX04001122334455.",
+        ),
+    )
+    assert "440011220033440055667" not in data + prose and "ZX04001122334455" not in prose
+    assert "98.70" in prose and json.loads(data)[0]["amount"] == 98.7
+
+
+def test_a_label_of_a_person_and_of_an_id_types_an_id_shaped_value_as_the_id(masker):
+    prose, data = _masked(
+        masker,
+        ("user", "Ref: patient acct 7712093, chart #44-1209, patient: Orla Vennick"),
+        ("tool", json.dumps({"patient": "A0045128", "customer": "Tobiah Marsh"})),
+    )
+    assert "7712093" not in prose and "44-1209" not in prose and "Vennick" not in prose
+    assert "<MEDICAL_RECORD_" in prose
+    assert json.loads(data)["patient"].startswith("<MEDICAL_RECORD_")
+    assert json.loads(data)["customer"].startswith("<PERSON_")
+
+
+def test_quantities_after_a_label_are_no_ids(masker):
+    (out,) = _masked(
+        masker,
+        ("user", "My account has 25000 miles and the policy covers up to 1000000 dollars."),
+    )
+    assert out == "My account has 25000 miles and the policy covers up to 1000000 dollars."

@@ -327,6 +327,9 @@ def test_spans_are_widened_to_whole_words():
     s = combining.index("Rene")
     assert whole_words(combining, (s, s + 4, "PERSON", 0.8, "x"))[1] == s + 5
     assert whole_words(text, (s, s + 3, "PHONE_NUMBER", 0.8, "x"))[:2] == (s, s + 3)
+    account = "sent to QR1330000121212 today"  # an id cut inside its token: the whole token
+    s = account.index("QR")
+    assert whole_words(account, (s, s + 9, "MEDICAL_LICENSE", 1.0, "x"))[:2] == (s, s + 15)
 
 
 # ----------------------------------------------------------------------------- point 6: ids

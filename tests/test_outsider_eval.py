@@ -343,6 +343,20 @@ def test_a_value_counts_as_masked_only_when_no_part_of_it_stays():
     assert part.recall("ADDRESS street line") == 1.0
 
 
+def test_a_place_labelled_as_an_address_is_no_postal_address():
+    from benchmarks.masking_eval.scoring import PLACE, Tally, score_cell
+
+    doc = _doc(
+        "We met near Quenby Row in Harrowgate; she lives at 41 Quenby Row, Harrowgate, OK 73012.",
+        ("ADDRESS", "Quenby Row in Harrowgate"),
+        ("ADDRESS", "41 Quenby Row, Harrowgate, OK 73012"),
+    )
+    t = Tally()
+    score_cell(doc, doc.text, "We met near Quenby Row in Harrowgate; she lives at <ADDRESS>.", t)
+    assert t.n == {PLACE: 1, "ADDRESS": 1, "ADDRESS street line": 1}
+    assert +t.leaked == {PLACE: 1}
+
+
 def test_words_outside_the_values_count_as_non_personal_and_companies_must_stay():
     from benchmarks.masking_eval.scoring import Tally, score_cell
 

@@ -256,16 +256,27 @@ def _is_word_char(ch: str) -> bool:
     return ch.isalnum() or unicodedata.category(ch).startswith("M")
 
 
+def _is_id_char(ch: str) -> bool:
+    return ch.isascii() and ch.isalnum()
+
+
 def whole_words(text: str, span: Span) -> Span:
     """Widen a word-typed span that starts or ends inside a word to the whole word, so a name is
-    never cut in half ("Bernhar" + "ðsson")."""
+    never cut in half ("Bernhar" + "ðsson"); a span with a digit (an id, a number) cut inside a
+    run of ASCII letters and digits to the whole run."""
     s, e, et, sc, det = span
     if et == "EMAIL_ADDRESS":  # "…/search?email=ann@x.org": the address, not the URL before it
         at_sign = _AT_SIGN.search(text, s, e)
         cuts = list(_URL_SEPARATOR.finditer(text, s, at_sign.start())) if at_sign else []
         return (cuts[-1].end(), e, et, sc, det) if cuts else span
-    if et not in _WORD_TYPES:
-        return span
+    if et not in _WORD_TYPES:  # an id cut inside its token ("US1330000" of "US13300001212..."):
+        if not any(c.isdigit() for c in text[s:e]):
+            return span
+        while s > 0 and _is_id_char(text[s - 1]) and _is_id_char(text[s]):  # the whole token
+            s -= 1
+        while e < len(text) and _is_id_char(text[e]) and _is_id_char(text[e - 1]):
+            e += 1
+        return (s, e, et, sc, det) if (s, e) != span[:2] else span
     if det == "SpacyRecognizer" and "\n" in text[s:e]:  # "Jenny\nAddress": cut at the line
         first = text[s:e].strip("\n").split("\n", 1)[0]
         s = text.index(first, s) if first else s

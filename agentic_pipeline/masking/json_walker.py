@@ -20,6 +20,8 @@ from typing import Any, Protocol
 from agentic_pipeline.jsonutil import strict_json_dumps
 from agentic_pipeline.masking.detectors.bare_numbers import bare_number_entity
 from agentic_pipeline.masking.detectors.labels import (  # noqa: F401  (key_entity: public here)
+    GENERIC_LABELS,
+    generic_id_of_a_person,
     id_value_ok,
     key_entity,
     label_entity,
@@ -53,7 +55,7 @@ def label_id(key: str, value: Any) -> str | None:
     (``"mrn": "00451288"``, ``"policyNo": ...``, ``"account_numbers": [...]``) whose values have an
     id's shape (``detectors/labels.py``). Never inherited by a nested object: the balance under
     ``"account": {...}`` is no account number."""
-    et = label_entity(str(key))
+    et = label_entity(str(key), ids_first=True)
     if et is None or et == "PERSON":
         return None
     values = value if isinstance(value, list) else [value]
@@ -166,8 +168,13 @@ def walk(
         is_call = not _CALL_KEYS.isdisjoint(obj.keys())
         rename = getattr(visitor, "key", None)
         out = {}
+        person = None  # whether a bare "id" key here is a person's (decided once, when met)
         for k, v in obj.items():
             ent = None if is_call and k == "name" else child_entity(k, entity) or label_id(k, v)
+            if ent is not None and isinstance(k, str) and normalize_key(k) in GENERIC_LABELS:
+                if person is None:
+                    person = generic_id_of_a_person(key, [str(x) for x in obj])
+                ent = ent if person else None
             new_key = rename(path, k) if rename is not None and isinstance(k, str) else k
             # paths (kept in the audit) are built from the masked key: never a raw value
             cpath = child_path(path, new_key)

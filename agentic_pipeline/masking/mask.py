@@ -49,6 +49,7 @@ from agentic_pipeline.masking.apply import (
     whole_words,
 )
 from agentic_pipeline.masking.detectors.addresses import join_addresses
+from agentic_pipeline.masking.detectors.labels import answer_value, asked_label
 from agentic_pipeline.masking.engine import (
     CHUNK_CHARS,
     DEFAULT_MODEL,
@@ -266,6 +267,36 @@ def _replace_leaves(obj: Any, replace: Any) -> Any:
     return obj
 
 
+#: An answer longer than this is no reply to one question.
+_ANSWER_CHARS = 300
+
+
+def _known_answers(
+    plan: list[tuple[str, Any] | None] | None,
+    episode_ids: list[str],
+    steps: list[Any],
+    episodes: dict[str, Episode],
+) -> None:
+    """Ids given in the message right after a message whose question asks for them (an agent
+    asks "Could you share your policy number?", the user replies "Sure, PLX4471209"): known
+    entities of the episode, masked wherever they stand."""
+    if plan is None:
+        return
+    rows = sorted(
+        (r for r, item in enumerate(plan) if item is not None and item[0] == "text"),
+        key=lambda r: (episode_ids[r], steps[r] if isinstance(steps[r], int) else -1, r),
+    )
+    for prev, row in zip(rows, rows[1:], strict=False):
+        if episode_ids[prev] != episode_ids[row] or len(plan[row][1]) > _ANSWER_CHARS:
+            continue
+        question = plan[prev][1].rstrip()
+        et = asked_label(question[question.rfind("\n") + 1 :]) if "?" in question else None
+        where = answer_value(plan[row][1], et) if et else None
+        if where is not None:
+            value = plan[row][1][where[0] : where[1]]
+            episodes[episode_ids[row]].add_known(value, et, "IdLabelRecognizer")
+
+
 def mask_steps(
     table: pa.Table | pd.DataFrame,
     masker: Masker,
@@ -340,6 +371,9 @@ def mask_steps(
             # the name model decides persons; street spans grow to whole addresses
             mp.analysis[s] = join_addresses(s, decide_persons(s, map_spans(v, spans)))
     t2 = time.perf_counter()
+
+    # an id given in answer to the previous step's question ("Your member ID?" / "QX77120B")
+    _known_answers(cells.get("content"), episode_ids, steps, episodes)
 
     # known entities: structured values + confident detections anywhere in the episode
     # (added in a fixed order: strong first, then by score, value and type; ``ep.texts`` is a set

@@ -185,10 +185,14 @@ _IBAN_SHAPE_RE = re.compile(r"(?<![\w-])([A-Z]{2})(\d{2})((?:[ -]?[A-Z0-9]){11,3
 
 class IbanShapeRecognizer(LocalRecognizer):
     """IBAN-shaped account numbers: a known country code, two digits and the country's length,
-    whatever the check digits (a typo or a fake IBAN is still somebody's account number)."""
+    whatever the check digits (a typo or a fake IBAN is still somebody's account number); and,
+    as ``BANK_ACCOUNT``, the same shape with a country code that has no IBAN ("US13300012..."),
+    when it holds at least 12 digits and no lower-case letter."""
 
     def __init__(self) -> None:
-        super().__init__(supported_entities=["IBAN_CODE"], name="IbanShapeRecognizer")
+        super().__init__(
+            supported_entities=["IBAN_CODE", "BANK_ACCOUNT"], name="IbanShapeRecognizer"
+        )
 
     def load(self) -> None:  # noqa: D102
         pass
@@ -197,13 +201,19 @@ class IbanShapeRecognizer(LocalRecognizer):
         self, text: str, entities: list[str], nlp_artifacts: NlpArtifacts | None = None
     ) -> list[RecognizerResult]:
         """Report IBAN-shaped strings of the right length for their country."""
-        if entities and "IBAN_CODE" not in entities:
+        if entities and "IBAN_CODE" not in entities and "BANK_ACCOUNT" not in entities:
             return []
         out = []
         for m in _IBAN_SHAPE_RE.finditer(text):
             want = IBAN_LENGTHS.get(m.group(1))
             compact = re.sub(r"[ -]", "", m.group())
-            if want is None or sum(c.isdigit() for c in compact) < 8:
+            if want is None:
+                if sum(c.isdigit() for c in compact) >= 12 and "BANK_ACCOUNT" in (
+                    entities or ["BANK_ACCOUNT"]
+                ):
+                    out.append(RecognizerResult("BANK_ACCOUNT", m.start(), m.end(), 0.75))
+                continue
+            if sum(c.isdigit() for c in compact) < 8:
                 continue
             if len(compact) == want:
                 out.append(RecognizerResult("IBAN_CODE", m.start(), m.end(), 0.85))

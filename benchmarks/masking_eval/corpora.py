@@ -661,6 +661,15 @@ def tau_user_values(uid: str, user: Mapping[str, Any]) -> set[tuple[str, str]]:
     return vals
 
 
+def tau_address_parts(user: Mapping[str, Any]) -> set[tuple[str, str]]:
+    """The city, state, zip and country of a tau user's postal address as
+    ``OTHER:ADDRESS_PART``: part of the person's address, so neither a non-personal word when
+    masked with it, nor a recall figure (the same city named elsewhere in the log is no leak)."""
+    addr = user.get("address") or {}
+    parts = ("city", "state", "zip", "country")
+    return {("OTHER:ADDRESS_PART", addr[p]) for p in parts if addr.get(p)}
+
+
 #: corpus name -> (results file glob under external_root(), users file, task type)
 TAU_FILES = {
     TAU_AIRLINE: ("tau-bench/gpt-4o-airline.json", "tau-bench/airline-users.json", "airline"),

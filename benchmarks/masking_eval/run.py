@@ -31,6 +31,7 @@ import importlib
 import json
 import logging
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -125,13 +126,17 @@ def tau_unit(corpus: str, episodes: int, ds: str) -> Unit | None:
     return unit
 
 
+#: A person's name or address field of a tau record or tool call (JSON, possibly escaped).
+_NAME_FIELD = re.compile(
+    r'\\?"(?:first_name|last_name|address1|address2|city|state|zip)\\?":\s*\\?"([^"\\]{1,60})\\?"'
+)
+
+
 def tau_cells(unit: Unit, table: pa.Table, users: dict[str, Any]) -> None:
     """Set ``unit``'s rows to ``table`` (steps numbered within their episode when the parser
     left them empty) and its cells: every distinct string of each masked column of an episode
     (the task description of every step row once), with the values of the episode's user
     (found by a user id written anywhere in the episode's rows)."""
-    import re
-
     from agentic_pipeline.masking import MASK_COLUMNS
 
     if "step" not in table.column_names or None in table.column("step").to_pylist():
@@ -141,6 +146,10 @@ def tau_cells(unit: Unit, table: pa.Table, users: dict[str, Any]) -> None:
         )
     uid_rx = re.compile(r"\b(?:" + "|".join(map(re.escape, sorted(users, key=len)[::-1])) + r")\b")
     owner: dict[str, str] = {}
+    # people named in the episode's tool calls and records ("first_name", "last_name", the
+    # fields of an address: passengers added, a new shipping address): personal, though absent
+    # from the users file
+    named: dict[str, set[tuple[str, str]]] = {}
     eps = table.column("episode_id").to_pylist()
     for col in table.column_names:
         if not pa.types.is_string(table.schema.field(col).type):
@@ -148,6 +157,10 @@ def tau_cells(unit: Unit, table: pa.Table, users: dict[str, Any]) -> None:
         for e, v in zip(eps, table.column(col).to_pylist(), strict=True):
             if e not in owner and isinstance(v, str) and (m := uid_rx.search(v)):
                 owner[e] = m.group()
+            if isinstance(v, str) and ("_name" in v or "address1" in v):
+                named.setdefault(e, set()).update(
+                    ("OTHER:NAME_IN_RECORDS", n) for n in _NAME_FIELD.findall(v) if n.strip()
+                )
     unit.table, unit.cells = table, []
     seen: set[tuple[str, str, str]] = set()
     for key, value in _cells(table, list(MASK_COLUMNS)).items():
@@ -155,8 +168,11 @@ def tau_cells(unit: Unit, table: pa.Table, users: dict[str, Any]) -> None:
             continue  # an episode attribute repeated on each step row counts once
         seen.add((key[0], key[3], value))
         uid = owner.get(key[0])
-        truth = C.tau_user_values(uid, users[uid]) if uid else set()
+        truth = (
+            C.tau_user_values(uid, users[uid]) | C.tau_address_parts(users[uid]) if uid else set()
+        )
         values = {(C._TAU_TYPES.get(k, k), v) for k, v in truth}
+        values |= {x for x in named.get(key[0], ()) if x[1] not in {v for _, v in values}}
         doc = LabelledText(
             value, C._value_spans(value, values), unit.corpus, "-".join(map(str, key))
         )
@@ -477,8 +493,10 @@ def main(argv: list[str] | None = None) -> int:
         print(block, flush=True)
         if args.show_misses:
             for kind in group_types(ours_t.misses):
-                for doc_id, value, ctx in ours_t.misses[kind][: args.show_misses]:
+                for doc_id, value, ctx in ours_t.misses.get(kind, [])[: args.show_misses]:
                     print(f"   missed {kind} {value!r} in {doc_id}: {ctx}")
+            lost = ", ".join(f"{w} {n}" for w, n in ours_t.lost.most_common(args.show_misses))
+            print(f"   non-personal words masked most: {lost}")
         text.append(block)
         results[u.corpus] = {
             "note": note,

@@ -9,11 +9,15 @@ Rules (the same for ours and for plain Presidio):
   their string leaves; masking tokens (``<PERSON_1a2b3c4d>``, ``<PERSON>``) are no words.
 * A whole postal address (``ADDRESS``) counts when every part is masked (street, unit, city,
   region, postcode); its street line (the part before the first comma) is reported apart.
-* Non-personal words: letters-only words of 3+ characters of the raw cell outside every
-  labelled value except the non-personal ones (organisations, companies, locations, which must
-  stay); the share of their occurrences gone after masking. Texts of an episode withheld by our
-  masking are left out of this figure, of the kept values and of the negatives, for ours and
-  Presidio alike (their values count as masked: they never reach the warehouse).
+  A value labelled as an address that holds no digit ("Paris", "the park", "Oak Street") is no
+  postal address (no house number, no postcode): it is reported on its own row, ``PLACE
+  labelled address``, since the masking keeps a place named alone by design.
+* Non-personal words: letters-only words of 3+ characters (runs of ``X`` excepted) of the raw
+  cell outside every labelled value except the non-personal ones (organisations, companies,
+  locations, which must stay); the share of their occurrences gone after masking. Texts of an
+  episode withheld by our masking are left out of this figure, of the kept values and of the
+  negatives, for ours and Presidio alike (their values count as masked: they never reach the
+  warehouse).
 * Non-personal labelled values (``NON_PERSONAL``): the share of occurrences kept whole.
 * Negative texts (no labelled value at all, e.g. the DLP hard negatives): the share in which
   anything was masked.
@@ -31,7 +35,8 @@ from .evaluation import plain_text, value_pattern
 
 #: A masking token of ours (``<PERSON_1a2b3c4d>``) or of plain Presidio (``<PERSON>``).
 TOKEN = re.compile(r"<[A-Z][A-Z0-9_]*?(?:_[0-9a-f]{8})?>")
-WORD = re.compile(r"[^\W\d_]{3,}")
+#: A word: 3+ letters, not a run of ``X`` (the hidden digits of "XXXX-XXXX-1234" are no word).
+WORD = re.compile(r"(?![xX]+(?![^\W\d_]))[^\W\d_]{3,}")
 _PART = re.compile(r"[^\W_]{2,}")
 
 
@@ -62,6 +67,8 @@ class Tally:
     withheld: int = 0
     #: Per type, (text id, value, masked text around it) of each value left in clear.
     misses: dict[str, list[tuple[str, str, str]]] = field(default_factory=dict)
+    #: Non-personal words masked (folded), with their count.
+    lost: Counter[str] = field(default_factory=Counter)
 
     def recall(self, kind: str) -> float:
         return 1.0 - self.leaked[kind] / self.n[kind] if self.n[kind] else float("nan")
@@ -92,6 +99,15 @@ def _leaks(raw: str, masked: str, values: list[tuple[str, str]]) -> list[bool]:
     return out
 
 
+#: The row of a value labelled as an address that has no digit: a place, no postal address.
+PLACE = "PLACE labelled address"
+
+
+def _postal(kind: str, value: str) -> str:
+    """``kind``, or ``PLACE`` for an ``ADDRESS`` value without a house number or postcode."""
+    return PLACE if kind == "ADDRESS" and not any(c.isdigit() for c in value) else kind
+
+
 def score_cell(
     doc: LabelledText, raw_cell: str, masked_cell: str, tally: Tally, words: bool = True
 ) -> None:
@@ -101,7 +117,7 @@ def score_cell(
     raw = plain_text(raw_cell)
     masked = TOKEN.sub(" ", plain_text(masked_cell))
     values = doc.values()
-    personal = [(k, v) for k, v in values if is_personal(k)]
+    personal = [(_postal(k, v), v) for k, v in values if is_personal(k)]
     for i, ((kind, v), left) in enumerate(
         zip(personal, _leaks(raw, masked, personal), strict=True)
     ):
@@ -126,6 +142,7 @@ def score_cell(
     after = Counter(w.lower() for w in WORD.findall(masked))
     tally.words += sum(before.values())
     tally.words_lost += sum(max(0, c - after[w]) for w, c in before.items())
+    tally.lost.update({w: c - after[w] for w, c in before.items() if c > after[w]})
     for k, v in values:
         if k in NON_PERSONAL:
             n = _count(v, raw)
@@ -149,6 +166,7 @@ def group_types(kinds: Iterable[str]) -> list[str]:
         "PHONE_NUMBER",
         "ADDRESS",
         "ADDRESS street line",
+        PLACE,
         "STREET_ADDRESS",
         "CREDIT_CARD",
         "IBAN_CODE",
@@ -167,6 +185,7 @@ def merge(tallies: Iterable[Tally]) -> Tally:
     for t in tallies:
         out.n.update(t.n)
         out.leaked.update(t.leaked)
+        out.lost.update(t.lost)
         for f in ("words", "words_lost", "kept_n", "kept", "negatives", "negatives_touched"):
             setattr(out, f, getattr(out, f) + getattr(t, f))
         out.episodes += t.episodes

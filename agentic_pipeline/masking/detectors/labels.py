@@ -29,13 +29,19 @@ from presidio_analyzer.nlp_engine import NlpArtifacts
 #: Labels that name no kind of id by themselves ("ID: 654321"): an id of a person unless a
 #: thing's word stands right before them ("Order ID", "flight no.").
 GENERIC_LABELS = frozenset({"id", "identifier"})
-_THING_WORD_BEFORE = re.compile(
-    r"(?i)(?<!\w)(?:order|item|product|sku|variant|flight|booking|reservation|invoice|tracking|"
+_THING_WORDS = (
+    r"(?:order|item|product|sku|variant|flight|booking|reservation|invoice|tracking|"
     r"shipment|parcel|package|model|part|serial|batch|lot|version|build|page|room|gate|seat|"
-    r"device|session|request|event|message|file|job|run|task|trace|span)(?!\w)[ \t#:.]*$"
+    r"device|session|request|event|message|file|job|run|task|trace|span)"
 )
+_THING_WORD_BEFORE = re.compile(rf"(?i)(?<!\w){_THING_WORDS}(?!\w)[ \t#:.]*$")
+#: A thing's word between a label and a value further on: the value is that thing's id.
+_THING_WORD_IN = re.compile(rf"(?i)(?<!\w){_THING_WORDS}s?(?!\w)")
 #: Score of a value found by its label: above spaCy (0.85), below checksummed patterns' ties.
 LABEL_SCORE = 0.87
+#: Score of an id a few words after its label or in the answer to a question naming the label:
+#: masked where it stands, never propagated through the episode.
+NEAR_LABEL_SCORE = 0.6
 #: Score of a name under the bare label "Name" (products and tools have names too): masked where
 #: it stands, never propagated through the episode.
 BARE_NAME_SCORE = 0.55
@@ -154,6 +160,174 @@ def id_label_re() -> re.Pattern[str]:
     )
 
 
+@lru_cache(maxsize=1)
+def _label_alternation() -> str:
+    return "|".join(_phrase(x) for x in sorted(id_labels(), key=len, reverse=True))
+
+
+@lru_cache(maxsize=1)
+def near_label_re() -> re.Pattern[str]:
+    """An id a few words after its label, in one clause ("account details like 30120045",
+    "the card number ending in *4471"): ``label``, ``gap`` (up to four words without digits)
+    and ``value`` (five digits in a row at least), or ``tail`` (the last digits after "ending
+    in")."""
+    return re.compile(
+        rf"(?i)(?<![\w@.])(?P<label>{_label_alternation()})(?!\w)"
+        rf"(?:[ \t]*(?:{_id_words()}))*"
+        r"(?P<gap>(?:[ \t,]+[^\W\d][^\W\d'’-]*){1,4}?)[ \t,:]+"
+        r"(?:(?P<ending>(?<=ending in )|(?<=ending with )|(?<=ends in )|(?<=ends with ))"
+        r"[*xX•·.\- ]{0,12}(?P<tail>\d{2,6})(?!\d)"
+        r"|[#*]?(?P<value>(?=[A-Za-z0-9-]*\d{5})[A-Za-z0-9][A-Za-z0-9-]{3,38}[A-Za-z0-9])"
+        r"(?![\w@]))"
+    )
+
+
+@lru_cache(maxsize=1)
+def handle_labels_re() -> re.Pattern[str]:
+    """A login name after its label ("my username is quietfern77", "Login: r.okafor")."""
+    alts = "|".join(_phrase(x) for x in sorted(_data()["handles"], key=len, reverse=True))
+    return re.compile(
+        rf"(?i)(?<![\w@.])(?P<label>{alts})(?!\w)[ \t]*(?P<sep>[:=]|\bis\b|\bwas\b)?[ \t]*"
+        r"(?:\bis\b[ \t]*)?[@'\"“‘(]?(?P<value>\w[\w.@+-]{1,38}\w)"
+    )
+
+
+@lru_cache(maxsize=1)
+def question_label_re() -> re.Pattern[str]:
+    """Any id or login label, alone (in a question asking for it)."""
+    handles = "|".join(_phrase(x) for x in sorted(_data()["handles"], key=len, reverse=True))
+    return re.compile(
+        rf"(?i)(?<![\w@.])(?:(?P<handle>{handles})|(?P<label>{_label_alternation()}))(?!\w)"
+    )
+
+
+#: In the line that answers a question: "it's X", "it is X", "sure: X", "yes, X", or a bare X.
+_ANSWER = re.compile(
+    r"(?i)(?:^|(?<=[\s,:;]))(?:it'?s|it’s|it is|that'?s|mine is|is|:|sure|yes|ok(?:ay)?)?"
+    r"[ \t,:]*[#@'\"“‘]?(?P<value>[A-Za-z0-9][\w.@+-]{1,38}[A-Za-z0-9])(?![\w@])"
+)
+
+
+def handle_value_ok(value: str) -> bool:
+    """A login name's shape: a digit, or ``_ . @`` inside, or a word that is no frequent word
+    ("quietfern" yes, "not", "broken", "for" no)."""
+    from agentic_pipeline.masking.vocabulary import STOP_WORDS, is_vocabulary
+
+    if not 3 <= len(value) <= 40:
+        return False
+    if any(c.isdigit() for c in value) or any(c in "_.@" for c in value):
+        return True
+    return value.lower() not in STOP_WORDS and not is_vocabulary(value)
+
+
+#: A unit after a number: a quantity or an amount, no id ("25000 miles", "1000000 dollars").
+_UNIT_AFTER = re.compile(
+    r"(?i)[ \t]*(?:dollars?|usd|eur|euros?|pounds?|gbp|inr|rupees?|points?|miles?|km|kg|lbs?|"
+    r"items?|units?|%|percent|people|users|customers|members|accounts|times|days|hours|years)\b"
+)
+
+
+def _far_id_ok(value: str, text: str, end: int) -> bool:
+    """An id a few words from its label needs a stronger shape than one right after it: letters
+    and 4+ digits, or 7+ digits, and no unit after it."""
+    digits = sum(c.isdigit() for c in value)
+    letters = sum(c.isalpha() for c in value)
+    if not id_value_ok(value) or not (digits >= 7 or (letters and digits >= 4)):
+        return False
+    return _UNIT_AFTER.match(text, end) is None
+
+
+def _near_label_ids(text: str, entities: list[str]) -> list[RecognizerResult]:
+    """Ids a few words after their label (``near_label_re``), unless a thing's word stands
+    between ("account for order 5512093": the order's)."""
+    out = []
+    for m in near_label_re().finditer(text):
+        if _THING_WORD_IN.search(m.group("gap")) or re.search(r"[.;!?]", m.group("gap")):
+            continue
+        group = "tail" if m.group("tail") else "value"
+        if group == "value" and not _far_id_ok(m.group("value"), text, m.end("value")):
+            continue
+        if _norm_label(m.group("label")) in GENERIC_LABELS:
+            continue  # "id" a few words before a number says too little
+        et = label_entity(m.group("label"), ids_first=True)
+        if et is None or (entities and et not in entities):
+            continue
+        out.append(RecognizerResult(et, m.start(group), m.end(group), NEAR_LABEL_SCORE))
+    return out
+
+
+def _handles(text: str, entities: list[str]) -> list[RecognizerResult]:
+    """Login names right after their label; without ``:``, ``=`` or "is" between them only a
+    value shaped like a handle (a digit, ``_ . @``): "login credentials" is no login name."""
+    if entities and "USER_ID" not in entities:
+        return []
+    return [
+        RecognizerResult("USER_ID", m.start("value"), m.end("value"), LABEL_SCORE)
+        for m in handle_labels_re().finditer(text)
+        if handle_value_ok(m.group("value"))
+        and (m.group("sep") or any(c.isdigit() or c in "_.@" for c in m.group("value")))
+    ]
+
+
+def asked_label(question: str) -> str | None:
+    """The type a question asks for ("Could you share your policy number?" -> ``INSURANCE_ID``,
+    "What is your username?" -> ``USER_ID``): the id or login label nearest its last question
+    mark, else ``None`` ("What is your order ID?": a thing's)."""
+    if "?" not in question:
+        return None
+    q = question[: question.rindex("?")]
+    found = list(question_label_re().finditer(q))
+    if not found:
+        return None
+    m = found[-1]
+    if m.group("handle"):
+        return "USER_ID"
+    if _norm_label(m.group("label")) in GENERIC_LABELS and _THING_WORD_BEFORE.search(
+        q, max(0, m.start() - 30), m.start()
+    ):
+        return None
+    return label_entity(m.group("label"), ids_first=True)
+
+
+def answer_value(answer: str, entity_type: str) -> tuple[int, int] | None:
+    """Where the asked value stands in the answer ("Yes, it's QX77120B."): the first token
+    after "it's", "sure", ":"... with an id's shape (a login name's with a digit or ``_``)."""
+    for a in _ANSWER.finditer(answer):
+        v = a.group("value")
+        ok = (
+            handle_value_ok(v) and any(c.isdigit() or c == "_" for c in v)
+            if entity_type == "USER_ID" and not id_value_ok(v)
+            else id_value_ok(v)
+        )
+        if ok:
+            return a.start("value"), a.end("value")
+    return None
+
+
+def _answers(text: str, entities: list[str]) -> list[RecognizerResult]:
+    """The id or login name in the line right after a question that asks for it ("Can you give
+    me your member ID?" / "Sure, it's QX77120B"), within one text."""
+    if "?" not in text or "\n" not in text:
+        return []
+    out = []
+    lines = text.split("\n")
+    starts = [0]
+    for line in lines[:-1]:
+        starts.append(starts[-1] + len(line) + 1)
+    for i, line in enumerate(lines[:-1]):
+        et = asked_label(line)
+        if et is None or (entities and et not in entities):
+            continue
+        j = next((k for k in range(i + 1, len(lines)) if lines[k].strip()), None)
+        if j is None or j > i + 2:
+            continue
+        where = answer_value(lines[j], et)
+        if where is not None:
+            a, b = where
+            out.append(RecognizerResult(et, starts[j] + a, starts[j] + b, NEAR_LABEL_SCORE))
+    return out
+
+
 _YEAR = re.compile(r"(?:19|20)\d\d")
 _DATE = re.compile(r"\d{1,4}[./-]\d{1,2}[./-]\d{1,4}")
 _AMOUNT = re.compile(r"\d{1,3}(?:[,.]\d{3})*[.,]\d{1,2}|\d+[.,]\d{1,2}")
@@ -169,6 +343,26 @@ def id_value_ok(value: str) -> bool:
     return not (_YEAR.fullmatch(value) or _DATE.fullmatch(value) or _AMOUNT.fullmatch(value))
 
 
+#: Types of a sibling key that make an object a person's record.
+_PERSON_FIELD_TYPES = frozenset({"PERSON", "EMAIL_ADDRESS", "PHONE_NUMBER", "DATE_OF_BIRTH"})
+
+
+def generic_id_of_a_person(parent_key: str | None, keys: list[str]) -> bool:
+    """Whether a bare ``id`` key of a JSON object names a person's id: the object sits under a
+    key naming a person's record (``person_objects`` of ``labels.yaml``: ``customer``,
+    ``passengers``...) or has a name, email, phone or birth date beside it. The ``id`` of a
+    payment method, an order or a flight is a thing's."""
+    if parent_key is not None:
+        words = set(normalize_key(parent_key).split("_"))
+        if not words.isdisjoint(_data()["person_objects"]):
+            return True
+    return any(
+        key_entity(k) in _PERSON_FIELD_TYPES or label_entity(k) == "PERSON"
+        for k in keys
+        if normalize_key(k) not in GENERIC_LABELS
+    )
+
+
 def _norm_label(label: str) -> str:
     """``Account-Number``, ``account_no``, ``patientId`` -> ``account number``, ``patient id``."""
     label = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", label.strip())
@@ -177,14 +371,15 @@ def _norm_label(label: str) -> str:
 
 
 @lru_cache(maxsize=4096)
-def label_entity(label: str) -> str | None:
+def label_entity(label: str, ids_first: bool = False) -> str | None:
     """Entity type a field label or key names through the label lists: an id type for an id
     label (optionally followed by id words: ``policy_no``, ``Member ID``), ``PERSON`` for a
-    name label, else ``None``."""
+    name label, else ``None``. A label of both lists ("patient", "customer") names a person,
+    or, with ``ids_first`` (a value with an id's shape after it), that id."""
     norm = _norm_label(label)
     if not norm:
         return None
-    if norm in person_labels():
+    if norm in person_labels() and not (ids_first and norm in id_labels()):
         return "PERSON"
     ids = id_labels()
     words = norm.split()
@@ -197,6 +392,17 @@ def label_entity(label: str) -> str | None:
             return None
         words = words[:-1]
     return None
+
+
+def _starts_with_a_word(value: str) -> bool:
+    """A value of several parts whose first part is a lower-case English word ("has 25000" after
+    "account"): a sentence goes on, no id."""
+    from agentic_pipeline.masking.vocabulary import STOP_WORDS, is_vocabulary
+
+    first = value.split(" ", 1)[0]
+    if first == value or not first.isalpha() or not first.islower():
+        return False
+    return first in STOP_WORDS or is_vocabulary(first)
 
 
 class IdLabelRecognizer(LocalRecognizer):
@@ -216,19 +422,24 @@ class IdLabelRecognizer(LocalRecognizer):
         out, pos, rx = [], 0, id_label_re()
         while (m := rx.search(text, pos)) is not None:
             value = m.group("value")
-            if not id_value_ok(value):  # "Patient MRN: 0045...": the next label may own it
-                pos = m.end("label")
+            if not id_value_ok(value) or _starts_with_a_word(value):
+                pos = m.end("label")  # "Patient MRN: 0045...": the next label may own it
                 continue
             pos = m.end()
             if _norm_label(m.group("label")) in GENERIC_LABELS and _THING_WORD_BEFORE.search(
                 text, max(0, m.start("label") - 30), m.start("label")
             ):
                 continue  # "Order ID: 54321": the generic label belongs to a thing
-            et = label_entity(m.group("label"))
+            et = label_entity(m.group("label"), ids_first=True)
             if et is None or (entities and et not in entities):
                 continue
             out.append(RecognizerResult(et, m.start("value"), m.end("value"), LABEL_SCORE))
-        return out
+        return (
+            out
+            + _near_label_ids(text, entities)
+            + _handles(text, entities)
+            + _answers(text, entities)
+        )
 
 
 #: A ``label: value`` line (also a YAML mapping line or a bullet): the label and the value.
