@@ -167,3 +167,10 @@ def test_an_entity_running_on_into_the_next_line_is_judged_line_by_line(nlp):
     text = "Assignee: Ilse Brandvoll\nTopic: Invoices"
     doc = _doc(nlp, text, "Ilse Brandvoll\nTopic")
     assert _found(_BLIND, text, doc) == ["Ilse Brandvoll"]
+
+
+def test_a_sentence_start_of_another_language_is_vocabulary(nlp):
+    text = "Wir fahren morgen nach Graz."
+    doc = _doc(nlp, text, "Wir fahren")
+    assert non_person_signal(TextFeatures(text, doc), 0, 10) == "vocabulary"
+    assert _found(_BLIND, text, doc) == []

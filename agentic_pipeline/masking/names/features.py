@@ -404,8 +404,8 @@ def non_person_signal(tf: TextFeatures, start: int, end: int) -> str | None:
     """Why the span ``start:end`` of ``tf.text`` (a spaCy PERSON entity) looks like no person,
     or None: ``"no-word"`` (no name-like word: an id, a code, an e-mail address or handle),
     ``"identifier"`` (a digit or an underscore in it), ``"upper"`` (all capitals: a code or a
-    header), ``"vocabulary"`` (every word is vocabulary no name list has, a place or a calendar
-    word), ``"organisation"`` (an organisation or product word, ``data/organisation_words.txt``),
+    header), ``"vocabulary"`` (every word is vocabulary of one of the main European languages
+    that no name list has, a place or a calendar word: "Desk Lamp", "Ich komme aus"), ``"organisation"`` (an organisation or product word, ``data/organisation_words.txt``),
     ``"elsewhere"`` (spaCy calls one of its words an organisation, product or place elsewhere in
     the text)."""
     value = tf.text[start:end]
@@ -422,7 +422,7 @@ def non_person_signal(tf: TextFeatures, start: int, end: int) -> str | None:
     folded = [fold(w).strip("'’.-") for w in words]
     if any(f in ORGANISATION_WORDS for f in folded):
         return "organisation"
-    if all(not_a_name_word(w) for w in words):
+    if all(not_a_name_word(w, LANGUAGES) for w in words):
         return "vocabulary"
     if any(tf.labels_of.get(w, set()) & {"ORG", "PRODUCT", "GPE", "LOC", "FAC"} for w in words):
         return "elsewhere"
