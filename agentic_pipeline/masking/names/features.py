@@ -405,7 +405,8 @@ def non_person_signal(tf: TextFeatures, start: int, end: int) -> str | None:
     or None: ``"no-word"`` (no name-like word: an id, a code, an e-mail address or handle),
     ``"identifier"`` (a digit or an underscore in it), ``"upper"`` (all capitals: a code or a
     header), ``"vocabulary"`` (every word is vocabulary of one of the main European languages
-    that no name list has, a place or a calendar word: "Desk Lamp", "Ich komme aus"), ``"organisation"`` (an organisation or product word, ``data/organisation_words.txt``),
+    that no name list has, a place or a calendar word: "Desk Lamp", "Ich komme aus"),
+    ``"organisation"`` (an organisation or product word, ``data/organisation_words.txt``),
     ``"elsewhere"`` (spaCy calls one of its words an organisation, product or place elsewhere in
     the text)."""
     value = tf.text[start:end]
