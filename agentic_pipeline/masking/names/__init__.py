@@ -2,7 +2,9 @@
 
 * ``lexicon``: the name lists (Faker's locales) and word lists the features read;
 * ``features``: the candidate tokens of a text and their features;
-* ``model``: the logistic-regression weights (``data/name_model.json``) and the spans they give;
+* ``model``: the logistic-regression weights (``data/name_model.json``, or the file named by
+  ``$AGENTIC_PIPELINE_NAME_MODEL``) and the spans they give, spaCy's PERSON entities included
+  unless vetoed (the floor);
 * ``recognizer``: the Presidio recognizer reporting them and ``decide_persons``, the step of the
   masking that keeps only the model's person spans;
 * ``build``: the training corpora and ``build_model`` (``python -m
@@ -18,6 +20,7 @@ from agentic_pipeline.masking.names.lexicon import (
     not_a_name_word,
 )
 from agentic_pipeline.masking.names.model import (
+    MODEL_ENV,
     MODEL_PATH,
     NameModel,
     default_model,
@@ -32,6 +35,7 @@ from agentic_pipeline.masking.names.recognizer import (
 __all__ = [
     "COMMON_WORDS",
     "DETECTOR",
+    "MODEL_ENV",
     "MODEL_PATH",
     "NameModel",
     "NameModelRecognizer",

@@ -47,6 +47,9 @@ C = 0.5
 #: best recall for under 1% of other words masked in the leave-one-corpus-out run).
 THRESHOLD = 0.3
 PROPAGATE = 0.85
+#: The floor's veto bar (``NameModel.veto``): a spaCy PERSON entity is dropped only when the
+#: model's probability of its best word is below this and it carries a non-person signal.
+VETO: float | None = THRESHOLD
 
 
 # ------------------------------------------------------------------------------------- corpora
@@ -107,25 +110,28 @@ def cache_dir() -> Path:
     return Path(base) / "agentic-pipeline" / "names"
 
 
-def _nlp():
+def _nlp(model: str | None = None):
+    """The analyzer's NER pipeline of spaCy model ``model`` (default: the analyzer's model), loaded
+    once per process."""
     import spacy
 
     from agentic_pipeline.masking.engine import DEFAULT_MODEL, UNNEEDED_COMPONENTS
 
-    return spacy.load(DEFAULT_MODEL, exclude=list(UNNEEDED_COMPONENTS))
+    name = model or DEFAULT_MODEL
+    if name not in _NLP:
+        _NLP[name] = spacy.load(name, exclude=list(UNNEEDED_COMPONENTS))
+    return _NLP[name]
 
 
-_NLP = None
+_NLP: dict[str, object] = {}
 
 
-def parse(texts: Sequence[str], cache_key: str | None = None) -> list:
-    """spaCy documents of ``texts`` by the analyzer's NER pipeline, cached on disk by content."""
-    global _NLP
+def parse(texts: Sequence[str], cache_key: str | None = None, model: str | None = None) -> list:
+    """spaCy documents of ``texts`` by the analyzer's NER pipeline (of spaCy model ``model``,
+    default the analyzer's), cached on disk by content."""
     from spacy.tokens import DocBin
 
-    if _NLP is None:
-        _NLP = _nlp()
-    nlp = _NLP
+    nlp = _nlp(model)
     digest = hashlib.sha256("\x00".join(texts).encode("utf-8")).hexdigest()[:16]
     path = cache_dir() / f"{cache_key or 'docs'}-{nlp.meta['name']}-{digest}.spacy"
     if path.exists():
@@ -215,6 +221,7 @@ def fit(
     c: float = C,
     threshold: float = THRESHOLD,
     propagate: float = PROPAGATE,
+    veto: float | None = VETO,
 ) -> NameModel:
     """The two-stage logistic regression over the examples of each corpus, each corpus weighing
     the same: stage 1 reads a unit's features, stage 2 the same and the stage-1 probabilities of
@@ -265,6 +272,7 @@ def fit(
         intercept2=b2,
         threshold=threshold,
         propagate=propagate,
+        veto=veto,
         meta={
             "corpora": sorted(per_corpus),
             "examples": dict(sorted(per_corpus.items())),
@@ -277,28 +285,33 @@ def fit(
     return model
 
 
-_EXAMPLES: dict[tuple[str, int | None], Examples] = {}
+_EXAMPLES: dict[tuple[str, int | None, str | None], Examples] = {}
 
 
-def corpus_examples(names: Iterable[str], limit: int | None = None) -> dict[str, Examples]:
+def corpus_examples(
+    names: Iterable[str], limit: int | None = None, spacy_model: str | None = None
+) -> dict[str, Examples]:
     """Training examples of each named corpus (kept for the next call in this process)."""
     out = {}
     for name in names:
-        if (name, limit) not in _EXAMPLES:
+        key = (name, limit, spacy_model)
+        if key not in _EXAMPLES:
             items = load_corpus(name, limit)
-            docs = parse([x.text for x in items], cache_key=name)
+            docs = parse([x.text for x in items], name, spacy_model)
             ex = token_examples(items, docs)
             extra = tables_and_lists(items, name, PERSON_TYPES)
             extra += lower_case_names(items, name, PERSON_TYPES)
             if extra:
-                more = token_examples(extra, parse([x.text for x in extra], f"{name}-tables"))
+                more = token_examples(
+                    extra, parse([x.text for x in extra], f"{name}-tables", spacy_model)
+                )
                 off = len(ex.y)
                 ex.X += more.X
                 ex.y += more.y
                 ex.prev += [p + off if p >= 0 else -1 for p in more.prev]
                 ex.next += [q + off if q >= 0 else -1 for q in more.next]
-            _EXAMPLES[(name, limit)] = ex
-        out[name] = _EXAMPLES[(name, limit)]
+            _EXAMPLES[key] = ex
+        out[name] = _EXAMPLES[key]
     return out
 
 
@@ -306,13 +319,20 @@ def build_model(
     exclude: Iterable[str] = (),
     corpora: Iterable[str] | None = None,
     limit: int | None = None,
+    out: str | Path | None = None,
+    spacy_model: str | None = None,
 ) -> NameModel:
-    """The name model trained on every available corpus but ``exclude`` (or on ``corpora``)."""
+    """The name model trained on every available corpus but ``exclude`` (or on ``corpora``),
+    also written to ``out`` when given; ``spacy_model``: the spaCy model whose labels it reads
+    (default: the analyzer's)."""
     excluded = set(exclude)
     names = [c for c in (corpus_names() if corpora is None else corpora) if c not in excluded]
     if not names:
         raise ValueError("no training corpus: is ../shared/external/pii-dev there?")
-    return fit(corpus_examples(names, limit))
+    model = fit(corpus_examples(names, limit, spacy_model))
+    if out is not None:
+        model.save(out)
+    return model
 
 
 def build_from_texts(items: Sequence[LabelledText], **kwargs) -> NameModel:
@@ -328,10 +348,7 @@ def build_from_texts(items: Sequence[LabelledText], **kwargs) -> NameModel:
 
 
 def _parse_nocache(items: Sequence[LabelledText]) -> list:
-    global _NLP
-    if _NLP is None:
-        _NLP = _nlp()
-    return list(_NLP.pipe([x.text for x in items]))
+    return list(_nlp().pipe([x.text for x in items]))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -340,8 +357,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--out", default=str(MODEL_PATH), help="model file to write")
     ap.add_argument("--limit", type=int, default=None, help="texts per corpus (for a quick try)")
     args = ap.parse_args(argv)
-    model = build_model(exclude=args.exclude, limit=args.limit)
-    model.save(args.out)
+    model = build_model(exclude=args.exclude, limit=args.limit, out=args.out)
     print(
         f"{model.version}: {len(model.weights)} weights, corpora {model.meta['corpora']}, "
         f"written to {args.out}"

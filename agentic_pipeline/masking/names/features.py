@@ -26,7 +26,13 @@ from functools import lru_cache
 from spacy.tokens import Doc
 
 from agentic_pipeline.masking.json_walker import key_entity
-from agentic_pipeline.masking.names.lexicon import COMMON_WORDS, DATA, listed_names, read_lines
+from agentic_pipeline.masking.names.lexicon import (
+    COMMON_WORDS,
+    DATA,
+    listed_names,
+    not_a_name_word,
+    read_lines,
+)
 from agentic_pipeline.masking.pseudonyms import fold_word as fold
 from agentic_pipeline.masking.vocabulary import (
     LANGUAGES,
@@ -36,7 +42,7 @@ from agentic_pipeline.masking.vocabulary import (
 )
 
 #: Bumped whenever a feature changes meaning: a model built on other features is refused.
-FEATURE_VERSION = "5"
+FEATURE_VERSION = "6"
 
 _OTHER_LANGUAGES = tuple(lang for lang in LANGUAGES if lang != "en")
 #: A neighbour word this frequent in English (and no listed name) is a feature by identity.
@@ -359,7 +365,9 @@ def _person_key(label: str) -> bool:
 
 def _vocabulary_label(label: str) -> bool:
     """A label made of frequent words (its identity is a feature; a rare one, maybe a speaker's
-    name, is not)."""
+    name, is not). A label with a digit is a value (a street line, a time stamp), not a label."""
+    if _HAS_DIGIT.search(label):
+        return False
     words = re.findall(r"[^\W\d_]+", label)
     if not words or len(words) > 4:
         return False
@@ -384,4 +392,39 @@ def _csv_header(text: str) -> tuple[str, list[str], int] | None:
         if sum(ln.count(delim) == n for ln in body[1:]) >= max(1, (len(body) - 1) // 2):
             header = [h.strip().strip("\"'*") for h in body[0].split(delim)]
             return delim, header, text.index(body[0]) + len(body[0])
+    return None
+
+
+#: Words that make a capitalised phrase an organisation or a product ("... Airlines", "... Inc",
+#: "... Bank"): ``data/organisation_words.txt``.
+ORGANISATION_WORDS = read_lines(DATA / "organisation_words.txt")
+
+
+def non_person_signal(tf: TextFeatures, start: int, end: int) -> str | None:
+    """Why the span ``start:end`` of ``tf.text`` (a spaCy PERSON entity) looks like no person,
+    or None: ``"no-word"`` (no name-like word: an id, a code, an e-mail address or handle),
+    ``"identifier"`` (a digit or an underscore in it), ``"upper"`` (all capitals: a code or a
+    header), ``"vocabulary"`` (every word is vocabulary of one of the main European languages
+    that no name list has, a place or a calendar word: "Desk Lamp", "Ich komme aus"),
+    ``"organisation"`` (an organisation or product word, ``data/organisation_words.txt``),
+    ``"elsewhere"`` (spaCy calls one of its words an organisation, product or place elsewhere in
+    the text)."""
+    value = tf.text[start:end]
+    ks = [
+        k for k in range(bisect.bisect_right(tf.ends, start), len(tf.words)) if tf.starts[k] < end
+    ]
+    words = [tf.words[k] for k in ks if not tf.skip[k] and _wordlike(tf.words[k])]
+    if not words:
+        return "no-word"
+    if _HAS_DIGIT.search(value) or "_" in value:
+        return "identifier"
+    if all(w.isupper() for w in words):
+        return "upper"
+    folded = [fold(w).strip("'’.-") for w in words]
+    if any(f in ORGANISATION_WORDS for f in folded):
+        return "organisation"
+    if all(not_a_name_word(w, LANGUAGES) for w in words):
+        return "vocabulary"
+    if any(tf.labels_of.get(w, set()) & {"ORG", "PRODUCT", "GPE", "LOC", "FAC"} for w in words):
+        return "elsewhere"
     return None

@@ -7,27 +7,48 @@ on the candidate tokens. Adjacent name tokens on one line make one span; a span'
 best token's probability, mapped so that the masking's fixed score bars mean the model's own
 bars: ``threshold`` (masked where it stands) maps to 0.4, ``propagate`` (an episode-wide value)
 to 0.6.
+
+The floor: every PERSON entity of spaCy (what plain Presidio masks as a name) is a person span
+too, unless vetoed: its best word's probability is below the model's ``veto`` bar *and* it
+carries a non-person signal (``non_person_signal``: no word at all, an identifier or code, an
+all-caps token, only vocabulary, an organisation word, or a word spaCy calls an organisation,
+product or place elsewhere in the text). So the model adds names to plain Presidio's and only
+removes the ones both the model and a signal reject.
+
+``$AGENTIC_PIPELINE_NAME_MODEL`` (``MODEL_ENV``) names another model file to use instead of the
+shipped one (the leave-one-corpus-out benchmarks; read once per process).
 """
 
 from __future__ import annotations
 
 import json
 import math
+import os
+import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
 from spacy.tokens import Doc
 
-from agentic_pipeline.masking.names.features import FEATURE_VERSION, TextFeatures
+from agentic_pipeline.masking.names.features import (
+    FEATURE_VERSION,
+    TextFeatures,
+    non_person_signal,
+)
 
 MODEL_PATH = Path(__file__).parent / "data" / "name_model.json"
+#: Environment variable naming a model file used instead of ``MODEL_PATH`` (benchmarks).
+MODEL_ENV = "AGENTIC_PIPELINE_NAME_MODEL"
 #: Masking score bars the model's thresholds are mapped to (``Masker.min_score`` and
 #: ``Masker.propagate_min_score``).
 MASK_SCORE = 0.4
 PROPAGATE_SCORE = 0.6
 #: Between two name tokens of one span: nothing, one space, or a joining mark ("Anne-Marie").
 _JOINS = frozenset({"", " ", "-", "'", "’"})
+#: The parts of a spaCy entity between line breaks, tabs and table bars (no name spans them: an
+#: entity running on into the next line or cell is judged part by part).
+_PIECE = re.compile(r"[^\s|](?:[^\n\t|]*[^\s|])?")
 
 
 @dataclass
@@ -40,6 +61,11 @@ class NameModel:
     intercept2: float = 0.0
     threshold: float = 0.5
     propagate: float = 0.9
+    #: spaCy PERSON entities are kept unless their best probability is below this and they carry
+    #: a non-person signal (None: no floor, the model alone decides)
+    veto: float | None = None
+    #: ... or below this whatever the signal (None: never)
+    veto_always: float | None = None
     version: str = "unversioned"
     feature_version: str = FEATURE_VERSION
     meta: dict = field(default_factory=dict)
@@ -76,7 +102,9 @@ class NameModel:
         return [(tf.words[i], p) for i, p in sorted(self.unit_probabilities(tf).items())]
 
     def spans(self, text: str, doc: Doc) -> list[tuple[int, int, float]]:
-        """Person spans ``(start, end, probability)`` of ``text`` (``doc`` is its spaCy doc)."""
+        """Person spans ``(start, end, probability)`` of ``text`` (``doc`` is its spaCy doc):
+        the model's, and spaCy's PERSON entities that are not vetoed (the floor, see the module
+        doc). A floor span's probability is at least ``threshold`` (it is masked)."""
         tf = TextFeatures(text, doc)
         probs = self.unit_probabilities(tf)
         out: list[tuple[int, int, float]] = []
@@ -96,7 +124,33 @@ class NameModel:
         if cur is not None:
             out.append((cur[0], cur[1], cur[2]))
         # "Ann." at a sentence end: the name without its period
-        return [(s, e - 1 if text[e - 1] == "." else e, p) for s, e, p in out]
+        out = [(s, e - 1 if text[e - 1] == "." else e, p) for s, e, p in out]
+        floor = self.floor_spans(tf, doc, probs)
+        return _union(out, floor) if floor else out
+
+    def floor_spans(
+        self, tf: TextFeatures, doc: Doc, probs: dict[int, float]
+    ) -> list[tuple[int, int, float]]:
+        """spaCy's PERSON entities that no veto removes, with the best probability of their
+        words (at least ``threshold``)."""
+        if self.veto is None and self.veto_always is None:
+            return []
+        out = []
+        pieces = [
+            (ent.start_char + m.start(), ent.start_char + m.end())
+            for ent in doc.ents
+            if ent.label_ == "PERSON"
+            for m in _PIECE.finditer(ent.text)
+        ]
+        for s, e in pieces:
+            ps = [p for i, p in probs.items() if tf.starts[i] < e and s < tf.ends[i]]
+            best = max(ps, default=0.0)
+            if self.veto_always is not None and best < self.veto_always:
+                continue
+            if self.veto is not None and best < self.veto and non_person_signal(tf, s, e):
+                continue
+            out.append((s, e, max(best, self.threshold)))
+        return out
 
     def to_json(self) -> dict:
         return {
@@ -104,6 +158,8 @@ class NameModel:
             "feature_version": self.feature_version,
             "threshold": self.threshold,
             "propagate": self.propagate,
+            "veto": self.veto,
+            "veto_always": self.veto_always,
             "intercept": round(self.intercept, 5),
             "intercept2": round(self.intercept2, 5),
             "weights2": {k: round(v, 5) for k, v in sorted(self.weights2.items())},
@@ -132,10 +188,28 @@ class NameModel:
             intercept2=float(data.get("intercept2") or 0.0),
             threshold=float(data["threshold"]),
             propagate=float(data["propagate"]),
+            veto=_bar(data.get("veto")),
+            veto_always=_bar(data.get("veto_always")),
             version=str(data["version"]),
             feature_version=str(data["feature_version"]),
             meta=dict(data.get("meta") or {}),
         )
+
+
+def _bar(v) -> float | None:
+    return None if v is None else float(v)
+
+
+def _union(a: list[tuple[int, int, float]], b: list[tuple[int, int, float]]):
+    """Overlapping spans of ``a`` and ``b`` merged (their best probability kept), sorted."""
+    out: list[list] = []
+    for s, e, p in sorted(a + b):
+        if out and s < out[-1][1]:
+            out[-1][1] = max(out[-1][1], e)
+            out[-1][2] = max(out[-1][2], p)
+        else:
+            out.append([s, e, p])
+    return [(s, e, p) for s, e, p in out]
 
 
 def neighbour_features(prev: float | None, nxt: float | None) -> list[str]:
@@ -151,7 +225,15 @@ def load_model(path: str | Path = MODEL_PATH) -> NameModel:
     return NameModel.from_json(json.loads(Path(path).read_text(encoding="utf-8")))
 
 
+def model_path() -> Path:
+    """The model file the masking uses: ``$AGENTIC_PIPELINE_NAME_MODEL`` when set, else the
+    shipped one."""
+    chosen = os.environ.get(MODEL_ENV, "").strip()
+    return Path(chosen) if chosen else MODEL_PATH
+
+
 @lru_cache(maxsize=1)
 def default_model() -> NameModel:
-    """The shipped model (``data/name_model.json``), loaded once per process."""
-    return load_model(MODEL_PATH)
+    """The model of ``model_path()`` (the shipped ``data/name_model.json`` unless
+    ``$AGENTIC_PIPELINE_NAME_MODEL`` names another), loaded once per process."""
+    return load_model(model_path())
