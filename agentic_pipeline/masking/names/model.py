@@ -51,6 +51,11 @@ _JOINS = frozenset({"", " ", "-", "'", "’"})
 _PIECE = re.compile(r"[^\s|](?:[^\n\t|]*[^\s|])?")
 
 
+#: Non-person signals (``features.non_person_signal``) that overrule a probability below the
+#: propagation bar.
+STRONG_SIGNALS = frozenset({"no-word", "identifier", "upper", "organisation"})
+
+
 @dataclass
 class NameModel:
     """Feature weights, intercept and the two probability bars, with a version string."""
@@ -125,8 +130,15 @@ class NameModel:
             out.append((cur[0], cur[1], cur[2]))
         # "Ann." at a sentence end: the name without its period
         out = [(s, e - 1 if text[e - 1] == "." else e, p) for s, e, p in out]
+        out = [sp for sp in out if not self.unlike_a_person(tf, *sp)]
         floor = self.floor_spans(tf, doc, probs)
         return _union(out, floor) if floor else out
+
+    def unlike_a_person(self, tf: TextFeatures, start: int, end: int, p: float) -> bool:
+        """A span below the propagation bar with a strong non-person signal (an organisation
+        word, all capitals, a digit or underscore, no name-like word: "Acme Corp", a booking
+        code "ZKPLMA"): no person, whoever proposed it."""
+        return p < self.propagate and non_person_signal(tf, start, end) in STRONG_SIGNALS
 
     def floor_spans(
         self, tf: TextFeatures, doc: Doc, probs: dict[int, float]
@@ -148,6 +160,8 @@ class NameModel:
             if self.veto_always is not None and best < self.veto_always:
                 continue
             if self.veto is not None and best < self.veto and non_person_signal(tf, s, e):
+                continue
+            if self.unlike_a_person(tf, s, e, best):
                 continue
             out.append((s, e, max(best, self.threshold)))
         return out
