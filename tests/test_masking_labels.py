@@ -326,3 +326,10 @@ def test_quantities_after_a_label_are_no_ids(masker):
         ("user", "My account has 25000 miles and the policy covers up to 1000000 dollars."),
     )
     assert out == "My account has 25000 miles and the policy covers up to 1000000 dollars."
+
+
+def test_social_handles_are_account_names(masker):
+    (out,) = _masked(
+        masker, ("user", "Loved the gig, thanks @quietfern_77! Mail: fern@example.org")
+    )
+    assert "quietfern_77" not in out and "<USER_ID_" in out and "@example.org" not in out

@@ -248,6 +248,18 @@ def customer_id_recognizer() -> ContextGroupRecognizer:
     )
 
 
+#: A social-media handle in text ("thanks @fern_walker88"): an account name, masked where it
+#: stands. Not an email's second half (no word character or dot before the "@").
+SOCIAL_HANDLE_RE = re.compile(r"(?<![\w.@/])@[A-Za-z][A-Za-z0-9_]{1,29}(?![\w@])")
+
+
+def social_handle_recognizer() -> ContextGroupRecognizer:
+    """``@handles`` in text as ``USER_ID``."""
+    return ContextGroupRecognizer(
+        "USER_ID", (SOCIAL_HANDLE_RE,), 0.5, "SocialHandleRecognizer", group=0
+    )
+
+
 def outsider_recognizers() -> list[LocalRecognizer]:
     """The recognizers added for text the project never wrote (issue #12)."""
     return [
@@ -258,6 +270,7 @@ def outsider_recognizers() -> list[LocalRecognizer]:
         StreetLineRecognizer(),
         NameModelRecognizer(),
         customer_id_recognizer(),
+        social_handle_recognizer(),
     ]
 
 
