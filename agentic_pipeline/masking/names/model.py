@@ -136,7 +136,7 @@ class NameModel:
 
     def unlike_a_person(self, tf: TextFeatures, start: int, end: int, p: float) -> bool:
         """A span below the propagation bar with a strong non-person signal (an organisation
-        word, all capitals, a digit or underscore, no name-like word: "Acme Corp", a booking
+        word, all capitals, a digit or underscore, no name-like word: "Brindlewood Ltd", a booking
         code "ZKPLMA"): no person, whoever proposed it."""
         return p < self.propagate and non_person_signal(tf, start, end) in STRONG_SIGNALS
 
