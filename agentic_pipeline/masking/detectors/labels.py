@@ -27,6 +27,7 @@ from presidio_analyzer import LocalRecognizer, RecognizerResult
 from presidio_analyzer.nlp_engine import NlpArtifacts
 
 from agentic_pipeline.masking.detectors.key_rules import key_entity, normalize_key  # noqa: F401
+from agentic_pipeline.masking.vocabulary import STOP_WORDS, is_vocabulary
 
 #: Labels that name no kind of id by themselves ("ID: 654321"): an id of a person unless a
 #: thing's word stands right before them ("Order ID", "flight no.").
@@ -85,11 +86,9 @@ def _id_words() -> str:
 @lru_cache(maxsize=1)
 def id_label_re() -> re.Pattern[str]:
     """``label [id words] [:|#|=|is] value``; group ``label`` and group ``value``."""
-    labels = sorted(id_labels(), key=len, reverse=True)
-    alts = "|".join(_phrase(x) for x in labels)
     idw = _id_words()
     return re.compile(
-        rf"(?i)(?<![\w@.])(?P<label>{alts})(?![\w])"
+        rf"(?i)(?<![\w@.])(?P<label>{_label_alternation()})(?![\w])"
         rf"(?:[ \t]*(?:{idw}))*"  # "number", "no.", "#", "ID"
         r"[ \t]*(?:[:=#]|\bis\b|\bwas\b|-(?=[ \t]))?[ \t]*(?:\bis\b[ \t]*)?"
         r"[#'\"“‘(*]?(?P<value>[A-Za-z0-9](?:[A-Za-z0-9./-]|[ ](?=[A-Za-z]*\d))*[A-Za-z0-9])"
@@ -98,7 +97,14 @@ def id_label_re() -> re.Pattern[str]:
 
 @lru_cache(maxsize=1)
 def _label_alternation() -> str:
+    """The id labels as one regex alternation, longest first."""
     return "|".join(_phrase(x) for x in sorted(id_labels(), key=len, reverse=True))
+
+
+@lru_cache(maxsize=1)
+def _handle_alternation() -> str:
+    """The login-name labels (``handles``) as one regex alternation, longest first."""
+    return "|".join(_phrase(x) for x in sorted(_data()["handles"], key=len, reverse=True))
 
 
 @lru_cache(maxsize=1)
@@ -121,9 +127,9 @@ def near_label_re() -> re.Pattern[str]:
 @lru_cache(maxsize=1)
 def handle_labels_re() -> re.Pattern[str]:
     """A login name after its label ("my username is quietfern77", "Login: r.okafor")."""
-    alts = "|".join(_phrase(x) for x in sorted(_data()["handles"], key=len, reverse=True))
     return re.compile(
-        rf"(?i)(?<![\w@.])(?P<label>{alts})(?!\w)[ \t]*(?P<sep>[:=]|\bis\b|\bwas\b)?[ \t]*"
+        rf"(?i)(?<![\w@.])(?P<label>{_handle_alternation()})(?!\w)"
+        r"[ \t]*(?P<sep>[:=]|\bis\b|\bwas\b)?[ \t]*"
         r"(?:\bis\b[ \t]*)?[@'\"“‘(]?(?P<value>\w[\w.@+-]{1,38}\w)"
     )
 
@@ -131,9 +137,8 @@ def handle_labels_re() -> re.Pattern[str]:
 @lru_cache(maxsize=1)
 def question_label_re() -> re.Pattern[str]:
     """Any id or login label, alone (in a question asking for it)."""
-    handles = "|".join(_phrase(x) for x in sorted(_data()["handles"], key=len, reverse=True))
     return re.compile(
-        rf"(?i)(?<![\w@.])(?:(?P<handle>{handles})|(?P<label>{_label_alternation()}))(?!\w)"
+        rf"(?i)(?<![\w@.])(?:(?P<handle>{_handle_alternation()})|(?P<label>{_label_alternation()}))(?!\w)"
     )
 
 
@@ -147,8 +152,6 @@ _ANSWER = re.compile(
 def handle_value_ok(value: str) -> bool:
     """A login name's shape: a digit, or ``_ . @`` inside, or a word that is no frequent word
     ("quietfern" yes, "not", "broken", "for" no)."""
-    from agentic_pipeline.masking.vocabulary import STOP_WORDS, is_vocabulary
-
     if not 3 <= len(value) <= 40:
         return False
     if any(c.isdigit() for c in value) or any(c in "_.@" for c in value):
@@ -230,12 +233,9 @@ def answer_value(answer: str, entity_type: str) -> tuple[int, int] | None:
     after "it's", "sure", ":"... with an id's shape (a login name's with a digit or ``_``)."""
     for a in _ANSWER.finditer(answer):
         v = a.group("value")
-        ok = (
-            handle_value_ok(v) and any(c.isdigit() or c == "_" for c in v)
-            if entity_type == "USER_ID" and not id_value_ok(v)
-            else id_value_ok(v)
-        )
-        if ok:
+        handle_like = any(c in "_0123456789" for c in v)
+        login = entity_type == "USER_ID" and handle_like and handle_value_ok(v)
+        if id_value_ok(v) or login:
             return a.start("value"), a.end("value")
     return None
 
@@ -333,8 +333,6 @@ def label_entity(label: str, ids_first: bool = False) -> str | None:
 def _starts_with_a_word(value: str) -> bool:
     """A value of several parts whose first part is a lower-case English word ("has 25000" after
     "account"): a sentence goes on, no id."""
-    from agentic_pipeline.masking.vocabulary import STOP_WORDS, is_vocabulary
-
     first = value.split(" ", 1)[0]
     if first == value or not first.isalpha() or not first.islower():
         return False
