@@ -78,6 +78,38 @@ def masked_user_texts(masker, *texts: str) -> list[str | None]:
     return out.column("content").to_pylist()
 
 
+def cell_table(*cells: tuple[str, str], episode_id: str = "ep-cells"):
+    """One episode of step rows, one per (role, content) cell: tool results for "tool", else
+    messages."""
+    import pyarrow as pa
+
+    from agentic_pipeline.schema import STEP_SCHEMA
+
+    rows = [
+        {
+            "ds": "2026-11-28",
+            "episode_id": episode_id,
+            "step": i,
+            "role": role,
+            "action_type": "tool_result" if role == "tool" else "message",
+            "tool_name": "lookup" if role == "tool" else None,
+            "content": content,
+        }
+        for i, (role, content) in enumerate(cells)
+    ]
+    return pa.Table.from_pylist(rows, schema=STEP_SCHEMA)
+
+
+def masked_cells(masker, *cells: tuple[str, str]) -> list[str | None]:
+    """``cells`` (see ``cell_table``) masked by ``masker``, none withheld: the masked
+    ``content`` of each, in order."""
+    from agentic_pipeline.masking import mask_steps
+
+    result = mask_steps(cell_table(*cells), masker)
+    assert result.withheld.num_rows == 0
+    return result.masked.column("content").to_pylist()
+
+
 def chat_episode(episode_id: str = "ep-1", **extra) -> dict:
     """A small valid Episode-JSONL record."""
     record = {

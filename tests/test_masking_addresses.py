@@ -7,10 +7,10 @@ Every street, city, postcode and sentence here is invented for this test (no cor
 
 import json
 
-import pyarrow as pa
 import pytest
+from conftest import masked_cells
 
-from agentic_pipeline.masking import Masker, mask_steps
+from agentic_pipeline.masking import Masker
 from agentic_pipeline.masking.detectors.addresses import (
     address_part,
     field_block_spans,
@@ -18,7 +18,6 @@ from agentic_pipeline.masking.detectors.addresses import (
     join_addresses,
     table_spans,
 )
-from agentic_pipeline.schema import STEP_SCHEMA
 
 KEY = "addresses-test-key-0123456789abcdef01234567"
 
@@ -30,22 +29,7 @@ def masker():
 
 
 def _masked(masker, *cells: tuple[str, str]) -> list[str]:
-    """Mask one episode; each cell is (role, content): tool results for "tool"."""
-    rows = [
-        {
-            "ds": "2026-11-30",
-            "episode_id": "ep-addr",
-            "step": i,
-            "role": role,
-            "action_type": "tool_result" if role == "tool" else "message",
-            "tool_name": "lookup" if role == "tool" else None,
-            "content": content,
-        }
-        for i, (role, content) in enumerate(cells)
-    ]
-    result = mask_steps(pa.Table.from_pylist(rows, schema=STEP_SCHEMA), masker)
-    assert result.withheld.num_rows == 0
-    return result.masked.column("content").to_pylist()
+    return masked_cells(masker, *cells)
 
 
 def _gone(out: str, *raw: str) -> None:

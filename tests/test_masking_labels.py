@@ -6,16 +6,15 @@ Every sentence and value here is written for this test (no corpus value).
 
 import json
 
-import pyarrow as pa
 import pytest
+from conftest import cell_table, masked_cells
 
-from agentic_pipeline.masking import MASK_ENTITIES, Masker, mask_steps, pseudonym_for
+from agentic_pipeline.masking import MASK_ENTITIES, Masker, pseudonym_for
 from agentic_pipeline.masking.detectors import label_entity, not_personal_types
 from agentic_pipeline.masking.detectors.bare_numbers import bare_number_entity
 from agentic_pipeline.masking.mask import SECOND_LINE, mask_leaks
 from agentic_pipeline.masking.scan import find_leaks
 from agentic_pipeline.masking.text_view import text_view
-from agentic_pipeline.schema import STEP_SCHEMA
 
 KEY = "labels-test-key-0123456789abcdef0123456789"
 
@@ -26,27 +25,12 @@ def masker():
         yield m
 
 
-def _table(*cells: tuple[str, str]) -> pa.Table:
-    """One episode; each cell is (role, content): tool results for "tool", else messages."""
-    rows = [
-        {
-            "ds": "2026-11-28",
-            "episode_id": "ep-labels",
-            "step": i,
-            "role": role,
-            "action_type": "tool_result" if role == "tool" else "message",
-            "tool_name": "lookup" if role == "tool" else None,
-            "content": content,
-        }
-        for i, (role, content) in enumerate(cells)
-    ]
-    return pa.Table.from_pylist(rows, schema=STEP_SCHEMA)
+def _table(*cells: tuple[str, str]):
+    return cell_table(*cells, episode_id="ep-labels")
 
 
 def _masked(masker, *cells: tuple[str, str]) -> list[str]:
-    result = mask_steps(_table(*cells), masker)
-    assert result.withheld.num_rows == 0
-    return result.masked.column("content").to_pylist()
+    return masked_cells(masker, *cells)
 
 
 def test_every_personal_type_plain_presidio_reports_is_masked():
