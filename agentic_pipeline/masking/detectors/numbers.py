@@ -208,9 +208,8 @@ class IbanShapeRecognizer(LocalRecognizer):
             want = IBAN_LENGTHS.get(m.group(1))
             compact = re.sub(r"[ -]", "", m.group())
             if want is None:
-                if sum(c.isdigit() for c in compact) >= 12 and "BANK_ACCOUNT" in (
-                    entities or ["BANK_ACCOUNT"]
-                ):
+                wanted = not entities or "BANK_ACCOUNT" in entities
+                if wanted and sum(c.isdigit() for c in compact) >= 12:
                     out.append(RecognizerResult("BANK_ACCOUNT", m.start(), m.end(), 0.75))
                 continue
             if sum(c.isdigit() for c in compact) < 8:
