@@ -213,10 +213,15 @@ def test_an_address_without_a_postcode_ends_at_its_state_or_city(masker):
 def test_generic_id_labels_and_ticket_ids(masker):
     (out,) = _masked(
         masker,
-        ("user", "Student: Orla, ID: 604417. Your case ID is #Q55120. Order ID: 77120 shipped."),
+        (
+            "user",
+            "Student: Orla, ID: 604417. Your case ID is #Q55120. Order ID: 77120 shipped. "
+            "Your booking (ID: QW7TRZ) and the parcel [ID: 5512093] are on hold.",
+        ),
     )
     assert "604417" not in out and "Q55120" not in out
     assert "Order ID: 77120 shipped." in out
+    assert "booking (ID: QW7TRZ)" in out and "parcel [ID: 5512093]" in out
 
 
 def test_ids_a_few_words_after_their_label_and_in_answers(masker):
@@ -261,6 +266,31 @@ def test_a_bare_id_key_is_a_persons_only_in_a_persons_record(masker):
     assert data["customer"]["id"].startswith("<USER_ID_")
     assert data["contact"][0]["id"].startswith("<USER_ID_")
     assert data["payment_methods"]["card_x"]["id"] == "pm_5512093"
+
+
+def test_a_bare_name_key_is_a_persons_unless_its_object_is_a_things(masker):
+    (out,) = _masked(
+        masker,
+        (
+            "tool",
+            json.dumps(
+                {
+                    "lines": [{"name": "Folding Step Stool", "sku": "FS-2210", "price": 31.5}],
+                    "product": {"name": "Kitchen Scale", "variants": 4},
+                    "buyer": {"name": "Odalys Fenwick", "sku": "FS-2210", "email": "of@example.net"},
+                    "reviewer": {"name": "Bertrand Okonjo"},
+                    "assignee": {"name": "Marguerite Tallis", "item_count": 2},
+                }
+            ),
+        ),
+    )
+    data = json.loads(out)
+    assert data["lines"][0]["name"] == "Folding Step Stool"
+    assert data["product"]["name"] == "Kitchen Scale"
+    assert data["buyer"]["name"].startswith("<PERSON_")  # a person's record wins
+    assert data["reviewer"]["name"].startswith("<PERSON_")  # no thing's field: masked whole
+    # a thing's field beside the name: read as text, where the name model finds the person
+    assert data["assignee"]["name"].startswith("<PERSON_")
 
 
 def test_an_id_given_in_answer_to_the_previous_message_is_masked_everywhere(masker):

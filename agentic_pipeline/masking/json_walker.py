@@ -27,6 +27,7 @@ from agentic_pipeline.masking.detectors.labels import (  # noqa: F401  (key_enti
     id_value_ok,
     key_entity,
     label_entity,
+    name_of_a_thing,
     normalize_key,
 )
 
@@ -178,6 +179,9 @@ def walk(
         person = None  # whether a bare "id" key here is a person's (decided once, when met)
         for k, v in obj.items():
             ent = None if is_call and k == "name" else child_entity(k, entity) or label_id(k, v)
+            if ent == "PERSON" and isinstance(k, str) and normalize_key(k) == "name":
+                # a product's or a tool's name: read as text (the name model), not masked whole
+                ent = None if name_of_a_thing(key, [str(x) for x in obj]) else ent
             if ent is not None and isinstance(k, str) and normalize_key(k) in GENERIC_LABELS:
                 if person is None:
                     person = generic_id_of_a_person(key, [str(x) for x in obj])

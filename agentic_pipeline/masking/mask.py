@@ -68,6 +68,7 @@ from agentic_pipeline.masking.json_walker import (
     walk,
 )
 from agentic_pipeline.masking.names import decide_persons
+from agentic_pipeline.masking.names.model import MASK_SCORE as FLOOR_SCORE
 from agentic_pipeline.masking.pool import AnalyzerPool
 from agentic_pipeline.masking.pseudonyms import DEV_MASKING_KEY, TOKEN_RE, Pseudonymizer, fold
 from agentic_pipeline.masking.router import Route
@@ -384,9 +385,15 @@ def mask_steps(
                 if not plausible(s, span) or span[3] < masker.min_score:
                     continue
                 if span[3] < masker.propagate_min_score:
-                    if span[2] == "PERSON" and _FULL_NAME.fullmatch(s[span[0] : span[1]]):
+                    if (
+                        span[2] == "PERSON"
+                        and span[3] > FLOOR_SCORE
+                        and _FULL_NAME.fullmatch(s[span[0] : span[1]])
+                    ):
                         # a full name masked once is masked wherever the episode repeats it
-                        # whole ("Booked, Ysolde Brayford."); its parts alone only when confident
+                        # whole ("Booked, Ysolde Brayford."); its parts alone only when confident.
+                        # A span spaCy alone calls a person (the name model's floor, "Garden
+                        # Hose" in a bullet) is masked where it stands, as plain Presidio does.
                         ep.known.setdefault(fold(s[span[0] : span[1]]), ("PERSON", "known_entity"))
                     continue
                 a, b, et, _, det = whole_words(s, span)

@@ -370,6 +370,18 @@ def score(unit: Unit, masked: pa.Table, withheld: set[str], skip_words: set[str]
     return tally
 
 
+def only_presidio_masked(ours: Tally, base: Tally) -> list[tuple[str, tuple[str, str, str]]]:
+    """(type, miss) of the labelled values ours left in clear that plain Presidio masked."""
+    caught = {kind: {(d, v) for d, v, _ in base.misses.get(kind, [])} for kind in ours.misses}
+    return [
+        (kind, miss)
+        for kind, misses in ours.misses.items()
+        if not kind.endswith("(all)")
+        for miss in misses
+        if (miss[0], miss[1]) not in caught[kind]
+    ]
+
+
 def report(corpus: str, ours: Tally, base: Tally, note: str, secs: tuple[float, float]) -> str:
     """One corpus's lines: per type recall beside Presidio, then the other figures."""
     lines = [f"\n== {corpus}: {note}"]
@@ -381,6 +393,16 @@ def report(corpus: str, ours: Tally, base: Tally, note: str, secs: tuple[float, 
 
     def share(a: int, b: int) -> str:
         return f"{a / b:.2%}" if b else "n/a"
+
+    below = only_presidio_masked(ours, base)
+    lines.append(
+        f"labelled values plain Presidio masked and ours left in clear: {len(below)}"
+        + (
+            f" ({', '.join(f'{k} {n}' for k, n in Counter(k for k, _ in below).most_common())})"
+            if below
+            else ""
+        )
+    )
 
     lines.append(
         f"non-personal words masked: ours {share(ours.words_lost, ours.words)}, presidio "
@@ -495,6 +517,8 @@ def main(argv: list[str] | None = None) -> int:
             for kind in group_types(ours_t.misses):
                 for doc_id, value, ctx in ours_t.misses.get(kind, [])[: args.show_misses]:
                     print(f"   missed {kind} {value!r} in {doc_id}: {ctx}")
+            for kind, (doc_id, value, ctx) in only_presidio_masked(ours_t, base_t):
+                print(f"   plain Presidio masked {kind} {value!r} in {doc_id}: {ctx}")
             lost = ", ".join(f"{w} {n}" for w, n in ours_t.lost.most_common(args.show_misses))
             print(f"   non-personal words masked most: {lost}")
         text.append(block)

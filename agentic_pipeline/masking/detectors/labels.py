@@ -37,7 +37,7 @@ _THING_WORDS = (
     r"shipment|parcel|package|model|part|serial|batch|lot|version|build|page|room|gate|seat|"
     r"device|session|request|event|message|file|job|run|task|trace|span)"
 )
-_THING_WORD_BEFORE = re.compile(rf"(?i)(?<!\w){_THING_WORDS}(?!\w)[ \t#:.]*$")
+_THING_WORD_BEFORE = re.compile(rf"(?i)(?<!\w){_THING_WORDS}(?!\w)[ \t#:.(\[-]*$")
 #: A thing's word between a label and a value further on: the value is that thing's id.
 _THING_WORD_IN = re.compile(rf"(?i)(?<!\w){_THING_WORDS}s?(?!\w)")
 #: Score of a value found by its label: above spaCy (0.85), below checksummed patterns' ties.
@@ -296,6 +296,22 @@ def generic_id_of_a_person(parent_key: str | None, keys: list[str]) -> bool:
         key_entity(k) in _PERSON_FIELD_TYPES or label_entity(k) == "PERSON"
         for k in keys
         if normalize_key(k) not in GENERIC_LABELS
+    )
+
+
+def name_of_a_thing(parent_key: str | None, keys: list[str]) -> bool:
+    """Whether a bare ``name`` key of a JSON object names a thing (a product, a tool, a company),
+    not a person: the object is no person's record (``generic_id_of_a_person``) and it sits under
+    a key of ``thing_fields`` (``labels.yaml``: ``items``, ``product``...) or has one beside it
+    (``sku``, ``price``, ``product_id``). Its value is then read as text: the name model still
+    finds a person's name in it."""
+    others = [k for k in keys if normalize_key(k) != "name"]
+    if generic_id_of_a_person(parent_key, others):
+        return False
+    things = frozenset(_data()["thing_fields"])
+    return any(
+        not things.isdisjoint(normalize_key(k).split("_"))
+        for k in ([parent_key] if parent_key else []) + others
     )
 
 
