@@ -347,3 +347,27 @@ def test_social_handles_are_account_names(masker):
         masker, ("user", "Loved the gig, thanks @quietfern_77! Mail: fern@example.org")
     )
     assert "quietfern_77" not in out and "<USER_ID_" in out and "@example.org" not in out
+
+
+def test_partly_redacted_ids_upi_addresses_and_vehicle_registrations(masker):
+    (out, kept) = _masked(
+        masker,
+        (
+            "user",
+            "Her SSN on file is XXX-XX-4417, the card 4929 **** **** 7712; refund to "
+            "priya.n@okaxis, not priya.n@example.org. Her car: registration QZ71KLM, "
+            "VIN 1HGCM82633A004352.",
+        ),
+        (
+            "user",
+            "The form shows XXX-XX-XXXX and ****-****. Registration opens on 12 May 2025 and "
+            "costs 40 EUR; build 2.4.1, ticket ##12 and the meeting is at the office@10.",
+        ),
+    )
+    for value in ("4417", "7712", "priya.n@okaxis", "QZ71KLM", "1HGCM82633A004352"):
+        assert value not in out
+    assert "<US_SSN_" in out and "<BANK_ACCOUNT_" in out and "<VEHICLE_ID_" in out
+    assert kept == (
+        "The form shows XXX-XX-XXXX and ****-****. Registration opens on 12 May 2025 and "
+        "costs 40 EUR; build 2.4.1, ticket ##12 and the meeting is at the office@10."
+    )

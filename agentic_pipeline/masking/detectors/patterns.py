@@ -41,6 +41,7 @@ from agentic_pipeline.masking.detectors.numbers import (  # noqa: F401
     IntlPhoneRecognizer,
     NationalIdRecognizer,
 )
+from agentic_pipeline.masking.detectors.redacted import RedactedIdRecognizer
 from agentic_pipeline.masking.detectors.streets import (  # noqa: F401
     EU_STREET_RES,
     POSTCODE_RES,
@@ -271,6 +272,7 @@ def outsider_recognizers() -> list[LocalRecognizer]:
         NameModelRecognizer(),
         customer_id_recognizer(),
         social_handle_recognizer(),
+        RedactedIdRecognizer(),
     ]
 
 
