@@ -20,12 +20,11 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from importlib import resources
 
-import yaml
 from presidio_analyzer import LocalRecognizer, RecognizerResult
 from presidio_analyzer.nlp_engine import NlpArtifacts
 
+from agentic_pipeline.masking.detectors.data_files import data_file
 from agentic_pipeline.masking.detectors.key_rules import key_entity, normalize_key  # noqa: F401
 from agentic_pipeline.masking.vocabulary import STOP_WORDS, is_vocabulary
 
@@ -50,12 +49,6 @@ NEAR_LABEL_SCORE = 0.6
 BARE_NAME_SCORE = 0.55
 
 
-@lru_cache(maxsize=1)
-def _data() -> dict:
-    text = resources.files(__package__).joinpath("labels.yaml").read_text(encoding="utf-8")
-    return yaml.safe_load(text)
-
-
 def _phrase(label: str) -> str:
     """Regex of a label phrase: words separated by spaces, underscores or hyphens."""
     words = [re.escape(w) for w in re.split(r"[\s_-]+", label.strip()) if w]
@@ -67,19 +60,21 @@ def id_labels() -> dict[str, str]:
     """Folded label phrase -> entity type (longest phrases are matched first)."""
     return {
         " ".join(re.split(r"[\s_-]+", label.lower())): et
-        for et, labels in _data()["ids"].items()
+        for et, labels in data_file("labels.yaml")["ids"].items()
         for label in labels
     }
 
 
 @lru_cache(maxsize=1)
 def person_labels() -> frozenset[str]:
-    return frozenset(" ".join(re.split(r"[\s_-]+", x.lower())) for x in _data()["person"])
+    return frozenset(
+        " ".join(re.split(r"[\s_-]+", x.lower())) for x in data_file("labels.yaml")["person"]
+    )
 
 
 @lru_cache(maxsize=1)
 def _id_words() -> str:
-    words = sorted({w.lower() for w in _data()["id_words"]}, key=len, reverse=True)
+    words = sorted({w.lower() for w in data_file("labels.yaml")["id_words"]}, key=len, reverse=True)
     return "|".join(re.escape(w) + (r"(?!\w)" if w[-1].isalnum() else "") for w in words)
 
 
@@ -104,7 +99,9 @@ def _label_alternation() -> str:
 @lru_cache(maxsize=1)
 def _handle_alternation() -> str:
     """The login-name labels (``handles``) as one regex alternation, longest first."""
-    return "|".join(_phrase(x) for x in sorted(_data()["handles"], key=len, reverse=True))
+    return "|".join(
+        _phrase(x) for x in sorted(data_file("labels.yaml")["handles"], key=len, reverse=True)
+    )
 
 
 @lru_cache(maxsize=1)
@@ -290,7 +287,7 @@ def generic_id_of_a_person(parent_key: str | None, keys: list[str]) -> bool:
     payment method, an order or a flight is a thing's."""
     if parent_key is not None:
         words = set(normalize_key(parent_key).split("_"))
-        if not words.isdisjoint(_data()["person_objects"]):
+        if not words.isdisjoint(data_file("labels.yaml")["person_objects"]):
             return True
     return any(
         key_entity(k) in _PERSON_FIELD_TYPES or label_entity(k) == "PERSON"
@@ -308,7 +305,7 @@ def name_of_a_thing(parent_key: str | None, keys: list[str]) -> bool:
     others = [k for k in keys if normalize_key(k) != "name"]
     if generic_id_of_a_person(parent_key, others):
         return False
-    things = frozenset(_data()["thing_fields"])
+    things = frozenset(data_file("labels.yaml")["thing_fields"])
     return any(
         not things.isdisjoint(normalize_key(k).split("_"))
         for k in ([parent_key] if parent_key else []) + others
@@ -335,7 +332,7 @@ def label_entity(label: str, ids_first: bool = False) -> str | None:
         return "PERSON"
     ids = id_labels()
     words = norm.split()
-    idw = {w.rstrip(".") for w in (x.lower() for x in _data()["id_words"])}
+    idw = {w.rstrip(".") for w in (x.lower() for x in data_file("labels.yaml")["id_words"])}
     while words:
         et = ids.get(" ".join(words))
         if et is not None:

@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from importlib import resources
 
-import yaml
 from presidio_analyzer import LocalRecognizer, RecognizerResult
 from presidio_analyzer.nlp_engine import NlpArtifacts
+
+from agentic_pipeline.masking.detectors.data_files import data_file
 
 #: Characters that stand for a hidden digit.
 _HID = r"[Xx*•#]"
@@ -38,16 +38,11 @@ UPI_SCORE = 0.8
 
 
 @lru_cache(maxsize=1)
-def _data() -> dict:
-    text = resources.files(__package__).joinpath("redacted.yaml").read_text(encoding="utf-8")
-    return yaml.safe_load(text)
-
-
-@lru_cache(maxsize=1)
 def upi_re() -> re.Pattern[str]:
     """A UPI address: a local part, "@" and a payment service's handle, no domain after it."""
-    handles = "|".join(sorted((re.escape(h) for h in _data()["upi_handles"]), key=len))
-    return re.compile(rf"(?i)(?<![\w.@+-])[a-z0-9][\w.\-]{{1,63}}@(?:{handles})(?![\w@]|\.\w)")
+    handles = sorted(data_file("redacted.yaml")["upi_handles"], key=len, reverse=True)
+    alternation = "|".join(re.escape(h) for h in handles)
+    return re.compile(rf"(?i)(?<![\w.@+-])[a-z0-9][\w.\-]{{1,63}}@(?:{alternation})(?![\w@]|\.\w)")
 
 
 def _digits(span: str) -> int:

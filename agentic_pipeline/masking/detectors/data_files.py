@@ -1,0 +1,17 @@
+"""The detectors' data files (``labels.yaml``, ``addresses.yaml``, ``presidio.yaml``,
+``redacted.yaml``): word lists and labels kept as data beside the code that reads them."""
+
+from __future__ import annotations
+
+from functools import cache
+from importlib import resources
+from typing import Any
+
+import yaml
+
+
+@cache
+def data_file(name: str) -> dict[str, Any]:
+    """The parsed YAML data file ``name`` of this package, read once per process."""
+    text = resources.files(__package__).joinpath(name).read_text(encoding="utf-8")
+    return yaml.safe_load(text)
