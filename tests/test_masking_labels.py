@@ -371,3 +371,23 @@ def test_partly_redacted_ids_upi_addresses_and_vehicle_registrations(masker):
         "The form shows XXX-XX-XXXX and ****-****. Registration opens on 12 May 2025 and "
         "costs 40 EUR; build 2.4.1, ticket ##12 and the meeting is at the office@10."
     )
+
+
+def test_a_qualifier_before_an_id_label_in_keys_and_headers_and_dates_read_strictly(masker):
+    csv_text, record, prose = _masked(
+        masker,
+        (
+            "tool",
+            "encounter,provider_npi,patient_mrn,order_reference\n"
+            "ENC-551,1093817746,MR-7731,R-44120\n",
+        ),
+        ("tool", json.dumps({"holder": {"ssn_last4": "7731", "billing_account_number": "5512"}})),
+        ("user", "Sort code 20-44-91, chart number 55-10-2231, seen on 2024-05-01 at 10:30."),
+    )
+    assert "1093817746" not in csv_text and "MR-7731" not in csv_text
+    assert "ENC-551" in csv_text and "R-44120" in csv_text  # a thing's reference stays
+    data = json.loads(record)["holder"]
+    assert data["ssn_last4"].startswith("<US_SSN_")
+    assert data["billing_account_number"].startswith("<BANK_ACCOUNT_")
+    assert "20-44-91" not in prose and "55-10-2231" not in prose
+    assert "2024-05-01 at 10:30" in prose

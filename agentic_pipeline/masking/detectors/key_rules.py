@@ -37,7 +37,11 @@ _KEY_RULES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
             r"|cc|cc_?(?:number|no|num)|pan|debit_?card(?:_?number)?",
             "CREDIT_CARD",
         ),
-        (r"(?:\w+_)?ssn|social_?security(?:_?number)?|sin", "US_SSN"),
+        (
+            r"(?:\w+_)?ssn(?:_?last_?(?:four|4))?|last_?(?:four|4)_?(?:of_?)?ssn"
+            r"|social_?security(?:_?number)?|sin",
+            "US_SSN",
+        ),
         (r"(?:\w+_)?iban", "IBAN_CODE"),
         (
             r"bank_?account(?:_?number)?|account_?number|routing_?number|sort_?code|bic|swift",

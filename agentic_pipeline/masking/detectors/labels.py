@@ -312,7 +312,20 @@ def id_value_ok(value: str) -> bool:
     letters = sum(c.isalpha() for c in value)
     if not 4 <= len(value) <= 40 or digits < 2 or (digits < 3 and not letters):
         return False
-    return not (_YEAR.fullmatch(value) or _DATE.fullmatch(value) or _AMOUNT.fullmatch(value))
+    return not (_YEAR.fullmatch(value) or _is_date(value) or _AMOUNT.fullmatch(value))
+
+
+def _is_date(value: str) -> bool:
+    """Three numbers that read as a date in year-month-day, day-month-year or month-day-year
+    order ("2024-05-01", "14/03/61"); "20-44-91" (a sort code) and "55-10-2231" are none."""
+    if not _DATE.fullmatch(value):
+        return False
+    a, b, c = re.split(r"[./-]", value)
+
+    def ymd(y: str, m: str, d: str) -> bool:
+        return len(y) in (2, 4) and 1 <= int(m) <= 12 and 1 <= int(d) <= 31
+
+    return ymd(a, b, c) or ymd(c, b, a) or ymd(c, a, b)
 
 
 #: Types of a sibling key that make an object a person's record.
@@ -369,8 +382,21 @@ def label_entity(label: str, ids_first: bool = False) -> str | None:
         return None
     if norm in person_labels() and not (ids_first and norm in id_labels()):
         return "PERSON"
-    ids = id_labels()
     words = norm.split()
+    for k in range(len(words)):
+        # "provider_npi", "patient_mrn", "billing_account_number": a qualifier before the label,
+        # unless it names a thing ("order_reference") or leaves only "id"
+        if k and (_THING_WORD_IN.search(" ".join(words[:k])) or words[k:] in (["id"], ["no"])):
+            break
+        et = _label_with_id_words(words[k:])
+        if et is not None:
+            return et
+    return None
+
+
+def _label_with_id_words(words: list[str]) -> str | None:
+    """The id type of a label phrase optionally followed by id words ("policy no", "member id")."""
+    ids = id_labels()
     idw = {w.rstrip(".") for w in (x.lower() for x in data_file("labels.yaml")["id_words"])}
     while words:
         et = ids.get(" ".join(words))
