@@ -391,3 +391,17 @@ def test_a_qualifier_before_an_id_label_in_keys_and_headers_and_dates_read_stric
     assert data["billing_account_number"].startswith("<BANK_ACCOUNT_")
     assert "20-44-91" not in prose and "55-10-2231" not in prose
     assert "2024-05-01 at 10:30" in prose
+
+
+def test_clinician_licences_and_abbreviated_labels(masker):
+    (out,) = _masked(
+        masker,
+        (
+            "tool",
+            "Lic. #: MD-448120 (NY) | DEA: BV4471209 | GMC number 7044123. Acct. 55120931 closed; "
+            "I closed the account. 2024 was a long year.",
+        ),
+    )
+    for value in ("MD-448120", "BV4471209", "7044123", "55120931"):
+        assert value not in out
+    assert "<MEDICAL_LICENSE_" in out and "I closed the account. 2024 was a long year." in out
