@@ -394,14 +394,16 @@ def test_a_qualifier_before_an_id_label_in_keys_and_headers_and_dates_read_stric
 
 
 def test_clinician_licences_and_abbreviated_labels(masker):
-    (out,) = _masked(
+    out, yaml_text = _masked(
         masker,
         (
             "tool",
             "Lic. #: MD-448120 (NY) | DEA: BV4471209 | GMC number 7044123. Acct. 55120931 closed; "
             "I closed the account. 2024 was a long year.",
         ),
+        ("tool", "applicant:\n  passport_no: X44120931\n  passport_photo: yes\n"),
     )
     for value in ("MD-448120", "BV4471209", "7044123", "55120931"):
         assert value not in out
     assert "<MEDICAL_LICENSE_" in out and "I closed the account. 2024 was a long year." in out
+    assert "X44120931" not in yaml_text and "passport_photo: yes" in yaml_text

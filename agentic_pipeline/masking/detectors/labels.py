@@ -85,8 +85,8 @@ def id_label_re() -> re.Pattern[str]:
     """``label [id words] [:|#|=|is] value``; group ``label`` and group ``value``."""
     idw = _id_words()
     return re.compile(
-        rf"(?i)(?<![\w@.])(?P<label>{_label_alternation()})(?![\w])\.?"  # "Lic.", "Acct."
-        rf"(?:[ \t]*(?:{idw}))*"  # "number", "no.", "#", "ID"
+        rf"(?i)(?<![\w@.])(?P<label>{_label_alternation()})(?![^\W_])\.?"  # "Lic.", "Acct."
+        rf"(?:[ \t_-]*(?:{idw}))*"  # "number", "no.", "#", "ID", a key's "_no"
         r"[ \t]*(?:[:=#]|\bis\b|\bwas\b|-(?=[ \t]))?[ \t]*(?:\bis\b[ \t]*)?"
         r"[#'\"“‘(*]?(?P<value>[A-Za-z0-9](?:[A-Za-z0-9./-]|[ ](?=[A-Za-z]*\d))*[A-Za-z0-9])"
     )
