@@ -410,3 +410,10 @@ def test_a_span_only_spacy_calls_a_person_is_masked_where_it_stands(masker):
     )
     assert "Salad Spinner" not in heading  # what plain Presidio would mask too
     assert question == "Does the salad spinner come with a lid?"
+
+
+def test_a_birth_date_after_a_casual_birthday_word(masker):
+    from conftest import masked_cells
+
+    (out,) = masked_cells(masker, ("user", "my bday is 2/9/88, and the party is on 3/9/24"))
+    assert "2/9/88" not in out and "<DATE_OF_BIRTH_" in out and "3/9/24" in out

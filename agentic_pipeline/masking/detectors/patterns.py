@@ -99,7 +99,7 @@ DATE_PATTERN = (
 )
 #: Words that say a date is somebody's birth date, in English and the main European languages.
 _BIRTH_WORDS = (
-    r"born|birth\s?day|date of birth|birth\s?date|d\.?o\.?b\.?|geboren|geb\.|geburtsdatum|"
+    r"born|birth\s?day|b-?day|date of birth|birth\s?date|d\.?o\.?b\.?|geboren|geb\.|geburtsdatum|"
     r"geburtstag|née?|naissance|nacido|nacida|nací|nacimiento|cumpleaños|nato|nata|nascita|"
     r"geboortedatum|urodz\w*|ur\.|født|fødselsdato|född|födelsedatum|syntynyt"
 )
