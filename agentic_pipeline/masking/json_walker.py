@@ -23,13 +23,12 @@ from agentic_pipeline.masking.detectors.addresses import address_part, is_addres
 from agentic_pipeline.masking.detectors.bare_numbers import bare_number_entity
 from agentic_pipeline.masking.detectors.labels import (  # noqa: F401  (key_entity: public here)
     GENERIC_LABELS,
-    generic_id_of_a_person,
     id_value_ok,
     key_entity,
     label_entity,
-    name_of_a_thing,
     normalize_key,
 )
+from agentic_pipeline.masking.detectors.records import generic_id_of_a_person, name_of_a_thing
 
 MAX_DEPTH = 64
 

@@ -2,7 +2,10 @@
 beside them (``labels.yaml``, ``presidio.yaml``).
 
 - ``presidio_set``: the predefined Presidio recognizers that run and the personal types they report;
-- ``labels``: personal values found by their label (ids of people, names under a name label).
+- ``labels``: personal values found by their label (ids of people, names under a name label);
+- ``records``: whether a JSON object is a person's record or a thing's (bare ``id`` and ``name``);
+- ``redacted``: partly redacted SSNs and cards, UPI payment addresses;
+- ``data_files``: the one reader of the YAML data files.
 """
 
 from agentic_pipeline.masking.detectors.labels import (

@@ -328,42 +328,6 @@ def _is_date(value: str) -> bool:
     return ymd(a, b, c) or ymd(c, b, a) or ymd(c, a, b)
 
 
-#: Types of a sibling key that make an object a person's record.
-_PERSON_FIELD_TYPES = frozenset({"PERSON", "EMAIL_ADDRESS", "PHONE_NUMBER", "DATE_OF_BIRTH"})
-
-
-def generic_id_of_a_person(parent_key: str | None, keys: list[str]) -> bool:
-    """Whether a bare ``id`` key of a JSON object names a person's id: the object sits under a
-    key naming a person's record (``person_objects`` of ``labels.yaml``: ``customer``,
-    ``passengers``...) or has a name, email, phone or birth date beside it. The ``id`` of a
-    payment method, an order or a flight is a thing's."""
-    if parent_key is not None:
-        words = set(normalize_key(parent_key).split("_"))
-        if not words.isdisjoint(data_file("labels.yaml")["person_objects"]):
-            return True
-    return any(
-        key_entity(k) in _PERSON_FIELD_TYPES or label_entity(k) == "PERSON"
-        for k in keys
-        if normalize_key(k) not in GENERIC_LABELS
-    )
-
-
-def name_of_a_thing(parent_key: str | None, keys: list[str]) -> bool:
-    """Whether a bare ``name`` key of a JSON object names a thing (a product, a tool, a company),
-    not a person: the object is no person's record (``generic_id_of_a_person``) and it sits under
-    a key of ``thing_fields`` (``labels.yaml``: ``items``, ``product``...) or has one beside it
-    (``sku``, ``price``, ``product_id``). Its value is then read as text: the name model still
-    finds a person's name in it."""
-    others = [k for k in keys if normalize_key(k) != "name"]
-    if generic_id_of_a_person(parent_key, others):
-        return False
-    things = frozenset(data_file("labels.yaml")["thing_fields"])
-    return any(
-        not things.isdisjoint(normalize_key(k).split("_"))
-        for k in ([parent_key] if parent_key else []) + others
-    )
-
-
 def _norm_label(label: str) -> str:
     """``Account-Number``, ``account_no``, ``patientId`` -> ``account number``, ``patient id``."""
     label = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", label.strip())
