@@ -37,7 +37,7 @@ from importlib import resources
 import yaml
 
 from agentic_pipeline.masking.detectors.address_blocks import region_words
-from agentic_pipeline.masking.vocabulary import LW, UP, is_place
+from agentic_pipeline.masking.vocabulary import LW, UP, is_place, is_vocabulary
 
 #: A detection: (start, end, entity type, score, detector), as ``engine.Span`` (not imported:
 #: the JSON walker imports this module, and the engine imports the walker's users).
@@ -73,8 +73,11 @@ def _alternation(words: list[str]) -> str:
 _D = address_data()
 REGION_CODES = frozenset(c for codes in _D["region_codes"].values() for c in codes)
 COUNTRY_CODES = frozenset(_D["country_codes"])
-_SEP = r"[ \t]*(?:,[ \t]*)?(?:\r?\n[ \t]*)?"
-_UNIT = rf"(?:(?:{_alternation(_D['unit_words'])})\.?|#)[ \t]*[A-Za-z]?\d[\w-]*"
+_SEP = r"[ \t]*(?:[,|][ \t]*)?(?:\r?\n[ \t]*)?"
+_UNIT = (
+    rf"(?:(?:(?:{_alternation(_D['unit_words'])})\.?(?:[ \t]*No\.?)?|#)[ \t]*[A-Za-z]?\d[\w-]*"
+    r"|\d{1,2}[ºª°](?:[ \t]*(?:\d{1,2}[ºª°]?|[A-Za-z]{1,4}\.?)(?!\w))?)"
+)
 _POSTCODE = "|".join(_D["postcodes"])
 _WEAK_POSTCODE = "|".join(_D["weak_postcodes"])
 #: A capitalised word (a city, region or country word), maybe hyphenated ("Port-Lorn").
@@ -102,11 +105,22 @@ def _is_postcode_next(text: str, pos: int) -> bool:
     return m is not None and bool(m.group("postcode") or m.group("weak"))
 
 
+def _is_tail_next(text: str, pos: int) -> bool:
+    """A postcode, or a region code and a postcode, comes next: what closes an address written
+    without commas ("4120 Larch Ave Tarnby CA 95453")."""
+    m = _PART.match(text, pos)
+    if m is None or "\n" in text[pos : m.start(m.lastgroup)]:
+        return False
+    if m.group("postcode") or m.group("weak"):
+        return True
+    return bool(m.group("code")) and _is_postcode_next(text, m.end())
+
+
 def _join_after(text: str, end: int) -> tuple[int, bool]:
     """The end of the address that starts with a street ending at ``end``, and whether a
     postcode or a region or country code closes it."""
     committed, pos = end, end
-    city = postcode = strong = False
+    city = postcode = strong = region = False
     for _ in range(MAX_PARTS):
         m = _PART.match(text, pos)
         if m is None or m.end() == pos:
@@ -122,13 +136,15 @@ def _join_after(text: str, end: int) -> tuple[int, bool]:
         elif kind == "postcode":
             committed, postcode = m.end(), True
             strong = True
-        elif kind == "weak":  # "Hafnarvegur 3, Vik, 570": after a city, at the address's end
-            if not city or not _WEAK_END.match(text, m.end()):
+        elif kind == "weak":
+            # "Hafnarvegur 3, Vik, 570": after a city, at the address's end; "Tarnby VIC 3065":
+            # after a region code (which the 3-4 digits follow on the same line)
+            if not (region or (city and _WEAK_END.match(text, m.end()))):
                 break
             committed, postcode = m.end(), True
             strong = True
         elif kind == "code":
-            if _is_postcode_next(text, m.end()):
+            if _is_postcode_next(text, m.end()) and "\n" not in text[m.end() : m.end() + 3]:
                 pass  # "Springfield, IL 62704": the postcode decides
             elif (city or postcode) and value in REGION_CODES | COUNTRY_CODES:
                 committed, strong = m.end(), True  # "Millbrook, OR" / "Tarnby, U.S.A."
@@ -147,15 +163,27 @@ def _join_after(text: str, end: int) -> tuple[int, bool]:
             elif city or postcode:
                 if not _is_postcode_next(text, m.end()):
                     break  # a region name counts only before its postcode ("Texas 78701")
-            elif ("," in sep or "\n" in sep) and region_words(value):
+            elif ("," in sep or "\n" in sep or "|" in sep) and region_words(_city_part(value)):
                 city = True
                 end_ok = _CITY_END.match(text, m.end())
                 if end_ok and ("\n" not in sep or _line_ends(text, m.end())):
                     committed = m.end()  # "12 Oak Row, Springfield." / ", Millbrook, filed"
+            elif region_words(_city_part(value)) and _is_tail_next(text, m.end()):
+                city = True  # "4120 Larch Ave Tarnby CA 95453": no comma, a postcode decides
             else:
                 break
+        # a region code right before a postcode: "Tarnby, OR 97001", "Tarnby QLD 4066"
+        last = value.split()[-1] if kind == "words" else ""
+        region = kind == "code" or (last in REGION_CODES and _is_postcode_next(text, m.end()))
         pos = m.end()
     return committed, strong
+
+
+def _city_part(words: str) -> str:
+    """A city's words without the region code written after them ("Tarnby CA": "CA" is a stop
+    word of the vocabulary too)."""
+    head, _, last = words.rpartition(" ")
+    return head if head and last in REGION_CODES else words
 
 
 def _line_ends(text: str, pos: int) -> bool:
@@ -182,17 +210,171 @@ def join_addresses(text: str, spans: list[Span]) -> list[Span]:
         if et == "STREET_ADDRESS":
             new_end, strong = _join_after(text, e)
             if new_end > e:
-                s = _unit_line_before(text, s) if strong else s
+                s = _extend_before(text, _unit_line_before(text, s), True) if strong else s
                 sp = (s, new_end, ADDRESS, max(score, JOINED_SCORE) if strong else score, det)
         elif et in ("ZIP_CODE", "UK_POSTCODE"):
             sp = _join_before(text, sp)
+            if sp[2] == ADDRESS:
+                sp = (_extend_before(text, sp[0]), *sp[1:])
         out.append(sp)
     out += _bare_street_spans(text, out)
+    out += _tail_spans(text, out)
     if "\n" in text:
         out += table_spans(text) + field_block_spans(text)
     if "{" in text:
         out += inline_object_spans(text)
+    return _merge_overlapping(out)
+
+
+def _merge_overlapping(spans: list[Span]) -> list[Span]:
+    """Address spans that overlap become one (the street found alone and the same street joined
+    to its city from the postcode's side): one token per address."""
+    addr = sorted(sp for sp in spans if sp[2] == ADDRESS)
+    if len(addr) < 2:
+        return spans
+    merged: list[Span] = []
+    for sp in addr:
+        if merged and sp[0] < merged[-1][1]:
+            last = merged[-1]
+            best = last if last[3] >= sp[3] else sp
+            merged[-1] = (last[0], max(last[1], sp[1]), ADDRESS, best[3], best[4])
+        else:
+            merged.append(sp)
+    return [sp for sp in spans if sp[2] != ADDRESS] + merged
+
+
+# --------------------------------------------------------------- parts before an address
+#: A house number: "12", "12a", "412-2", "12/3", an ordinal ("14th"), a block and number ("B-12").
+_HOUSE_NO = r"(?:\d{1,5}[A-Za-z]?(?:[/-]\d{1,4}[A-Za-z]?)?|\d{1,3}(?:st|nd|rd|th)|[A-Z]{1,2}-\d{1,4}[A-Za-z]?)"
+#: A word of a street's name: capitalised, or a lower-case word (checked by ``_numbered_ok``).
+_NAME_WORD = rf"(?:{_CAP_WORD}|[{LW}][{LW}'’-]*\.?)"
+_PO_BOX = rf"(?i:{_alternation(_D['po_box_words'])})\.?[ \t]*\d{{1,7}}"
+#: A part of an address that holds a house or unit number: a unit ("Flat 302", "3º B"), a street
+#: line with its number before or after the name ("14th Cross", "Calle Alta 70"), a PO box.
+_NUMBERED = re.compile(
+    rf"(?P<unit>{_UNIT}(?:[ \t]+{_UNIT})?)|(?P<box>{_PO_BOX})|(?P<house>{_HOUSE_NO})"
+    rf"|{_HOUSE_NO}(?:,?[ \t]+{_NAME_WORD}){{1,5}}"
+    rf"|{_NAME_WORD}(?:[ \t]+{_NAME_WORD}){{0,4}},?[ \t]+{_HOUSE_NO}"
+)
+_LOWER_OK = frozenset(
+    w.lower() for w in [*_D["city_particles"], *_D["street_types"], *_D["street_words_before"]]
+)
+_LETTERS = re.compile(rf"[{UP}{LW}]+")
+#: A house number with its letters ("14th", "12a", "B-12"), left out of a name's words.
+_NUMBER_TOKEN = re.compile(rf"(?<![{UP}{LW}])(?:[A-Z]{{1,2}}-)?\d+[{LW}]*")
+
+
+def _numbered_ok(part: str, m: re.Match[str], whole: bool = True) -> bool:
+    """A house number alone is a part when it is the whole part or has a block letter ("to
+    B-12"); the words of a numbered part can be a street's: no label ("Order 12", "Gate 4"), month,
+    weekday or country, no capitalised stop word ("At 5"); the first word of the name is
+    capitalised or a street word ("rue"); at most two other lower-case words, none a common word
+    unless a particle or street word ("Calle de la Iglesia 4", not "waited for 3 weeks")."""
+    if m.group("unit") or m.group("box"):
+        return True
+    if m.group("house"):  # "B-12, Lajpat Road, ...", "12, rue ...": a part of its own
+        return whole or not part.isdigit()
+    words = _LETTERS.findall(_NUMBER_TOKEN.sub(" ", part))
+    if not words or not region_words(part) or any(is_place(w) for w in words):
+        return False
+    first = words[0]
+    if not (first[0].isupper() or first.lower() in _LOWER_OK):
+        return False
+    lower = [w for w in words[1:] if w[0].islower()]
+    if len(lower) > 2:
+        return False
+    return all(w in _LOWER_OK or not is_vocabulary(w, 3.0) for w in lower)
+
+
+#: Where a part of an address begins: after a separator, a colon, a bracket or a quote.
+_PART_START = re.compile(r"[,|;:()\[\]{}\"]")
+_SEP_BEFORE = re.compile(r"[ \t]*[,|][ \t]*$")
+
+
+def _numbered_tail(part: str, numbered: bool = False) -> int | None:
+    """Offset in ``part`` where its numbered tail begins (the longest: "send it to Calle Alta
+    70" -> "Calle Alta 70"), or ``None``."""
+    for w in re.finditer(r"(?<![^\s])\S", part):
+        m = _NUMBERED.fullmatch(part, w.start())
+        if m is None or (numbered and m.group("house")):
+            continue
+        if _numbered_ok(part[w.start() :], m, whole=False):
+            return w.start()
+    return None
+
+
+def _extend_before(text: str, start: int, numbered: bool = False) -> int:
+    """``start`` of an address moved left over the parts written before it on its line and
+    separated by commas: a unit ("Flat 2, 17 Rowan Road, ..."), a street line without a
+    street-type word ("Calle Alta 70, Villamar, SA 37250"), and the building, locality or
+    district names between them ("Flat 3, Birch Residency, 14th Cross, Indiranagar, ..."): the
+    span reaches the leftmost numbered part, place names alone before it are left. A house
+    number alone ("B-12, Lajpat Road, ...") counts only for an address without one yet
+    (``numbered``): in "C-101, Ilse Brand, Larch Row 14, ..." it is a row's id."""
+    committed = pos = start
+    line_start = text.rfind("\n", 0, start) + 1
+    for _ in range(MAX_PARTS):
+        sep = _SEP_BEFORE.search(text, line_start, pos)
+        if sep is None:
+            break
+        end = sep.start()
+        cut = [m.end() for m in _PART_START.finditer(text, max(line_start, end - 80), end)]
+        begin = cut[-1] if cut else max(line_start, end - 80)
+        part = text[begin:end]
+        lead = len(part) - len(part.lstrip())
+        part, begin = part.strip(), begin + lead
+        if not part:
+            break
+        m = _NUMBERED.fullmatch(part)
+        if m is not None and _numbered_ok(part, m) and not (numbered and m.group("house")):
+            committed = pos = begin
+            numbered = numbered or not m.group("unit")
+            continue
+        if len(part.split()) <= 5 and re.fullmatch(_CITY, part) and region_words(part):
+            if is_place(part):
+                break  # a country is no part before a street
+            pos = begin  # a building, locality or district: kept only with a number before it
+            continue
+        tail = _numbered_tail(part, numbered)
+        if tail is not None:
+            committed = begin + tail
+        break
+    return committed
+
+
+#: A postcode that closes an address: a postcode of a shape of its own, or 3-4 digits after a
+#: region code ("VIC 3065"); the words before it are read by ``_tail_spans``.
+_TAIL = re.compile(
+    rf"(?<![\w-])(?:(?:{_POSTCODE})|(?<=[A-Z][A-Z] )(?:{_WEAK_POSTCODE})|(?<=[A-Z][A-Z][A-Z] )"
+    rf"(?:{_WEAK_POSTCODE}))(?![\w-])"
+)
+#: The city and region before a postcode: "Bengaluru, Karnataka 560038", "Tarnby, OR 97001",
+#: "Nova Gorica - 110024".
+_PLACE_BEFORE = re.compile(rf"(?<![\w-]){_CITY}(?:[ \t]*,[ \t]*(?:{_CITY}))?[ \t]*[,–-]?[ \t]*$")
+
+
+def _tail_spans(text: str, spans: list[Span]) -> list[Span]:
+    """Addresses found from their end: a city (and region) before a postcode, and before them,
+    separated by commas, at least one numbered part (``_extend_before``): "Flat 3, Birch
+    Residency, 14th Cross, Indiranagar, Bengaluru, Karnataka 560038"."""
+    out: list[Span] = []
+    for m in _TAIL.finditer(text):
+        if any(a < m.end() and m.start() < b for a, b, et, *_ in spans if et == ADDRESS):
+            continue
+        line_start = text.rfind("\n", 0, m.start()) + 1
+        place = _PLACE_BEFORE.search(text, max(line_start, m.start() - 80), m.start())
+        if place is None or not region_words(place.group()) or is_place(place.group()):
+            continue
+        if _year_like(m.group()):
+            continue
+        start = _extend_before(text, place.start())
+        if start < place.start():
+            out.append((start, m.end(), ADDRESS, JOINED_SCORE, DETECTOR))
     return out
+
+
+def _year_like(code: str) -> bool:
+    return len(code) == 4 and code.isdigit() and 1900 <= int(code) <= 2099
 
 
 #: A house number and one to three capitalised words before a comma: a street line without a
