@@ -36,7 +36,7 @@ from importlib import resources
 
 import yaml
 
-from agentic_pipeline.masking.detectors.address_blocks import region_words
+from agentic_pipeline.masking.detectors.address_blocks import place_words, region_words
 from agentic_pipeline.masking.vocabulary import LW, UP, is_place, is_vocabulary
 
 #: A detection: (start, end, entity type, score, detector), as ``engine.Span`` (not imported:
@@ -218,10 +218,11 @@ def join_addresses(text: str, spans: list[Span]) -> list[Span]:
                 sp = (_extend_before(text, sp[0]), *sp[1:])
         out.append(sp)
     out += _bare_street_spans(text, out)
+    out += _any_case_spans(text)
     out += _tail_spans(text, out)
     if "\n" in text:
         out += table_spans(text) + field_block_spans(text)
-    if "{" in text:
+    if "{" in text or "=" in text or "|" in text or ";" in text:
         out += inline_object_spans(text)
     return _merge_overlapping(out)
 
@@ -243,9 +244,45 @@ def _merge_overlapping(spans: list[Span]) -> list[Span]:
     return [sp for sp in spans if sp[2] != ADDRESS] + merged
 
 
+# ----------------------------------------------------------------- lower and upper case
+#: A street line in any case ("88 harlow st", "88 HARLOW ST"), and what must follow it for it to
+#: be an address: maybe a unit, a city, maybe a region code, and a postcode.
+_ANY_CASE_STREET = re.compile(
+    rf"(?i)(?<![\w.,/:-])\d{{1,5}}[a-z]?[ \t]+(?:[a-z][a-z'’-]*\.?[ \t]+){{1,3}}"
+    rf"(?:{_alternation(_D['street_types'])})\.?(?!\w)"
+)
+_ANY_CASE_TAIL = re.compile(
+    rf"(?i)(?:,?[ \t]+(?:{_UNIT}))?,?[ \t]+"
+    rf"(?P<city>[a-z][a-z'’-]*(?:[ \t]+[a-z][a-z'’-]*){{0,2}}),?"
+    rf"[ \t]+(?:(?P<region>[a-z]{{2,3}})\.?,?[ \t]+)?(?:{_POSTCODE})(?![\w-])"
+)
+
+
+def _any_case_spans(text: str) -> list[Span]:
+    """Addresses written in lower case or capitals ("88 harlow st, greenfield, ma 01301"), which
+    the street recognizers (capitalised names) miss: a street line, a city and a postcode (with a
+    known region code when there is one); without the postcode, lower-case words are prose."""
+    out: list[Span] = []
+    for m in _ANY_CASE_STREET.finditer(text):
+        tail = _ANY_CASE_TAIL.match(text, m.end())
+        if tail is None or not region_words(tail.group("city").title()):
+            continue
+        region = tail.group("region")
+        if region is not None and region.upper() not in REGION_CODES:
+            continue
+        words = m.group().split()[1:-1]
+        if not place_words(" ".join(words).title(), False):
+            continue
+        out.append((m.start(), tail.end(), ADDRESS, JOINED_SCORE, DETECTOR))
+    return out
+
+
 # --------------------------------------------------------------- parts before an address
 #: A house number: "12", "12a", "412-2", "12/3", an ordinal ("14th"), a block and number ("B-12").
-_HOUSE_NO = r"(?:\d{1,5}[A-Za-z]?(?:[/-]\d{1,4}[A-Za-z]?)?|\d{1,3}(?:st|nd|rd|th)|[A-Z]{1,2}-\d{1,4}[A-Za-z]?)"
+_HOUSE_NO = (
+    r"(?:\d{1,5}[A-Za-z]?(?:[/-]\d{1,4}[A-Za-z]?)?|\d{1,3}(?:st|nd|rd|th)"
+    r"|[A-Z]{1,2}-\d{1,4}[A-Za-z]?)"
+)
 #: A word of a street's name: capitalised, or a lower-case word (checked by ``_numbered_ok``).
 _NAME_WORD = rf"(?:{_CAP_WORD}|[{LW}][{LW}'’-]*\.?)"
 _PO_BOX = rf"(?i:{_alternation(_D['po_box_words'])})\.?[ \t]*\d{{1,7}}"
@@ -571,24 +608,56 @@ def field_block_spans(text: str) -> list[Span]:
     return out
 
 
-#: A flat ``{...}`` inside text (a dict or JSON object a tool or log line printed in prose).
-_INLINE_OBJECT = re.compile(r"\{[^{}]{1,800}\}")
-#: A quoted key and its quoted string value: ``'city': 'Tarnby'``, ``"zip": "97001"``.
-_PAIR = re.compile(
-    r"""(['"])(?P<k>[\w -]{1,40})\1[ \t]*:[ \t]*(['"])(?P<v>(?:(?!\3)[^\n]){1,160})\3"""
+#: A key and its value written inline: ``'city': 'Tarnby'``, ``"zip": "97001"`` (a dict or JSON
+#: object printed in text), ``city='Tarnby'`` (a call's keyword arguments), ``zip=97001`` (a
+#: logfmt line), ``City: Tarnby |`` (labelled fields on one line between bars or semicolons).
+_PAIRS = (
+    re.compile(
+        r"""(['"])(?P<k>[\w -]{1,40})\1[ \t]*:[ \t]*(['"])(?P<v>(?:(?!\3)[^\n]){1,160})\3"""
+    ),
+    re.compile(
+        r"""(?<![\w.])(?P<k>[A-Za-z_]\w{0,39})[ \t]*=[ \t]*(['"])(?P<v>(?:(?!\2)[^\n]){1,160})\2"""
+    ),
+    re.compile(
+        r"""(?<![\w.])(?P<k>[A-Za-z_]\w{0,39})=(?P<v>[^\s'"=,;|(){}\[\]]{1,80})(?=[\s,;|)}\]]|$)"""
+    ),
+    re.compile(
+        r"(?:^|(?<=[|;]))[ \t]*(?P<k>[A-Za-z][\w .-]{0,30}?)[ \t]*:[ \t]*"
+        r"(?P<v>[^|;\n]{1,160}?)[ \t]*(?=[|;]|$)",
+        re.M,
+    ),
 )
+#: What may stand between two pairs of one object, call or line.
+_PAIR_GAP = re.compile(r"[\s,;|(){}\[\]]*")
 
 
 def inline_object_spans(text: str) -> list[Span]:
-    """The address values of a flat object printed inside text (``{'street': …, 'city': …}``)
-    that holds a street or postcode (``is_address_object``); whole JSON or dict cells are walked
-    by the JSON walker instead."""
+    """The address values of an object, a call's arguments or a log line's fields written inline
+    (``_PAIRS``: ``{'street': …, 'city': …}``, ``update(street='…', zip='…')``, ``street="…"
+    city=… zip=…``) that hold a street or postcode (``is_address_object``); whole JSON or dict
+    cells are walked by the JSON walker instead."""
+    found = sorted(
+        {
+            (m.start(), m.end(), m.group("k"), m.start("v"), m.end("v"))
+            for rx in _PAIRS
+            for m in rx.finditer(text)
+        }
+    )
+    groups: list[list[tuple[int, int, str, int, int]]] = []
+    for pair in found:
+        if (
+            groups
+            and groups[-1][-1][1] <= pair[0]
+            and _PAIR_GAP.fullmatch(text, groups[-1][-1][1], pair[0])
+        ):
+            groups[-1].append(pair)
+        elif not groups or groups[-1][-1][1] <= pair[0]:
+            groups.append([pair])
     out: list[Span] = []
-    for obj in _INLINE_OBJECT.finditer(text):
-        pairs = list(_PAIR.finditer(text, obj.start(), obj.end()))
-        if not is_address_object([p.group("k") for p in pairs]):
+    for pairs in groups:
+        if not is_address_object([k for _, _, k, _, _ in pairs]):
             continue
-        for p in pairs:
-            if address_part(p.group("k")) in _MASKED_PARTS and p.group("v").strip():
-                out.append((p.start("v"), p.end("v"), ADDRESS, STRUCTURED_SCORE, DETECTOR))
+        for _, _, k, a, b in pairs:
+            if address_part(k) in _MASKED_PARTS and text[a:b].strip():
+                out.append((a, b, ADDRESS, STRUCTURED_SCORE, DETECTOR))
     return out
