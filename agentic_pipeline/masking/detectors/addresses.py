@@ -221,10 +221,22 @@ def join_addresses(text: str, spans: list[Span]) -> list[Span]:
     out += _any_case_spans(text)
     out += _tail_spans(text, out)
     if "\n" in text:
-        out += table_spans(text) + field_block_spans(text)
+        table = table_spans(text)
+        if table:  # a table's cells decide: a prose join does not run on into its next column
+            out = [sp for sp in out if sp[2] != ADDRESS or not _inside_rows(sp, table, text)]
+        out += table + field_block_spans(text)
     if "{" in text or "=" in text or "|" in text or ";" in text:
         out += inline_object_spans(text)
     return _merge_overlapping(out)
+
+
+def _inside_rows(sp: Span, cells: list[Span], text: str) -> bool:
+    """``sp`` overlaps a line that holds one of ``cells`` (a table row)."""
+    for a, b, *_ in cells:
+        row_start, row_end = text.rfind("\n", 0, a) + 1, text.find("\n", b)
+        if sp[0] < (len(text) if row_end < 0 else row_end) and row_start < sp[1]:
+            return True
+    return False
 
 
 def _merge_overlapping(spans: list[Span]) -> list[Span]:
@@ -320,7 +332,7 @@ def _numbered_ok(part: str, m: re.Match[str], whole: bool = True) -> bool:
     lower = [w for w in words[1:] if w[0].islower()]
     if len(lower) > 2:
         return False
-    return all(w in _LOWER_OK or not is_vocabulary(w, 3.0) for w in lower)
+    return all(w in _LOWER_OK or (len(w) > 2 and not is_vocabulary(w, 3.0)) for w in lower)
 
 
 #: Where a part of an address begins: after a separator, a colon, a bracket or a quote.
@@ -490,7 +502,7 @@ _MASKED_PARTS = frozenset({"street", "unit", "city", "region", "postcode"})
 def address_part(key: str) -> str | None:
     """The address part a key or column header names (``street``, ``unit``, ``city``,
     ``region``, ``postcode``, ``country``), else ``None``: ``billingCity`` -> ``city``."""
-    k = re.sub(r"[^a-z0-9]+", "_", re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", str(key)).lower())
+    k = re.sub(r"[\W_]+", "_", re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", str(key)).lower())
     k = k.strip("_")
     keys = _D["address_keys"]
     for _ in range(2):
