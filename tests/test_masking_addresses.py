@@ -295,7 +295,7 @@ def test_address_blocks_of_several_countries(masker):
         "Mr T Halloran\n14 Ashcombe Gardens\nKettlebury\nNN15 6QD",
     ]
     outs = _masked(masker, *[("tool", b) for b in blocks])
-    for raw, out in zip(blocks, outs, strict=True):
+    for out in outs:
         _gone(out, "Birchmont", "Lakeport", "95453", "Lindenweg", "80331", "Oberwald")
         _gone(out, "Tanneurs", "69002", "Vernolles", "Ashcombe", "Kettlebury", "NN15")
         assert out.count("<STREET_ADDRESS_") == 1, out
