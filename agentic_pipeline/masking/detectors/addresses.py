@@ -36,7 +36,11 @@ from importlib import resources
 
 import yaml
 
-from agentic_pipeline.masking.detectors.address_blocks import place_words, region_words
+from agentic_pipeline.masking.detectors.address_blocks import (
+    looks_like_year,
+    place_words,
+    region_words,
+)
 from agentic_pipeline.masking.vocabulary import LW, UP, is_place, is_vocabulary
 
 #: A detection: (start, end, entity type, score, detector), as ``engine.Span`` (not imported:
@@ -391,12 +395,15 @@ def _extend_before(text: str, start: int, numbered: bool = False) -> int:
     return committed
 
 
-#: A postcode that closes an address: a postcode of a shape of its own, or 3-4 digits after a
-#: region code ("VIC 3065"); the words before it are read by ``_tail_spans``.
+#: A postcode that closes an address, right after a word: a postcode of a shape of its own, or
+#: 3-4 digits after a region code ("VIC 3065"); the words before it are read by ``_tail_spans``.
 _TAIL = re.compile(
-    rf"(?<![\w-])(?:(?:{_POSTCODE})|(?<=[A-Z][A-Z] )(?:{_WEAK_POSTCODE})|(?<=[A-Z][A-Z][A-Z] )"
-    rf"(?:{_WEAK_POSTCODE}))(?![\w-])"
+    rf"(?<=[^\W\d_])(?:[ \t]+[,–-]?|[,–-])[ \t]*(?P<pc>(?:{_POSTCODE})"
+    rf"|(?<=[A-Z][A-Z] )(?:{_WEAK_POSTCODE})|(?<=[A-Z][A-Z][A-Z] )(?:{_WEAK_POSTCODE}))(?![\w-])"
 )
+#: Where a ``_TAIL`` may begin: a separator before a digit or a capital and a digit.
+_TAIL_CANDIDATE = re.compile(r"[ \t,–-](?=[A-Z]{0,2}\d)")
+_TAIL_SEPARATORS = " \t,–-"
 #: The city and region before a postcode: "Bengaluru, Karnataka 560038", "Tarnby, OR 97001",
 #: "Nova Gorica - 110024".
 _PLACE_BEFORE = re.compile(rf"(?<![\w-]){_CITY}(?:[ \t]*,[ \t]*(?:{_CITY}))?[ \t]*[,–-]?[ \t]*$")
@@ -407,23 +414,28 @@ def _tail_spans(text: str, spans: list[Span]) -> list[Span]:
     separated by commas, at least one numbered part (``_extend_before``): "Flat 3, Birch
     Residency, 14th Cross, Indiranagar, Bengaluru, Karnataka 560038"."""
     out: list[Span] = []
-    for m in _TAIL.finditer(text):
-        if any(a < m.end() and m.start() < b for a, b, et, *_ in spans if et == ADDRESS):
+    last = -1
+    for c in _TAIL_CANDIDATE.finditer(text):  # a cheap scan first: the tail's regex is slower
+        p = c.start()
+        while p > 0 and text[p - 1] in _TAIL_SEPARATORS:
+            p -= 1
+        m = _TAIL.match(text, p) if p > last else None
+        if m is None:
             continue
-        line_start = text.rfind("\n", 0, m.start()) + 1
-        place = _PLACE_BEFORE.search(text, max(line_start, m.start() - 80), m.start())
+        last = p
+        a, b = m.span("pc")
+        if any(s < b and a < e for s, e, et, *_ in spans if et == ADDRESS):
+            continue
+        line_start = text.rfind("\n", 0, a) + 1
+        place = _PLACE_BEFORE.search(text, max(line_start, a - 80), a)
         if place is None or not region_words(place.group()) or is_place(place.group()):
             continue
-        if _year_like(m.group()):
+        if looks_like_year(m.group("pc")):
             continue
         start = _extend_before(text, place.start())
         if start < place.start():
-            out.append((start, m.end(), ADDRESS, JOINED_SCORE, DETECTOR))
+            out.append((start, b, ADDRESS, JOINED_SCORE, DETECTOR))
     return out
-
-
-def _year_like(code: str) -> bool:
-    return len(code) == 4 and code.isdigit() and 1900 <= int(code) <= 2099
 
 
 #: A house number and one to three capitalised words before a comma: a street line without a
@@ -623,21 +635,40 @@ def field_block_spans(text: str) -> list[Span]:
 #: A key and its value written inline: ``'city': 'Tarnby'``, ``"zip": "97001"`` (a dict or JSON
 #: object printed in text), ``city='Tarnby'`` (a call's keyword arguments), ``zip=97001`` (a
 #: logfmt line), ``City: Tarnby |`` (labelled fields on one line between bars or semicolons).
-_PAIRS = (
-    re.compile(
-        r"""(['"])(?P<k>[\w -]{1,40})\1[ \t]*:[ \t]*(['"])(?P<v>(?:(?!\3)[^\n]){1,160})\3"""
+_PAIRS: tuple[tuple[re.Pattern[str], str], ...] = (  # each with a character it needs
+    (
+        re.compile(
+            r"""(['"])(?P<k>[\w -]{1,40})\1[ \t]*:[ \t]*(['"])(?P<v>(?:(?!\3)[^\n]){1,160})\3"""
+        ),
+        ":",
     ),
-    re.compile(
-        r"""(?<![\w.])(?P<k>[A-Za-z_]\w{0,39})[ \t]*=[ \t]*(['"])(?P<v>(?:(?!\2)[^\n]){1,160})\2"""
+    (
+        re.compile(
+            r"""(?<![\w.])(?P<k>[A-Za-z_]\w{0,39})[ \t]*=[ \t]*(['"])"""
+            r"""(?P<v>(?:(?!\2)[^\n]){1,160})\2"""
+        ),
+        "=",
     ),
-    re.compile(
-        r"""(?<![\w.])(?P<k>[A-Za-z_]\w{0,39})=(?P<v>[^\s'"=,;|(){}\[\]]{1,80})(?=[\s,;|)}\]]|$)"""
+    (
+        re.compile(
+            r"""(?<![\w.])(?P<k>[A-Za-z_]\w{0,39})=(?P<v>[^\s'"=,;|(){}\[\]]{1,80})"""
+            r"""(?=[\s,;|)}\]]|$)"""
+        ),
+        "=",
     ),
-    re.compile(
-        r"(?:^|(?<=[|;]))[ \t]*(?P<k>[A-Za-z][\w .-]{0,30}?)[ \t]*:[ \t]*"
-        r"(?P<v>[^|;\n]{1,160}?)[ \t]*(?=[|;]|$)",
-        re.M,
+    (
+        re.compile(
+            r"(?:^|(?<=[|;]))[ \t]*(?P<k>[A-Za-z][\w .-]{0,30}?)[ \t]*:[ \t]*"
+            r"(?P<v>[^|;\n]{1,160}?)[ \t]*(?=[|;]|$)",
+            re.M,
+        ),
+        ":",
     ),
+)
+#: The first word of a key that can name a street or a postcode ("street", "address", "zip",
+#: "plz"): a text without one holds no address object (the search is skipped).
+_STREET_OR_POSTCODE_STEMS = tuple(
+    sorted({k.split("_")[0] for p in ("street", "postcode") for k in _D["address_keys"][p]})
 )
 #: What may stand between two pairs of one object, call or line.
 _PAIR_GAP = re.compile(r"[\s,;|(){}\[\]]*")
@@ -648,10 +679,14 @@ def inline_object_spans(text: str) -> list[Span]:
     (``_PAIRS``: ``{'street': …, 'city': …}``, ``update(street='…', zip='…')``, ``street="…"
     city=… zip=…``) that hold a street or postcode (``is_address_object``); whole JSON or dict
     cells are walked by the JSON walker instead."""
+    low = text.lower()
+    if not any(stem in low for stem in _STREET_OR_POSTCODE_STEMS):
+        return []  # no key that can name a street or a postcode: no address object
     found = sorted(
         {
             (m.start(), m.end(), m.group("k"), m.start("v"), m.end("v"))
-            for rx in _PAIRS
+            for rx, sign in _PAIRS
+            if sign in text
             for m in rx.finditer(text)
         }
     )
