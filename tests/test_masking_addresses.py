@@ -248,6 +248,8 @@ COUNTRY_ADDRESSES = [
     # Netherlands: a street with a given name and a particle, a postcode with letters
     ("Stuur het naar ", "Pieter de Hooghlaan 9, 3581 RK Bremmerdam", "."),
     ("Please update to ", "Molenkade 41-2, 1016 JK Zuidervaart, Netherlands", "."),
+    # Belgium: a street opened by a particle, a 4-digit postcode before the town
+    ("Bill it to ", "De Kromme Hoeve 12, 9000 Oostvelde", " this time."),
     # Spain: a floor and door; a street without a street word before a province code
     ("Ship it to ", "Calle del Olmo Viejo 45, 3º B, 28005 Madrid", ", please."),
     ("Send it to ", "Olmo Viejo 45, Villarcera de la Sierra, SA 37250", "."),
@@ -329,6 +331,7 @@ def test_address_fields_in_csv_json_python_and_other_languages(masker):
     )
     _gone(out_csv, "Lindenweg", "Oberwald", "80331", "Ashcombe", "Kettlebury", "NN15")
     assert out_csv.count("<STREET_ADDRESS_") == 2 and ",DE\n" in out_csv and ",UK\n" in out_csv
+    assert all(",<STREET_ADDRESS_" in row for row in out_csv.splitlines()[1:])  # not the row id
     it = json.loads(out_it)
     assert it["country"] == "Italia"
     assert all(it[k] != italian[k] for k in ("street", "postal_code", "city", "province"))

@@ -214,12 +214,17 @@ def join_addresses(text: str, spans: list[Span]) -> list[Span]:
         if et == "STREET_ADDRESS":
             new_end, strong = _join_after(text, e)
             if new_end > e:
-                s = _extend_before(text, _unit_line_before(text, s), True) if strong else s
+                if strong:
+                    s = _extend_before(
+                        text, _unit_line_before(text, _particle_before(text, s)), True
+                    )
                 sp = (s, new_end, ADDRESS, max(score, JOINED_SCORE) if strong else score, det)
         elif et in ("ZIP_CODE", "UK_POSTCODE"):
             sp = _join_before(text, sp)
             if sp[2] == ADDRESS:
                 sp = (_extend_before(text, sp[0]), *sp[1:])
+            else:
+                sp = _street_before_postcode(text, sp)
         out.append(sp)
     out += _bare_street_spans(text, out)
     out += _any_case_spans(text)
@@ -241,6 +246,18 @@ def _inside_rows(sp: Span, cells: list[Span], text: str) -> bool:
         if sp[0] < (len(text) if row_end < 0 else row_end) and row_start < sp[1]:
             return True
     return False
+
+
+#: A capitalised particle or saint's title that opens a street's name ("De Veurs Comberg 4",
+#: "La Canada 7", "Sint Jansstraat 2"), left out by street patterns that start at a name word.
+_OPENERS = [w.capitalize() for w in _D["city_particles"] if len(w) > 1] + _D["saints"]
+_NAME_OPENER = re.compile(rf"(?<![\w'’-])(?:{_alternation(_OPENERS)})[ \t]+$")
+
+
+def _particle_before(text: str, start: int) -> int:
+    """``start`` moved left over a particle that opens the street's name."""
+    m = _NAME_OPENER.search(text, max(0, start - 12), start)
+    return m.start() if m and text[start : start + 1].isupper() else start
 
 
 def _merge_overlapping(spans: list[Span]) -> list[Span]:
@@ -481,6 +498,22 @@ def _unit_line_before(text: str, start: int) -> int:
     prev = text.rfind("\n", 0, max(0, line_start - 1)) + 1
     m = _UNIT_LINE.fullmatch(text, prev, start)
     return prev + len(m.group()) - len(m.group().lstrip()) if m else start
+
+
+_CITY_AFTER = re.compile(rf"[ \t]+{_CITY}")
+
+
+def _street_before_postcode(text: str, sp: Span) -> Span:
+    """ "Kromme Hoeve 12, 9000 Oostvelde": a postcode written before its city, with a numbered
+    part (a street line, a unit) before it, is joined to both."""
+    s, e, _, score, det = sp
+    city = _CITY_AFTER.match(text, e)
+    if city is None or not region_words(city.group()) or is_place(city.group()):
+        return sp
+    start = _extend_before(text, s)
+    if start == s:
+        return sp
+    return (start, city.end(), ADDRESS, max(score, JOINED_SCORE), DETECTOR)
 
 
 def _join_before(text: str, sp: Span) -> Span:
