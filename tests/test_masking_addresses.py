@@ -359,24 +359,24 @@ def test_address_fields_of_calls_and_log_lines(masker):
     assert out_dir.count("<STREET_ADDRESS_") == 1 and "| Cardiology |" in out_dir
 
 
-@pytest.mark.parametrize(
-    "text",
-    [
-        "Room 4 at 10:30 works for me.",
-        "Release notes: version 2.3, build 44, patch 7.",
-        "Flight 221, Gate 12, boards at 14:05.",
-        "We moved from Lyon to Toronto, and later to Berlin, Germany.",
-        "Our offices are in Munich, Bavaria and in Austin, TX.",
-        "The meeting is on Floor 3, Building 7 of the campus.",
-        "Order 12345 shipped from Memphis, TN on 2026-03-02.",
-        "Invoice 4471, total 120.50 USD, due 2026-04-01, ref 88.",
-        "See section 4, paragraph 12 of the contract.",
-        "I waited 3 weeks, and then 2 more days in Madrid.",
-        "Step 3, Task 12, Round 2: retry with 5 workers.",
-        "We walked 3 blocks down the road, then 2 more to the park.",
-        "Rates: Canada 4.5%, India 6.5%, Spain 3.75% for 2026.",
-    ],
-)
+NOT_ADDRESSES = [
+    "Room 4 at 10:30 works for me.",
+    "Release notes: version 2.3, build 44, patch 7.",
+    "Flight 221, Gate 12, boards at 14:05.",
+    "We moved from Lyon to Toronto, and later to Berlin, Germany.",
+    "Our offices are in Munich, Bavaria and in Austin, TX.",
+    "The meeting is on Floor 3, Building 7 of the campus.",
+    "Order 12345 shipped from Memphis, TN on 2026-03-02.",
+    "Invoice 4471, total 120.50 USD, due 2026-04-01, ref 88.",
+    "See section 4, paragraph 12 of the contract.",
+    "I waited 3 weeks, and then 2 more days in Madrid.",
+    "Step 3, Task 12, Round 2: retry with 5 workers.",
+    "We walked 3 blocks down the road, then 2 more to the park.",
+    "Rates: Canada 4.5%, India 6.5%, Spain 3.75% for 2026.",
+]
+
+
+@pytest.mark.parametrize("text", NOT_ADDRESSES)
 def test_numbers_and_places_that_are_no_address_stay(masker, text):
     (out,) = _masked(masker, ("user", text))
     assert out == text
