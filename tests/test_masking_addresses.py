@@ -380,3 +380,13 @@ NOT_ADDRESSES = [
 def test_numbers_and_places_that_are_no_address_stay(masker, text):
     (out,) = _masked(masker, ("user", text))
     assert out == text
+
+
+def test_an_address_in_compatibility_characters_is_one_span(masker):
+    """Full-width digits and an ohm sign for a Greek omega: the joiner reads the characters as
+    the recognizers do (NFKC, one for one)."""
+    full_width = "Ship to １２ Oakmere Row, Tarnby, OR ９７００１ today"
+    greek = "Send my card to Οδός Παλαμά 4, ΚΑΛΑΜ\u2126ΤΑ, NI 1097?"
+    out_fw, out_gr = _masked(masker, ("user", full_width), ("user", greek))
+    assert re.fullmatch("Ship to " + TOKEN + " today", out_fw), out_fw
+    assert re.fullmatch("Send my card to " + TOKEN + r"\?", out_gr), out_gr

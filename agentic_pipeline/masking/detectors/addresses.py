@@ -31,6 +31,7 @@ model downloaded at install time, which the offline machines cannot do.
 from __future__ import annotations
 
 import re
+import unicodedata
 from functools import lru_cache
 from importlib import resources
 
@@ -207,7 +208,9 @@ _CITY_BEFORE = re.compile(
 def join_addresses(text: str, spans: list[Span]) -> list[Span]:
     """``spans`` with each street span widened to its whole address, ``City, ST 62704`` joined
     around its postcode, and the address cells of tables and labelled line blocks added (see
-    module doc)."""
+    module doc). The parts are read on the text with compatibility characters folded one for
+    one (``_aligned_nfkc``), as the recognizers read it."""
+    text = _aligned_nfkc(text)
     out: list[Span] = []
     for sp in spans:
         s, e, et, score, det = sp
@@ -237,6 +240,20 @@ def join_addresses(text: str, spans: list[Span]) -> list[Span]:
     if "{" in text or "=" in text or "|" in text or ";" in text:
         out += inline_object_spans(text)
     return _merge_overlapping(out)
+
+
+def _aligned_nfkc(text: str) -> str:
+    """``text`` with each character that NFKC folds into one other character folded (full-width
+    digits, the ohm sign for omega, ligature-free letters), so offsets stay the same; the
+    recognizers read such text through ``text_view``."""
+    if text.isascii() or unicodedata.is_normalized("NFKC", text):
+        return text
+    out = []
+    for c in text:
+        n = unicodedata.normalize("NFKC", c) if ord(c) > 127 else c
+        # the ordinal signs of "3º B" are letters of their own ("Lo"), not an "o"
+        out.append(n if len(n) == 1 and unicodedata.category(c) != "Lo" else c)
+    return "".join(out)
 
 
 def _inside_rows(sp: Span, cells: list[Span], text: str) -> bool:
