@@ -15,9 +15,18 @@ and column headers that name an address's parts.
   by a sentence keeps its street only, and a city named alone in prose stays in clear.
   ``City, ST 62704`` without a house number is joined around its postcode (with the street
   name before it when there is one: "Mill Street, Springfield, IL 62704").
+* Backwards from the end (``_extend_before``, ``_tail_spans``): an address that ends in a
+  postcode or region code grows left over the comma-separated parts before it, as libpostal
+  reads an address's structure: units ("Flat 2", "3º B", "House No. 45"), street lines without
+  a street-type word ("Olmo Viejo 45"), building, locality and district names, a block number
+  ("B-12"); it reaches the leftmost part with a number, names alone before it stay. So Indian,
+  Spanish or Belgian addresses whose street no pattern knows are found from their postcode.
+* Any case (``_any_case_spans``): "88 harlow st, greenfield, ma 01301" counts only with its city
+  and postcode after it.
 * Structured text: a CSV/TSV table whose header names a street or postcode column and other
   address columns (``street, city, state, zip``) has each row's address cells masked, adjacent
-  cells as one span; ``Street: …`` / ``City: …`` / ``Zip: …`` lines of one block likewise. The
+  cells as one span; ``Street: …`` / ``City: …`` / ``Zip: …`` lines of one block likewise, and
+  fields written inline (a printed dict, a call's keyword arguments, a logfmt line). The
   JSON walker asks ``address_part`` whether a key names an address part: a ``city`` next to a
   ``street`` or ``zip`` is part of a personal address, a ``city`` alone (a flight's origin, a
   store search) is not.
