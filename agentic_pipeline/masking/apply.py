@@ -227,9 +227,12 @@ class Partition:
                 (hit.start(), hit.end(), *ep.known.get(hit.group(), ("PERSON", "known_entity")))
                 for hit in matcher.finditer(folded)
             ]
+            addresses = [(s[0], s[1]) for s in spans if s[2] == "STREET_ADDRESS"]
             for a, b, et, _ in map_spans(view, hits):
                 if (a, b) in detected:
                     continue  # the recognizer's own detection keeps the credit in the audit
+                if et == "STREET_ADDRESS" and any(s <= a and b <= e for s, e in addresses):
+                    continue  # a known street inside its whole address: one token per address
                 spans.append((a, b, et, 1.0, "known_entity"))
         if not spans:
             return text, audit

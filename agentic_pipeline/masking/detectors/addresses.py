@@ -15,9 +15,18 @@ and column headers that name an address's parts.
   by a sentence keeps its street only, and a city named alone in prose stays in clear.
   ``City, ST 62704`` without a house number is joined around its postcode (with the street
   name before it when there is one: "Mill Street, Springfield, IL 62704").
+* Backwards from the end (``_extend_before``, ``_tail_spans``): an address that ends in a
+  postcode or region code grows left over the comma-separated parts before it, as libpostal
+  reads an address's structure: units ("Flat 2", "3º B", "House No. 45"), street lines without
+  a street-type word ("Olmo Viejo 45"), building, locality and district names, a block number
+  ("B-12"); it reaches the leftmost part with a number, names alone before it stay. So Indian,
+  Spanish or Belgian addresses whose street no pattern knows are found from their postcode.
+* Any case (``_any_case_spans``): "88 harlow st, greenfield, ma 01301" counts only with its city
+  and postcode after it.
 * Structured text: a CSV/TSV table whose header names a street or postcode column and other
   address columns (``street, city, state, zip``) has each row's address cells masked, adjacent
-  cells as one span; ``Street: …`` / ``City: …`` / ``Zip: …`` lines of one block likewise. The
+  cells as one span; ``Street: …`` / ``City: …`` / ``Zip: …`` lines of one block likewise, and
+  fields written inline (a printed dict, a call's keyword arguments, a logfmt line). The
   JSON walker asks ``address_part`` whether a key names an address part: a ``city`` next to a
   ``street`` or ``zip`` is part of a personal address, a ``city`` alone (a flight's origin, a
   store search) is not.
@@ -31,60 +40,62 @@ model downloaded at install time, which the offline machines cannot do.
 from __future__ import annotations
 
 import re
-from functools import lru_cache
-from importlib import resources
-
-import yaml
+import unicodedata
 
 from agentic_pipeline.masking.detectors.address_blocks import region_words
-from agentic_pipeline.masking.vocabulary import LW, UP, is_place
+from agentic_pipeline.masking.detectors.address_fields import (
+    ADDRESS,
+    ADDRESS_TYPES,
+    COUNTRY_CODES,
+    DETECTOR,
+    JOINED_SCORE,
+    MAX_PARTS,
+    REGION_CODES,
+    STRUCTURED_SCORE,
+    Span,
+    address_data,
+    address_part,
+    field_block_spans,
+    inline_object_spans,
+    is_address_object,
+    street_types,
+    table_spans,
+)
+from agentic_pipeline.masking.detectors.address_fields import CAP_WORD as _CAP_WORD
+from agentic_pipeline.masking.detectors.address_fields import CITY as _CITY
+from agentic_pipeline.masking.detectors.address_fields import POSTCODE as _POSTCODE
+from agentic_pipeline.masking.detectors.address_fields import UNIT as _UNIT
+from agentic_pipeline.masking.detectors.address_fields import WEAK_POSTCODE as _WEAK_POSTCODE
+from agentic_pipeline.masking.detectors.address_fields import alternation as _alternation
+from agentic_pipeline.masking.detectors.address_parts import (
+    any_case_spans,
+    extend_before,
+    tail_spans,
+)
+from agentic_pipeline.masking.vocabulary import LW, is_place
 
-#: A detection: (start, end, entity type, score, detector), as ``engine.Span`` (not imported:
-#: the JSON walker imports this module, and the engine imports the walker's users).
-Span = tuple[int, int, str, float, str]
-
-ADDRESS_TYPES = frozenset({"STREET_ADDRESS", "ZIP_CODE", "UK_POSTCODE"})
-#: Type of a joined address (the street recognizers' type: one token type per address).
-ADDRESS = "STREET_ADDRESS"
-DETECTOR = "AddressJoiner"
-#: Score of a street joined up to its postcode or region code: above a phone-shaped run of its
-#: digits or a name-shaped word of its city, so that the address stays one span.
-JOINED_SCORE = 0.86
-#: Score of an address cell found by its column header or line label (as a key rule).
-STRUCTURED_SCORE = 0.9
-
-
-@lru_cache(maxsize=1)
-def address_data() -> dict:
-    """``addresses.yaml``."""
-    text = resources.files(__package__).joinpath("addresses.yaml").read_text(encoding="utf-8")
-    return yaml.safe_load(text)
-
-
-def street_types() -> list[str]:
-    """Street-type words ("Street", "Lane", "Crescent"...)."""
-    return list(address_data()["street_types"])
-
-
-def _alternation(words: list[str]) -> str:
-    return "|".join(re.escape(w) for w in sorted(set(words), key=len, reverse=True))
-
+__all__ = [
+    "ADDRESS",
+    "ADDRESS_TYPES",
+    "COUNTRY_CODES",
+    "DETECTOR",
+    "JOINED_SCORE",
+    "REGION_CODES",
+    "STRUCTURED_SCORE",
+    "Span",
+    "address_data",
+    "address_part",
+    "field_block_spans",
+    "inline_object_spans",
+    "is_address_object",
+    "join_addresses",
+    "street_types",
+    "table_spans",
+]
 
 _D = address_data()
-REGION_CODES = frozenset(c for codes in _D["region_codes"].values() for c in codes)
-COUNTRY_CODES = frozenset(_D["country_codes"])
-_SEP = r"[ \t]*(?:,[ \t]*)?(?:\r?\n[ \t]*)?"
-_UNIT = rf"(?:(?:{_alternation(_D['unit_words'])})\.?|#)[ \t]*[A-Za-z]?\d[\w-]*"
-_POSTCODE = "|".join(_D["postcodes"])
-_WEAK_POSTCODE = "|".join(_D["weak_postcodes"])
-#: A capitalised word (a city, region or country word), maybe hyphenated ("Port-Lorn").
-_CAP_WORD = rf"(?:[{UP}][{LW}]{{0,2}}\.|[{UP}][{UP}{LW}'’]*(?:[-'’][{UP}{LW}]+)*)(?!\d)"
-_PARTICLE = rf"(?:{_alternation(_D['city_particles'])})"
-#: A city's name: capitalised words with particles between them, maybe a "(district)" after it.
-_CITY = (
-    rf"{_CAP_WORD}(?:(?:[ \t]+{_PARTICLE}){{0,2}}[ \t]+{_CAP_WORD}){{0,4}}"
-    r"(?:[ \t]+\([^()\n]{1,30}\))?"
-)
+
+_SEP = r"[ \t]*(?:[,|][ \t]*)?(?:\r?\n[ \t]*)?"
 _PART = re.compile(
     rf"{_SEP}(?:(?P<unit>{_UNIT})(?![\w-])"
     rf"|(?P<postcode>{_POSTCODE})(?![\w-])|(?P<weak>{_WEAK_POSTCODE})(?![\w-])"
@@ -94,7 +105,6 @@ _PART = re.compile(
 _CITY_END = re.compile(rf"[ \t]*(?:$|[.,;:!?)\]}}\"'’\r\n])|[ \t]+[{LW}]")
 #: What may follow a weak (3-4 digit) postcode: the end of the address.
 _WEAK_END = re.compile(r"[ \t]*(?:$|[.,;:!?)\]}\"'’\r\n])")
-MAX_PARTS = 10
 
 
 def _is_postcode_next(text: str, pos: int) -> bool:
@@ -102,11 +112,22 @@ def _is_postcode_next(text: str, pos: int) -> bool:
     return m is not None and bool(m.group("postcode") or m.group("weak"))
 
 
+def _is_tail_next(text: str, pos: int) -> bool:
+    """A postcode, or a region code and a postcode, comes next: what closes an address written
+    without commas ("4120 Larch Ave Tarnby CA 95453")."""
+    m = _PART.match(text, pos)
+    if m is None or "\n" in text[pos : m.start(m.lastgroup)]:
+        return False
+    if m.group("postcode") or m.group("weak"):
+        return True
+    return bool(m.group("code")) and _is_postcode_next(text, m.end())
+
+
 def _join_after(text: str, end: int) -> tuple[int, bool]:
     """The end of the address that starts with a street ending at ``end``, and whether a
     postcode or a region or country code closes it."""
     committed, pos = end, end
-    city = postcode = strong = False
+    city = postcode = strong = region = False
     for _ in range(MAX_PARTS):
         m = _PART.match(text, pos)
         if m is None or m.end() == pos:
@@ -122,13 +143,15 @@ def _join_after(text: str, end: int) -> tuple[int, bool]:
         elif kind == "postcode":
             committed, postcode = m.end(), True
             strong = True
-        elif kind == "weak":  # "Hafnarvegur 3, Vik, 570": after a city, at the address's end
-            if not city or not _WEAK_END.match(text, m.end()):
+        elif kind == "weak":
+            # "Hafnarvegur 3, Vik, 570": after a city, at the address's end; "Tarnby VIC 3065":
+            # after a region code (which the 3-4 digits follow on the same line)
+            if not (region or (city and _WEAK_END.match(text, m.end()))):
                 break
             committed, postcode = m.end(), True
             strong = True
         elif kind == "code":
-            if _is_postcode_next(text, m.end()):
+            if _is_postcode_next(text, m.end()) and "\n" not in text[m.end() : m.end() + 3]:
                 pass  # "Springfield, IL 62704": the postcode decides
             elif (city or postcode) and value in REGION_CODES | COUNTRY_CODES:
                 committed, strong = m.end(), True  # "Millbrook, OR" / "Tarnby, U.S.A."
@@ -147,15 +170,27 @@ def _join_after(text: str, end: int) -> tuple[int, bool]:
             elif city or postcode:
                 if not _is_postcode_next(text, m.end()):
                     break  # a region name counts only before its postcode ("Texas 78701")
-            elif ("," in sep or "\n" in sep) and region_words(value):
+            elif ("," in sep or "\n" in sep or "|" in sep) and region_words(_city_part(value)):
                 city = True
                 end_ok = _CITY_END.match(text, m.end())
                 if end_ok and ("\n" not in sep or _line_ends(text, m.end())):
                     committed = m.end()  # "12 Oak Row, Springfield." / ", Millbrook, filed"
+            elif region_words(_city_part(value)) and _is_tail_next(text, m.end()):
+                city = True  # "4120 Larch Ave Tarnby CA 95453": no comma, a postcode decides
             else:
                 break
+        # a region code right before a postcode: "Tarnby, OR 97001", "Tarnby QLD 4066"
+        last = value.split()[-1] if kind == "words" else ""
+        region = kind == "code" or (last in REGION_CODES and _is_postcode_next(text, m.end()))
         pos = m.end()
     return committed, strong
+
+
+def _city_part(words: str) -> str:
+    """A city's words without the region code written after them ("Tarnby CA": "CA" is a stop
+    word of the vocabulary too)."""
+    head, _, last = words.rpartition(" ")
+    return head if head and last in REGION_CODES else words
 
 
 def _line_ends(text: str, pos: int) -> bool:
@@ -175,24 +210,90 @@ _CITY_BEFORE = re.compile(
 def join_addresses(text: str, spans: list[Span]) -> list[Span]:
     """``spans`` with each street span widened to its whole address, ``City, ST 62704`` joined
     around its postcode, and the address cells of tables and labelled line blocks added (see
-    module doc)."""
+    module doc). The parts are read on the text with compatibility characters folded one for
+    one (``_aligned_nfkc``), as the recognizers read it."""
+    text = _aligned_nfkc(text)
     out: list[Span] = []
     for sp in spans:
         s, e, et, score, det = sp
         if et == "STREET_ADDRESS":
             new_end, strong = _join_after(text, e)
             if new_end > e:
-                s = _unit_line_before(text, s) if strong else s
+                if strong:
+                    s = extend_before(
+                        text, _unit_line_before(text, _particle_before(text, s)), True
+                    )
                 sp = (s, new_end, ADDRESS, max(score, JOINED_SCORE) if strong else score, det)
         elif et in ("ZIP_CODE", "UK_POSTCODE"):
             sp = _join_before(text, sp)
+            if sp[2] == ADDRESS:
+                sp = (extend_before(text, sp[0]), *sp[1:])
+            else:
+                sp = _street_before_postcode(text, sp)
         out.append(sp)
     out += _bare_street_spans(text, out)
+    out += any_case_spans(text)
+    out += tail_spans(text, out)
     if "\n" in text:
-        out += table_spans(text) + field_block_spans(text)
-    if "{" in text:
+        table = table_spans(text)
+        if table:  # a table's cells decide: a prose join does not run on into its next column
+            out = [sp for sp in out if sp[2] != ADDRESS or not _inside_rows(sp, table, text)]
+        out += table + field_block_spans(text)
+    if "{" in text or "=" in text or "|" in text or ";" in text:
         out += inline_object_spans(text)
-    return out
+    return _merge_overlapping(out)
+
+
+def _aligned_nfkc(text: str) -> str:
+    """``text`` with each character that NFKC folds into one other character folded (full-width
+    digits, the ohm sign for omega, ligature-free letters), so offsets stay the same; the
+    recognizers read such text through ``text_view``."""
+    if text.isascii() or unicodedata.is_normalized("NFKC", text):
+        return text
+    out = []
+    for c in text:
+        n = unicodedata.normalize("NFKC", c) if ord(c) > 127 else c
+        # the ordinal signs of "3º B" are letters of their own ("Lo"), not an "o"
+        out.append(n if len(n) == 1 and unicodedata.category(c) != "Lo" else c)
+    return "".join(out)
+
+
+def _inside_rows(sp: Span, cells: list[Span], text: str) -> bool:
+    """``sp`` overlaps a line that holds one of ``cells`` (a table row)."""
+    for a, b, *_ in cells:
+        row_start, row_end = text.rfind("\n", 0, a) + 1, text.find("\n", b)
+        if sp[0] < (len(text) if row_end < 0 else row_end) and row_start < sp[1]:
+            return True
+    return False
+
+
+#: A capitalised particle or saint's title that opens a street's name ("De Veurs Comberg 4",
+#: "La Canada 7", "Sint Jansstraat 2"), left out by street patterns that start at a name word.
+_OPENERS = [w.capitalize() for w in _D["city_particles"] if len(w) > 1] + _D["saints"]
+_NAME_OPENER = re.compile(rf"(?<![\w'’-])(?:{_alternation(_OPENERS)})[ \t]+$")
+
+
+def _particle_before(text: str, start: int) -> int:
+    """``start`` moved left over a particle that opens the street's name."""
+    m = _NAME_OPENER.search(text, max(0, start - 12), start)
+    return m.start() if m and text[start : start + 1].isupper() else start
+
+
+def _merge_overlapping(spans: list[Span]) -> list[Span]:
+    """Address spans that overlap become one (the street found alone and the same street joined
+    to its city from the postcode's side): one token per address."""
+    addr = sorted(sp for sp in spans if sp[2] == ADDRESS)
+    if len(addr) < 2:
+        return spans
+    merged: list[Span] = []
+    for sp in addr:
+        if merged and sp[0] < merged[-1][1]:
+            last = merged[-1]
+            best = last if last[3] >= sp[3] else sp
+            merged[-1] = (last[0], max(last[1], sp[1]), ADDRESS, best[3], best[4])
+        else:
+            merged.append(sp)
+    return [sp for sp in spans if sp[2] != ADDRESS] + merged
 
 
 #: A house number and one to three capitalised words before a comma: a street line without a
@@ -240,6 +341,22 @@ def _unit_line_before(text: str, start: int) -> int:
     return prev + len(m.group()) - len(m.group().lstrip()) if m else start
 
 
+_CITY_AFTER = re.compile(rf"[ \t]+{_CITY}")
+
+
+def _street_before_postcode(text: str, sp: Span) -> Span:
+    """ "Kromme Hoeve 12, 9000 Oostvelde": a postcode written before its city, with a numbered
+    part (a street line, a unit) before it, is joined to both."""
+    s, e, _, score, det = sp
+    city = _CITY_AFTER.match(text, e)
+    if city is None or not region_words(city.group()) or is_place(city.group()):
+        return sp
+    start = extend_before(text, s)
+    if start == s:
+        return sp
+    return (start, city.end(), ADDRESS, max(score, JOINED_SCORE), DETECTOR)
+
+
 def _join_before(text: str, sp: Span) -> Span:
     s, e, _, score, det = sp
     line_start = text.rfind("\n", 0, s) + 1
@@ -259,154 +376,3 @@ _STRONG_POSTCODE = re.compile(rf"(?:{_POSTCODE})")
 def _strong(code: str) -> bool:
     """A postcode of a shape of its own (not bare 3 or 4 digits, which are years and counts)."""
     return _STRONG_POSTCODE.fullmatch(code) is not None
-
-
-# ------------------------------------------------------------------------- structured text
-#: The parts of an address object, table row or label block that are masked (a country alone
-#: identifies nobody and stays, as in the JSON walker).
-_MASKED_PARTS = frozenset({"street", "unit", "city", "region", "postcode"})
-
-
-@lru_cache(maxsize=4096)
-def address_part(key: str) -> str | None:
-    """The address part a key or column header names (``street``, ``unit``, ``city``,
-    ``region``, ``postcode``, ``country``), else ``None``: ``billingCity`` -> ``city``."""
-    k = re.sub(r"[^a-z0-9]+", "_", re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", str(key)).lower())
-    k = k.strip("_")
-    keys = _D["address_keys"]
-    for _ in range(2):
-        for part, names in keys.items():
-            if k in names:
-                return part
-        head, _, rest = k.partition("_")
-        if head not in _D["key_prefixes"] or not rest:
-            return None
-        k = rest
-    return None
-
-
-def is_address_object(keys: object) -> bool:
-    """Keys of one object (or one header) that hold a postal address: a street or postcode key
-    and at least one other address part."""
-    parts = [address_part(str(k)) for k in keys]  # type: ignore[union-attr]
-    named = [p for p in parts if p]
-    return len(named) >= 2 and ("street" in named or "postcode" in named)
-
-
-_DELIMS = (",", "\t", ";", "|")
-
-
-def _cells(line: str, delim: str) -> list[tuple[int, int]]:
-    """(start, end) of each cell of one delimited line, quotes and spaces trimmed."""
-    d = re.escape(delim)
-    cell = re.compile(rf'[ \t]*(?:"(?P<q>(?:[^"]|"")*)"[ \t]*|(?P<u>[^{d}"\n]*))(?P<d>{d}|$)')
-    out, pos = [], 0
-    while True:
-        m = cell.match(line, pos)
-        if m is None:
-            raise ValueError("not a delimited line")
-        g = "q" if m.group("q") is not None else "u"
-        a, b = m.start(g), m.end(g)
-        value = line[a:b]
-        out.append((a + len(value) - len(value.lstrip()), b - len(value) + len(value.rstrip())))
-        if not m.group("d"):
-            return out
-        pos = m.end()
-
-
-def table_spans(text: str) -> list[Span]:
-    """The address cells of each row of a CSV/TSV table whose header names address parts
-    (``is_address_object``); cells of adjacent address columns make one span."""
-    lines, pos = [], 0
-    for ln in text.splitlines(keepends=True):
-        lines.append((pos, ln.rstrip("\r\n")))
-        pos += len(ln)
-    body = [(p, ln) for p, ln in lines if ln.strip()]
-    if len(body) < 2:
-        return []
-    head_pos, header = body[0]
-    for delim in _DELIMS:
-        n = header.count(delim)
-        if n < 1:
-            continue
-        try:
-            names = [header[a:b] for a, b in _cells(header, delim)]
-        except ValueError:
-            continue
-        if not is_address_object(names):
-            continue
-        parts = [address_part(h) for h in names]
-        out: list[Span] = []
-        for p, ln in body[1:]:
-            try:
-                cells = _cells(ln, delim)
-            except ValueError:
-                continue
-            if len(cells) != len(parts):
-                continue
-            run: list[tuple[int, int]] = []
-            for part, (a, b) in [*zip(parts, cells, strict=True), (None, (0, 0))]:
-                if part in _MASKED_PARTS and b > a:
-                    run.append((a, b))
-                    continue
-                if run:
-                    out.append((p + run[0][0], p + run[-1][1], ADDRESS, STRUCTURED_SCORE, DETECTOR))
-                run = []
-        return out
-    return []
-
-
-#: A ``label: value`` line (a label of one to four words, then ``:`` or ``=``).
-_FIELD = re.compile(r"(?m)^[ \t>*\-•]*(?P<label>[A-Za-z][\w .-]{0,30}?)[ \t]*[:=][ \t]*(?P<v>.*)$")
-
-
-def field_block_spans(text: str) -> list[Span]:
-    """The values of ``Street: …`` / ``City: …`` / ``State: …`` / ``Zip: …`` lines that stand
-    together (consecutive lines) and hold a postal address (``is_address_object``)."""
-    out: list[Span] = []
-    block: list[tuple[str, int, int]] = []
-    last_line = -2
-    lines, line_no, seen = [], 0, 0
-    for m in _FIELD.finditer(text):
-        line_no += text.count("\n", seen, m.start())
-        seen = m.start()
-        lines.append((m, line_no))
-    for m, line_no in [*lines, (None, -10)]:
-        part = address_part(m.group("label").strip()) if m is not None else None
-        if part is None or line_no != last_line + 1:
-            if is_address_object([b[0] for b in block]):
-                out += [
-                    (a, b, ADDRESS, STRUCTURED_SCORE, DETECTOR)
-                    for label, a, b in block
-                    if address_part(label.strip()) in _MASKED_PARTS
-                ]
-            block = []
-        if m is not None and part is not None:
-            v = m.group("v").rstrip()
-            if v:
-                block.append((m.group("label"), m.start("v"), m.start("v") + len(v)))
-            last_line = line_no
-    return out
-
-
-#: A flat ``{...}`` inside text (a dict or JSON object a tool or log line printed in prose).
-_INLINE_OBJECT = re.compile(r"\{[^{}]{1,800}\}")
-#: A quoted key and its quoted string value: ``'city': 'Tarnby'``, ``"zip": "97001"``.
-_PAIR = re.compile(
-    r"""(['"])(?P<k>[\w -]{1,40})\1[ \t]*:[ \t]*(['"])(?P<v>(?:(?!\3)[^\n]){1,160})\3"""
-)
-
-
-def inline_object_spans(text: str) -> list[Span]:
-    """The address values of a flat object printed inside text (``{'street': …, 'city': …}``)
-    that holds a street or postcode (``is_address_object``); whole JSON or dict cells are walked
-    by the JSON walker instead."""
-    out: list[Span] = []
-    for obj in _INLINE_OBJECT.finditer(text):
-        pairs = list(_PAIR.finditer(text, obj.start(), obj.end()))
-        if not is_address_object([p.group("k") for p in pairs]):
-            continue
-        for p in pairs:
-            if address_part(p.group("k")) in _MASKED_PARTS and p.group("v").strip():
-                out.append((p.start("v"), p.end("v"), ADDRESS, STRUCTURED_SCORE, DETECTOR))
-    return out

@@ -36,8 +36,9 @@ _WORD = rf"[{_UP}{_LW}][{_UP}{_LW}'’.-]*"
 #: A word of a street name after an address word: capitalised, or a lower-case particle ("Via
 #: della Spiga"); never a sentence's end ("the weekend. I'll") nor "is"/"of".
 _STREET_WORD = (
-    rf"(?:[{_UP}][{_UP}{_LW}'’-]*\.?|(?:de|del|della|delle|di|da|do|dos|das|du|des|la|le|les|"
-    r"el|los|las|van|von|der|den|am|an|im|nad|pod|na|u|y|e|i)(?![\w'’])|"
+    rf"(?:[{_UP}][{_UP}{_LW}'’-]*\.?|(?:de|del|della|delle|dei|degli|dello|dal|dalla|di|da|do|"
+    r"dos|das|du|des|la|le|les|el|los|las|van|von|der|den|ter|ten|het|am|an|im|nad|pod|na|u|y|e|"
+    r"i)(?![\w'’])|"
     rf"[ld]['’][{_UP}][{_UP}{_LW}'’-]*)"
 )
 _HOUSE = r"\d{1,5}(?:\s?[a-zA-Z](?![\w]))?(?:\s?[/-]\s?\d{1,4}[a-zA-Z]?)?"
@@ -84,9 +85,11 @@ EU_STREET_RES: tuple[re.Pattern[str], ...] = (
         rf"allée|impasse|place|quai|route|cours|faubourg)(?:[ \t]+{_STREET_WORD}){{0,4}}"
         rf"[ \t]+[{_UP}][{_UP}{_LW}'’-]*(?!\w)"
     ),
-    # "Hauptstraße 3", "Lindrainstrasse 108", "Keizersgracht 12a", "Vaba põik 14"
+    # "Hauptstraße 3", "Lindrainstrasse 108", "Keizersgracht 12a", "Vaba põik 14", a given name
+    # and particles before the word ("Jan van Galenstraat 4", "Pieter de Hooghlaan 9")
     re.compile(
-        rf"(?<!\w)(?:[{_UP}]{_WORD}[ \t]+)?[{_UP}][{_UP}{_LW}'-]*(?i:{_EU_SUFFIX})\s+{_HOUSE}"
+        rf"(?<!\w)(?:[{_UP}]{_WORD}[ \t]+(?:(?:van|de|der|den|ter|ten|het|von|zu)[ \t]+){{0,2}})?"
+        rf"[{_UP}][{_UP}{_LW}'-]*(?i:{_EU_SUFFIX})\s+{_HOUSE}"
         r"(?!\w)"
     ),
     # post-office boxes
@@ -94,9 +97,10 @@ EU_STREET_RES: tuple[re.Pattern[str], ...] = (
         r"(?i)(?<!\w)(?:P\.?\s?O\.?\s?Box|Postfach|Boîte postale|BP|Apartado"
         r"(?: de correos)?|Casella postale|Skrytka pocztowa)\s+\d{1,6}(?!\w)"
     ),
-    # "4417 53rd Street"
+    # "4417 53rd Street", "22 E 14th St", "310 West 82nd Street"
     re.compile(
-        r"(?<![\w.,])\d{1,6}\s+\d{1,3}(?:st|nd|rd|th)\s+(?:Street|St|Avenue|Ave|Road|Rd|"
+        r"(?<![\w.,])\d{1,6}\s+(?:(?:[NSEW]|NE|NW|SE|SW|North|South|East|West)\.?\s+)?"
+        r"\d{1,3}(?:st|nd|rd|th)\s+(?:Street|St|Avenue|Ave|Road|Rd|"
         r"Drive|Dr|Lane|Ln|Boulevard|Blvd|Place|Pl|Way|Terrace|Court|Ct)\b\.?"
     ),
     # a line that is only a street and a house number ("Molentuinbaan 178", "Vizes rakpart 86.")

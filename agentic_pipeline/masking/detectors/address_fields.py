@@ -1,0 +1,274 @@
+"""The data of postal addresses (``addresses.yaml``) with the pattern pieces built from it, and
+addresses in structured text: the keys and column headers that name an address's parts, CSV/TSV
+rows, ``label: value`` blocks and fields written inline (a printed dict, a call's keyword
+arguments, a logfmt line). The prose joiner is ``addresses.py``; the parts read backwards from an
+address's end are ``address_parts.py``.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from importlib import resources
+
+import yaml
+
+from agentic_pipeline.masking.vocabulary import LW, UP
+
+#: A detection: (start, end, entity type, score, detector), as ``engine.Span`` (not imported:
+#: the JSON walker imports this module, and the engine imports the walker's users).
+Span = tuple[int, int, str, float, str]
+
+ADDRESS_TYPES = frozenset({"STREET_ADDRESS", "ZIP_CODE", "UK_POSTCODE"})
+#: Type of a joined address (the street recognizers' type: one token type per address).
+ADDRESS = "STREET_ADDRESS"
+DETECTOR = "AddressJoiner"
+#: Score of a street joined up to its postcode or region code: above a phone-shaped run of its
+#: digits or a name-shaped word of its city, so that the address stays one span.
+JOINED_SCORE = 0.86
+#: Score of an address cell found by its column header or line label (as a key rule).
+STRUCTURED_SCORE = 0.9
+
+
+@lru_cache(maxsize=1)
+def address_data() -> dict:
+    """``addresses.yaml``."""
+    text = resources.files(__package__).joinpath("addresses.yaml").read_text(encoding="utf-8")
+    return yaml.safe_load(text)
+
+
+def street_types() -> list[str]:
+    """Street-type words ("Street", "Lane", "Crescent"...)."""
+    return list(address_data()["street_types"])
+
+
+def alternation(words: list[str]) -> str:
+    """A regex alternation of ``words``, longest first."""
+    return "|".join(re.escape(w) for w in sorted(set(words), key=len, reverse=True))
+
+
+_D = address_data()
+REGION_CODES = frozenset(c for codes in _D["region_codes"].values() for c in codes)
+COUNTRY_CODES = frozenset(_D["country_codes"])
+UNIT = (
+    rf"(?:(?:(?:{alternation(_D['unit_words'])})\.?(?:[ \t]*No\.?)?|#)[ \t]*[A-Za-z]?\d[\w-]*"
+    r"|\d{1,2}[ºª°](?:[ \t]*(?:\d{1,2}[ºª°]?|[A-Za-z]{1,4}\.?)(?!\w))?)"
+)
+POSTCODE = "|".join(_D["postcodes"])
+WEAK_POSTCODE = "|".join(_D["weak_postcodes"])
+#: A capitalised word (a city, region or country word), maybe hyphenated ("Port-Lorn").
+CAP_WORD = rf"(?:[{UP}][{LW}]{{0,2}}\.|[{UP}][{UP}{LW}'’]*(?:[-'’][{UP}{LW}]+)*)(?!\d)"
+PARTICLE = rf"(?:{alternation(_D['city_particles'])})"
+#: A city's name: capitalised words with particles between them, maybe a "(district)" after it.
+CITY = (
+    rf"{CAP_WORD}(?:(?:[ \t]+{PARTICLE}){{0,2}}[ \t]+{CAP_WORD}){{0,4}}"
+    r"(?:[ \t]+\([^()\n]{1,30}\))?"
+)
+#: The most parts read after or before a street.
+MAX_PARTS = 10
+
+
+# ------------------------------------------------------------------------- structured text
+#: The parts of an address object, table row or label block that are masked (a country alone
+#: identifies nobody and stays, as in the JSON walker).
+_MASKED_PARTS = frozenset({"street", "unit", "city", "region", "postcode"})
+
+
+@lru_cache(maxsize=4096)
+def address_part(key: str) -> str | None:
+    """The address part a key or column header names (``street``, ``unit``, ``city``,
+    ``region``, ``postcode``, ``country``), else ``None``: ``billingCity`` -> ``city``."""
+    k = re.sub(r"[\W_]+", "_", re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", str(key)).lower())
+    k = k.strip("_")
+    keys = _D["address_keys"]
+    for _ in range(2):
+        for part, names in keys.items():
+            if k in names:
+                return part
+        head, _, rest = k.partition("_")
+        if head not in _D["key_prefixes"] or not rest:
+            return None
+        k = rest
+    return None
+
+
+def is_address_object(keys: object) -> bool:
+    """Keys of one object (or one header) that hold a postal address: a street or postcode key
+    and at least one other address part."""
+    parts = [address_part(str(k)) for k in keys]  # type: ignore[union-attr]
+    named = [p for p in parts if p]
+    return len(named) >= 2 and ("street" in named or "postcode" in named)
+
+
+_DELIMS = (",", "\t", ";", "|")
+
+
+def _cells(line: str, delim: str) -> list[tuple[int, int]]:
+    """(start, end) of each cell of one delimited line, quotes and spaces trimmed."""
+    d = re.escape(delim)
+    cell = re.compile(rf'[ \t]*(?:"(?P<q>(?:[^"]|"")*)"[ \t]*|(?P<u>[^{d}"\n]*))(?P<d>{d}|$)')
+    out, pos = [], 0
+    while True:
+        m = cell.match(line, pos)
+        if m is None:
+            raise ValueError("not a delimited line")
+        g = "q" if m.group("q") is not None else "u"
+        a, b = m.start(g), m.end(g)
+        value = line[a:b]
+        out.append((a + len(value) - len(value.lstrip()), b - len(value) + len(value.rstrip())))
+        if not m.group("d"):
+            return out
+        pos = m.end()
+
+
+def table_spans(text: str) -> list[Span]:
+    """The address cells of each row of a CSV/TSV table whose header names address parts
+    (``is_address_object``); cells of adjacent address columns make one span."""
+    lines, pos = [], 0
+    for ln in text.splitlines(keepends=True):
+        lines.append((pos, ln.rstrip("\r\n")))
+        pos += len(ln)
+    body = [(p, ln) for p, ln in lines if ln.strip()]
+    if len(body) < 2:
+        return []
+    head_pos, header = body[0]
+    for delim in _DELIMS:
+        n = header.count(delim)
+        if n < 1:
+            continue
+        try:
+            names = [header[a:b] for a, b in _cells(header, delim)]
+        except ValueError:
+            continue
+        if not is_address_object(names):
+            continue
+        parts = [address_part(h) for h in names]
+        out: list[Span] = []
+        for p, ln in body[1:]:
+            try:
+                cells = _cells(ln, delim)
+            except ValueError:
+                continue
+            if len(cells) != len(parts):
+                continue
+            run: list[tuple[int, int]] = []
+            for part, (a, b) in [*zip(parts, cells, strict=True), (None, (0, 0))]:
+                if part in _MASKED_PARTS and b > a:
+                    run.append((a, b))
+                    continue
+                if run:
+                    out.append((p + run[0][0], p + run[-1][1], ADDRESS, STRUCTURED_SCORE, DETECTOR))
+                run = []
+        return out
+    return []
+
+
+#: A ``label: value`` line (a label of one to four words, then ``:`` or ``=``).
+_FIELD = re.compile(r"(?m)^[ \t>*\-•]*(?P<label>[A-Za-z][\w .-]{0,30}?)[ \t]*[:=][ \t]*(?P<v>.*)$")
+
+
+def field_block_spans(text: str) -> list[Span]:
+    """The values of ``Street: …`` / ``City: …`` / ``State: …`` / ``Zip: …`` lines that stand
+    together (consecutive lines) and hold a postal address (``is_address_object``)."""
+    out: list[Span] = []
+    block: list[tuple[str, int, int]] = []
+    last_line = -2
+    lines, line_no, seen = [], 0, 0
+    for m in _FIELD.finditer(text):
+        line_no += text.count("\n", seen, m.start())
+        seen = m.start()
+        lines.append((m, line_no))
+    for m, line_no in [*lines, (None, -10)]:
+        part = address_part(m.group("label").strip()) if m is not None else None
+        if part is None or line_no != last_line + 1:
+            if is_address_object([b[0] for b in block]):
+                out += [
+                    (a, b, ADDRESS, STRUCTURED_SCORE, DETECTOR)
+                    for label, a, b in block
+                    if address_part(label.strip()) in _MASKED_PARTS
+                ]
+            block = []
+        if m is not None and part is not None:
+            v = m.group("v").rstrip()
+            if v:
+                block.append((m.group("label"), m.start("v"), m.start("v") + len(v)))
+            last_line = line_no
+    return out
+
+
+#: A key and its value written inline: ``'city': 'Tarnby'``, ``"zip": "97001"`` (a dict or JSON
+#: object printed in text), ``city='Tarnby'`` (a call's keyword arguments), ``zip=97001`` (a
+#: logfmt line), ``City: Tarnby |`` (labelled fields on one line between bars or semicolons).
+_PAIRS: tuple[tuple[re.Pattern[str], str], ...] = (  # each with a character it needs
+    (
+        re.compile(
+            r"""(['"])(?P<k>[\w -]{1,40})\1[ \t]*:[ \t]*(['"])(?P<v>(?:(?!\3)[^\n]){1,160})\3"""
+        ),
+        ":",
+    ),
+    (
+        re.compile(
+            r"""(?<![\w.])(?P<k>[A-Za-z_]\w{0,39})[ \t]*=[ \t]*(['"])"""
+            r"""(?P<v>(?:(?!\2)[^\n]){1,160})\2"""
+        ),
+        "=",
+    ),
+    (
+        re.compile(
+            r"""(?<![\w.])(?P<k>[A-Za-z_]\w{0,39})=(?P<v>[^\s'"=,;|(){}\[\]]{1,80})"""
+            r"""(?=[\s,;|)}\]]|$)"""
+        ),
+        "=",
+    ),
+    (
+        re.compile(
+            r"(?:^|(?<=[|;]))[ \t]*(?P<k>[A-Za-z][\w .-]{0,30}?)[ \t]*:[ \t]*"
+            r"(?P<v>[^|;\n]{1,160}?)[ \t]*(?=[|;]|$)",
+            re.M,
+        ),
+        ":",
+    ),
+)
+#: The first word of a key that can name a street or a postcode ("street", "address", "zip",
+#: "plz"): a text without one holds no address object (the search is skipped).
+_STREET_OR_POSTCODE_STEMS = tuple(
+    sorted({k.split("_")[0] for p in ("street", "postcode") for k in _D["address_keys"][p]})
+)
+#: What may stand between two pairs of one object, call or line.
+_PAIR_GAP = re.compile(r"[\s,;|(){}\[\]]*")
+
+
+def inline_object_spans(text: str) -> list[Span]:
+    """The address values of an object, a call's arguments or a log line's fields written inline
+    (``_PAIRS``: ``{'street': …, 'city': …}``, ``update(street='…', zip='…')``, ``street="…"
+    city=… zip=…``) that hold a street or postcode (``is_address_object``); whole JSON or dict
+    cells are walked by the JSON walker instead."""
+    low = text.lower()
+    if not any(stem in low for stem in _STREET_OR_POSTCODE_STEMS):
+        return []  # no key that can name a street or a postcode: no address object
+    found = sorted(
+        {
+            (m.start(), m.end(), m.group("k"), m.start("v"), m.end("v"))
+            for rx, sign in _PAIRS
+            if sign in text
+            for m in rx.finditer(text)
+        }
+    )
+    groups: list[list[tuple[int, int, str, int, int]]] = []
+    for pair in found:
+        if (
+            groups
+            and groups[-1][-1][1] <= pair[0]
+            and _PAIR_GAP.fullmatch(text, groups[-1][-1][1], pair[0])
+        ):
+            groups[-1].append(pair)
+        elif not groups or groups[-1][-1][1] <= pair[0]:
+            groups.append([pair])
+    out: list[Span] = []
+    for pairs in groups:
+        if not is_address_object([k for _, _, k, _, _ in pairs]):
+            continue
+        for _, _, k, a, b in pairs:
+            if address_part(k) in _MASKED_PARTS and text[a:b].strip():
+                out.append((a, b, ADDRESS, STRUCTURED_SCORE, DETECTOR))
+    return out

@@ -1,0 +1,210 @@
+"""The parts of a postal address read backwards from its end, as libpostal reads an address's
+structure: units, street lines without a street-type word, building, locality and district names
+before a street or a city and postcode (``extend_before``, ``tail_spans``), and addresses written
+in lower case or capitals (``any_case_spans``). Used by ``addresses.join_addresses``.
+"""
+
+from __future__ import annotations
+
+import re
+
+from agentic_pipeline.masking.detectors.address_blocks import (
+    looks_like_year,
+    place_words,
+    region_words,
+)
+from agentic_pipeline.masking.detectors.address_fields import (
+    ADDRESS,
+    DETECTOR,
+    JOINED_SCORE,
+    MAX_PARTS,
+    REGION_CODES,
+    Span,
+    address_data,
+)
+from agentic_pipeline.masking.detectors.address_fields import CAP_WORD as _CAP_WORD
+from agentic_pipeline.masking.detectors.address_fields import CITY as _CITY
+from agentic_pipeline.masking.detectors.address_fields import POSTCODE as _POSTCODE
+from agentic_pipeline.masking.detectors.address_fields import UNIT as _UNIT
+from agentic_pipeline.masking.detectors.address_fields import WEAK_POSTCODE as _WEAK_POSTCODE
+from agentic_pipeline.masking.detectors.address_fields import alternation as _alternation
+from agentic_pipeline.masking.vocabulary import LW, UP, is_place, is_vocabulary
+
+_D = address_data()
+
+# ----------------------------------------------------------------- lower and upper case
+#: A street line in any case ("88 harlow st", "88 HARLOW ST"), and what must follow it for it to
+#: be an address: maybe a unit, a city, maybe a region code, and a postcode.
+_ANY_CASE_STREET = re.compile(
+    rf"(?i)(?<![\w.,/:-])\d{{1,5}}[a-z]?[ \t]+(?:[a-z][a-z'’-]*\.?[ \t]+){{1,3}}"
+    rf"(?:{_alternation(_D['street_types'])})\.?(?!\w)"
+)
+_ANY_CASE_TAIL = re.compile(
+    rf"(?i)(?:,?[ \t]+(?:{_UNIT}))?,?[ \t]+"
+    rf"(?P<city>[a-z][a-z'’-]*(?:[ \t]+[a-z][a-z'’-]*){{0,2}}),?"
+    rf"[ \t]+(?:(?P<region>[a-z]{{2,3}})\.?,?[ \t]+)?(?:{_POSTCODE})(?![\w-])"
+)
+
+
+def any_case_spans(text: str) -> list[Span]:
+    """Addresses written in lower case or capitals ("88 harlow st, greenfield, ma 01301"), which
+    the street recognizers (capitalised names) miss: a street line, a city and a postcode (with a
+    known region code when there is one); without the postcode, lower-case words are prose."""
+    out: list[Span] = []
+    for m in _ANY_CASE_STREET.finditer(text):
+        tail = _ANY_CASE_TAIL.match(text, m.end())
+        if tail is None or not region_words(tail.group("city").title()):
+            continue
+        region = tail.group("region")
+        if region is not None and region.upper() not in REGION_CODES:
+            continue
+        words = m.group().split()[1:-1]
+        if not place_words(" ".join(words).title(), False):
+            continue
+        out.append((m.start(), tail.end(), ADDRESS, JOINED_SCORE, DETECTOR))
+    return out
+
+
+# --------------------------------------------------------------- parts before an address
+#: A house number: "12", "12a", "412-2", "12/3", an ordinal ("14th"), a block and number ("B-12").
+_HOUSE_NO = (
+    r"(?:\d{1,5}[A-Za-z]?(?:[/-]\d{1,4}[A-Za-z]?)?|\d{1,3}(?:st|nd|rd|th)"
+    r"|[A-Z]{1,2}-\d{1,4}[A-Za-z]?)"
+)
+#: A word of a street's name: capitalised, or a lower-case word (checked by ``_numbered_ok``).
+_NAME_WORD = rf"(?:{_CAP_WORD}|[{LW}][{LW}'’-]*\.?)"
+_PO_BOX = rf"(?i:{_alternation(_D['po_box_words'])})\.?[ \t]*\d{{1,7}}"
+#: A part of an address that holds a house or unit number: a unit ("Flat 302", "3º B"), a street
+#: line with its number before or after the name ("14th Cross", "Calle Alta 70"), a PO box.
+_NUMBERED = re.compile(
+    rf"(?P<unit>{_UNIT}(?:[ \t]+{_UNIT})?)|(?P<box>{_PO_BOX})|(?P<house>{_HOUSE_NO})"
+    rf"|{_HOUSE_NO}(?:,?[ \t]+{_NAME_WORD}){{1,5}}"
+    rf"|{_NAME_WORD}(?:[ \t]+{_NAME_WORD}){{0,4}},?[ \t]+{_HOUSE_NO}"
+)
+_LOWER_OK = frozenset(
+    w.lower() for w in [*_D["city_particles"], *_D["street_types"], *_D["street_words_before"]]
+)
+_LETTERS = re.compile(rf"[{UP}{LW}]+")
+#: A house number with its letters ("14th", "12a", "B-12"), left out of a name's words.
+_NUMBER_TOKEN = re.compile(rf"(?<![{UP}{LW}])(?:[A-Z]{{1,2}}-)?\d+[{LW}]*")
+
+
+def _numbered_ok(part: str, m: re.Match[str], whole: bool = True) -> bool:
+    """A house number alone is a part when it is the whole part or has a block letter ("to
+    B-12"); the words of a numbered part can be a street's: no label ("Order 12", "Gate 4"), month,
+    weekday or country, no capitalised stop word ("At 5"); the first word of the name is
+    capitalised or a street word ("rue"); at most two other lower-case words, none a common word
+    unless a particle or street word ("Calle de la Iglesia 4", not "waited for 3 weeks")."""
+    if m.group("unit") or m.group("box"):
+        return True
+    if m.group("house"):  # "B-12, Lajpat Road, ...", "12, rue ...": a part of its own
+        return whole or not part.isdigit()
+    words = _LETTERS.findall(_NUMBER_TOKEN.sub(" ", part))
+    if not words or not region_words(part) or any(is_place(w) for w in words):
+        return False
+    first = words[0]
+    if not (first[0].isupper() or first.lower() in _LOWER_OK):
+        return False
+    lower = [w for w in words[1:] if w[0].islower()]
+    if len(lower) > 2:
+        return False
+    return all(w in _LOWER_OK or (len(w) > 2 and not is_vocabulary(w, 3.0)) for w in lower)
+
+
+#: Where a part of an address begins: after a separator, a colon, a bracket or a quote.
+_PART_START = re.compile(r"[,|;:()\[\]{}\"]")
+_SEP_BEFORE = re.compile(r"[ \t]*[,|][ \t]*$")
+
+
+def _numbered_tail(part: str, numbered: bool = False) -> int | None:
+    """Offset in ``part`` where its numbered tail begins (the longest: "send it to Calle Alta
+    70" -> "Calle Alta 70"), or ``None``."""
+    for w in re.finditer(r"(?<![^\s])\S", part):
+        m = _NUMBERED.fullmatch(part, w.start())
+        if m is None or (numbered and m.group("house")):
+            continue
+        if _numbered_ok(part[w.start() :], m, whole=False):
+            return w.start()
+    return None
+
+
+def extend_before(text: str, start: int, numbered: bool = False) -> int:
+    """``start`` of an address moved left over the parts written before it on its line and
+    separated by commas: a unit ("Flat 2, 17 Rowan Road, ..."), a street line without a
+    street-type word ("Calle Alta 70, Villamar, SA 37250"), and the building, locality or
+    district names between them ("Flat 3, Birch Residency, 14th Cross, Indiranagar, ..."): the
+    span reaches the leftmost numbered part, place names alone before it are left. A house
+    number alone ("B-12, Lajpat Road, ...") counts only for an address without one yet
+    (``numbered``): in "C-101, Ilse Brand, Larch Row 14, ..." it is a row's id."""
+    committed = pos = start
+    line_start = text.rfind("\n", 0, start) + 1
+    for _ in range(MAX_PARTS):
+        sep = _SEP_BEFORE.search(text, line_start, pos)
+        if sep is None:
+            break
+        end = sep.start()
+        cut = [m.end() for m in _PART_START.finditer(text, max(line_start, end - 80), end)]
+        begin = cut[-1] if cut else max(line_start, end - 80)
+        part = text[begin:end]
+        lead = len(part) - len(part.lstrip())
+        part, begin = part.strip(), begin + lead
+        if not part:
+            break
+        m = _NUMBERED.fullmatch(part)
+        if m is not None and _numbered_ok(part, m) and not (numbered and m.group("house")):
+            committed = pos = begin
+            numbered = numbered or not m.group("unit")
+            continue
+        if len(part.split()) <= 5 and re.fullmatch(_CITY, part) and region_words(part):
+            if is_place(part):
+                break  # a country is no part before a street
+            pos = begin  # a building, locality or district: kept only with a number before it
+            continue
+        tail = _numbered_tail(part, numbered)
+        if tail is not None:
+            committed = begin + tail
+        break
+    return committed
+
+
+#: A postcode that closes an address, right after a word: a postcode of a shape of its own, or
+#: 3-4 digits after a region code ("VIC 3065"); the words before it are read by ``_tail_spans``.
+_TAIL = re.compile(
+    rf"(?<=[^\W\d_])(?:[ \t]+[,–-]?|[,–-])[ \t]*(?P<pc>(?:{_POSTCODE})"
+    rf"|(?<=[A-Z][A-Z] )(?:{_WEAK_POSTCODE})|(?<=[A-Z][A-Z][A-Z] )(?:{_WEAK_POSTCODE}))(?![\w-])"
+)
+#: Where a ``_TAIL`` may begin: a separator before a digit or a capital and a digit.
+_TAIL_CANDIDATE = re.compile(r"[ \t,–-](?=[A-Z]{0,2}\d)")
+_TAIL_SEPARATORS = " \t,–-"
+#: The city and region before a postcode: "Bengaluru, Karnataka 560038", "Tarnby, OR 97001",
+#: "Nova Gorica - 110024".
+_PLACE_BEFORE = re.compile(rf"(?<![\w-]){_CITY}(?:[ \t]*,[ \t]*(?:{_CITY}))?[ \t]*[,–-]?[ \t]*$")
+
+
+def tail_spans(text: str, spans: list[Span]) -> list[Span]:
+    """Addresses found from their end: a city (and region) before a postcode, and before them,
+    separated by commas, at least one numbered part (``_extend_before``): "Flat 3, Birch
+    Residency, 14th Cross, Indiranagar, Bengaluru, Karnataka 560038"."""
+    out: list[Span] = []
+    last = -1
+    for c in _TAIL_CANDIDATE.finditer(text):  # a cheap scan first: the tail's regex is slower
+        p = c.start()
+        while p > 0 and text[p - 1] in _TAIL_SEPARATORS:
+            p -= 1
+        m = _TAIL.match(text, p) if p > last else None
+        if m is None:
+            continue
+        last = p
+        a, b = m.span("pc")
+        if any(s < b and a < e for s, e, et, *_ in spans if et == ADDRESS):
+            continue
+        line_start = text.rfind("\n", 0, a) + 1
+        place = _PLACE_BEFORE.search(text, max(line_start, a - 80), a)
+        if place is None or not region_words(place.group()) or is_place(place.group()):
+            continue
+        if looks_like_year(m.group("pc")):
+            continue
+        start = extend_before(text, place.start())
+        if start < place.start():
+            out.append((start, b, ADDRESS, JOINED_SCORE, DETECTOR))
+    return out
