@@ -407,3 +407,11 @@ def test_clinician_licences_and_abbreviated_labels(masker):
         assert value not in out
     assert "<MEDICAL_LICENSE_" in out and "I closed the account. 2024 was a long year." in out
     assert "X44120931" not in yaml_text and "passport_photo: yes" in yaml_text
+
+
+def test_fields_of_one_line_separated_by_bars_are_read_one_by_one(masker):
+    (out,) = _masked(
+        masker, ("tool", "Street: 41 Quillon Row | Plan: gold | Payee: Ruth Okonjo-Baird")
+    )
+    assert "Quillon" not in out and "Okonjo" not in out
+    assert "| Plan: gold |" in out

@@ -101,8 +101,9 @@ _PART = re.compile(
     rf"|(?P<postcode>{_POSTCODE})(?![\w-])|(?P<weak>{_WEAK_POSTCODE})(?![\w-])"
     rf"|(?P<code>[A-Z](?:\.?[A-Z]){{0,2}}\.?)(?![\w'’-])|(?P<words>{_CITY}))"
 )
-#: What may follow a city that closes an address: the end of a clause, line, field or text.
-_CITY_END = re.compile(rf"[ \t]*(?:$|[.,;:!?)\]}}\"'’\r\n])|[ \t]+[{LW}]")
+#: What may follow a city that closes an address: the end of a clause, line, field or text (a
+#: word before a colon is the next field's label: "41 Oak Row | Plan: gold").
+_CITY_END = re.compile(rf"[ \t]*(?:$|[.,;!?)\]}}\"'’\r\n])|[ \t]+[{LW}]")
 #: What may follow a weak (3-4 digit) postcode: the end of the address.
 _WEAK_END = re.compile(r"[ \t]*(?:$|[.,;:!?)\]}\"'’\r\n])")
 

@@ -419,9 +419,10 @@ class IdLabelRecognizer(LocalRecognizer):
 
 
 #: A ``label: value`` line (also a YAML mapping line or a bullet): the label and the value.
+#: Fields of one line separated by " | " ("Street: … | City: … | Plan: gold") are read one by one.
 _FIELD_LINE = re.compile(
-    r"(?m)^[ \t]*(?:[-*•>][ \t]+)?(?:\*\*)?(?P<label>[^\W\d][\w'’ ./-]{0,38}?)(?:\*\*)?[ \t]*[:=]"
-    r"(?:\*\*)?[ \t]*(?P<value>[^\n]*?)[ \t]*$"
+    r"(?m)(?:^|(?<=\|))[ \t]*(?:[-*•>][ \t]+)?(?:\*\*)?(?P<label>[^\W\d][\w'’ ./-]{0,38}?)(?:\*\*)?"
+    r"[ \t]*[:=](?:\*\*)?[ \t]*(?P<value>[^\n|]*?)[ \t]*(?=$|\|)"
 )
 _NAME_VALUE = re.compile(r"[^\W\d_][^\W\d_'’.-]*(?:[ \t]+[^\W\d_][^\W\d_'’.-]*){0,3}\.?")
 
