@@ -164,9 +164,47 @@ class NerOnlySpacyNlpEngine(SpacyNlpEngine):
         }
 
     def _doc_to_nlp_artifact(self, doc: Doc, language: str) -> NlpArtifacts:
-        art = super()._doc_to_nlp_artifact(doc, language)
-        art.lemmas = [t.lemma_ or t.lower_ for t in doc]
+        """Presidio's artifacts in one pass over the tokens (Presidio's own makes three and
+        looks every token's lemma up in the vocabulary twice for the keywords)."""
+        spacy_lemmas: list[str] = []  # empty strings: the lemmatizer is not loaded
+        lemmas: list[str] = []
+        starts: list[int] = []
+        for t in doc:
+            spacy_lemmas.append(t.lemma_)
+            lemmas.append(t.lemma_ or t.lower_)
+            starts.append(t.idx)
+        entities, scores = self._get_updated_entities(
+            self._get_entities(doc), self._get_scores_for_entities(doc)
+        )
+        art = NlpArtifacts(
+            entities=entities,
+            tokens=doc,
+            tokens_indices=starts,
+            lemmas=lemmas,
+            nlp_engine=None,  # no keywords computed here: ``_keywords`` below, once per lemma
+            language=language,
+            scores=scores,
+        )
+        art.nlp_engine = self
+        # as Presidio sets them: from spaCy's lemmas, before they fall back to lower-cased text
+        art.keywords = self._keywords(spacy_lemmas, language)
         return art
+
+    def _keywords(self, lemmas: list[str], language: str) -> list[str]:
+        """``NlpArtifacts.set_keywords`` with each distinct lemma tested once."""
+        keep: dict[str, bool] = {}
+        out: list[str] = []
+        for lemma in lemmas:
+            ok = keep.get(lemma)
+            if ok is None:
+                ok = keep[lemma] = (
+                    lemma not in ("-PRON-", "be")
+                    and not self.is_stopword(lemma, language)
+                    and not self.is_punct(lemma, language)
+                )
+            if ok:
+                out.extend(lemma.lower().split(":"))
+        return out
 
 
 #: In our analyzer spaCy's person label is no masked type: the name model (``names/``) reads the
