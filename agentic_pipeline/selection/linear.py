@@ -10,10 +10,13 @@ Each policy's model gives a per-context estimate and a LinUCB-style upper bound
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
-from sklearn.linear_model import Ridge
+
+if TYPE_CHECKING:  # imported where fitted: scikit-learn costs ~0.5 s of every CLI start
+    from sklearn.linear_model import Ridge
 
 from agentic_pipeline.jsonutil import safe_loads
 
@@ -121,6 +124,8 @@ def fit_policy_models(
     x: np.ndarray, rewards: np.ndarray, policies: np.ndarray, alpha: float = 1.0
 ) -> dict[str, PolicyModel]:
     """One Ridge per policy over the rows that policy logged."""
+    from sklearn.linear_model import Ridge
+
     models: dict[str, PolicyModel] = {}
     for policy in pd.unique(policies):
         mask = policies == policy

@@ -42,7 +42,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from agentic_pipeline.selection.linear import ContextFeaturizer
 from agentic_pipeline.selection.reward_model import cross_fit_rewards
@@ -114,6 +113,8 @@ def _wilson(p: float, n: float, confidence: float) -> tuple[float, float]:
     """Wilson score interval of a proportion ``p`` observed over ``n`` (possibly fractional)."""
     if not n > 0:
         return 0.0, 1.0
+    from scipy import stats  # here: scipy.stats costs ~1 s of every CLI start
+
     z = stats.norm.ppf(1 - (1 - confidence) / 2)
     centre = (p + z * z / (2 * n)) / (1 + z * z / n)
     half = z / (1 + z * z / n) * np.sqrt(max(p * (1 - p), 0.0) / n + z * z / (4 * n * n))

@@ -5,12 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
+import numpy as np
+import pandas as pd
 
 
 def _fmt(value: Any, digits: int = 3) -> str:
@@ -226,6 +222,12 @@ def render_report(
 
 def render_chart(table: pd.DataFrame, path: str | Path) -> Path:
     """PNG: per task type, each policy's mean reward with its interval (and the DR estimate)."""
+    # imported here: matplotlib costs ~0.5 s of every CLI start, most of which draw nothing
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     tasks = sorted(table["task_type"].unique()) if not table.empty else []
