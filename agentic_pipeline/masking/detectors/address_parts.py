@@ -202,6 +202,8 @@ def tail_spans(text: str, spans: list[Span]) -> list[Span]:
         place = _PLACE_BEFORE.search(text, max(line_start, a - 80), a)
         if place is None or not region_words(place.group()) or is_place(place.group()):
             continue
+        if sum(c.isalpha() for c in place.group()) < 3:
+            continue  # "MR-7731,R-44120": a letter before a number is an id's prefix, no city
         if looks_like_year(m.group("pc")):
             continue
         start = extend_before(text, place.start())
