@@ -206,7 +206,10 @@ def invented_names(
     no name list and no word list has (the head of one of the corpus's name words joined to the
     tail of another: "Marlow" + "Quint" -> "Marint"), in the same letter case. Names met in use
     come from everywhere ("Ngozi Adeyemi", "Thanh Nguyen"), most of them in no list: these texts
-    teach the model the context and the shape of a name, not the lists alone."""
+    teach the model the context and the shape of a name, not the lists alone. So that an unknown
+    word alone does not become a name, a quarter of the capitalised words outside every labelled
+    span are written without their inner vowels ("Wht", "Prcss", as chat lines abbreviate) when
+    that makes a word no list has."""
     from agentic_pipeline.masking.names.lexicon import listed_name
     from agentic_pipeline.masking.vocabulary import zipf
 
@@ -237,19 +240,31 @@ def invented_names(
             invented[key] = new
         return _like(invented[key], word)
 
+    def abbreviate(m: re.Match) -> str:
+        word = m.group()
+        short = word[0] + _VOWEL.sub("", word[1:-1]) + word[-1]
+        if rng.random() < 0.25 and short != word and not listed_name(short) and zipf(short) == 0:
+            return short
+        return word
+
     out = []
     for x in with_names[:n]:
         text, spans, pos = "", [], 0
-        for a, b, t in sorted(x.spans):
+        for a, b, t in [*sorted(x.spans), (len(x.text), len(x.text), "")]:
             if a < pos:
                 continue
+            text += _CAP_WORD.sub(abbreviate, x.text[pos:a])
+            if not t:
+                break
             value = x.text[a:b]
             if t in person_types:
                 value = re.sub(r"[^\W\d_]{3,}", lambda m: invent(m.group()), value)
-            text += x.text[pos:a]
             spans.append((len(text), len(text) + len(value), t))
             text += value
             pos = b
-        text += x.text[pos:]
         out.append(LabelledText(text, spans, corpus, f"{x.doc_id}-invented"))
     return out
+
+
+#: A capitalised word of four letters or more (``invented_names`` abbreviates some).
+_CAP_WORD = re.compile(r"(?<![\w.@#/-])[A-Z][a-z]{3,}(?![\w@])")
