@@ -248,3 +248,41 @@ def test_a_confident_name_is_masked_in_every_string_of_the_episode(masker):
         masker, "Hello, my name is Fenella Okafor and I need help.", "Is Okafor on the list?"
     )
     assert "Okafor" not in out[0] and "Okafor" not in out[1]
+
+
+def test_invented_names_replace_each_name_word_with_an_unlisted_unknown_word():
+    from agentic_pipeline.masking.names.augment import invented_names
+    from agentic_pipeline.masking.names.lexicon import listed_name
+    from agentic_pipeline.masking.vocabulary import zipf
+
+    texts = [
+        ("Please ask Rosalind Whitcombe to sign the form.", "Rosalind Whitcombe"),
+        ("The courier left it with BARNABY OKAFOR at the gate.", "BARNABY OKAFOR"),
+        ("thanks again, tamsin, see you monday", "tamsin"),
+        ("Rosalind called back about the invoice.", "Rosalind"),
+    ]
+    items = [
+        LabelledText(t, [(t.index(n), t.index(n) + len(n), "PERSON")], "x", f"d{k}")
+        for k, (t, n) in enumerate(texts)
+    ]
+    out = invented_names(items, "x", frozenset({"PERSON"}))
+    assert len(out) == len(items)
+    by_name: dict[str, str] = {}
+    for x in out:
+        text, name = texts[int(x.doc_id[1 : x.doc_id.index("-")])]
+        ((a, b, kind),) = x.spans
+        value = x.text[a:b]
+        assert kind == "PERSON"
+        for old, new in zip(name.split(), value.split(), strict=True):
+            assert new != old and not listed_name(new) and zipf(new) == 0.0
+            # the same letter case, and the same word gives the same invented word
+            assert (new.isupper(), new.islower()) == (old.isupper(), old.islower())
+            assert by_name.setdefault(old.lower(), new.lower()) == new.lower()
+        # the other words stay, or lose their inner vowels (an unknown word is no name)
+        start = text.index(name)
+        for old, new in zip(
+            (text[:start] + text[start + len(name) :]).split(),
+            (x.text[:a] + x.text[b:]).split(),
+            strict=True,
+        ):
+            assert new == old or (new[0] == old[0] and new[-1] == old[-1] and len(new) < len(old))

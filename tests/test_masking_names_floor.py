@@ -13,7 +13,7 @@ import dataclasses
 import pytest
 
 from agentic_pipeline.masking.names import build
-from agentic_pipeline.masking.names.features import TextFeatures, non_person_signal
+from agentic_pipeline.masking.names.features import TextFeatures, non_person_signal, tag_words
 from agentic_pipeline.masking.names.model import (
     MODEL_ENV,
     MODEL_PATH,
@@ -102,10 +102,13 @@ def test_a_word_spacy_calls_an_organisation_elsewhere_is_a_signal(nlp):
 
 
 def test_a_confident_model_keeps_a_name_the_signals_would_veto(nlp):
-    text = "The shuttle leaves from LHR at noon."
-    doc = _doc(nlp, text, "LHR")
+    text = "I wired it to Quellmark Insurance last week."
+    doc = _doc(nlp, text, "Quellmark Insurance")
     sure = dataclasses.replace(_BLIND, intercept=12.0)  # every candidate about 1
-    assert "LHR" in _found(sure, text, doc)
+    assert any("Quellmark" in f for f in _found(sure, text, doc))
+    # but never a code in capitals that no name list has (below)
+    text = "The shuttle leaves from LHR at noon."
+    assert "LHR" not in _found(sure, text, _doc(nlp, text, "LHR"))
 
 
 def test_floor_and_model_spans_are_merged(nlp):
@@ -174,3 +177,52 @@ def test_a_sentence_start_of_another_language_is_vocabulary(nlp):
     doc = _doc(nlp, text, "Wir fahren")
     assert non_person_signal(TextFeatures(text, doc), 0, 10) == "vocabulary"
     assert _found(_BLIND, text, doc) == []
+
+
+# ------------------------------------------------------------------------------ #tags and codes
+@pytest.mark.parametrize(
+    "text, tag",
+    [
+        ("Big night for #Quellmoor in the final tonight.", "Quellmoor"),
+        ("Thanks to all who came along #OrlaTalks", "OrlaTalks"),
+        ("So proud of our coach #miriam today", "miriam"),
+    ],
+)
+def test_a_tag_spacy_calls_a_person_is_kept_by_the_floor(nlp, text, tag):
+    # a #tag names a person as often as a topic: its words count for the non-person signal
+    doc = _doc(nlp, text, tag)
+    start = text.index(tag)
+    assert non_person_signal(TextFeatures(text, doc), start, start + len(tag)) is None
+    assert _found(_BLIND, text, doc) == [tag]
+
+
+@pytest.mark.parametrize(
+    "text, tag, signal",
+    [
+        ("Another long evening of #budgetnight debates.", "budgetnight", "no-word"),
+        ("Kettle on, biscuits out #CoffeeTime", "CoffeeTime", "vocabulary"),
+        ("Boarding now #Flight2207 to the coast", "Flight2207", "no-word"),
+    ],
+)
+def test_a_topic_tag_is_vetoed(nlp, text, tag, signal):
+    doc = _doc(nlp, text, tag)
+    start = text.index(tag)
+    assert non_person_signal(TextFeatures(text, doc), start, start + len(tag)) == signal
+    assert _found(_BLIND, text, doc) == []
+
+
+def test_tag_words_split_capitals_and_keep_lower_case_tags_only_when_listed():
+    assert tag_words("OrlaTalks") == ["Orla", "Talks"]
+    assert tag_words("miriam") == ["miriam"]
+    assert tag_words("budgetnight") == []
+    assert tag_words("Flight2207") == []
+
+
+def test_a_code_in_capitals_is_no_person_however_confident_the_model(nlp):
+    text = "Your upcoming trips:\n1. QWXTRP\n2. LMZKRA"
+    doc = nlp.make_doc(text)
+    sure = dataclasses.replace(_BLIND, intercept=12.0)  # every candidate about 1
+    assert _found(sure, text, doc) == []
+    # a listed name written in capitals stays a name
+    text = "Passenger: HELENA BRANDVOLL"
+    assert "HELENA BRANDVOLL" in _found(sure, text, nlp.make_doc(text))

@@ -174,3 +174,97 @@ def lower_case_names(
                 continue
         out.append(LabelledText(text, list(x.spans), corpus, f"{x.doc_id}-lower"))
     return out
+
+
+_VOWEL = re.compile(r"[aeiouy]", re.IGNORECASE)
+
+
+def _halves(word: str) -> tuple[str, str] | None:
+    """A word cut after its first vowel group ("Marlow" -> "Mar", "low"), or None."""
+    m = _VOWEL.search(word, 1)
+    if m is None:
+        return None
+    k = m.end()
+    while k < len(word) and _VOWEL.match(word[k]):
+        k += 1
+    return (word[:k], word[k:]) if 0 < k < len(word) else None
+
+
+def _like(word: str, model: str) -> str:
+    """``word`` in the letter case of ``model`` (upper, lower or capitalised)."""
+    if model.isupper() and len(model) > 1:
+        return word.upper()
+    if model.islower():
+        return word.lower()
+    return word[:1].upper() + word[1:].lower()
+
+
+def invented_names(
+    items: Sequence, corpus: str, person_types: frozenset[str], n: int = 300, seed: int = 21
+) -> list:
+    """Texts of ``items`` with each word of their person names replaced by an invented word that
+    no name list and no word list has (the head of one of the corpus's name words joined to the
+    tail of another: "Marlow" + "Quint" -> "Marint"), in the same letter case. Names met in use
+    come from everywhere ("Ngozi Adeyemi", "Thanh Nguyen"), most of them in no list: these texts
+    teach the model the context and the shape of a name, not the lists alone. So that an unknown
+    word alone does not become a name, a quarter of the capitalised words outside every labelled
+    span are written without their inner vowels ("Wht", "Prcss", as chat lines abbreviate) when
+    that makes a word no list has."""
+    from agentic_pipeline.masking.names.lexicon import listed_name
+    from agentic_pipeline.masking.vocabulary import zipf
+
+    rng = random.Random(seed)
+    with_names = [x for x in items if any(t in person_types for _, _, t in x.spans)]
+    rng.shuffle(with_names)
+    parts = sorted(
+        {
+            h
+            for x in with_names
+            for a, b, t in x.spans
+            if t in person_types
+            for w in re.findall(r"[^\W\d_]{3,}", x.text[a:b])
+            if (h := _halves(w.lower())) is not None
+        }
+    )
+    if len(parts) < 4:
+        return []
+    invented: dict[str, str] = {}
+
+    def invent(word: str) -> str:
+        key = word.lower()
+        if key not in invented:
+            for _ in range(20):
+                new = rng.choice(parts)[0] + rng.choice(parts)[1]
+                if len(new) >= 3 and not listed_name(new) and zipf(new) == 0.0:
+                    break
+            invented[key] = new
+        return _like(invented[key], word)
+
+    def abbreviate(m: re.Match) -> str:
+        word = m.group()
+        short = word[0] + _VOWEL.sub("", word[1:-1]) + word[-1]
+        if rng.random() < 0.25 and short != word and not listed_name(short) and zipf(short) == 0:
+            return short
+        return word
+
+    out = []
+    for x in with_names[:n]:
+        text, spans, pos = "", [], 0
+        for a, b, t in [*sorted(x.spans), (len(x.text), len(x.text), "")]:
+            if a < pos:
+                continue
+            text += _CAP_WORD.sub(abbreviate, x.text[pos:a])
+            if not t:
+                break
+            value = x.text[a:b]
+            if t in person_types:
+                value = re.sub(r"[^\W\d_]{3,}", lambda m: invent(m.group()), value)
+            spans.append((len(text), len(text) + len(value), t))
+            text += value
+            pos = b
+        out.append(LabelledText(text, spans, corpus, f"{x.doc_id}-invented"))
+    return out
+
+
+#: A capitalised word of four letters or more (``invented_names`` abbreviates some).
+_CAP_WORD = re.compile(r"(?<![\w.@#/-])[A-Z][a-z]{3,}(?![\w@])")

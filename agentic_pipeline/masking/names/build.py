@@ -30,6 +30,7 @@ from pathlib import Path
 
 from agentic_pipeline.masking.names.augment import (
     LabelledText,
+    invented_names,
     lower_case_names,
     tables_and_lists,
 )
@@ -301,6 +302,7 @@ def corpus_examples(
             ex = token_examples(items, docs)
             extra = tables_and_lists(items, name, PERSON_TYPES)
             extra += lower_case_names(items, name, PERSON_TYPES)
+            extra += invented_names(items, name, PERSON_TYPES)
             if extra:
                 more = token_examples(
                     extra, parse([x.text for x in extra], f"{name}-tables", spacy_model)

@@ -148,11 +148,15 @@ class TextFeatures:
                 self.labels_of.setdefault(self.words[k], set()).add(self.ent[k])
         self.count = Counter(self.words)
         self.skip = [False] * n  # units inside an e-mail address, a URL, a handle or a tag
+        #: the words of each #tag, (start, end, words): see ``tag_words``
+        self.tags: list[tuple[int, int, list[str]]] = []
         for m in _NOT_NAMES.finditer(text):
             k = bisect.bisect_left(self.starts, m.start())
             while k < n and self.starts[k] < m.end():
                 self.skip[k] = True
                 k += 1
+            if m.group().startswith("#"):
+                self.tags.append((m.start(), m.end(), tag_words(m.group()[1:])))
         self._line_words: dict[int, int] = {}
 
     def candidates(self) -> list[int]:
@@ -400,9 +404,26 @@ def _csv_header(text: str) -> tuple[str, list[str], int] | None:
 ORGANISATION_WORDS = read_lines(DATA / "organisation_words.txt")
 
 
+_CAMEL_PART = re.compile(r"[A-Z][a-z]+|[A-Z]+(?![a-z])|[a-z]+")
+
+
+def tag_words(body: str) -> list[str]:
+    """The words of a #tag's ``body`` as the floor reads them (a tag names a person as often as a
+    topic: "#MarlowQuint", "#Quint"): its capitalised parts ("MarlowQuint" -> Marlow, Quint); a
+    tag all in lower case only when it is a listed name as a whole ("#marlow"), since its words
+    cannot be told apart ("#budgetnight"); none when it holds a digit or an underscore."""
+    if _HAS_DIGIT.search(body) or "_" in body or not _wordlike(body):
+        return []
+    if body.islower():
+        firsts, lasts = listed_names()
+        return [body] if fold(body) in firsts or fold(body) in lasts else []
+    return _CAMEL_PART.findall(body)
+
+
 def non_person_signal(tf: TextFeatures, start: int, end: int) -> str | None:
     """Why the span ``start:end`` of ``tf.text`` (a spaCy PERSON entity) looks like no person,
-    or None: ``"no-word"`` (no name-like word: an id, a code, an e-mail address or handle),
+    or None: ``"no-word"`` (no name-like word: an id, a code, an e-mail address or handle; the
+    words of a #tag count, ``tag_words``),
     ``"identifier"`` (a digit or an underscore in it), ``"upper"`` (all capitals: a code or a
     header), ``"vocabulary"`` (every word is vocabulary of one of the main European languages
     that no name list has, a place or a calendar word: "Desk Lamp", "Ich komme aus"),
@@ -414,6 +435,7 @@ def non_person_signal(tf: TextFeatures, start: int, end: int) -> str | None:
         k for k in range(bisect.bisect_right(tf.ends, start), len(tf.words)) if tf.starts[k] < end
     ]
     words = [tf.words[k] for k in ks if not tf.skip[k] and _wordlike(tf.words[k])]
+    words += [w for a, b, parts in tf.tags if a < end and start < b for w in parts]
     if not words:
         return "no-word"
     if _HAS_DIGIT.search(value) or "_" in value:

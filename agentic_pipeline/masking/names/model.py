@@ -36,6 +36,7 @@ from agentic_pipeline.masking.names.features import (
     TextFeatures,
     non_person_signal,
 )
+from agentic_pipeline.masking.names.lexicon import listed_name
 
 MODEL_PATH = Path(__file__).parent / "data" / "name_model.json"
 #: Environment variable naming a model file used instead of ``MODEL_PATH`` (benchmarks).
@@ -136,9 +137,13 @@ class NameModel:
 
     def unlike_a_person(self, tf: TextFeatures, start: int, end: int, p: float) -> bool:
         """A span below the propagation bar with a strong non-person signal (an organisation
-        word, all capitals, a digit or underscore, no name-like word: "Brindlewood Ltd", a booking
-        code "ZKPLMA"): no person, whoever proposed it."""
-        return p < self.propagate and non_person_signal(tf, start, end) in STRONG_SIGNALS
+        word, all capitals, a digit or underscore, no name-like word: "Brindlewood Ltd"), or a
+        span all in capitals of which no word is a listed name, however confident (a booking code
+        listed alone, "2. ZKPLMA"): no person, whoever proposed it."""
+        signal = non_person_signal(tf, start, end)
+        if signal == "upper" and not any(listed_name(w) for w in tf.text[start:end].split()):
+            return True
+        return p < self.propagate and signal in STRONG_SIGNALS
 
     def floor_spans(
         self, tf: TextFeatures, doc: Doc, probs: dict[int, float]
