@@ -417,3 +417,19 @@ def test_a_birth_date_after_a_casual_birthday_word(masker):
 
     (out,) = masked_cells(masker, ("user", "my bday is 2/9/88, and the party is on 3/9/24"))
     assert "2/9/88" not in out and "<DATE_OF_BIRTH_" in out and "3/9/24" in out
+
+
+def test_presidio_context_words_raise_weak_patterns_as_whole_words():
+    """Presidio's context enhancer works on our NER-only engine (its keywords come from the
+    lower-cased tokens when spaCy has no lemmas) and counts a context word only whole."""
+    from agentic_pipeline.masking.engine import build_analyzer
+
+    analyzer = build_analyzer()
+
+    def score(text: str, entity: str) -> float:
+        found = analyzer.analyze(text, language="en", entities=[entity])
+        return max((r.score for r in found), default=0.0)
+
+    assert score("wire it to my bank 00123456789 today", "US_BANK_NUMBER") >= 0.4
+    assert score("wire it to 00123456789 today", "US_BANK_NUMBER") < 0.4
+    assert score("the policy covers up to 1000000 dollars", "US_DRIVER_LICENSE") < 0.4

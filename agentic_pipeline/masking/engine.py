@@ -167,12 +167,10 @@ class NerOnlySpacyNlpEngine(SpacyNlpEngine):
     def _doc_to_nlp_artifact(self, doc: Doc, language: str) -> NlpArtifacts:
         """Presidio's artifacts in one pass over the tokens (Presidio's own makes three and
         looks every token's lemma up in the vocabulary twice for the keywords)."""
-        spacy_lemmas: list[str] = []  # empty strings: the lemmatizer is not loaded
         lemmas: list[str] = []
         starts: list[int] = []
         for t in doc:
-            spacy_lemmas.append(t.lemma_)
-            lemmas.append(t.lemma_ or t.lower_)
+            lemmas.append(t.lemma_ or t.lower_)  # the lemmatizer is not loaded: lower-cased text
             starts.append(t.idx)
         entities, scores = self._get_updated_entities(
             self._get_entities(doc), self._get_scores_for_entities(doc)
@@ -187,8 +185,9 @@ class NerOnlySpacyNlpEngine(SpacyNlpEngine):
             scores=scores,
         )
         art.nlp_engine = self
-        # as Presidio sets them: from spaCy's lemmas, before they fall back to lower-cased text
-        art.keywords = self._keywords(spacy_lemmas, language)
+        # from the same lemmas the context enhancer reads: spaCy's are empty here, and keywords
+        # made of them left Presidio's context words ("passport", "account") without effect
+        art.keywords = self._keywords(lemmas, language)
         return art
 
     def _keywords(self, lemmas: list[str], language: str) -> list[str]:
@@ -291,7 +290,8 @@ def build_analyzer(
         nlp_engine=nlp_engine,
         registry=registry,
         supported_languages=[LANGUAGE],
-        context_aware_enhancer=LinearContextEnhancer(),
+        # a context word counts whole ("lic" is not in "policy"), Presidio's own option
+        context_aware_enhancer=LinearContextEnhancer(context_matching_mode="whole_word"),
     )
 
 
