@@ -200,6 +200,8 @@ def merge(tallies: Iterable[Tally]) -> Tally:
         out.n.update(t.n)
         out.leaked.update(t.leaked)
         out.lost.update(t.lost)
+        for kind, misses in t.misses.items():
+            out.misses.setdefault(kind, []).extend(misses)
         for f in ("words", "words_lost", "kept_n", "kept", "negatives", "negatives_touched"):
             setattr(out, f, getattr(out, f) + getattr(t, f))
         out.episodes += t.episodes
