@@ -243,7 +243,7 @@ COUNTRY_ADDRESSES = [
     # Canada, a country after the postcode
     ("New address: ", "77 Pemberton Cres, Halvern, NS B3M 1T2, Canada", ""),
     # Germany and France: the postcode before the town
-    ("Die Adresse lautet ", "Lindenweg 14, 80331 Oberwald", "."),
+    ("Our office moved to ", "Lindenweg 14, 80331 Oberwald", "."),
     ("Delivery address: ", "12 rue des Tanneurs, 69002 Vernolles, France", ""),
     # Netherlands: a street with a given name and a particle, a postcode with letters
     ("Stuur het naar ", "Pieter de Hooghlaan 9, 3581 RK Bremmerdam", "."),
