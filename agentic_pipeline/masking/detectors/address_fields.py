@@ -9,10 +9,8 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from importlib import resources
 
-import yaml
-
+from agentic_pipeline.masking.detectors.data_files import data_file
 from agentic_pipeline.masking.vocabulary import LW, UP
 
 #: A detection: (start, end, entity type, score, detector), as ``engine.Span`` (not imported:
@@ -30,11 +28,9 @@ JOINED_SCORE = 0.86
 STRUCTURED_SCORE = 0.9
 
 
-@lru_cache(maxsize=1)
 def address_data() -> dict:
     """``addresses.yaml``."""
-    text = resources.files(__package__).joinpath("addresses.yaml").read_text(encoding="utf-8")
-    return yaml.safe_load(text)
+    return data_file("addresses.yaml")
 
 
 def street_types() -> list[str]:

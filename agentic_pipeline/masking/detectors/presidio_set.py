@@ -10,15 +10,14 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from importlib import resources
 from re import _constants as sre  # the parser of ``re`` (``sre_parse`` before Python 3.11)
 from re import _parser as sre_parser
 from typing import Any
 
-import yaml
 from presidio_analyzer import EntityRecognizer, PatternRecognizer, RecognizerResult
 from presidio_analyzer import predefined_recognizers as predefined
 
+from agentic_pipeline.masking.detectors.data_files import data_file
 from agentic_pipeline.pii_patterns import STRICT_ENTITIES
 
 LANGUAGE = "en"
@@ -43,22 +42,16 @@ DEFAULT_TYPES = (
 )
 
 
-@lru_cache(maxsize=1)
-def _config() -> dict:
-    text = resources.files(__package__).joinpath("presidio.yaml").read_text(encoding="utf-8")
-    return yaml.safe_load(text)
-
-
 def not_personal_types() -> frozenset[str]:
     """Types reported by Presidio that are kept in clear (dates, places, organisations...)."""
-    return frozenset(_config()["not_personal"])
+    return frozenset(data_file("presidio.yaml")["not_personal"])
 
 
 def country_recognizers() -> list[EntityRecognizer]:
     """The country recognizers of ``presidio.yaml``, each for English text."""
     return [
         getattr(predefined, name)(supported_language=LANGUAGE)
-        for name in _config()["country_recognizers"]
+        for name in data_file("presidio.yaml")["country_recognizers"]
     ]
 
 
