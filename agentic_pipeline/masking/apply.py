@@ -106,10 +106,14 @@ def tabular_values(text: str) -> list[tuple[str, str]]:
     if len(lines) < 2:
         return []
     for delim in _DELIMS:
-        n = lines[0].count(delim)
-        if n < 1 or sum(ln.count(delim) == n for ln in lines[1:]) < max(1, (len(lines) - 1) // 2):
+        if delim not in lines[0]:
             continue
+        # fields counted as csv reads them: a quoted cell may hold the delimiter ("12 Oak Row,
+        # Springfield")
         rows = list(csv.reader(lines, delimiter=delim))
+        n = len(rows[0])
+        if sum(len(r) == n for r in rows[1:]) < max(1, (len(rows) - 1) // 2):
+            continue
         header = [key_entity(h.strip()) or label_entity(h.strip()) for h in rows[0]]
         if not any(header):
             return []
