@@ -11,7 +11,12 @@ from typing import Any
 from presidio_anonymizer.entities import ConflictResolutionStrategy, RecognizerResult
 
 from agentic_pipeline.masking.detectors.bare_numbers import thing_key
-from agentic_pipeline.masking.detectors.labels import id_labels, id_value_ok, label_entity
+from agentic_pipeline.masking.detectors.labels import (
+    handle_value_ok,
+    id_labels,
+    id_value_ok,
+    label_entity,
+)
 from agentic_pipeline.masking.detectors.numbers import PHONE_CONTEXT_WORDS
 from agentic_pipeline.masking.detectors.presidio_set import predefined_types
 from agentic_pipeline.masking.engine import Span
@@ -125,7 +130,9 @@ def tabular_values(text: str) -> list[tuple[str, str]]:
                     continue
                 if et == "PERSON" and not any(c.isalpha() for c in cell):
                     continue
-                if et in _LABEL_ID_TYPES and not id_value_ok(cell):
+                if et == "USER_ID" and not handle_value_ok(cell):
+                    continue  # a login column's cell must look like a login name
+                if et in _LABEL_ID_TYPES and et != "USER_ID" and not id_value_ok(cell):
                     continue  # an id column's cell must look like an id
                 out.append((cell, et))
         return out

@@ -284,7 +284,10 @@ def customer_id_recognizer() -> ContextGroupRecognizer:
 
 #: A social-media handle in text ("thanks @fern_walker88"): an account name, masked where it
 #: stands. Not an email's second half (no word character or dot before the "@").
-SOCIAL_HANDLE_RE = re.compile(r"(?<![\w.@/])@[A-Za-z][A-Za-z0-9_]{1,29}(?![\w@])")
+SOCIAL_HANDLE_RE = re.compile(
+    r"(?<![\w.@/])@[A-Za-z][A-Za-z0-9_]{1,29}(?:\.[A-Za-z0-9_]+)*(?![\w@])"
+    r"|(?<![\w/])u/[A-Za-z0-9_-]{3,20}(?![\w/])"  # a Reddit user ("u/fern_walker")
+)
 
 
 def social_handle_recognizer() -> ContextGroupRecognizer:
