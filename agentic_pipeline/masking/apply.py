@@ -50,10 +50,15 @@ class Collector:
             if entity == "PERSON" and isinstance(value, str) and free_name(path, value):
                 queue_text(value, self.ep, self.to_analyse)
                 self.ep.name_fields.add(value)
+            elif bare_number(value, entity):
+                self.ep.numbers.setdefault(str(value), entity)  # unless a thing's id
             elif isinstance(value, str | int | float):
                 self.ep.add_known(str(value), entity, "key_rule")
-        elif isinstance(value, str):
-            queue_text(value, self.ep, self.to_analyse)
+        else:
+            if isinstance(value, str | int) and thing_key(last_key(path)):
+                self.ep.thing_ids.add(str(value).strip())
+            if isinstance(value, str):
+                queue_text(value, self.ep, self.to_analyse)
         return value
 
     def too_deep(self, path: str, subtree: Any) -> Any:
@@ -69,6 +74,18 @@ class Collector:
 
 
 _BARE_NAME_KEY = re.compile(r"(?i)(?:^|\.)name$")
+_DIGITS = re.compile(r"\d{5,19}")
+
+
+def bare_number(value: Any, entity: str) -> bool:
+    """A phone or card written as bare digits (``4155550123``, ``"9832717871"``): one a thing's
+    id can look like."""
+    return (
+        entity in ("PHONE_NUMBER", "CREDIT_CARD")
+        and not isinstance(value, bool)
+        and isinstance(value, int | str)
+        and _DIGITS.fullmatch(str(value).strip()) is not None
+    )
 
 
 def free_name(path: str, value: str) -> bool:
@@ -147,6 +164,9 @@ class Applier:
 
     def leaf(self, path: str, value: Any, entity: str | None) -> Any:
         fld = f"{self.column}.{path}"
+        if entity is not None and bare_number(value, entity):
+            if str(value).strip() in self.ep.thing_ids:
+                entity = None  # a catalog's "Tea Kettle": "9832717871": the product's id
         if entity is not None:
             if isinstance(value, str) and (not value.strip() or TOKEN_RE.fullmatch(value)):
                 return value
@@ -158,7 +178,7 @@ class Applier:
                 self.ep.raw_found.add(str(value))
             return tok
         if isinstance(value, str):
-            thing = thing_key(last_key(path))  # "item_id": a loose id shape is the thing's id
+            thing = thing_key(last_key(path)) or value.strip() in self.ep.thing_ids
             return self.mp.mask_text(value, self.ep, self.row, fld, thing=thing)
         return value
 
