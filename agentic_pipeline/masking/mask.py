@@ -28,7 +28,7 @@ import logging
 import re
 import time
 from collections import Counter, defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Any, Literal
 
@@ -82,10 +82,10 @@ from agentic_pipeline.masking.scan import (
 from agentic_pipeline.masking.tables import (  # noqa: F401  (AUDIT_SCHEMA: public here too)
     AUDIT_SCHEMA,
     WITHHELD_SCHEMA,
+    AuditRecord,
     audit_table,
     clean_text,
     column_values,
-    get_cell_text,
     replace_columns,
     table_columns,
     take_rows,
@@ -323,10 +323,16 @@ def mask_steps(
 
     # phase 1: parse, collect known entities and the strings to analyse
     cells: dict[str, list[tuple[str, Any] | None]] = {}
+    cell_texts: dict[str, list[str | None]] = {}  # each cell's clean text (phase 3 re-encodes JSON)
     for col in columns:
         plan: list[tuple[str, Any] | None] = []
+        cell_texts[col] = []
+        # a cell repeated in its episode (the task goal on every row) is parsed and collected
+        # once: collecting is idempotent; its guard rows are recorded again on every row
+        seen: dict[tuple[str, str], tuple[tuple[str, Any], int]] = {}
         for row, raw in enumerate(column_values(table, col, n)):
             text, unclean = clean_text(raw)
+            cell_texts[col].append(text)
             if unclean:
                 mp.record(row, col, "UNPARSEABLE", GUARD, 1.0, None)
             if text is None:
@@ -339,6 +345,13 @@ def mask_steps(
                 continue
             if len(text) > CHUNK_CHARS:
                 mp.record(row, col, "CHUNKED", GUARD, 1.0, None)
+            again = seen.get((episode_ids[row], text))
+            if again is not None:
+                if again[1]:
+                    mp.record(row, col, "UNPARSEABLE", GUARD, 1.0, None)
+                plan.append(again[0])
+                continue
+            n_guard = len(mp.records)
             if (col in JSON_COLUMNS or looks_like_json(text)) and text.strip():
                 kind = "json"
                 try:
@@ -353,9 +366,11 @@ def mask_steps(
                 if isinstance(obj, dict | list):
                     walk(obj, Collector(ep, to_analyse), max_depth=masker.max_depth)
                     plan.append((kind, obj))
+                    seen[(episode_ids[row], text)] = (plan[-1], len(mp.records) - n_guard)
                     continue
             queue_text(text, ep, to_analyse)
             plan.append(("text", text))
+            seen[(episode_ids[row], text)] = (plan[-1], len(mp.records) - n_guard)
         cells[col] = plan
     t1 = time.perf_counter()
 
@@ -419,6 +434,9 @@ def mask_steps(
     out_cols: dict[str, list[str | None]] = {}
     for col in columns:
         new: list[str | None] = []
+        # a JSON cell repeated in its episode is walked once: same masked text, and the same
+        # audit rows (field, type, detector, score, token) recorded on each of its rows
+        applied: dict[tuple[str, str], tuple[str, list[AuditRecord]]] = {}
         for row, item in enumerate(cells[col]):
             if item is None:
                 new.append(None)
@@ -430,12 +448,19 @@ def mask_steps(
                 mp.record(row, col, "TRUNCATED", GUARD, 1.0, tok)
                 new.append(tok)
             elif kind in ("json", "python"):
+                raw = cell_texts[col][row]
+                done = applied.get((episode_ids[row], raw))
+                if done is not None:
+                    mp.records.extend(replace(r, row=row) for r in done[1])
+                    new.append(done[0])
+                    continue
+                start = len(mp.records)
                 masked = walk(val, Applier(mp, ep, row, col), max_depth=masker.max_depth)
-                raw = get_cell_text(table, col, row)
                 if masked == val and raw is not None:
                     new.append(raw)
                 else:
                     new.append(dump_like(masked, raw or "") if kind == "json" else repr(masked))
+                applied[(episode_ids[row], raw)] = (new[-1], mp.records[start:])
             else:
                 new.append(mp.mask_text(val, ep, row, col))
         out_cols[col] = new
