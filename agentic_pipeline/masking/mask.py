@@ -501,6 +501,9 @@ def mask_steps(
         "fields": dict(Counter(r.field.split(".", 1)[0] for r in records)),
         "detectors": dict(Counter(r.detector for r in records)),
         "leaks": len(leaks),
+        # what the final scan found in the rows returned (0 unless withholding failed): the
+        # blocking check trusts it for a stored day whose digest matches (scan/digest.py)
+        "leaks_written": sum(1 for lk in leaks if episode_ids[lk.row] not in held),
         "second_line_masked": second_line,
         "withheld_episodes": len(held),
         "withheld_rows": n - len(kept_rows),
