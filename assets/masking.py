@@ -281,7 +281,7 @@ def _scans_in_this_run(context: AssetCheckExecutionContext) -> dict[str, dict]:
     materialization of ``masked_trajectories``; none when the check runs in another run (which
     may hold other code, or follow a rewrite of the day): then every table is scanned here."""
     records = context.instance.get_records_for_run(
-        run_id=context.run_id, of_type=DagsterEventType.ASSET_MATERIALIZATION
+        run_id=context.run.run_id, of_type=DagsterEventType.ASSET_MATERIALIZATION
     ).records
     found: dict[str, dict] = {}
     for record in records:
