@@ -31,6 +31,7 @@ os.environ.setdefault("TLDEXTRACT_PUBLIC_SUFFIX_LIST_URLS", "")  # offline, befo
 
 import argparse  # noqa: E402
 import json  # noqa: E402
+import resource  # noqa: E402
 import shutil  # noqa: E402
 import subprocess  # noqa: E402
 import sys  # noqa: E402
@@ -54,6 +55,16 @@ def _load(minutes: int = 1) -> str:
     return fields[(1, 5, 15).index(minutes)] if fields else "?"
 
 
+#: CPU seconds (user + system) of each timed process and its children, in order: less sensitive to
+#: the other users of a shared machine than wall time.
+CPU_SECONDS: list[float] = []
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def _cli(root: Path, *args: str, code: Path | None = None) -> float:
     """Run ``agentic-pipeline`` as a user does (``code``: from that checkout); its wall time."""
     exe = Path(sys.executable).with_name("agentic-pipeline")
@@ -61,7 +72,7 @@ def _cli(root: Path, *args: str, code: Path | None = None) -> float:
     env.pop("AGENTIC_PIPELINE_MASKING_KEY", None)
     if code is not None:
         env["PYTHONPATH"] = str(code)
-    t = time.perf_counter()
+    t, cpu = time.perf_counter(), _children_cpu()
     done = subprocess.run(
         [str(exe), args[0], "--data-dir", str(root), *args[1:]],
         env=env,
@@ -69,6 +80,7 @@ def _cli(root: Path, *args: str, code: Path | None = None) -> float:
         text=True,
     )
     seconds = time.perf_counter() - t
+    CPU_SECONDS.append(_children_cpu() - cpu)
     if done.returncode != 0:
         raise SystemExit(f"agentic-pipeline {' '.join(args)} failed:\n{done.stderr[-2000:]}")
     return seconds
@@ -76,13 +88,14 @@ def _cli(root: Path, *args: str, code: Path | None = None) -> float:
 
 def _baseline(root: Path) -> tuple[float, dict]:
     """Run plain Presidio over the day in a new process; its wall time and what it counted."""
-    t = time.perf_counter()
+    t, cpu = time.perf_counter(), _children_cpu()
     done = subprocess.run(
         [sys.executable, __file__, "--baseline-root", str(root)],
         capture_output=True,
         text=True,
     )
     seconds = time.perf_counter() - t
+    CPU_SECONDS.append(_children_cpu() - cpu)
     if done.returncode != 0:
         raise SystemExit(f"plain Presidio failed:\n{done.stderr[-2000:]}")
     return seconds, json.loads(done.stdout.strip().splitlines()[-1])
@@ -174,13 +187,17 @@ def main() -> None:
             shutil.copytree(landed, root, symlinks=True)
             if args.before and i % 2 == 0:  # the two orders alternate between rounds
                 t_before, load_b = _timed_before(work, landed, args.before)
+                cpu_before = CPU_SECONDS[-1]
             load0 = _load()
             t_ours = _cli(root, "materialize", "--start", DS, "--select", MASKING)
+            cpu_ours = CPU_SECONDS[-1]
             load1 = _load()
             if args.before and i % 2 == 1:
                 t_before, load_b = _timed_before(work, landed, args.before)
+                cpu_before = CPU_SECONDS[-1]
                 load1 = _load()
             t_base, counts = _baseline(root)
+            cpu_base = CPU_SECONDS[-1]
             load2 = _load()
             pairs.append((t_ours, t_base))
             if i == 0:
@@ -191,13 +208,16 @@ def main() -> None:
                 say(f"ingestion (materialize raw_agent_logs, not compared): {t_ingest:.1f} s")
             say(
                 f"pair {i + 1}: ours {t_ours:.1f} s (load {load0}->{load1}), plain Presidio "
-                f"{t_base:.1f} s (load {load1}->{load2}): {t_base / t_ours:.1f}x"
+                f"{t_base:.1f} s (load {load1}->{load2}): {t_base / t_ours:.1f}x; CPU time "
+                f"ours {cpu_ours:.1f} s, plain Presidio {cpu_base:.1f} s: "
+                f"{cpu_base / cpu_ours:.1f}x"
             )
             if args.before:
                 befores.append(t_before)
                 say(
                     f"  before ({'first' if i % 2 == 0 else 'second'}): {t_before:.1f} s "
-                    f"(load {load_b}): {t_base / t_before:.1f}x the same plain Presidio run"
+                    f"(load {load_b}): {t_base / t_before:.1f}x the same plain Presidio run; "
+                    f"CPU time {cpu_before:.1f} s: {cpu_base / cpu_before:.1f}x"
                 )
             shutil.rmtree(root, ignore_errors=True)
     finally:
