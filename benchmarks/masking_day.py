@@ -217,8 +217,10 @@ def main() -> None:
                 say(
                     f"  before ({'first' if i % 2 == 0 else 'second'}): {t_before:.1f} s "
                     f"(load {load_b}): {t_base / t_before:.1f}x the same plain Presidio run; "
-                    f"CPU time {cpu_before:.1f} s: {cpu_base / cpu_before:.1f}x"
+                    f"CPU time {cpu_before:.1f} s: {cpu_base / cpu_before:.1f}x; "
+                    + _same_bytes(root, work / "before")
                 )
+                shutil.rmtree(work / "before", ignore_errors=True)
             shutil.rmtree(root, ignore_errors=True)
     finally:
         if not args.keep:
@@ -248,11 +250,27 @@ def _timed_before(work: Path, landed: Path, code: Path) -> tuple[float, str]:
     root = work / "before"
     shutil.copytree(landed, root, symlinks=True)
     load = _load()
-    try:
-        seconds = _cli(root, "materialize", "--start", DS, "--select", MASKING, code=code)
-    finally:
-        shutil.rmtree(root, ignore_errors=True)
+    seconds = _cli(root, "materialize", "--start", DS, "--select", MASKING, code=code)
     return seconds, f"{load}->{_load()}"
+
+
+def _same_bytes(ours: Path, before: Path) -> str:
+    """Whether the two runs stored the same masking output files, byte for byte."""
+    stored = (
+        "warehouse/masked_trajectories",
+        "warehouse/pii_audit",
+        "restricted/withheld_episodes",
+    )
+    files = sorted(
+        str(f.relative_to(ours)) for d in stored for f in (ours / d).glob("ds=*/*.parquet")
+    )
+    others = sorted(
+        str(f.relative_to(before)) for d in stored for f in (before / d).glob("ds=*/*.parquet")
+    )
+    if files != others:
+        return "output files differ from before's"
+    differ = [f for f in files if (ours / f).read_bytes() != (before / f).read_bytes()]
+    return f"output bytes {'differ: ' + ', '.join(differ) if differ else 'the same'} as before's"
 
 
 if __name__ == "__main__":
