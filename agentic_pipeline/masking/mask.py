@@ -28,7 +28,7 @@ import logging
 import re
 import time
 from collections import Counter, defaultdict
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, Literal
 
@@ -40,7 +40,6 @@ from agentic_pipeline.masking.apply import (
     GUARD,
     LABELLED_DETECTORS,
     LOOSE_ID_TYPES,
-    Applier,
     Collector,
     Partition,
     listed_value,
@@ -82,7 +81,6 @@ from agentic_pipeline.masking.scan import (
 from agentic_pipeline.masking.tables import (  # noqa: F401  (AUDIT_SCHEMA: public here too)
     AUDIT_SCHEMA,
     WITHHELD_SCHEMA,
-    AuditRecord,
     audit_table,
     clean_text,
     column_values,
@@ -433,37 +431,12 @@ def mask_steps(
     # phase 3: apply
     out_cols: dict[str, list[str | None]] = {}
     for col in columns:
-        new: list[str | None] = []
-        # a JSON cell repeated in its episode is walked once: same masked text, and the same
-        # audit rows (field, type, detector, score, token) recorded on each of its rows
-        applied: dict[tuple[str, str], tuple[str, list[AuditRecord]]] = {}
-        for row, item in enumerate(cells[col]):
-            if item is None:
-                new.append(None)
-                continue
-            kind, val = item
-            ep = episodes[episode_ids[row]]
-            if kind == "huge":
-                tok = masker.token(val, "TRUNCATED")
-                mp.record(row, col, "TRUNCATED", GUARD, 1.0, tok)
-                new.append(tok)
-            elif kind in ("json", "python"):
-                raw = cell_texts[col][row]
-                done = applied.get((episode_ids[row], raw))
-                if done is not None:
-                    mp.records.extend(replace(r, row=row) for r in done[1])
-                    new.append(done[0])
-                    continue
-                start = len(mp.records)
-                masked = walk(val, Applier(mp, ep, row, col), max_depth=masker.max_depth)
-                if masked == val and raw is not None:
-                    new.append(raw)
-                else:
-                    new.append(dump_like(masked, raw or "") if kind == "json" else repr(masked))
-                applied[(episode_ids[row], raw)] = (new[-1], mp.records[start:])
-            else:
-                new.append(mp.mask_text(val, ep, row, col))
-        out_cols[col] = new
+        out_cols[col] = [
+            None
+            if item is None
+            else mp.apply_cell(item, cell_texts[col][row], episodes[episode_ids[row]], row, col)
+            for row, item in enumerate(cells[col])
+        ]
     t3 = time.perf_counter()
 
     masked = replace_columns(table, out_cols)
