@@ -3,9 +3,13 @@
 Two lines of defence: ``mask_steps`` scans its own output (detectors of another family than the
 ones that masked, plus every raw value it found) and withholds each episode in which something is
 left: nothing of it is written to the warehouse, and ``withheld_episodes`` (restricted zone) names
-it with the reason. The blocking check ``no_personal_data_in_masked`` scans what was stored and
+it with the reason. The blocking check ``no_personal_data_in_masked`` reads what was stored and
 fails the day when anything leaked or when the withheld share passes
-``MaskingResource.max_withheld_share``. Metadata and logs carry counts only, never values.
+``MaskingResource.max_withheld_share``. The scan runs once per day: masking records, per day, the
+digest of the rows its final scan read and what it found in them (``leak_scan`` metadata); in the
+same run, the check hashes the stored day and, when the bytes are those, takes that scan's result;
+otherwise (another run, a day rewritten since, a finding) it scans the stored table itself. The
+audit table is always scanned by the check. Metadata and logs carry counts only, never values.
 
 A day is masked shard by shard, in order, by ``MaskingResource.build_shard_masker()``: in the run's
 process with the local analysis pool, or, with a Ray address, whole shards on Ray actors
@@ -23,7 +27,9 @@ from dagster import (
     AssetIn,
     AssetKey,
     AssetOut,
+    DagsterEventType,
     Failure,
+    MetadataValue,
     Output,
     asset_check,
     multi_asset,
@@ -32,6 +38,7 @@ from dagster import (
 from agentic_pipeline.masking import AUDIT_SCHEMA, WITHHELD_SCHEMA, scan_for_leaks
 from agentic_pipeline.masking.keys import MissingMaskingKeyError, announce_dev_key
 from agentic_pipeline.masking.ray_cluster import RayClusterError
+from agentic_pipeline.masking.scan.digest import TableDigest, table_digest
 from agentic_pipeline.schema import STEP_SCHEMA
 from agentic_pipeline.storage import DataRoot
 from assets.days import RunDays
@@ -43,6 +50,9 @@ from resources.masking import MaskingResource, dev_mode_notice
 from resources.retries import retry_transient
 
 MASKING_POOL = "masking"
+#: Metadata of ``masked_trajectories``: per day, the digest of the rows masking's final scan read
+#: (``scan/digest.py``), their count, and the leaks it found in them.
+LEAK_SCAN = "leak_scan"
 #: The warehouse tables the masking stage writes, scanned whole by the blocking check.
 GUARDED_TABLES = ("masked_trajectories", "pii_audit")
 
@@ -100,6 +110,8 @@ def masked_trajectories(
     entities: Counter = Counter()
     fields: Counter = Counter()
     detectors: Counter = Counter()
+    scanned: dict[str, TableDigest] = {}  # per day: the digest of the rows the final scan read
+    leaks_written: Counter = Counter()  # per day: what it found in them (0: leaky episodes held)
 
     days = RunDays(context)
     days.require(raw_agent_logs, hint="materialize it first")
@@ -134,7 +146,10 @@ def masked_trajectories(
                 audit = audit.set_column(audit.schema.get_field_index("row"), "row", rows)
             offset += stats["rows"]
             audits.setdefault(ds, SpooledShards()).append(audit)
-            yield result.masked.cast(STEP_SCHEMA)
+            masked = result.masked.cast(STEP_SCHEMA)
+            scanned.setdefault(ds, TableDigest()).update(masked)
+            leaks_written[ds] += stats["leaks_written"]
+            yield masked
 
     def open_shard_masker():
         try:
@@ -155,6 +170,12 @@ def masked_trajectories(
             "by_field": counts_md(dict(fields), "field", "masked"),
             "by_detector": counts_md(dict(detectors), "detector", "masked"),
             "masking_key": "development key" if dev_key else "production key",
+            LEAK_SCAN: MetadataValue.json(
+                {
+                    ds: {"sha256": d.hexdigest(), "rows": d.rows, "leaks": leaks_written[ds]}
+                    for ds, d in scanned.items()
+                }
+            ),
         }
 
     masked = days.tables(
@@ -210,6 +231,8 @@ def no_personal_data_in_masked(
     root: DataRoot = data_root.root
     rows, by_kind, leaky_days, over_days = 0, Counter(), [], []
     n_withheld = n_episodes = 0
+    recorded = _scans_in_this_run(context)
+    scanned_by_masking = 0
     for ds in RunDays(context):  # one day, or every day of a single-run backfill
         day_leaks = 0
         written: set = set()
@@ -217,10 +240,13 @@ def no_personal_data_in_masked(
             if not root.has_partition("warehouse", asset, ds):
                 continue
             table = root.read_partition("warehouse", asset, ds)
-            leaks = scan_for_leaks(table)  # every string column, lineage and ids included
             rows += table.num_rows
-            by_kind.update(f"{asset}.{leak.column}:{leak.entity_type}" for leak in leaks)
-            day_leaks += len(leaks)
+            if asset == "masked_trajectories" and _scanned_as_stored(recorded.get(ds), table):
+                scanned_by_masking += table.num_rows  # the same bytes, scanned in this run
+            else:
+                leaks = scan_for_leaks(table)  # every string column, lineage and ids included
+                by_kind.update(f"{asset}.{leak.column}:{leak.entity_type}" for leak in leaks)
+                day_leaks += len(leaks)
             if asset == "masked_trajectories":
                 written = set(table.column("episode_id").to_pylist())
         if day_leaks:
@@ -237,6 +263,7 @@ def no_personal_data_in_masked(
         metadata=safe_metadata(
             {
                 "rows_scanned": rows,
+                "rows_scanned_by_masking": scanned_by_masking,
                 "leaks": sum(by_kind.values()),
                 "days_with_leaks": ", ".join(leaky_days) or "none",
                 "leaks_by_column_and_type": counts_md(dict(by_kind), "column:type", "leaks"),
@@ -246,4 +273,34 @@ def no_personal_data_in_masked(
                 "days_over_withheld_share": ", ".join(over_days) or "none",
             }
         ),
+    )
+
+
+def _scans_in_this_run(context: AssetCheckExecutionContext) -> dict[str, dict]:
+    """Per day, the record of masking's final scan (``LEAK_SCAN``) attached to this run's
+    materialization of ``masked_trajectories``; none when the check runs in another run (which
+    may hold other code, or follow a rewrite of the day): then every table is scanned here."""
+    records = context.instance.get_records_for_run(
+        run_id=context.run.run_id, of_type=DagsterEventType.ASSET_MATERIALIZATION
+    ).records
+    found: dict[str, dict] = {}
+    for record in records:
+        materialization = record.asset_materialization
+        if materialization is None or materialization.asset_key != AssetKey("masked_trajectories"):
+            continue
+        value = materialization.metadata.get(LEAK_SCAN)
+        days = getattr(value, "data", None)
+        if isinstance(days, dict):
+            found.update({ds: scan for ds, scan in days.items() if isinstance(scan, dict)})
+    return found
+
+
+def _scanned_as_stored(scan: dict | None, table: pa.Table) -> bool:
+    """Masking's final scan read exactly the stored rows (same digest of every string column,
+    ``scan/digest.py``) and found nothing in them: scanning them again would find the same."""
+    return (
+        scan is not None
+        and scan.get("leaks") == 0
+        and scan.get("rows") == table.num_rows
+        and scan.get("sha256") == table_digest(table)
     )

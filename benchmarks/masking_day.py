@@ -14,7 +14,13 @@ ingested once. Then, ``--repeat`` times, interleaved on fresh copies of that roo
 The machine is shared: absolute seconds depend on what else runs, so each pair is timed back to
 back and the ratio of each pair is printed with the load average around it.
 
+``--before DIR`` also times another checkout of the repository (the code before a change, e.g.
+``git worktree add --detach /tmp/before main``) in each round, right beside ours (the two in
+alternating order), with this interpreter and ``PYTHONPATH=DIR``: a change's before and after
+ratios then come from one run, against the same plain Presidio runs.
+
     python benchmarks/masking_day.py [--file PATH] [--limit N] [--repeat 2] [--out PATH]
+                                     [--before DIR]
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ os.environ.setdefault("TLDEXTRACT_PUBLIC_SUFFIX_LIST_URLS", "")  # offline, befo
 
 import argparse  # noqa: E402
 import json  # noqa: E402
+import resource  # noqa: E402
 import shutil  # noqa: E402
 import subprocess  # noqa: E402
 import sys  # noqa: E402
@@ -48,12 +55,24 @@ def _load(minutes: int = 1) -> str:
     return fields[(1, 5, 15).index(minutes)] if fields else "?"
 
 
-def _cli(root: Path, *args: str) -> float:
-    """Run ``agentic-pipeline`` as a user does; its wall time in seconds."""
+#: CPU seconds (user + system) of each timed process and its children, in order: less sensitive to
+#: the other users of a shared machine than wall time.
+CPU_SECONDS: list[float] = []
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _cli(root: Path, *args: str, code: Path | None = None) -> float:
+    """Run ``agentic-pipeline`` as a user does (``code``: from that checkout); its wall time."""
     exe = Path(sys.executable).with_name("agentic-pipeline")
     env = {**os.environ, "AGENTIC_PIPELINE_DEV_MODE": "1", "AGENTIC_PIPELINE_DATA_DIR": str(root)}
     env.pop("AGENTIC_PIPELINE_MASKING_KEY", None)
-    t = time.perf_counter()
+    if code is not None:
+        env["PYTHONPATH"] = str(code)
+    t, cpu = time.perf_counter(), _children_cpu()
     done = subprocess.run(
         [str(exe), args[0], "--data-dir", str(root), *args[1:]],
         env=env,
@@ -61,6 +80,7 @@ def _cli(root: Path, *args: str) -> float:
         text=True,
     )
     seconds = time.perf_counter() - t
+    CPU_SECONDS.append(_children_cpu() - cpu)
     if done.returncode != 0:
         raise SystemExit(f"agentic-pipeline {' '.join(args)} failed:\n{done.stderr[-2000:]}")
     return seconds
@@ -68,13 +88,14 @@ def _cli(root: Path, *args: str) -> float:
 
 def _baseline(root: Path) -> tuple[float, dict]:
     """Run plain Presidio over the day in a new process; its wall time and what it counted."""
-    t = time.perf_counter()
+    t, cpu = time.perf_counter(), _children_cpu()
     done = subprocess.run(
         [sys.executable, __file__, "--baseline-root", str(root)],
         capture_output=True,
         text=True,
     )
     seconds = time.perf_counter() - t
+    CPU_SECONDS.append(_children_cpu() - cpu)
     if done.returncode != 0:
         raise SystemExit(f"plain Presidio failed:\n{done.stderr[-2000:]}")
     return seconds, json.loads(done.stdout.strip().splitlines()[-1])
@@ -110,9 +131,9 @@ def plain_presidio(root: Path) -> dict:
     }
 
 
-def _commit() -> str:
+def _commit(repo: Path = REPO) -> str:
     done = subprocess.run(
-        ["git", "-C", str(REPO), "describe", "--always", "--dirty"], capture_output=True, text=True
+        ["git", "-C", str(repo), "describe", "--always", "--dirty"], capture_output=True, text=True
     )
     return done.stdout.strip() or "?"
 
@@ -124,6 +145,7 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=2, help="pairs (ours, plain Presidio) timed")
     ap.add_argument("--out", type=Path, help="also write the report to this file")
     ap.add_argument("--keep", action="store_true", help="keep the temporary data root")
+    ap.add_argument("--before", type=Path, help="also time this checkout (module doc)")
     ap.add_argument("--baseline-root", type=Path, help=argparse.SUPPRESS)  # the baseline process
     args = ap.parse_args()
     if args.baseline_root:
@@ -131,6 +153,8 @@ def main() -> None:
         return
     if not args.file.exists():
         raise SystemExit(f"{args.file} not found")
+    if args.before and not (args.before / "agentic_pipeline").is_dir():
+        raise SystemExit(f"--before {args.before} is not a checkout of this repository")
     work = Path(tempfile.mkdtemp(prefix="masking-day-"))
     landed = work / "landed"
     landing = landed / "landing" / DS
@@ -142,7 +166,8 @@ def main() -> None:
         shutil.copy(args.file, landing / args.file.name)
     lines = [
         f"# python benchmarks/masking_day.py {' '.join(sys.argv[1:])}",
-        f"commit: {_commit()}",
+        f"commit: {_commit()}"
+        + (f", before: {_commit(args.before)} ({args.before})" if args.before else ""),
         f"machine: {os.cpu_count()} cores, load average at the start {_load(1)} (1 min), "
         f"{_load(5)} (5 min), {_load(15)} (15 min); the machine is shared, so each pair is timed "
         "back to back",
@@ -153,16 +178,26 @@ def main() -> None:
         lines.append(line)
 
     pairs: list[tuple[float, float]] = []
+    befores: list[float] = []
     try:
         t_ingest = _cli(landed, "materialize", "--start", DS, "--select", "raw_agent_logs")
         counts: dict = {}
         for i in range(max(1, args.repeat)):
             root = work / f"run{i}"
             shutil.copytree(landed, root, symlinks=True)
+            if args.before and i % 2 == 0:  # the two orders alternate between rounds
+                t_before, load_b = _timed_before(work, landed, args.before)
+                cpu_before = CPU_SECONDS[-1]
             load0 = _load()
             t_ours = _cli(root, "materialize", "--start", DS, "--select", MASKING)
+            cpu_ours = CPU_SECONDS[-1]
             load1 = _load()
+            if args.before and i % 2 == 1:
+                t_before, load_b = _timed_before(work, landed, args.before)
+                cpu_before = CPU_SECONDS[-1]
+                load1 = _load()
             t_base, counts = _baseline(root)
+            cpu_base = CPU_SECONDS[-1]
             load2 = _load()
             pairs.append((t_ours, t_base))
             if i == 0:
@@ -173,8 +208,19 @@ def main() -> None:
                 say(f"ingestion (materialize raw_agent_logs, not compared): {t_ingest:.1f} s")
             say(
                 f"pair {i + 1}: ours {t_ours:.1f} s (load {load0}->{load1}), plain Presidio "
-                f"{t_base:.1f} s (load {load1}->{load2}): {t_base / t_ours:.1f}x"
+                f"{t_base:.1f} s (load {load1}->{load2}): {t_base / t_ours:.1f}x; CPU time "
+                f"ours {cpu_ours:.1f} s, plain Presidio {cpu_base:.1f} s: "
+                f"{cpu_base / cpu_ours:.1f}x"
             )
+            if args.before:
+                befores.append(t_before)
+                say(
+                    f"  before ({'first' if i % 2 == 0 else 'second'}): {t_before:.1f} s "
+                    f"(load {load_b}): {t_base / t_before:.1f}x the same plain Presidio run; "
+                    f"CPU time {cpu_before:.1f} s: {cpu_base / cpu_before:.1f}x; "
+                    + _same_bytes(root, work / "before")
+                )
+                shutil.rmtree(work / "before", ignore_errors=True)
             shutil.rmtree(root, ignore_errors=True)
     finally:
         if not args.keep:
@@ -188,8 +234,43 @@ def main() -> None:
         f"{min(b for _, b in pairs):.1f}-{max(b for _, b in pairs):.1f} s, "
         f"ratio {min(ratios):.1f}-{max(ratios):.1f}x over {len(pairs)} pair(s)"
     )
+    if befores:
+        before_ratios = [b / t for t, (_, b) in zip(befores, pairs, strict=True)]
+        say(
+            f"before ({args.before}): {min(befores):.1f}-{max(befores):.1f} s, ratio "
+            f"{min(before_ratios):.1f}-{max(before_ratios):.1f}x; ours/before time "
+            + ", ".join(f"{o / t:.2f}" for t, (o, _) in zip(befores, pairs, strict=True))
+        )
     if args.out:
         args.out.write_text("\n".join(lines) + "\n")
+
+
+def _timed_before(work: Path, landed: Path, code: Path) -> tuple[float, str]:
+    """The masking day from the ``--before`` checkout on a fresh copy of the landed root."""
+    root = work / "before"
+    shutil.copytree(landed, root, symlinks=True)
+    load = _load()
+    seconds = _cli(root, "materialize", "--start", DS, "--select", MASKING, code=code)
+    return seconds, f"{load}->{_load()}"
+
+
+def _same_bytes(ours: Path, before: Path) -> str:
+    """Whether the two runs stored the same masking output files, byte for byte."""
+    stored = (
+        "warehouse/masked_trajectories",
+        "warehouse/pii_audit",
+        "restricted/withheld_episodes",
+    )
+    files = sorted(
+        str(f.relative_to(ours)) for d in stored for f in (ours / d).glob("ds=*/*.parquet")
+    )
+    others = sorted(
+        str(f.relative_to(before)) for d in stored for f in (before / d).glob("ds=*/*.parquet")
+    )
+    if files != others:
+        return "output files differ from before's"
+    differ = [f for f in files if (ours / f).read_bytes() != (before / f).read_bytes()]
+    return f"output bytes {'differ: ' + ', '.join(differ) if differ else 'the same'} as before's"
 
 
 if __name__ == "__main__":

@@ -102,15 +102,55 @@ def test_leak_check_passes_then_blocks_downstream_on_a_leak(masked_run):
     assert _run_check(defs, instance, day2) is False
 
 
-def _run_check(defs, instance, ds: str) -> bool:
-    """Run only the stored-data check for ``ds`` (the masked partition is already on disk)."""
+def test_check_trusts_the_final_scan_only_for_the_same_bytes_in_the_same_run(masked_run):
+    """In the masking run, the check reads the stored day back and finds the digest of the rows
+    masking's final scan read: it does not scan them twice. Run alone (another run), or after the
+    day was rewritten, it scans what is stored."""
+    root, defs, instance, result = masked_run
+    (evaluation,) = _check_evaluations(result)
+    masked = DataRoot(root).read_partition("warehouse", "masked_trajectories", DS)
+    assert evaluation.passed
+    assert evaluation.metadata["rows_scanned_by_masking"].value == masked.num_rows > 0
+    (record,) = [
+        e.event_specific_data.materialization.metadata["leak_scan"].value
+        for e in result.get_asset_materialization_events()
+        if e.asset_key == AssetKey("masked_trajectories")
+    ]
+    assert record[DS]["rows"] == masked.num_rows and record[DS]["leaks"] == 0
+
+    alone = _check_result(defs, instance, DS)
+    (again,) = _check_evaluations(alone)
+    assert again.passed and again.metadata["rows_scanned_by_masking"].value == 0
+    assert again.metadata["rows_scanned"].value == evaluation.metadata["rows_scanned"].value
+
+
+def test_a_stored_day_that_differs_from_the_scanned_rows_is_scanned():
+    from agentic_pipeline.masking.scan.digest import table_digest
+    from assets.masking import _scanned_as_stored
+
+    table = pa.table({"episode_id": ["e1", "e2"], "content": ["<PERSON_1a2b3c4d> wrote", None]})
+    scan = {"sha256": table_digest(table), "rows": 2, "leaks": 0}
+    assert _scanned_as_stored(scan, table)
+    changed = table.set_column(1, "content", pa.array(["ann.lee@example.org wrote", None]))
+    assert not _scanned_as_stored(scan, changed)
+    assert not _scanned_as_stored({**scan, "leaks": 1}, table)  # a finding: scanned again
+    assert not _scanned_as_stored(None, table)
+
+
+def _check_result(defs, instance, ds: str):
+    """Run only the stored-data check for ``ds`` in a run of its own."""
     job = defs.resolve_job_def("daily_pipeline").get_subset(
         asset_selection=set(),
         asset_check_selection={
             AssetCheckKey(AssetKey("masked_trajectories"), "no_personal_data_in_masked")
         },
     )
-    result = job.execute_in_process(instance=instance, partition_key=ds, raise_on_error=False)
+    return job.execute_in_process(instance=instance, partition_key=ds, raise_on_error=False)
+
+
+def _run_check(defs, instance, ds: str) -> bool:
+    """Run only the stored-data check for ``ds`` (the masked partition is already on disk)."""
+    result = _check_result(defs, instance, ds)
     evaluations = [
         e.asset_check_evaluation_data
         for e in result.all_events

@@ -6,6 +6,7 @@ from __future__ import annotations
 import bisect
 import re
 import unicodedata
+from dataclasses import replace
 from typing import Any
 
 from presidio_anonymizer.entities import ConflictResolutionStrategy, RecognizerResult
@@ -21,7 +22,7 @@ from agentic_pipeline.masking.detectors.numbers import PHONE_CONTEXT_WORDS
 from agentic_pipeline.masking.detectors.presidio_set import predefined_types
 from agentic_pipeline.masking.engine import Span
 from agentic_pipeline.masking.episode import NAME_SPLIT, PROPAGATE, SCAN_KNOWN, Episode
-from agentic_pipeline.masking.json_walker import key_entity, last_key
+from agentic_pipeline.masking.json_walker import dump_like, key_entity, last_key, walk
 from agentic_pipeline.masking.names import (
     COMMON_WORDS,
     is_name_pair,
@@ -210,6 +211,33 @@ class Partition:
         #: (episode, text, thing) -> (masked text, audit rows without row and field): a string
         #: repeated in an episode (a tool result quoted again, an enum) is masked once
         self._masked: dict[tuple[int, str, bool], tuple[str, list[tuple], Episode]] = {}
+        #: (episode, column, JSON text) -> (masked text, audit records, episode): ``apply_cell``
+        self._applied: dict[tuple[int, str, str], tuple[str, list[AuditRecord], Episode]] = {}
+
+    def apply_cell(self, item: tuple[str, Any], raw: str, ep: Episode, row: int, col: str) -> str:
+        """Phase 3 of one cell: ``item`` is its plan (``("text", text)``, ``("json" | "python",
+        parsed)`` or ``("huge", text)``), ``raw`` its text. A JSON cell repeated in its episode
+        (the task goal on every row) is walked once: the same masked text, and the same audit
+        rows (field, type, detector, score, token) recorded again with each row's number."""
+        kind, value = item
+        if kind == "huge":
+            tok = self.masker.token(value, "TRUNCATED")
+            self.record(row, col, "TRUNCATED", GUARD, 1.0, tok)
+            return tok
+        if kind == "text":
+            return self.mask_text(value, ep, row, col)
+        done = self._applied.get((id(ep), col, raw))
+        if done is not None:
+            self.records.extend(replace(r, row=row) for r in done[1])
+            return done[0]
+        start = len(self.records)
+        masked = walk(value, Applier(self, ep, row, col), max_depth=self.masker.max_depth)
+        if masked == value:
+            out = raw
+        else:
+            out = dump_like(masked, raw) if kind == "json" else repr(masked)
+        self._applied[(id(ep), col, raw)] = (out, self.records[start:], ep)  # ep: id stays
+        return out
 
     def view(self, text: str) -> TextView | None:
         """``text_view(text)``, computed once per string."""

@@ -96,12 +96,6 @@ def take_rows(table: Any, rows: list[int]) -> Any:
     return table.iloc[rows]
 
 
-def get_cell_text(table: Any, col: str, row: int) -> str | None:
-    v = table.column(col)[row].as_py() if isinstance(table, pa.Table) else table[col].iloc[row]
-    text, _ = clean_text(v)
-    return text
-
-
 def replace_columns(table: Any, new: dict[str, list[str | None]]) -> Any:
     if isinstance(table, pa.Table):
         for col, values in new.items():
