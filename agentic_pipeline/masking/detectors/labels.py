@@ -80,6 +80,11 @@ def _id_words() -> str:
     return "|".join(re.escape(w) + (r"(?!\w)" if w[-1].isalnum() else "") for w in words)
 
 
+#: "is" between a label and its value, in English and the main European languages ("Steuer-ID
+#: ist …", "mi NIF es …", "le numéro est …", "codice fiscale è …", "numer PESEL jest …").
+_COPULA = r"\b(?:is|was|ist|lautet|war|est|était|es|era|è|jest)\b"
+
+
 @lru_cache(maxsize=1)
 def id_label_re() -> re.Pattern[str]:
     """``label [id words] [:|#|=|is] value``; group ``label`` and group ``value``."""
@@ -87,7 +92,7 @@ def id_label_re() -> re.Pattern[str]:
     return re.compile(
         rf"(?i)(?<![\w@.])(?P<label>{_label_alternation()})(?![^\W_])\.?"  # "Lic.", "Acct."
         rf"(?:[ \t_-]*(?:{idw}))*"  # "number", "no.", "#", "ID", a key's "_no"
-        r"[ \t]*(?:[:=#]|\bis\b|\bwas\b|-(?=[ \t]))?[ \t]*(?:\bis\b[ \t]*)?"
+        rf"[ \t]*(?:[:=#]|{_COPULA}|-(?=[ \t]))?[ \t]*(?:{_COPULA}[ \t]*)?"
         r"[#'\"“‘(*]?(?P<value>[A-Za-z0-9](?:[A-Za-z0-9./-]|[ ](?=[A-Za-z]*\d))*[A-Za-z0-9])"
     )
 
@@ -358,6 +363,26 @@ def label_entity(label: str, ids_first: bool = False) -> str | None:
     return None
 
 
+#: The last one to three words of a text ("... your order", "Policy").
+_LAST_WORDS = re.compile(r"(?:[^\W\d_][\w'’]*[ \t_-]+){0,2}[^\W\d_][\w'’]*[ \t]*$")
+
+
+def ends_with_id_label(text: str) -> bool:
+    """Whether ``text`` ends with the label of a person's id or with a thing's word: what
+    "number" after it numbers is no phone ("order number 55012345", "policy no.")."""
+    m = _LAST_WORDS.search(text[-60:])
+    if m is None:
+        return False
+    words = m.group().split()
+    for k in range(len(words)):
+        phrase = " ".join(words[k:])
+        if _THING_WORD_IN.fullmatch(phrase):
+            return True
+        if label_entity(phrase, ids_first=True) not in (None, "PERSON"):
+            return True
+    return False
+
+
 def _label_with_id_words(words: list[str]) -> str | None:
     """The id type of a label phrase optionally followed by id words ("policy no", "member id")."""
     ids = id_labels()
@@ -427,10 +452,16 @@ _FIELD_LINE = re.compile(
 _NAME_VALUE = re.compile(r"[^\W\d_][^\W\d_'’.-]*(?:[ \t]+[^\W\d_][^\W\d_'’.-]*){0,3}\.?")
 
 
+#: Types masked only under their label (a place is no personal data alone, a place of birth or a
+#: home town under its label is): reported whether or not the analysis asks for them.
+LABEL_ONLY_TYPES = frozenset({"LOCATION"})
+
+
 class FieldLabelRecognizer(LocalRecognizer):
     """The value of a ``label: value`` line whose label names personal data: a person's name
     ("Payee: Ruth Okafor", "Account holder: ..."), or any type the JSON key rules know ("email",
-    "phone", "street", "date of birth", ...). A bare "Name:" scores ``BARE_NAME_SCORE``."""
+    "phone", "street", "date of birth", "place of birth", ...), as the JSON key rule masks it.
+    A bare "Name:" scores ``BARE_NAME_SCORE``."""
 
     def __init__(self) -> None:
         super().__init__(
@@ -441,6 +472,7 @@ class FieldLabelRecognizer(LocalRecognizer):
                 "STREET_ADDRESS",
                 "DATE_OF_BIRTH",
                 "USER_ID",
+                *sorted(LABEL_ONLY_TYPES),
             ],
             name="FieldLabelRecognizer",
         )
@@ -463,7 +495,9 @@ class FieldLabelRecognizer(LocalRecognizer):
             et = label_entity(label)
             if et != "PERSON":
                 et = key_entity(label)
-            if et not in self.supported_entities or (entities and et not in entities):
+            if et not in self.supported_entities:
+                continue
+            if entities and et not in entities and et not in LABEL_ONLY_TYPES:
                 continue
             start = m.start("value") + m.group("value").find(value)
             if et == "PERSON":
