@@ -12,7 +12,7 @@ from presidio_anonymizer.entities import ConflictResolutionStrategy, RecognizerR
 
 from agentic_pipeline.masking.detectors.bare_numbers import thing_key
 from agentic_pipeline.masking.detectors.labels import id_labels, id_value_ok, label_entity
-from agentic_pipeline.masking.detectors.numbers import PHONE_CONTEXT_WORDS
+from agentic_pipeline.masking.detectors.numbers import phone_context_before
 from agentic_pipeline.masking.detectors.presidio_set import predefined_types
 from agentic_pipeline.masking.detectors.redacted import HIDDEN_DIGITS, REDACTED_DETECTOR
 from agentic_pipeline.masking.engine import Span
@@ -335,7 +335,7 @@ def plausible(text: str, span: Span) -> bool:
         if text[e : e + 1] == ":" and len(words) == 1 and not_a_name_word(words[0]):
             return False  # a field label ("Phone:"); a speaker ("Tom: ...") stays a name
     if et == "PHONE_NUMBER" and det not in _TRUSTED_PHONE and value.isdigit():
-        return PHONE_CONTEXT_WORDS.search(text, max(0, s - 40), s) is not None
+        return phone_context_before(text, s)
     if et in LOOSE_ID_TYPES and det not in LABELLED_DETECTORS:
         return _THING_BEFORE.search(text, max(0, s - 40), s) is None  # "item 8812093345"
     return True

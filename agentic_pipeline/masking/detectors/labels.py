@@ -93,7 +93,8 @@ def id_label_re() -> re.Pattern[str]:
         rf"(?i)(?<![\w@.])(?P<label>{_label_alternation()})(?![^\W_])\.?"  # "Lic.", "Acct."
         rf"(?:[ \t_-]*(?:{idw}))*"  # "number", "no.", "#", "ID", a key's "_no"
         rf"[ \t]*(?:[:=#]|{_COPULA}|-(?=[ \t]))?[ \t]*(?:{_COPULA}[ \t]*)?"
-        r"[#'\"“‘(*]?(?P<value>[A-Za-z0-9](?:[A-Za-z0-9./-]|[ ](?=[A-Za-z]*\d))*[A-Za-z0-9])"
+        r"[#'\"“‘(*]?(?P<value>[A-Za-z0-9]"
+        r"(?:[A-Za-z0-9./-]|[ ](?=[A-Za-z]*\d)|[ ](?=(?-i:[A-Z])[ ]\d{3}))*[A-Za-z0-9])"
     )
 
 
@@ -249,13 +250,25 @@ def _handles(text: str, entities: list[str]) -> list[RecognizerResult]:
     ]
 
 
+#: A request that asks for a value without a question mark ("Please enter the verification
+#: code.", "Kindly share your member ID.").
+_REQUEST = re.compile(
+    r"(?i)\b(?:please|kindly|pls)\b[^.?!\n]{0,20}?\b(?:provide|share|give|send|enter|type|"
+    r"confirm|tell|read|verify)\b"
+)
+
+
 def asked_label(question: str) -> str | None:
-    """The type a question asks for ("Could you share your policy number?" -> ``INSURANCE_ID``,
-    "What is your username?" -> ``USER_ID``): the id or login label nearest its last question
-    mark, else ``None`` ("What is your order ID?": a thing's)."""
-    if "?" not in question:
+    """The type a question or request asks for ("Could you share your policy number?" ->
+    ``INSURANCE_ID``, "What is your username?" -> ``USER_ID``, "Please enter your one-time
+    code." -> ``CREDENTIAL``): the id or login label nearest its last question mark (in the
+    request), else ``None`` ("What is your order ID?": a thing's)."""
+    if "?" in question:
+        q = question[: question.rindex("?")]
+    elif (request := _REQUEST.search(question)) is not None:
+        q = question[request.start() :]
+    else:
         return None
-    q = question[: question.rindex("?")]
     found = list(question_label_re().finditer(q))
     if not found:
         return None
@@ -284,7 +297,7 @@ def answer_value(answer: str, entity_type: str) -> tuple[int, int] | None:
 def _answers(text: str, entities: list[str]) -> list[RecognizerResult]:
     """The id or login name in the line right after a question that asks for it ("Can you give
     me your member ID?" / "Sure, it's QX77120B"), within one text."""
-    if "?" not in text or "\n" not in text:
+    if "\n" not in text:
         return []
     out = []
     lines = text.split("\n")
@@ -368,12 +381,16 @@ _LAST_WORDS = re.compile(r"(?:[^\W\d_][\w'’]*[ \t_-]+){0,2}[^\W\d_][\w'’]*[ 
 
 
 def ends_with_id_label(text: str) -> bool:
-    """Whether ``text`` ends with the label of a person's id or with a thing's word: what
-    "number" after it numbers is no phone ("order number 55012345", "policy no.")."""
-    m = _LAST_WORDS.search(text[-60:])
+    """Whether ``text`` ends with the label of a person's id or with a thing's word, and maybe
+    id words and a colon ("... your order", "SKU", "Policy no.: "): what follows it, or what a
+    "number" after it numbers, is no phone ("order number 55012345", "SKU 8812-4471-09")."""
+    m = _LAST_WORDS.search(text[-60:].rstrip(" \t#:.=-"))
     if m is None:
         return False
     words = m.group().split()
+    idw = _id_word_set()
+    while len(words) > 1 and words[-1].lower().rstrip(".") in idw:
+        words.pop()  # "order no", "SKU number"
     for k in range(len(words)):
         phrase = " ".join(words[k:])
         if _THING_WORD_IN.fullmatch(phrase):
@@ -383,10 +400,15 @@ def ends_with_id_label(text: str) -> bool:
     return False
 
 
+@lru_cache(maxsize=1)
+def _id_word_set() -> frozenset[str]:
+    return frozenset(w.lower().rstrip(".") for w in data_file("labels.yaml")["id_words"])
+
+
 def _label_with_id_words(words: list[str]) -> str | None:
     """The id type of a label phrase optionally followed by id words ("policy no", "member id")."""
     ids = id_labels()
-    idw = {w.rstrip(".") for w in (x.lower() for x in data_file("labels.yaml")["id_words"])}
+    idw = _id_word_set()
     while words:
         et = ids.get(" ".join(words))
         if et is not None:

@@ -92,7 +92,7 @@ def _ctx_before(text: str, start: int, rx: re.Pattern[str], width: int = 40) -> 
 _NUMBER_WORDS = frozenset({"number", "no", "nr", "nr.", "numéro", "numero", "nummer"})
 
 
-def _phone_context_before(text: str, start: int, width: int = 40) -> bool:
+def phone_context_before(text: str, start: int, width: int = 40) -> bool:
     """A phone word in the ``width`` characters before ``start`` (``_PHONE_CTX_RE``), other
     than a bare "number" that numbers an id or a thing."""
     for m in _PHONE_CTX_RE.finditer(text, max(0, start - width), start):
@@ -131,7 +131,9 @@ class IntlPhoneRecognizer(LocalRecognizer):
             digits = sum(c.isdigit() for c in raw)
             if not 6 <= digits <= 15 or _DATE_LIKE_RE.match(raw) or _AMOUNT_LIKE_RE.match(raw):
                 continue
-            context = _phone_context_before(text, s) or _PHONE_AFTER_RE.match(text, e)
+            context = phone_context_before(text, s) or _PHONE_AFTER_RE.match(text, e)
+            if not context and ends_with_id_label(text[max(0, s - 60) : s]):
+                continue  # "SKU 8812-4471-09", "policy no. 0151 2345678": another label's value
             intl = raw.startswith(("+", "00"))
             separated = _SEPARATED_RE.search(raw) is not None
             if context and digits >= 6:
