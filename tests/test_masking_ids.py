@@ -215,3 +215,17 @@ def test_an_id_given_after_a_request_without_a_question_mark(masker):
     )
     assert "HVX448120" not in told and "<INSURANCE_ID_" in told
     assert "608813" not in transcript and transcript.endswith("Thank you, 2 items found.")
+
+
+def test_birth_places_dates_and_customer_numbers_under_european_labels(masker):
+    form, record, prose = masked_cells(
+        masker,
+        ("tool", "Geburtsort: Rendsburg\nGeburtsdatum: 14.09.1972\nKunde: 5530981"),
+        ("tool", json.dumps({"lugar_de_nacimiento": "Teruel", "data_di_nascita": "1969-03-02"})),
+        ("user", "Cliente núm. 6620917, por favor."),
+    )
+    for raw in ("Rendsburg", "1972", "5530981"):
+        assert raw not in form, raw
+    assert "<LOCATION_" in form and "<DATE_OF_BIRTH_" in form
+    assert "Teruel" not in record and "1969" not in record
+    assert "6620917" not in prose and "<USER_ID_" in prose
