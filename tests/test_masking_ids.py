@@ -229,3 +229,22 @@ def test_birth_places_dates_and_customer_numbers_under_european_labels(masker):
     assert "<LOCATION_" in form and "<DATE_OF_BIRTH_" in form
     assert "Teruel" not in record and "1969" not in record
     assert "6620917" not in prose and "<USER_ID_" in prose
+
+
+def test_an_id_a_few_words_after_its_label_may_hold_hyphens(masker):
+    out = _one(masker, "ugh my policy # got posted online: RV-5530-118 pls help")
+    assert "RV-5530-118" not in out and "5530" not in out and "<INSURANCE_ID_" in out
+    kept = "My account for the flight RV-5530-118 is fine."
+    assert _one(masker, kept) == kept  # a thing's word between: the flight's
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Passport expires 2031-05-01.", "Her passport renewed 2030-11-12 at the office."],
+)
+def test_a_date_after_an_id_word_is_no_id_for_the_label_recognizers(text):
+    from agentic_pipeline.masking.detectors.labels import IdLabelRecognizer
+    from agentic_pipeline.masking.detectors.numbers import NationalIdRecognizer
+
+    assert IdLabelRecognizer().analyze(text, []) == []
+    assert NationalIdRecognizer().analyze(text, []) == []

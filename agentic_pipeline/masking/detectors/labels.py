@@ -153,15 +153,16 @@ def _handle_alternation() -> str:
 def near_label_re() -> re.Pattern[str]:
     """An id a few words after its label, in one clause ("account details like 30120045",
     "the card number ending in *4471"): ``label``, ``gap`` (up to four words without digits)
-    and ``value`` (five digits in a row at least), or ``tail`` (the last digits after "ending
-    in")."""
+    and ``value`` (five digits in a row, or four among letters and hyphens), or ``tail`` (the
+    last digits after "ending in")."""
     return re.compile(
         rf"(?i)(?<![\w@.])(?P<label>{_label_alternation()})(?!\w)"
         rf"(?:[ \t]*(?:{_id_words()}))*"
         r"(?P<gap>(?:[ \t,]+[^\W\d][^\W\d'’-]*){1,4}?)[ \t,:]+"
         r"(?:(?P<ending>(?<=ending in )|(?<=ending with )|(?<=ends in )|(?<=ends with ))"
         r"[*xX•·.\- ]{0,12}(?P<tail>\d{2,6})(?!\d)"
-        r"|[#*]?(?P<value>(?=[A-Za-z0-9-]*\d{5})[A-Za-z0-9][A-Za-z0-9-]{3,38}[A-Za-z0-9])"
+        r"|[#*]?(?P<value>(?=[A-Za-z0-9-]*\d{5}|(?:[A-Za-z-]*\d){4})"
+        r"[A-Za-z0-9][A-Za-z0-9-]{3,38}[A-Za-z0-9])"
         r"(?![\w@]))"
     )
 
@@ -420,12 +421,18 @@ def _label_with_id_words(words: list[str]) -> str | None:
 
 
 def _starts_with_a_word(value: str) -> bool:
-    """A value of several parts whose first part is a lower-case English word ("has 25000" after
-    "account"): a sentence goes on, no id."""
-    first = value.split(" ", 1)[0]
-    if first == value or not first.isalpha() or not first.islower():
+    """A value of several parts whose first part is a lower-case word ("has 25000" after
+    "account", "expires 2031-05-01" after "passport"), or one of which is a date: a sentence
+    goes on, no id."""
+    parts = value.split(" ")
+    first = parts[0]
+    if len(parts) == 1:
         return False
-    return first in STOP_WORDS or is_vocabulary(first)
+    if any(_is_date(p) for p in parts):
+        return True
+    if not first.isalpha() or not first.islower():
+        return False
+    return len(first) >= 3 or first in STOP_WORDS or is_vocabulary(first)
 
 
 class IdLabelRecognizer(LocalRecognizer):

@@ -281,6 +281,16 @@ ID_CONTEXT_RE = re.compile(
 )
 
 
+def _sentence_or_date(value: str) -> bool:
+    """A value after an id word that is a date, or a sentence going on ("expires 2031-05-01"
+    after "passport": a lower-case word first), not an id ("AB 12 34 56 C", "PAE 441209")."""
+    chunks = value.split()
+    first = chunks[0]
+    if len(chunks) > 1 and first.isalpha() and not first.isupper():
+        return True
+    return any(_DATE_LIKE_RE.match(c) for c in chunks)
+
+
 class NationalIdRecognizer(LocalRecognizer):
     """National ids of the main European countries (strict formats) and any id or passport
     number right after an id context word ("passport number", "PESEL", "BSN", "Steuer-ID")."""
@@ -303,6 +313,6 @@ class NationalIdRecognizer(LocalRecognizer):
                 out[(m.start(), m.end())] = 0.85
         for m in ID_CONTEXT_RE.finditer(text):
             val = m.group(1)
-            if sum(c.isdigit() for c in val) >= 5 and not _DATE_LIKE_RE.match(val):
+            if sum(c.isdigit() for c in val) >= 5 and not _sentence_or_date(val):
                 out.setdefault((m.start(1), m.end(1)), 0.8)
         return [RecognizerResult("ID_DOCUMENT", s, e, sc) for (s, e), sc in sorted(out.items())]
