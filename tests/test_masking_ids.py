@@ -248,3 +248,17 @@ def test_a_date_after_an_id_word_is_no_id_for_the_label_recognizers(text):
 
     assert IdLabelRecognizer().analyze(text, []) == []
     assert NationalIdRecognizer().analyze(text, []) == []
+
+
+def test_passwords_under_their_label_and_dotted_handles(masker):
+    answer, form, kept, post = masked_cells(
+        masker,
+        ("tool", "Agent: Please type your new password.\nCaller: It's quietHeron57!"),
+        ("tool", "Login: marsh_wren\nPassword: tallpine9x"),
+        ("user", "Password: see the shared vault. Password reset link sent."),
+        ("user", "Shout-out to @odile.brennan42 for the photos."),
+    )
+    assert "quietHeron57" not in answer and "<CREDENTIAL_" in answer
+    assert "tallpine9x" not in form and "Password: <CREDENTIAL_" in form
+    assert kept == "Password: see the shared vault. Password reset link sent."
+    assert "brennan42" not in post and "odile" not in post.lower()

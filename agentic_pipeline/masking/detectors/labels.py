@@ -489,7 +489,8 @@ LABEL_ONLY_TYPES = frozenset({"LOCATION"})
 class FieldLabelRecognizer(LocalRecognizer):
     """The value of a ``label: value`` line whose label names personal data: a person's name
     ("Payee: Ruth Okafor", "Account holder: ..."), or any type the JSON key rules know ("email",
-    "phone", "street", "date of birth", "place of birth", ...), as the JSON key rule masks it.
+    "phone", "street", "date of birth", "place of birth", "password"...), as the JSON key rule
+    masks it.
     A bare "Name:" scores ``BARE_NAME_SCORE``."""
 
     def __init__(self) -> None:
@@ -501,6 +502,7 @@ class FieldLabelRecognizer(LocalRecognizer):
                 "STREET_ADDRESS",
                 "DATE_OF_BIRTH",
                 "USER_ID",
+                "CREDENTIAL",
                 *sorted(LABEL_ONLY_TYPES),
             ],
             name="FieldLabelRecognizer",
@@ -529,6 +531,8 @@ class FieldLabelRecognizer(LocalRecognizer):
             if entities and et not in entities and et not in LABEL_ONLY_TYPES:
                 continue
             start = m.start("value") + m.group("value").find(value)
+            if et == "CREDENTIAL" and (" " in value or len(value) < 4):
+                continue  # "Password: see the vault", "PIN: n/a": no secret written here
             if et == "PERSON":
                 name = _NAME_VALUE.match(value)
                 if name is None or len(name.group().rstrip(".")) < 2:

@@ -249,9 +249,12 @@ def customer_id_recognizer() -> ContextGroupRecognizer:
     )
 
 
-#: A social-media handle in text ("thanks @fern_walker88"): an account name, masked where it
-#: stands. Not an email's second half (no word character or dot before the "@").
-SOCIAL_HANDLE_RE = re.compile(r"(?<![\w.@/])@[A-Za-z][A-Za-z0-9_]{1,29}(?![\w@])")
+#: A social-media handle in text ("thanks @fern_walker88", "@fern.walker88"): an account name,
+#: masked where it stands. Not an email's second half (no word character or dot before the
+#: "@"); a dot inside it, not at its end ("thanks @fern.").
+SOCIAL_HANDLE_RE = re.compile(
+    r"(?<![\w.@/])@[A-Za-z](?:[A-Za-z0-9_]|\.(?=[A-Za-z0-9_])){1,29}(?![\w@])"
+)
 
 
 def social_handle_recognizer() -> ContextGroupRecognizer:
