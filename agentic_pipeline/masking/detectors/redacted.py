@@ -34,10 +34,10 @@ _CARD = re.compile(
     rf"|(?<![\w*•#-])\d{{0,6}}{_HID}{{6,18}}\d{{2,4}}(?![\w-])"
 )
 #: Longest masked card display: 19 digits, and a few mask characters more (a display does not
-#: always keep the number's length: "4532************7890" hides 12 for 8).
+#: always keep the number's length: "5210************3318" hides 12 for 8).
 _CARD_DISPLAY_MAX = 24
 #: Score of a partly redacted id: the shape says what it is (above "card 4929" read as the
-#: last four digits, and above an id label's value, "4532" of "card number 4532****…7890": the
+#: last four digits, and above an id label's value, "5210" of "card number 5210****…3318": the
 #: whole display is one token).
 REDACTED_SCORE = 0.88
 #: Score of a UPI address: above spaCy, below checksummed patterns.
