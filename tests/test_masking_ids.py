@@ -262,3 +262,17 @@ def test_passwords_under_their_label_and_dotted_handles(masker):
     assert "tallpine9x" not in form and "Password: <CREDENTIAL_" in form
     assert kept == "Password: see the shared vault. Password reset link sent."
     assert "brennan42" not in post and "odile" not in post.lower()
+
+
+def test_a_code_asked_for_as_a_one_time_code_without_its_full_label(masker):
+    (chat,) = masked_cells(
+        masker,
+        (
+            "tool",
+            "[10:01] Agent: I texted you a code. Please enter the code here to sign in.\n"
+            "[10:02] Caller: The code is 390417.\n"
+            "[10:03] Agent: What is the discount code?\n[10:04] Caller: SPRING2025",
+        ),
+    )
+    assert "390417" not in chat and "<CREDENTIAL_" in chat
+    assert chat.endswith("SPRING2025")  # a shop's discount code is no secret of the person

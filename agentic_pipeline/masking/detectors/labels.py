@@ -259,6 +259,15 @@ _REQUEST = re.compile(
 )
 
 
+#: A code asked for without its full label, with what says it is a one-time code around it
+#: ("Please enter the code we sent for verification."); "What is the discount code?" is none.
+_CODE_ASKED = re.compile(r"(?i)\b(?:code|pin)\b")
+_CODE_SENT = re.compile(
+    r"(?i)\b(?:verif\w*|one[- ]time|otp|sms|text(?:ed)?|sent|e-?mailed|login|2fa|mfa|"
+    r"authenticat\w*|sign[- ]?in)\b"
+)
+
+
 def asked_label(question: str) -> str | None:
     """The type a question or request asks for ("Could you share your policy number?" ->
     ``INSURANCE_ID``, "What is your username?" -> ``USER_ID``, "Please enter your one-time
@@ -272,7 +281,7 @@ def asked_label(question: str) -> str | None:
         return None
     found = list(question_label_re().finditer(q))
     if not found:
-        return None
+        return "CREDENTIAL" if _CODE_ASKED.search(q) and _CODE_SENT.search(q) else None
     m = found[-1]
     if m.group("handle"):
         return "USER_ID"
