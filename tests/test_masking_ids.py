@@ -276,3 +276,11 @@ def test_a_code_asked_for_as_a_one_time_code_without_its_full_label(masker):
     )
     assert "390417" not in chat and "<CREDENTIAL_" in chat
     assert chat.endswith("SPRING2025")  # a shop's discount code is no secret of the person
+
+
+def test_a_shops_code_asked_for_after_a_sent_message_stays(masker):
+    text = (
+        "[11:20] Agent: We sent your receipt. Please provide the coupon code.\n"
+        "[11:21] Caller: AUTUMN2025"
+    )
+    assert _one(masker, text, role="tool") == text

@@ -268,6 +268,13 @@ _CODE_SENT = re.compile(
 )
 
 
+_CODE_OF_A_THING = re.compile(
+    r"(?i)\b(?:discount|promo|promotional|coupon|voucher|gift|referral|zip|postal|post|area|"
+    r"country|error|status|product|tracking|booking|reservation|confirmation|qr|bar|source)"
+    r"[ -]?code\b"
+)
+
+
 def asked_label(question: str) -> str | None:
     """The type a question or request asks for ("Could you share your policy number?" ->
     ``INSURANCE_ID``, "What is your username?" -> ``USER_ID``, "Please enter your one-time
@@ -281,7 +288,8 @@ def asked_label(question: str) -> str | None:
         return None
     found = list(question_label_re().finditer(q))
     if not found:
-        return "CREDENTIAL" if _CODE_ASKED.search(q) and _CODE_SENT.search(q) else None
+        one_time = _CODE_ASKED.search(q) and _CODE_SENT.search(question)
+        return "CREDENTIAL" if one_time and not _CODE_OF_A_THING.search(q) else None
     m = found[-1]
     if m.group("handle"):
         return "USER_ID"
