@@ -419,6 +419,38 @@ def test_a_birth_date_after_a_casual_birthday_word(masker):
     assert "2/9/88" not in out and "<DATE_OF_BIRTH_" in out and "3/9/24" in out
 
 
+def test_a_number_the_episode_uses_as_a_things_id_stays_where_it_looks_like_a_phone(masker):
+    """A shop's catalog maps product names to ids that validate as phones; the id the episode
+    also uses under ``product_id`` is the product's and stays in clear everywhere (replay needs
+    it), while a contact list's numbers, never a thing's id, are masked."""
+    from conftest import masked_cells
+
+    catalog = json.dumps({"Garden Trowel": "7730412295", "Desk Fan": "2144401873"})
+    details = json.dumps({"product_id": "2144401873", "name": "Desk Fan", "price": 30})
+    out_catalog, out_details = masked_cells(masker, ("tool", catalog), ("tool", details))
+    assert json.loads(out_catalog)["Desk Fan"] == "2144401873"
+    assert json.loads(out_details)["product_id"] == "2144401873"
+    contacts = json.dumps({"Mom": "4155550123", "Dad": "4155550199"})
+    out_contacts, said = masked_cells(masker, ("tool", contacts), ("user", "call 4155550123"))
+    assert "4155550123" not in out_contacts + said and "4155550199" not in out_contacts
+
+
+def test_a_whole_date_of_an_adult_is_a_birth_date_without_a_birth_word(masker):
+    """Plain Presidio masks every date; we keep dates of orders and visits, and mask a whole
+    date old enough to be an adult's birth date even when no birth word stands before it."""
+    from conftest import masked_cells
+
+    note, form, recent = masked_cells(
+        masker,
+        ("tool", "Visit note. Pt: Corvin Ashdale, 17 October 1958, seen for a cough."),
+        ("user", "Abonnent: Ilka Brenner (geb. am Rand vermerkt: 02.11.1973)"),
+        ("user", "My order from 2026-03-02 arrived on 03/05/2026, a day late."),
+    )
+    assert "1958" not in note and "<DATE_OF_BIRTH_" in note and note.endswith("cough.")
+    assert "1973" not in form
+    assert recent == "My order from 2026-03-02 arrived on 03/05/2026, a day late."
+
+
 def test_presidio_context_words_raise_weak_patterns_as_whole_words():
     """Presidio's context enhancer works on our NER-only engine (its keywords come from the
     lower-cased tokens when spaCy has no lemmas) and counts a context word only whole."""

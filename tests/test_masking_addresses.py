@@ -265,6 +265,14 @@ COUNTRY_ADDRESSES = [
     # Australia: a unit before the street, a state and a 4-digit postcode
     ("Postal address: ", "Unit 4, 27 Wattle St, Kerrowa VIC 3065", ""),
     ("Moved to ", "12 Banksia Cres, Moorabee QLD 4066", " last month."),
+    # Netherlands: a house number with a letter after a hyphen
+    ("Please update to ", "Brouwersgracht 318-K, 1015 HG Zuidervaart", "."),
+    # Japan (romanised): block, lot and building numbers, a district, a city, a postcode
+    ("Ship it to ", "5-22-7 Tokiwadai Kita, Haruyama-shi, Osaka 561-0871", ", thanks."),
+    # Brazil: a unit in lower case, a spaced dash between the city and the state, a CEP
+    ("Please send it to ", "Rua Visconde de Itamar 880, apto 52, Serra Alta - MG, 30140-212", "."),
+    # Ireland: a street with an apostrophe, a postal district and an Eircode
+    ("Send it to ", "9 Carrick's Lane, Dunmore 6, K67 WX2N", "."),
 ]
 
 
@@ -373,6 +381,7 @@ NOT_ADDRESSES = [
     "Step 3, Task 12, Round 2: retry with 5 workers.",
     "We walked 3 blocks down the road, then 2 more to the park.",
     "Rates: Canada 4.5%, India 6.5%, Spain 3.75% for 2026.",
+    "We sold 14 units, 12 returns in 2025, 30140 visitors came.",
 ]
 
 
@@ -380,6 +389,18 @@ NOT_ADDRESSES = [
 def test_numbers_and_places_that_are_no_address_stay(masker, text):
     (out,) = _masked(masker, ("user", text))
     assert out == text
+
+
+def test_a_csv_name_cell_beside_a_quoted_address_with_commas(masker):
+    csv = 'id,name,address\n41,Ottilie Varga,"9 Carrick\'s Lane, Apt 2, Dunmore, ON K2P 1L4"\n'
+    (out,) = _masked(masker, ("tool", csv))
+    _gone(out, "Ottilie", "Varga", "Carrick", "Dunmore", "K2P")
+    assert out.startswith("id,name,address\n41,<PERSON_"), out
+
+
+def test_an_eircode_after_its_label_is_masked(masker):
+    (out,) = _masked(masker, ("user", "My Eircode: K67 WX2N, if that helps."))
+    assert "WX2N" not in out and out.endswith(", if that helps."), out
 
 
 def test_an_address_in_compatibility_characters_is_one_span(masker):

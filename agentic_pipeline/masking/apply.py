@@ -11,7 +11,12 @@ from typing import Any
 from presidio_anonymizer.entities import ConflictResolutionStrategy, RecognizerResult
 
 from agentic_pipeline.masking.detectors.bare_numbers import thing_key
-from agentic_pipeline.masking.detectors.labels import id_labels, id_value_ok, label_entity
+from agentic_pipeline.masking.detectors.labels import (
+    handle_value_ok,
+    id_labels,
+    id_value_ok,
+    label_entity,
+)
 from agentic_pipeline.masking.detectors.numbers import phone_context_before
 from agentic_pipeline.masking.detectors.presidio_set import predefined_types
 from agentic_pipeline.masking.detectors.redacted import HIDDEN_DIGITS, REDACTED_DETECTOR
@@ -46,10 +51,15 @@ class Collector:
             if entity == "PERSON" and isinstance(value, str) and free_name(path, value):
                 queue_text(value, self.ep, self.to_analyse)
                 self.ep.name_fields.add(value)
+            elif bare_number(value, entity):
+                self.ep.numbers.setdefault(str(value), entity)  # unless a thing's id
             elif isinstance(value, str | int | float):
                 self.ep.add_known(str(value), entity, "key_rule")
-        elif isinstance(value, str):
-            queue_text(value, self.ep, self.to_analyse)
+        else:
+            if isinstance(value, str | int) and thing_key(last_key(path)):
+                self.ep.thing_ids.add(str(value).strip())
+            if isinstance(value, str):
+                queue_text(value, self.ep, self.to_analyse)
         return value
 
     def too_deep(self, path: str, subtree: Any) -> Any:
@@ -65,6 +75,18 @@ class Collector:
 
 
 _BARE_NAME_KEY = re.compile(r"(?i)(?:^|\.)name$")
+_DIGITS = re.compile(r"\d{5,19}")
+
+
+def bare_number(value: Any, entity: str) -> bool:
+    """A phone or card written as bare digits (``4155550123``, ``"9832717871"``): one a thing's
+    id can look like."""
+    return (
+        entity in ("PHONE_NUMBER", "CREDIT_CARD")
+        and not isinstance(value, bool)
+        and isinstance(value, int | str)
+        and _DIGITS.fullmatch(str(value).strip()) is not None
+    )
 
 
 def free_name(path: str, value: str) -> bool:
@@ -107,10 +129,14 @@ def tabular_values(text: str) -> list[tuple[str, str]]:
     if len(lines) < 2:
         return []
     for delim in _DELIMS:
-        n = lines[0].count(delim)
-        if n < 1 or sum(ln.count(delim) == n for ln in lines[1:]) < max(1, (len(lines) - 1) // 2):
+        if delim not in lines[0]:
             continue
+        # fields counted as csv reads them: a quoted cell may hold the delimiter ("12 Oak Row,
+        # Springfield")
         rows = list(csv.reader(lines, delimiter=delim))
+        n = len(rows[0])
+        if sum(len(r) == n for r in rows[1:]) < max(1, (len(rows) - 1) // 2):
+            continue
         header = [key_entity(h.strip()) or label_entity(h.strip()) for h in rows[0]]
         if not any(header):
             return []
@@ -122,7 +148,9 @@ def tabular_values(text: str) -> list[tuple[str, str]]:
                     continue
                 if et == "PERSON" and not any(c.isalpha() for c in cell):
                     continue
-                if et in _LABEL_ID_TYPES and not id_value_ok(cell):
+                if et == "USER_ID" and not handle_value_ok(cell):
+                    continue  # a login column's cell must look like a login name
+                if et in _LABEL_ID_TYPES and et != "USER_ID" and not id_value_ok(cell):
                     continue  # an id column's cell must look like an id
                 out.append((cell, et))
         return out
@@ -137,6 +165,9 @@ class Applier:
 
     def leaf(self, path: str, value: Any, entity: str | None) -> Any:
         fld = f"{self.column}.{path}"
+        if entity is not None and bare_number(value, entity):
+            if str(value).strip() in self.ep.thing_ids:
+                entity = None  # a catalog's "Tea Kettle": "9832717871": the product's id
         if entity is not None:
             if isinstance(value, str) and (not value.strip() or TOKEN_RE.fullmatch(value)):
                 return value
@@ -148,7 +179,7 @@ class Applier:
                 self.ep.raw_found.add(str(value))
             return tok
         if isinstance(value, str):
-            thing = thing_key(last_key(path))  # "item_id": a loose id shape is the thing's id
+            thing = thing_key(last_key(path)) or value.strip() in self.ep.thing_ids
             return self.mp.mask_text(value, self.ep, self.row, fld, thing=thing)
         return value
 

@@ -59,6 +59,12 @@ class Episode:
     weak_types: dict[str, tuple[str, str]] = field(default_factory=dict)
     #: values of bare ``name`` keys: a name detection covering one is a structured person name
     name_fields: set[str] = field(default_factory=set)
+    #: values under a key naming a thing's id (``product_id``, ``item_id``): such a number is
+    #: that thing's id wherever the episode writes it
+    thing_ids: set[str] = field(default_factory=set)
+    #: bare digit strings typed as phones or cards by a JSON key or their shape, made known
+    #: by ``settle_numbers`` unless the episode uses them as a thing's id
+    numbers: dict[str, str] = field(default_factory=dict)
 
     def add_known(self, value: str, entity_type: str, detector: str, strong: bool = True) -> None:
         """Remember ``value`` (and name parts / date spellings) for propagation.
@@ -89,6 +95,14 @@ class Episode:
         elif entity_type == "DATE_OF_BIRTH":
             for alt in date_variants(value):
                 self.known.setdefault(fold(alt), ("DATE_OF_BIRTH", detector))
+
+    def settle_numbers(self) -> None:
+        """The bare numbers typed as phones or cards become known values, except the ones the
+        episode uses as a thing's id: a shop's catalog maps product names to ids that validate
+        as phones, and the same ids stand under ``product_id`` in the calls and results."""
+        for value in sorted(self.numbers):
+            if value not in self.thing_ids:
+                self.add_known(value, self.numbers[value], "key_rule")
 
     def vote(self, value: str, entity_type: str, source: str) -> None:
         """A weak (NER) detection of ``value`` in the string ``source`` (see ``settle_votes``)."""

@@ -380,6 +380,7 @@ def mask_steps(
     # (added in a fixed order: strong first, then by score, value and type; ``ep.texts`` is a set
     # whose order changes with the process's hash seed, and the first addition of a value wins)
     for ep in episodes.values():
+        ep.settle_numbers()
         for s in sorted(ep.texts):  # sorted: which detector a value is credited to is stable
             for span in mp.analysis.get(s, ()):
                 if not plausible(s, span) or span[3] < masker.min_score:

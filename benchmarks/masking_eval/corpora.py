@@ -19,6 +19,11 @@ The data lives outside the repo (``../shared/external`` beside the checkout, or 
 in ``$AGENTIC_PIPELINE_EXTERNAL``); the presidio-evaluator templates are read from its wheel
 without importing the package (``pip download --no-deps presidio-evaluator==0.3.2 -d /tmp/pe``).
 
+One held-out corpus lives in the repo: ``fresh-blind`` (``benchmarks/fresh_corpus/``, written
+blind to the masking rules). It is measured, never tuned on: it is in ``LOADERS`` and
+``HELD_OUT_CORPORA`` but not in ``TEXT_CORPORA``/``TAU_CORPORA``, the corpora the name model is
+trained on.
+
 Used by the masking benchmark (``benchmarks/masking_eval``), the corpus-value test and the name
 model's training: keep the ``LabelledText`` contract stable.
 """
@@ -94,6 +99,7 @@ TEMPLATES = "presidio-evaluator-templates"
 TAU_AIRLINE = "tau-bench-airline"
 TAU_RETAIL = "tau-bench-retail"
 TAU2_AIRLINE = "tau2-airline"
+FRESH_BLIND = "fresh-blind"
 
 
 def external_root() -> Path:
@@ -730,6 +736,46 @@ def load_tau(corpus: str, limit: int | None = None) -> list[LabelledText]:
     return out
 
 
+# ------------------------------------------------------------------------------ held-out corpus
+#: The held-out corpus's data: one JSON object a line (see its README.md).
+FRESH_BLIND_FILE = Path(__file__).resolve().parents[1] / "fresh_corpus" / "fresh_blind.jsonl"
+
+
+def _label_spans(text: str, labels: list[list[Any]], doc_id: str) -> list[Span]:
+    """Spans of ``[type, value]`` labels (every case-sensitive, word-bounded occurrence of the
+    value) and ``[type, value, n]`` labels (its ``n``-th occurrence only); a label whose value is
+    not in the text, or of a type outside the taxonomy, is an error."""
+    spans: list[Span] = []
+    for label in labels:
+        kind, value = label[0], label[1]
+        if not (is_personal(kind) or kind in NON_PERSONAL or kind.startswith("OTHER:")):
+            raise ValueError(f"{doc_id}: label type {kind!r} is outside the taxonomy")
+        rx = re.compile(rf"(?<!\w){re.escape(value)}(?!\w)")
+        found = [m.span() for m in rx.finditer(text)]
+        if len(label) > 2:
+            n = label[2]
+            found = found[n : n + 1] if isinstance(n, int) and n >= 0 else []
+        if not value.strip() or not found:
+            raise ValueError(f"{doc_id}: label {kind} {value!r} is not in the text")
+        spans += [(a, b, kind) for a, b in found]
+    return _strip_overlaps(spans)
+
+
+def load_fresh_blind(
+    limit: int | None = None, path: str | Path | None = None
+) -> list[LabelledText]:
+    """The held-out corpus written blind to the masking rules (forms, letters, financial
+    payloads, medical notes, provider directories, social posts, ambiguity probes, other agents'
+    logs; ``benchmarks/fresh_corpus/README.md``). ``doc_id`` is the record's ``id``."""
+    out: list[LabelledText] = []
+    for line in Path(path or FRESH_BLIND_FILE).read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            rec = json.loads(line)
+            spans = _label_spans(rec["text"], rec["labels"], rec["id"])
+            out.append(LabelledText(rec["text"], spans, FRESH_BLIND, rec["id"]))
+    return _take(out, limit)
+
+
 # ------------------------------------------------------------------------------------- registry
 LOADERS: dict[str, Callable[..., list[LabelledText]]] = {
     CONTEXTUAL: load_contextual_anonymizer,
@@ -740,11 +786,14 @@ LOADERS: dict[str, Callable[..., list[LabelledText]]] = {
     TAU_AIRLINE: lambda limit=None: load_tau(TAU_AIRLINE, limit),
     TAU_RETAIL: lambda limit=None: load_tau(TAU_RETAIL, limit),
     TAU2_AIRLINE: lambda limit=None: load_tau(TAU2_AIRLINE, limit),
+    FRESH_BLIND: load_fresh_blind,
 }
 #: The four outsider corpora of ``pii-dev/`` plus the evaluator templates (text corpora); the
 #: tau files are whole agent logs (``limit`` counts episodes there).
 TEXT_CORPORA = (CONTEXTUAL, BTC, NANNIGALAXY, DLP, TEMPLATES)
 TAU_CORPORA = (TAU_AIRLINE, TAU_RETAIL, TAU2_AIRLINE)
+#: Corpora measured, never trained or tuned on (not in the two tuples above).
+HELD_OUT_CORPORA = (FRESH_BLIND,)
 
 
 def available() -> bool:
@@ -753,5 +802,5 @@ def available() -> bool:
 
 
 def load(corpus: str, limit: int | None = None) -> list[LabelledText]:
-    """The labelled texts of one development corpus by name (``LOADERS``)."""
+    """The labelled texts of one corpus by name (``LOADERS``)."""
     return LOADERS[corpus](limit=limit)

@@ -2,8 +2,9 @@
 source files (the corpus-value test, issue #21: no corpus value or sentence in detector modules
 or tests).
 
-Values: every labelled span of the text corpora except ``OTHER:*`` (names, emails, streets,
-addresses, ids, companies, organisations, places...), the personal values of the tau users files
+Values: every labelled span of the text corpora and of the held-out corpus (``fresh-blind``)
+except ``OTHER:*`` (names, emails, streets, addresses, ids, companies, organisations,
+places...), the personal values of the tau users files
 and the FakeNameGenerator people file of the presidio-evaluator templates (names, streets,
 cities, companies, emails, user names), when the wheel is found. A value counts when it has 2+
 words or 6+ characters, unless it is common: one word of Zipf frequency >= 3 in English or
@@ -11,7 +12,8 @@ another language of the corpora ("Johnson", "Springfield", "strada"), several wo
 >= 4 ("Memorial Hospital", "New York"), a country name, or a trivial sequence ("123456789").
 
 Sentences: the literal parts of the evaluator templates (between placeholders) and the
-sentences of the DLP messages and incident notes, of 6+ words (or 5 with a less common word).
+sentences of the DLP messages, the incident notes and the held-out texts, of 6+ words (or 5
+with a less common word).
 
 Search: every value and sentence becomes a tuple of case-folded words; a file's string literals
 and comments (Python, read with ``tokenize``) or its text (data files) are cut into words and
@@ -93,7 +95,7 @@ class Needle:
 
 
 def _label_values() -> Iterator[Needle]:
-    for corpus in C.TEXT_CORPORA:
+    for corpus in (*C.TEXT_CORPORA, *C.HELD_OUT_CORPORA):
         try:
             docs = C.load(corpus, None)
         except FileNotFoundError:  # the evaluator wheel is optional
@@ -154,7 +156,7 @@ def _sentences() -> Iterator[Needle]:
     for t in templates:
         for chunk in re.split(r"{{\w+}}", t):
             yield Needle(words(chunk), "TEMPLATE", C.TEMPLATES)
-    for corpus in (C.DLP, C.NANNIGALAXY):
+    for corpus in (C.DLP, C.NANNIGALAXY, *C.HELD_OUT_CORPORA):
         for doc in C.load(corpus, None):
             for sentence in _SENTENCE_END.split(doc.text):
                 yield Needle(words(sentence), "SENTENCE", corpus)

@@ -30,9 +30,12 @@ Span = tuple[int, int, str]
 
 #: Postcode shapes of the main countries: 4 or 5 digits (US ZIP+4), "NNN NN" (SE/CZ/SK/GR),
 #: "NN-NNN" (PL), "NNNN-NNN" (PT), "NNNN AB" (NL), UK and Canadian forms.
+#: An Irish Eircode ("A65 F4E2", "D6W 1K34"): a routing key and a unique identifier (the letters
+#: of the Eircode alphabet only), at least one letter in the identifier.
+EIRCODE = r"[AC-FHKNPRTV-Y]\d[\dW] ?(?=[\dAC-FHKNPRTV-Y]{0,3}[AC-FHKNPRTV-Y])[\dAC-FHKNPRTV-Y]{4}"
 POSTCODE_SHAPE = (
     r"(?:\d{5}(?:-\d{4})?|\d{4}(?:-\d{3})?|\d{3} \d{2}|\d{2}-\d{3}|[1-9]\d{3} ?[A-Z]{2}|"
-    r"[A-Z]{1,2}\d[A-Z\d]? ?\d[A-Z]{2}|[A-Z]\d[A-Z] ?\d[A-Z]\d)"
+    rf"[A-Z]{{1,2}}\d[A-Z\d]? ?\d[A-Z]{{2}}|[A-Z]\d[A-Z] ?\d[A-Z]\d|{EIRCODE})"
 )
 _POSTCODE_LINE = re.compile(POSTCODE_SHAPE)
 #: A line's content after its quoting or bullet prefix ("> ", "??? ", indentation).

@@ -66,9 +66,11 @@ def any_case_spans(text: str) -> list[Span]:
 
 
 # --------------------------------------------------------------- parts before an address
-#: A house number: "12", "12a", "412-2", "12/3", an ordinal ("14th"), a block and number ("B-12").
+#: A house number: "12", "12a", "412-2", "221-H", "12/3", a Japanese block, lot and building
+#: ("3-14-2"), an ordinal ("14th"), a block and number ("B-12").
 _HOUSE_NO = (
-    r"(?:\d{1,5}[A-Za-z]?(?:[/-]\d{1,4}[A-Za-z]?)?|\d{1,3}(?:st|nd|rd|th)"
+    r"(?:\d{1,5}[A-Za-z]?(?:[/-]\d{1,4}[A-Za-z]?(?:-\d{1,3})?|-[A-Za-z](?![\w-]))?"
+    r"|\d{1,3}(?:st|nd|rd|th)"
     r"|[A-Z]{1,2}-\d{1,4}[A-Za-z]?)"
 )
 #: A word of a street's name: capitalised, or a lower-case word (checked by ``_numbered_ok``).
@@ -84,7 +86,8 @@ _NUMBERED = re.compile(
 _LOWER_OK = frozenset(
     w.lower() for w in [*_D["city_particles"], *_D["street_types"], *_D["street_words_before"]]
 )
-_LETTERS = re.compile(rf"[{UP}{LW}]+")
+#: A word, an apostrophe's part in it ("Usher's").
+_LETTERS = re.compile(rf"[{UP}{LW}]+(?:['’][{UP}{LW}]+)*")
 #: A house number with its letters ("14th", "12a", "B-12"), left out of a name's words.
 _NUMBER_TOKEN = re.compile(rf"(?<![{UP}{LW}])(?:[A-Z]{{1,2}}-)?\d+[{LW}]*")
 
@@ -113,7 +116,8 @@ def _numbered_ok(part: str, m: re.Match[str], whole: bool = True) -> bool:
 
 #: Where a part of an address begins: after a separator, a colon, a bracket or a quote.
 _PART_START = re.compile(r"[,|;:()\[\]{}\"]")
-_SEP_BEFORE = re.compile(r"[ \t]*[,|][ \t]*$")
+#: The separator before a part: a comma, a bar, or a spaced dash ("Cidade Nova - MG").
+_SEP_BEFORE = re.compile(r"(?:[ \t]*[,|]|[ \t]+[–-])[ \t]*$")
 
 
 def _numbered_tail(part: str, numbered: bool = False) -> int | None:
@@ -170,15 +174,20 @@ def extend_before(text: str, start: int, numbered: bool = False) -> int:
 #: A postcode that closes an address, right after a word: a postcode of a shape of its own, or
 #: 3-4 digits after a region code ("VIC 3065"); the words before it are read by ``_tail_spans``.
 _TAIL = re.compile(
-    rf"(?<=[^\W\d_])(?:[ \t]+[,–-]?|[,–-])[ \t]*(?P<pc>(?:{_POSTCODE})"
+    rf"(?<=[^\W_])(?:[ \t]+[,–-]?|[,–-])[ \t]*(?P<pc>(?:{_POSTCODE})"
     rf"|(?<=[A-Z][A-Z] )(?:{_WEAK_POSTCODE})|(?<=[A-Z][A-Z][A-Z] )(?:{_WEAK_POSTCODE}))(?![\w-])"
 )
 #: Where a ``_TAIL`` may begin: a separator before a digit or a capital and a digit.
 _TAIL_CANDIDATE = re.compile(r"[ \t,–-](?=[A-Z]{0,2}\d)")
 _TAIL_SEPARATORS = " \t,–-"
 #: The city and region before a postcode: "Bengaluru, Karnataka 560038", "Tarnby, OR 97001",
-#: "Nova Gorica - 110024".
-_PLACE_BEFORE = re.compile(rf"(?<![\w-]){_CITY}(?:[ \t]*,[ \t]*(?:{_CITY}))?[ \t]*[,–-]?[ \t]*$")
+#: "Nova Gorica - 110024", a Brazilian "Cidade Nova - MG, 30140-071", a city's postal district
+#: ("Dublin 8, D08 …").
+_CITY_BEFORE = re.compile(rf"(?<![\w-]){_CITY}(?:[ \t]+\d{{1,2}})?[ \t]*[,–-]?[ \t]*$")
+_PLACE_BEFORE = re.compile(
+    rf"(?<![\w-]){_CITY}(?:(?:[ \t]*,|[ \t]+[–-])[ \t]*(?:{_CITY}))?(?:[ \t]+\d{{1,2}})?"
+    r"[ \t]*[,–-]?[ \t]*$"
+)
 
 
 def tail_spans(text: str, spans: list[Span]) -> list[Span]:
@@ -207,6 +216,11 @@ def tail_spans(text: str, spans: list[Span]) -> list[Span]:
         if looks_like_year(m.group("pc")):
             continue
         start = extend_before(text, place.start())
+        if start == place.start():  # "14 Usher's Quay, Dublin 8, D08 …": a street, not a region
+            city = _CITY_BEFORE.search(text, place.start(), a)
+            if city is not None and city.start() > place.start():
+                start = extend_before(text, city.start())
+                start = start if start < city.start() else place.start()
         if start < place.start():
             out.append((start, b, ADDRESS, JOINED_SCORE, DETECTOR))
     return out

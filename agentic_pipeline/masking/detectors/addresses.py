@@ -227,8 +227,8 @@ def join_addresses(text: str, spans: list[Span]) -> list[Span]:
                 sp = (s, new_end, ADDRESS, max(score, JOINED_SCORE) if strong else score, det)
         elif et in ("ZIP_CODE", "UK_POSTCODE"):
             sp = _join_before(text, sp)
-            if sp[2] == ADDRESS:
-                sp = (extend_before(text, sp[0]), *sp[1:])
+            if sp[2] == ADDRESS:  # a city and region before it: as strong as a joined street
+                sp = (extend_before(text, sp[0]), sp[1], ADDRESS, max(sp[3], JOINED_SCORE), sp[4])
             else:
                 sp = _street_before_postcode(text, sp)
         out.append(sp)

@@ -172,7 +172,7 @@ def handle_labels_re() -> re.Pattern[str]:
     """A login name after its label ("my username is quietfern77", "Login: r.okafor")."""
     return re.compile(
         rf"(?i)(?<![\w@.])(?P<label>{_handle_alternation()})(?!\w)"
-        r"[ \t]*(?P<sep>[:=]|\bis\b|\bwas\b)?[ \t]*"
+        r"[ \t]*(?P<sep>[:=]|[–-](?=[ \t])|\bis\b|\bwas\b)?[ \t]*"
         r"(?:\bis\b[ \t]*)?[@'\"“‘(]?(?P<value>\w[\w.@+-]{1,38}\w)"
     )
 

@@ -27,7 +27,9 @@ a trained model) hold the other families.
 
 from __future__ import annotations
 
+import datetime as dt
 import re
+from collections.abc import Callable
 
 from presidio_analyzer import LocalRecognizer, RecognizerResult
 from presidio_analyzer.nlp_engine import NlpArtifacts
@@ -173,11 +175,13 @@ class ContextGroupRecognizer(LocalRecognizer):
         score: float,
         name: str,
         group: int = 1,
+        keep: Callable[[str], bool] | None = None,
     ) -> None:
         self.entity = entity
         self.group = group
         self.regexes = regexes
         self.score = score
+        self.keep = keep
         super().__init__(supported_entities=[entity], name=name)
 
     def load(self) -> None:  # noqa: D102
@@ -194,6 +198,7 @@ class ContextGroupRecognizer(LocalRecognizer):
             RecognizerResult(self.entity, m.start(g), m.end(g), self.score)
             for rx in self.regexes
             for m in rx.finditer(text)
+            if self.keep is None or self.keep(m.group(g))
         ]
 
 
@@ -216,6 +221,33 @@ def dob_recognizer() -> ContextGroupRecognizer:
     )
 
 
+#: A whole date (day, month and a four-digit year) standing alone, not part of a version, a time
+#: or a longer number.
+_WHOLE_DATE_RE = re.compile(rf"(?<![\w/.:-])({DATE_PATTERN})(?![\w/:-]|\.\d)", re.IGNORECASE)
+_YEAR = re.compile(r"(?<!\d)(19\d\d|20\d\d)(?!\d)")
+#: The youngest age whose whole date of birth is masked without a birth word.
+ADULT_AGE = 16
+
+
+def _birth_year_date(date: str) -> bool:
+    """The date's year makes it the birth date of somebody at least ``ADULT_AGE`` years old
+    (1900 to this year minus ``ADULT_AGE``)."""
+    m = _YEAR.search(date)
+    return m is not None and 1900 <= int(m.group()) <= dt.date.today().year - ADULT_AGE
+
+
+def old_date_recognizer() -> ContextGroupRecognizer:
+    """A whole date of a year at least ``ADULT_AGE`` years back, without a birth word ("Patient:
+    …, 1961-12-01", a passenger's ``"1957-10-19"``), as ``DATE_OF_BIRTH`` at a lower score. In the
+    development corpora every such date was somebody's birth date (forms, notes, passengers'
+    records; dates of orders, flights, visits and incidents are recent), and plain Presidio
+    masks every date. The year is read against the clock: a date turns old on its year's
+    change."""
+    return ContextGroupRecognizer(
+        "DATE_OF_BIRTH", (_WHOLE_DATE_RE,), 0.6, "OldDateRecognizer", keep=_birth_year_date
+    )
+
+
 def street_address_recognizer() -> ContextGroupRecognizer:
     """US/UK-style street lines ("418 Harrow Lane, Suite 12") and unit designators."""
     return ContextGroupRecognizer(
@@ -230,6 +262,7 @@ def custom_recognizers() -> list[LocalRecognizer]:
         card_last4_recognizer(),
         phone_context_recognizer(),
         dob_recognizer(),
+        old_date_recognizer(),
         street_address_recognizer(),
         *outsider_recognizers(),
     ]
@@ -249,11 +282,11 @@ def customer_id_recognizer() -> ContextGroupRecognizer:
     )
 
 
-#: A social-media handle in text ("thanks @fern_walker88", "@fern.walker88"): an account name,
-#: masked where it stands. Not an email's second half (no word character or dot before the
-#: "@"); a dot inside it, not at its end ("thanks @fern.").
+#: A social-media handle in text ("thanks @fern_walker88"): an account name, masked where it
+#: stands. Not an email's second half (no word character or dot before the "@").
 SOCIAL_HANDLE_RE = re.compile(
-    r"(?<![\w.@/])@[A-Za-z](?:[A-Za-z0-9_]|\.(?=[A-Za-z0-9_])){1,29}(?![\w@])"
+    r"(?<![\w.@/])@[A-Za-z][A-Za-z0-9_]{1,29}(?:\.[A-Za-z0-9_]+)*(?![\w@])"
+    r"|(?<![\w/])u/[A-Za-z0-9_-]{3,20}(?![\w/])"  # a Reddit user ("u/fern_walker")
 )
 
 

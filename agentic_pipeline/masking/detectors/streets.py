@@ -14,6 +14,7 @@ from presidio_analyzer import LocalRecognizer, RecognizerResult
 from presidio_analyzer.nlp_engine import NlpArtifacts
 
 from agentic_pipeline.masking.detectors.address_blocks import (
+    EIRCODE,
     NOT_STREET,
     after_street_spans,
     block_spans,
@@ -41,7 +42,8 @@ _STREET_WORD = (
     r"i)(?![\w'’])|"
     rf"[ld]['’][{_UP}][{_UP}{_LW}'’-]*)"
 )
-_HOUSE = r"\d{1,5}(?:\s?[a-zA-Z](?![\w]))?(?:\s?[/-]\s?\d{1,4}[a-zA-Z]?)?"
+#: A house number: "12", "12 a", "12-14", "12/3", a Dutch "221-H".
+_HOUSE = r"\d{1,5}(?:\s?[a-zA-Z](?![\w])|-[A-Za-z](?![\w-]))?(?:\s?[/-]\s?\d{1,4}[a-zA-Z]?)?"
 _EU_PREFIX = (
     r"Via|Viale|Piazza|Piazzale|Corso|Largo|Vicolo|Strada|Contrada|Borgo|Canale|Incrocio|Rotonda|"
     r"Salita|Stretto|Calle|C/|Avenida|Avda\.?|Trg|"
@@ -251,10 +253,11 @@ POSTCODE_RES: tuple[re.Pattern[str], ...] = (
     ),
     # CH/AT/BE/DK/NO four digits before the city, after a comma or line break
     re.compile(rf"(?:(?<=, )|(?<=,)|(?<=\n))[1-9]\d{{3}}(?![\w.,/-]){_CITY}"),
-    # a postcode closing an address line: "Brugg, 8021", "ORLANE, 13001", "Lipno, 2343"
+    # a postcode closing an address line: "Brugg, 8021", "ORLANE, 13001", "Lipno, 2343", an
+    # Eircode after a district's number ("Dublin 8, D08 …")
     re.compile(
-        rf"(?<=[{_UP}{_LW}], )(?:\d{{4,5}}|\d{{4,5}}-\d{{3}}|\d{{2}}-\d{{3}}|\d{{3}} \d{{2}}|"
-        r"[1-9]\d{3} ?[A-Z]{2})"
+        rf"(?:(?<=[{_UP}{_LW}], )(?:\d{{4,5}}|\d{{4,5}}-\d{{3}}|\d{{2}}-\d{{3}}|\d{{3}} \d{{2}}|"
+        rf"[1-9]\d{{3}} ?[A-Z]{{2}})|(?<=\w, ){EIRCODE})"
         r"(?=$|[\s,;?!)\"]|\.(?!\d))"
     ),
     # a postcode after a country or county name at the end of a line ("Australia 4671")
@@ -268,15 +271,15 @@ POSTCODE_RES: tuple[re.Pattern[str], ...] = (
     ),
     # a postcode after its name: "my zip code is 5211", "PLZ: 10115", "code postal 75001"
     re.compile(
-        r"(?i:(?<!\w)(?:zip(?:\s?code)?|post(?:al)?\s?code|postcode|plz|postleitzahl|"
+        r"(?i:(?<!\w)(?:zip(?:\s?code)?|post(?:al)?\s?code|postcode|plz|postleitzahl|eircode|"
         r"code\s+postal|c[oó]digo\s+postal|cap|c\.p\.)(?:\s+(?:is|was|ist|est|es|è))?)"
         r"\W{0,3}(\d{3,5}(?:[- ]\d{2,4})?|\d{2}-\d{3}|[A-Z]{1,2}\d[A-Z\d]? ?\d[A-Z]{2}|"
-        r"[1-9]\d{3} ?[A-Z]{2})(?![\w-])"
+        rf"[1-9]\d{{3}} ?[A-Z]{{2}}|{EIRCODE})(?![\w-])"
     ),
     # US ZIP after a state code ("Austin, TX 78701") or a city and comma ("Seattle, 98101")
     # (the state code is a word of its own and no label: not "ORDER 12345", "ID 12345")
     re.compile(r"(?<![\w-])(?P<city>[A-Z]{2}) (?P<code>\d{5}(?:-\d{4})?)(?![\w-])"),
-    re.compile(r"(?<=, )\d{5}(?:-\d{4})?(?=$|[\s,.;)])"),
+    re.compile(r"(?<=[^\W\d_], )\d{5}(?:-\d{4})?(?=$|[\s,.;)])"),
     # a postcode closing a line that is only a city and a two-letter region ("Budapest BU 1045",
     # "Vlierden NB 5076 PB")
     # (or a region code of one to three letters: "Oostduinkerke VWV 8433", "Muel Z 50450",

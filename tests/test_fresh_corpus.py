@@ -1,0 +1,91 @@
+"""The held-out corpus ``fresh-blind`` (``benchmarks/fresh_corpus/``): it loads through the
+harness loader, every label points at a real substring of its text, and it stays out of the name
+model's training. No value of the corpus is quoted here (the corpus-value test forbids it)."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+
+import pytest
+
+from benchmarks.masking_eval import corpora as C
+
+GENRES = {"form", "letter", "finance", "medical", "directory", "social", "probe", "agent_log"}
+
+
+@pytest.fixture(scope="module")
+def docs() -> list[C.LabelledText]:
+    return C.load(C.FRESH_BLIND)
+
+
+@pytest.fixture(scope="module")
+def records() -> list[dict]:
+    lines = C.FRESH_BLIND_FILE.read_text(encoding="utf-8").splitlines()
+    return [json.loads(line) for line in lines if line.strip()]
+
+
+def test_every_record_loads_with_its_labels(docs, records):
+    assert len(docs) == len(records) >= 300
+    assert len({d.doc_id for d in docs}) == len(docs)
+    for doc, rec in zip(docs, records, strict=True):
+        assert doc.text == rec["text"] and doc.corpus == C.FRESH_BLIND
+        # each label gives at least one span of its type and value
+        got = set(doc.values())
+        for label in rec["labels"]:
+            assert (label[0], label[1]) in got, (doc.doc_id, label[0])
+
+
+def test_spans_are_real_substrings_in_the_taxonomy(docs):
+    for doc in docs:
+        end = 0
+        for a, b, kind in doc.spans:
+            value = doc.text[a:b]
+            assert 0 <= end <= a < b <= len(doc.text), doc.doc_id  # sorted, no overlap
+            assert value == value.strip() and value, doc.doc_id
+            assert C.is_personal(kind) or kind in C.NON_PERSONAL or kind.startswith("OTHER:")
+            end = b
+
+
+def test_the_corpus_covers_the_genres_and_types_of_the_held_out_check(docs, records):
+    assert {r["genre"] for r in records} == GENRES
+    assert {r["lang"] for r in records} >= {"en", "fr", "de", "es", "it", "nl"}
+    kinds = Counter(k for d in docs for _, _, k in d.spans)
+    for kind in ("PERSON", "ADDRESS", "PHONE_NUMBER", "EMAIL_ADDRESS", "IBAN_CODE", "LOCATION"):
+        assert kinds[kind] >= 20, kind
+    ids = {k for k in kinds if C.is_id(k)}
+    assert {"ID:SSN", "ID:NPI", "ID:MEDICAL_RECORD", "ID:ROUTING_NUMBER", "ID:TAX_ID"} <= ids
+    assert sum(1 for d in docs if not d.spans) >= 10  # negatives: nothing to mask
+
+
+def test_a_label_not_in_its_text_is_an_error(tmp_path):
+    path = tmp_path / "c.jsonl"
+    rec = {"id": "t-1", "text": "Quillon Varbeck paid the invoice.", "labels": [["PERSON", "x"]]}
+    for labels in ([["PERSON", "Quillon Varbek"]], [["PERSON", "Quillon Varbeck", 1]]):
+        path.write_text(json.dumps({**rec, "labels": labels}) + "\n")
+        with pytest.raises(ValueError, match="not in the text"):
+            C.load_fresh_blind(path=path)
+    path.write_text(json.dumps({**rec, "labels": [["PERSN", "Quillon Varbeck"]]}) + "\n")
+    with pytest.raises(ValueError, match="taxonomy"):
+        C.load_fresh_blind(path=path)
+    # case-sensitive and word-bounded: the verb and a longer word are not the name
+    text = "Will said he will visit Willowbrook; Will Quell called."
+    path.write_text(
+        json.dumps({"id": "t-2", "text": text, "labels": [["PERSON", "Will", 0]]}) + "\n"
+    )
+    (doc,) = C.load_fresh_blind(path=path)
+    assert doc.spans == [(0, 4, "PERSON")]
+    path.write_text(json.dumps({"id": "t-3", "text": text, "labels": [["PERSON", "Will"]]}) + "\n")
+    (doc,) = C.load_fresh_blind(path=path)
+    assert [doc.text[a:b] for a, b, _ in doc.spans] == ["Will", "Will"]
+    assert doc.spans[1][0] == text.index("Will Quell")
+
+
+def test_held_out_corpus_is_not_trained_on():
+    """Not among the corpora the name model is built from (``TEXT_CORPORA``/``TAU_CORPORA``,
+    what ``names.build.corpus_names`` returns)."""
+    from agentic_pipeline.masking.names import build
+
+    assert C.FRESH_BLIND in C.HELD_OUT_CORPORA and C.FRESH_BLIND in C.LOADERS
+    assert C.FRESH_BLIND not in (*C.TEXT_CORPORA, *C.TAU_CORPORA)
+    assert C.FRESH_BLIND not in build.corpus_names()
