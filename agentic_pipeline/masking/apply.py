@@ -18,8 +18,9 @@ from agentic_pipeline.masking.detectors.labels import (
     id_value_ok,
     label_entity,
 )
-from agentic_pipeline.masking.detectors.numbers import PHONE_CONTEXT_WORDS
+from agentic_pipeline.masking.detectors.numbers import phone_context_before
 from agentic_pipeline.masking.detectors.presidio_set import predefined_types
+from agentic_pipeline.masking.detectors.redacted import HIDDEN_DIGITS, REDACTED_DETECTOR
 from agentic_pipeline.masking.engine import Span
 from agentic_pipeline.masking.episode import NAME_SPLIT, PROPAGATE, SCAN_KNOWN, Episode
 from agentic_pipeline.masking.json_walker import dump_like, key_entity, last_key, walk
@@ -298,7 +299,8 @@ class Partition:
         taken = [(t.start(), t.end()) for t in TOKEN_RE.finditer(text)]  # sorted, disjoint
         chosen: list[Span] = []
         for sp in sorted(spans, key=priority):
-            for a, b in uncovered(text, sp[0], sp[1], taken):
+            keep = HIDDEN_DIGITS if sp[4] == REDACTED_DETECTOR else ""  # "****7712" whole
+            for a, b in uncovered(text, sp[0], sp[1], taken, keep):
                 chosen.append((a, b, *sp[2:]))
                 bisect.insort(taken, (a, b))
         if not chosen:
@@ -392,7 +394,7 @@ def plausible(text: str, span: Span) -> bool:
         if text[e : e + 1] == ":" and len(words) == 1 and not_a_name_word(words[0]):
             return False  # a field label ("Phone:"); a speaker ("Tom: ...") stays a name
     if et == "PHONE_NUMBER" and det not in _TRUSTED_PHONE and value.isdigit():
-        return PHONE_CONTEXT_WORDS.search(text, max(0, s - 40), s) is not None
+        return phone_context_before(text, s)
     if et in LOOSE_ID_TYPES and det not in LABELLED_DETECTORS:
         return _THING_BEFORE.search(text, max(0, s - 40), s) is None  # "item 8812093345"
     return True
@@ -434,10 +436,11 @@ def priority(span: Span) -> tuple[float, int, str, str, int, int]:
 
 
 def uncovered(
-    text: str, start: int, end: int, taken: list[tuple[int, int]]
+    text: str, start: int, end: int, taken: list[tuple[int, int]], keep: str = ""
 ) -> list[tuple[int, int]]:
-    """Pieces of ``[start, end)`` not covered by ``taken`` (whitespace-trimmed, >= 2 chars), so a
-    lower-priority span that partly overlaps a better one still masks the rest.
+    """Pieces of ``[start, end)`` not covered by ``taken`` (trimmed to letters, digits and the
+    characters of ``keep``, >= 2 chars), so a lower-priority span that partly overlaps a better
+    one still masks the rest.
 
     ``taken`` holds disjoint intervals sorted by start: only the ones overlapping ``[start, end)``
     are looked at (bisection), so a string with thousands of detections stays linear.
@@ -456,9 +459,9 @@ def uncovered(
         pieces.append((pos, end))
     out = []
     for a, b in pieces:
-        while a < b and not text[a].isalnum():
+        while a < b and not (text[a].isalnum() or text[a] in keep):
             a += 1
-        while b > a and not text[b - 1].isalnum():
+        while b > a and not (text[b - 1].isalnum() or text[b - 1] in keep):
             b -= 1
         if b - a >= 2:
             out.append((a, b))

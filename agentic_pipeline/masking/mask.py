@@ -289,7 +289,7 @@ def _known_answers(
         if episode_ids[prev] != episode_ids[row] or len(plan[row][1]) > _ANSWER_CHARS:
             continue
         question = plan[prev][1].rstrip()
-        et = asked_label(question[question.rfind("\n") + 1 :]) if "?" in question else None
+        et = asked_label(question[question.rfind("\n") + 1 :])
         where = answer_value(plan[row][1], et) if et else None
         if where is not None:
             value = plan[row][1][where[0] : where[1]]

@@ -27,7 +27,9 @@ _KEY_RULES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
             "PERSON",
         ),
         (
-            r"(?:\w+_)?(?:dob|date_?of_?birth|birth_?date|birth_?day|birthdate|birthday)",
+            r"(?:\w+_)?(?:dob|date_?of_?birth|birth_?date|birth_?day|birthdate|birthday)"
+            r"|geburtsdatum|date_de_naissance|fecha_de_nacimiento|data_di_nascita|geboortedatum"
+            r"|data_urodzenia",
             "DATE_OF_BIRTH",
         ),
         (r"(?:card_?)?last_?(?:four|4)(?:_digits)?|card_?last_?(?:four|4)", "CARD_LAST4"),
@@ -56,7 +58,12 @@ _KEY_RULES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"(?:\w+_)?address\w*|street\w*|addr\d*|house_?number|apartment|apt", "STREET_ADDRESS"),
         # a city alone is no personal data (a flight's origin); one beside a street or postcode
         # is masked as part of the address (``addresses.address_part``, the JSON walker)
-        (r"home_?(?:city|town)|hometown|birth_?place|place_of_birth", "LOCATION"),
+        (
+            r"home_?(?:city|town)|hometown|birth_?place|place_of_birth|geburtsort"
+            r"|lieu_de_naissance|lugar_de_nacimiento|luogo_di_nascita|geboorteplaats"
+            r"|miejsce_urodzenia",
+            "LOCATION",
+        ),
         (r"password|passwd|secret|api_?key|access_?token|refresh_?token", "CREDENTIAL"),
     )
 )

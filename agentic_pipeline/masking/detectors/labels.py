@@ -80,6 +80,11 @@ def _id_words() -> str:
     return "|".join(re.escape(w) + (r"(?!\w)" if w[-1].isalnum() else "") for w in words)
 
 
+#: "is" between a label and its value, in English and the main European languages ("Steuer-ID
+#: ist …", "mi NIF es …", "le numéro est …", "codice fiscale è …", "numer PESEL jest …").
+_COPULA = r"\b(?:is|was|ist|lautet|war|est|était|es|era|è|jest)\b"
+
+
 @lru_cache(maxsize=1)
 def id_label_re() -> re.Pattern[str]:
     """``label [id words] [:|#|=|is] value``; group ``label`` and group ``value``."""
@@ -87,8 +92,9 @@ def id_label_re() -> re.Pattern[str]:
     return re.compile(
         rf"(?i)(?<![\w@.])(?P<label>{_label_alternation()})(?![^\W_])\.?"  # "Lic.", "Acct."
         rf"(?:[ \t_-]*(?:{idw}))*"  # "number", "no.", "#", "ID", a key's "_no"
-        r"[ \t]*(?:[:=#]|\bis\b|\bwas\b|-(?=[ \t]))?[ \t]*(?:\bis\b[ \t]*)?"
-        r"[#'\"“‘(*]?(?P<value>[A-Za-z0-9](?:[A-Za-z0-9./-]|[ ](?=[A-Za-z]*\d))*[A-Za-z0-9])"
+        rf"[ \t]*(?:[:=#]|{_COPULA}|-(?=[ \t]))?[ \t]*(?:{_COPULA}[ \t]*)?"
+        r"[#'\"“‘(*]?(?P<value>[A-Za-z0-9]"
+        r"(?:[A-Za-z0-9./-]|[ ](?=[A-Za-z]*\d)|[ ](?=(?-i:[A-Z])[ ]\d{3}))*[A-Za-z0-9])"
     )
 
 
@@ -147,15 +153,16 @@ def _handle_alternation() -> str:
 def near_label_re() -> re.Pattern[str]:
     """An id a few words after its label, in one clause ("account details like 30120045",
     "the card number ending in *4471"): ``label``, ``gap`` (up to four words without digits)
-    and ``value`` (five digits in a row at least), or ``tail`` (the last digits after "ending
-    in")."""
+    and ``value`` (five digits in a row, or four among letters and hyphens), or ``tail`` (the
+    last digits after "ending in")."""
     return re.compile(
         rf"(?i)(?<![\w@.])(?P<label>{_label_alternation()})(?!\w)"
         rf"(?:[ \t]*(?:{_id_words()}))*"
         r"(?P<gap>(?:[ \t,]+[^\W\d][^\W\d'’-]*){1,4}?)[ \t,:]+"
         r"(?:(?P<ending>(?<=ending in )|(?<=ending with )|(?<=ends in )|(?<=ends with ))"
         r"[*xX•·.\- ]{0,12}(?P<tail>\d{2,6})(?!\d)"
-        r"|[#*]?(?P<value>(?=[A-Za-z0-9-]*\d{5})[A-Za-z0-9][A-Za-z0-9-]{3,38}[A-Za-z0-9])"
+        r"|[#*]?(?P<value>(?=[A-Za-z0-9-]*\d{5}|(?:[A-Za-z-]*\d){4})"
+        r"[A-Za-z0-9][A-Za-z0-9-]{3,38}[A-Za-z0-9])"
         r"(?![\w@]))"
     )
 
@@ -244,16 +251,45 @@ def _handles(text: str, entities: list[str]) -> list[RecognizerResult]:
     ]
 
 
+#: A request that asks for a value without a question mark ("Please enter the verification
+#: code.", "Kindly share your member ID.").
+_REQUEST = re.compile(
+    r"(?i)\b(?:please|kindly|pls)\b[^.?!\n]{0,20}?\b(?:provide|share|give|send|enter|type|"
+    r"confirm|tell|read|verify)\b"
+)
+
+
+#: A code asked for without its full label, with what says it is a one-time code around it
+#: ("Please enter the code we sent for verification."); "What is the discount code?" is none.
+_CODE_ASKED = re.compile(r"(?i)\b(?:code|pin)\b")
+_CODE_SENT = re.compile(
+    r"(?i)\b(?:verif\w*|one[- ]time|otp|sms|text(?:ed)?|sent|e-?mailed|login|2fa|mfa|"
+    r"authenticat\w*|sign[- ]?in)\b"
+)
+
+
+_CODE_OF_A_THING = re.compile(
+    r"(?i)\b(?:discount|promo|promotional|coupon|voucher|gift|referral|zip|postal|post|area|"
+    r"country|error|status|product|tracking|booking|reservation|confirmation|qr|bar|source)"
+    r"[ -]?code\b"
+)
+
+
 def asked_label(question: str) -> str | None:
-    """The type a question asks for ("Could you share your policy number?" -> ``INSURANCE_ID``,
-    "What is your username?" -> ``USER_ID``): the id or login label nearest its last question
-    mark, else ``None`` ("What is your order ID?": a thing's)."""
-    if "?" not in question:
+    """The type a question or request asks for ("Could you share your policy number?" ->
+    ``INSURANCE_ID``, "What is your username?" -> ``USER_ID``, "Please enter your one-time
+    code." -> ``CREDENTIAL``): the id or login label nearest its last question mark (in the
+    request), else ``None`` ("What is your order ID?": a thing's)."""
+    if "?" in question:
+        q = question[: question.rindex("?")]
+    elif (request := _REQUEST.search(question)) is not None:
+        q = question[request.start() :]
+    else:
         return None
-    q = question[: question.rindex("?")]
     found = list(question_label_re().finditer(q))
     if not found:
-        return None
+        one_time = _CODE_ASKED.search(q) and _CODE_SENT.search(question)
+        return "CREDENTIAL" if one_time and not _CODE_OF_A_THING.search(q) else None
     m = found[-1]
     if m.group("handle"):
         return "USER_ID"
@@ -279,7 +315,7 @@ def answer_value(answer: str, entity_type: str) -> tuple[int, int] | None:
 def _answers(text: str, entities: list[str]) -> list[RecognizerResult]:
     """The id or login name in the line right after a question that asks for it ("Can you give
     me your member ID?" / "Sure, it's QX77120B"), within one text."""
-    if "?" not in text or "\n" not in text:
+    if "\n" not in text:
         return []
     out = []
     lines = text.split("\n")
@@ -358,10 +394,39 @@ def label_entity(label: str, ids_first: bool = False) -> str | None:
     return None
 
 
+#: The last one to three words of a text ("... your order", "Policy").
+_LAST_WORDS = re.compile(r"(?:[^\W\d_][\w'’]*[ \t_-]+){0,2}[^\W\d_][\w'’]*[ \t]*$")
+
+
+def ends_with_id_label(text: str) -> bool:
+    """Whether ``text`` ends with the label of a person's id or with a thing's word, and maybe
+    id words and a colon ("... your order", "SKU", "Policy no.: "): what follows it, or what a
+    "number" after it numbers, is no phone ("order number 55012345", "SKU 8812-4471-09")."""
+    m = _LAST_WORDS.search(text[-60:].rstrip(" \t#:.=-"))
+    if m is None:
+        return False
+    words = m.group().split()
+    idw = _id_word_set()
+    while len(words) > 1 and words[-1].lower().rstrip(".") in idw:
+        words.pop()  # "order no", "SKU number"
+    for k in range(len(words)):
+        phrase = " ".join(words[k:])
+        if _THING_WORD_IN.fullmatch(phrase):
+            return True
+        if label_entity(phrase, ids_first=True) not in (None, "PERSON"):
+            return True
+    return False
+
+
+@lru_cache(maxsize=1)
+def _id_word_set() -> frozenset[str]:
+    return frozenset(w.lower().rstrip(".") for w in data_file("labels.yaml")["id_words"])
+
+
 def _label_with_id_words(words: list[str]) -> str | None:
     """The id type of a label phrase optionally followed by id words ("policy no", "member id")."""
     ids = id_labels()
-    idw = {w.rstrip(".") for w in (x.lower() for x in data_file("labels.yaml")["id_words"])}
+    idw = _id_word_set()
     while words:
         et = ids.get(" ".join(words))
         if et is not None:
@@ -373,12 +438,18 @@ def _label_with_id_words(words: list[str]) -> str | None:
 
 
 def _starts_with_a_word(value: str) -> bool:
-    """A value of several parts whose first part is a lower-case English word ("has 25000" after
-    "account"): a sentence goes on, no id."""
-    first = value.split(" ", 1)[0]
-    if first == value or not first.isalpha() or not first.islower():
+    """A value of several parts whose first part is a lower-case word ("has 25000" after
+    "account", "expires 2031-05-01" after "passport"), or one of which is a date: a sentence
+    goes on, no id."""
+    parts = value.split(" ")
+    first = parts[0]
+    if len(parts) == 1:
         return False
-    return first in STOP_WORDS or is_vocabulary(first)
+    if any(_is_date(p) for p in parts):
+        return True
+    if not first.isalpha() or not first.islower():
+        return False
+    return len(first) >= 3 or first in STOP_WORDS or is_vocabulary(first)
 
 
 class IdLabelRecognizer(LocalRecognizer):
@@ -427,10 +498,17 @@ _FIELD_LINE = re.compile(
 _NAME_VALUE = re.compile(r"[^\W\d_][^\W\d_'’.-]*(?:[ \t]+[^\W\d_][^\W\d_'’.-]*){0,3}\.?")
 
 
+#: Types masked only under their label (a place is no personal data alone, a place of birth or a
+#: home town under its label is): reported whether or not the analysis asks for them.
+LABEL_ONLY_TYPES = frozenset({"LOCATION"})
+
+
 class FieldLabelRecognizer(LocalRecognizer):
     """The value of a ``label: value`` line whose label names personal data: a person's name
     ("Payee: Ruth Okafor", "Account holder: ..."), or any type the JSON key rules know ("email",
-    "phone", "street", "date of birth", ...). A bare "Name:" scores ``BARE_NAME_SCORE``."""
+    "phone", "street", "date of birth", "place of birth", "password"...), as the JSON key rule
+    masks it.
+    A bare "Name:" scores ``BARE_NAME_SCORE``."""
 
     def __init__(self) -> None:
         super().__init__(
@@ -441,6 +519,8 @@ class FieldLabelRecognizer(LocalRecognizer):
                 "STREET_ADDRESS",
                 "DATE_OF_BIRTH",
                 "USER_ID",
+                "CREDENTIAL",
+                *sorted(LABEL_ONLY_TYPES),
             ],
             name="FieldLabelRecognizer",
         )
@@ -463,9 +543,13 @@ class FieldLabelRecognizer(LocalRecognizer):
             et = label_entity(label)
             if et != "PERSON":
                 et = key_entity(label)
-            if et not in self.supported_entities or (entities and et not in entities):
+            if et not in self.supported_entities:
+                continue
+            if entities and et not in entities and et not in LABEL_ONLY_TYPES:
                 continue
             start = m.start("value") + m.group("value").find(value)
+            if et == "CREDENTIAL" and (" " in value or len(value) < 4):
+                continue  # "Password: see the vault", "PIN: n/a": no secret written here
             if et == "PERSON":
                 name = _NAME_VALUE.match(value)
                 if name is None or len(name.group().rstrip(".")) < 2:

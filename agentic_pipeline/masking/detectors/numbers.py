@@ -24,6 +24,7 @@ import phonenumbers
 from presidio_analyzer import LocalRecognizer, RecognizerResult
 from presidio_analyzer.nlp_engine import NlpArtifacts
 
+from agentic_pipeline.masking.detectors.labels import ends_with_id_label
 from agentic_pipeline.pii_patterns import IBAN_LENGTHS, luhn_valid
 
 #: Regions whose national formats (no "+") the phone matcher tries; international "+"/"00"
@@ -86,6 +87,20 @@ def _ctx_before(text: str, start: int, rx: re.Pattern[str], width: int = 40) -> 
     return rx.search(text, max(0, start - width), start) is not None
 
 
+#: Phone words that only say "number": phone context unless an id's label or a thing's word
+#: stands right before them ("order number 55012345", "identification no. 987654321").
+_NUMBER_WORDS = frozenset({"number", "no", "nr", "nr.", "numéro", "numero", "nummer"})
+
+
+def phone_context_before(text: str, start: int, width: int = 40) -> bool:
+    """A phone word in the ``width`` characters before ``start`` (``_PHONE_CTX_RE``), other
+    than a bare "number" that numbers an id or a thing."""
+    for m in _PHONE_CTX_RE.finditer(text, max(0, start - width), start):
+        if m.group().lower() not in _NUMBER_WORDS or not ends_with_id_label(text[: m.start()]):
+            return True
+    return False
+
+
 class IntlPhoneRecognizer(LocalRecognizer):
     """Phone numbers of any region: ``phonenumbers.PhoneNumberMatcher`` (VALID leniency) over the
     main regions, plus digit runs of 6-15 digits after a phone context word.
@@ -116,7 +131,9 @@ class IntlPhoneRecognizer(LocalRecognizer):
             digits = sum(c.isdigit() for c in raw)
             if not 6 <= digits <= 15 or _DATE_LIKE_RE.match(raw) or _AMOUNT_LIKE_RE.match(raw):
                 continue
-            context = _ctx_before(text, s, _PHONE_CTX_RE) or _PHONE_AFTER_RE.match(text, e)
+            context = phone_context_before(text, s) or _PHONE_AFTER_RE.match(text, e)
+            if not context and ends_with_id_label(text[max(0, s - 60) : s]):
+                continue  # "SKU 8812-4471-09", "policy no. 0151 2345678": another label's value
             intl = raw.startswith(("+", "00"))
             separated = _SEPARATED_RE.search(raw) is not None
             if context and digits >= 6:
@@ -258,9 +275,20 @@ _ID_WORDS = (
 )
 #: Ids of things (orders, items, flights...) are kept: no id word alone is person context.
 ID_CONTEXT_RE = re.compile(
-    rf"(?i)(?<!\w)(?:{_ID_WORDS})(?!\w)[^\w\n]{{0,4}}(?:(?:is|number|no|nr|ist|est|es|è|:)\W{{0,3}})?"
+    rf"(?i)(?<!\w)(?:{_ID_WORDS})(?!\w)[^\w\n]{{0,4}}"
+    r"(?:(?:(?:is|number|no|nr|ist|est|es|è|jest)(?!\w)|:)\W{0,3})?"
     r"((?=[A-Z0-9 .\-/]*\d)[A-Z0-9](?:[A-Z0-9.\-/]|\s(?=\d)){4,20}[A-Z0-9])(?![\w-])"
 )
+
+
+def _sentence_or_date(value: str) -> bool:
+    """A value after an id word that is a date, or a sentence going on ("expires 2031-05-01"
+    after "passport": a lower-case word first), not an id ("AB 12 34 56 C", "PAE 441209")."""
+    chunks = value.split()
+    first = chunks[0]
+    if len(chunks) > 1 and first.isalpha() and not first.isupper():
+        return True
+    return any(_DATE_LIKE_RE.match(c) for c in chunks)
 
 
 class NationalIdRecognizer(LocalRecognizer):
@@ -285,6 +313,6 @@ class NationalIdRecognizer(LocalRecognizer):
                 out[(m.start(), m.end())] = 0.85
         for m in ID_CONTEXT_RE.finditer(text):
             val = m.group(1)
-            if sum(c.isdigit() for c in val) >= 5 and not _DATE_LIKE_RE.match(val):
+            if sum(c.isdigit() for c in val) >= 5 and not _sentence_or_date(val):
                 out.setdefault((m.start(1), m.end(1)), 0.8)
         return [RecognizerResult("ID_DOCUMENT", s, e, sc) for (s, e), sc in sorted(out.items())]

@@ -238,7 +238,7 @@ def _birth_year_date(date: str) -> bool:
 
 def old_date_recognizer() -> ContextGroupRecognizer:
     """A whole date of a year at least ``ADULT_AGE`` years back, without a birth word ("Patient:
-    …, 1961-12-01", a passenger's ``"1958-04-02"``), as ``DATE_OF_BIRTH`` at a lower score. In the
+    …, 1961-12-01", a passenger's ``"1957-10-19"``), as ``DATE_OF_BIRTH`` at a lower score. In the
     development corpora every such date was somebody's birth date (forms, notes, passengers'
     records; dates of orders, flights, visits and incidents are recent), and plain Presidio
     masks every date. The year is read against the clock: a date turns old on its year's

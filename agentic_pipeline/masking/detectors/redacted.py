@@ -21,18 +21,25 @@ from agentic_pipeline.masking.detectors.data_files import data_file
 
 #: Characters that stand for a hidden digit.
 _HID = r"[Xx*•#]"
+#: The ones that are no letter: kept inside the masked span of a partly redacted id.
+HIDDEN_DIGITS = "*•#"
+REDACTED_DETECTOR = "RedactedIdRecognizer"
 #: An SSN with its area and group hidden: "XXX-XX-1234", "*** ** 1234".
 _SSN = re.compile(rf"(?<![\w*•#-]){_HID}{{3}}[- ]?{_HID}{{2}}[- ]?(\d{{4}})(?![\w-])")
 #: A card number with its middle hidden: "************4471", "4532 **** **** 4471",
-#: "XXXX-XXXX-XXXX-4471" (13 to 19 characters of digits and mask characters).
+#: "XXXX-XXXX-XXXX-4471" (13 to 24 characters of digits and mask characters).
 _CARD = re.compile(
     rf"(?<![\w*•#-])(?:\d{{4,6}}[- ]?)?(?:{_HID}{{4}}[- ]?){{1,3}}{_HID}{{0,4}}[- ]?\d{{4}}"
     r"(?![\w-])"
-    rf"|(?<![\w*•#-])\d{{0,6}}{_HID}{{6,15}}\d{{2,4}}(?![\w-])"
+    rf"|(?<![\w*•#-])\d{{0,6}}{_HID}{{6,18}}\d{{2,4}}(?![\w-])"
 )
+#: Longest masked card display: 19 digits, and a few mask characters more (a display does not
+#: always keep the number's length: "5210************3318" hides 12 for 8).
+_CARD_DISPLAY_MAX = 24
 #: Score of a partly redacted id: the shape says what it is (above "card 4929" read as the
-#: last four digits).
-REDACTED_SCORE = 0.85
+#: last four digits, and above an id label's value, "5210" of "card number 5210****…3318": the
+#: whole display is one token).
+REDACTED_SCORE = 0.88
 #: Score of a UPI address: above spaCy, below checksummed patterns.
 UPI_SCORE = 0.8
 
@@ -54,7 +61,7 @@ def redacted_matches(text: str) -> list[tuple[int, int, str]]:
     out = [(m.start(), m.end(), "US_SSN") for m in _SSN.finditer(text)]
     for m in _CARD.finditer(text):
         compact = re.sub(r"[- ]", "", m.group())
-        if 13 <= len(compact) <= 19 and _digits(compact) <= 10:
+        if 13 <= len(compact) <= _CARD_DISPLAY_MAX and _digits(compact) <= 10:
             out.append((m.start(), m.end(), "CREDIT_CARD"))
     out += [(m.start(), m.end(), "BANK_ACCOUNT") for m in upi_re().finditer(text)]
     return out
@@ -66,7 +73,7 @@ class RedactedIdRecognizer(LocalRecognizer):
     ENTITIES = ("US_SSN", "CREDIT_CARD", "BANK_ACCOUNT")
 
     def __init__(self) -> None:
-        super().__init__(supported_entities=list(self.ENTITIES), name="RedactedIdRecognizer")
+        super().__init__(supported_entities=list(self.ENTITIES), name=REDACTED_DETECTOR)
 
     def load(self) -> None:  # noqa: D102
         pass

@@ -1,0 +1,286 @@
+"""Issue #21 (Deliver 1-2): structured ids found by their label in the formats agents' logs carry
+(forms, letters, statements, medical notes, provider directories, YAML, Python-repr dicts, one-line
+probes), in English and the main European languages, and the ids of things kept in clear.
+
+Every sentence and value here is invented for this test (no corpus value).
+"""
+
+import json
+
+import pytest
+from conftest import masked_cells
+
+from agentic_pipeline.masking import Masker
+from agentic_pipeline.masking.detectors import label_entity
+from agentic_pipeline.masking.detectors.redacted import redacted_matches
+
+KEY = "ids-test-key-0123456789abcdef0123456789abcd"
+
+
+@pytest.fixture(scope="module")
+def masker():
+    with Masker(key=KEY, n_workers=1) as m:
+        yield m
+
+
+def _one(masker, text: str, role: str = "user") -> str:
+    (out,) = masked_cells(masker, (role, text))
+    return out
+
+
+def test_a_place_of_birth_under_its_label_is_masked_as_under_its_json_key(masker):
+    """A ``label: value`` line and a JSON key name the same personal place; a place named
+    alone in prose stays (a destination is no personal data)."""
+    line, key = masked_cells(
+        masker,
+        ("tool", "Applicant: Obiora Fenwick\nPlace of birth: Tamale\nHome town: Sekondi"),
+        ("tool", json.dumps({"place_of_birth": "Tamale", "city": "Tamale"})),
+    )
+    prose = _one(masker, "The ferry to Lisbon leaves at nine.")
+    assert "Tamale" not in line and "Sekondi" not in line
+    assert "Place of birth: <LOCATION_" in line
+    token = line.split("Place of birth: ")[1].split(">")[0] + ">"
+    assert json.loads(key)["place_of_birth"] == token  # same value, same token
+    assert json.loads(key)["city"] == "Tamale"
+    assert prose == "The ferry to Lisbon leaves at nine."
+
+
+@pytest.mark.parametrize(
+    "display",
+    ["************3318", "5210************3318", "4716 **** **** 3318", "••••••••••••3318"],
+)
+def test_a_partly_masked_card_display_is_one_token_with_its_stars(masker, display):
+    out = _one(masker, f"Card on file: {display} (debit), number '{display}' again.")
+    assert "3318" not in out and "*" not in out and "•" not in out
+    assert out.count("<CREDIT_CARD_") == 2 and out.startswith("Card on file: <CREDIT_CARD_")
+
+
+def test_redacted_card_displays_longer_than_a_card_are_found():
+    """A display keeps the last digits, not always the number's length (12 stars for 8)."""
+    text = "paid with 5210************3318 today"
+    assert [(text[s:e], et) for s, e, et in redacted_matches(text)] == [
+        ("5210************3318", "CREDIT_CARD")
+    ]
+    assert redacted_matches("note ****** 12") == []  # too short for a card
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "entity"),
+    [
+        ("Police report number 661204873-KX was filed on Monday.", "661204873-KX", "REFERENCE_ID"),
+        ("Crime reference number: 5521/24/QT is on the form.", "5521/24/QT", "REFERENCE_ID"),
+        ("Suspect identification number 448810273-ZA noted.", "448810273-ZA", "ID_DOCUMENT"),
+        ("Tax Identification Number 'TNQ88Z7710' appeared in the scan.", "TNQ88Z7710", "TAX_ID"),
+        ("My visa number is R6620193 for the trip.", "R6620193", "ID_DOCUMENT"),
+        ("Use visa H3390172 for the consular check.", "H3390172", "ID_DOCUMENT"),
+        ("Residence permit: ZK-7720-9913", "ZK-7720-9913", "ID_DOCUMENT"),
+    ],
+)
+def test_ids_with_suffixes_and_new_labels_are_masked_whole(masker, text, value, entity):
+    out = _one(masker, text)
+    for part in value.replace("/", "-").split("-"):
+        assert part not in out, part
+    assert f"<{entity}_" in out
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "kept"),
+    [
+        ("Meine Steuer-ID ist 58 120 447 391, bitte notieren.", "447 391", " ist <"),
+        ("Sozialversicherungsnummer 65 170839 J 004 liegt vor.", "J 004", " liegt vor."),
+        ("Le numéro de sécurité sociale est 1 78 02 69 123 456 12.", "456 12", " est <"),
+        ("Su número de la seguridad social es 281077412290.", "281077412290", " es <"),
+        ("Il codice fiscale è VRDLGU77H18F205Q.", "VRDLGU77H18F205Q", " è <"),
+        ("Mijn BSN is 204417128 en mijn IBAN NL91ABNA0417164300.", "204417128", " is <"),
+        ("Numer PESEL to 90090515836, numer dowodu AYZ441209.", "AYZ441209", "Numer PESEL"),
+        ("Mi NIF es 77120448K y mi NIE Y4471209L.", "Y4471209L", " es <"),
+    ],
+)
+def test_european_labels_in_prose(masker, text, value, kept):
+    out = _one(masker, text)
+    assert value not in out and kept in out, out
+    assert not any(ch.isdigit() for ch in out.replace("_", " ").split("<")[0][-3:])
+
+
+def test_one_time_codes_are_masked_after_their_label_and_in_the_answer(masker):
+    asked, told = masked_cells(
+        masker,
+        ("assistant", "I sent a verification code to your phone. Can you read it to me?"),
+        ("user", "Sure, it's 730418."),
+    )
+    line = _one(masker, "Your one-time code is 552907; it expires in 10 minutes.")
+    assert "730418" not in told and "<CREDENTIAL_" in told
+    assert "552907" not in line and line.endswith("; it expires in 10 minutes.")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Order number: 66120334 for your records.",
+        "Item no. 77120983 is back in stock.",
+        "Invoice #55012 paid. Order ID: 99812771.",
+        "Booking reference QW7R2T, seat 22A, gate C14.",
+        "Reservation code: LM88120 for two nights.",
+    ],
+)
+def test_ids_of_things_stay_in_clear(masker, text):
+    """A bare "number" after a thing's word is no phone context ("order number 66120334")."""
+    assert _one(masker, text) == text
+
+
+def test_a_number_word_after_a_phone_word_is_still_a_phone(masker):
+    out = _one(masker, "Call me on number 66120334 tomorrow, or my contact number 07700900461.")
+    assert "66120334" not in out and "07700900461" not in out
+    assert out.startswith("Call me on number <PHONE_NUMBER_")
+
+
+def test_ends_with_id_label():
+    from agentic_pipeline.masking.detectors.labels import ends_with_id_label
+
+    assert ends_with_id_label("please check your order ")
+    assert ends_with_id_label("SKU ")
+    assert ends_with_id_label("Policy no.: ")
+    assert ends_with_id_label("the Customer")
+    assert not ends_with_id_label("call me on ")
+    assert not ends_with_id_label("my contact ")
+
+
+@pytest.mark.parametrize(
+    ("label", "expected"),
+    [
+        ("Tax Identification Number", "TAX_ID"),
+        ("visa_number", "ID_DOCUMENT"),
+        ("numéro de sécurité sociale", "ID_DOCUMENT"),
+        ("Sozialversicherungsnummer", "ID_DOCUMENT"),
+        ("verification_code", "CREDENTIAL"),
+        ("crime reference", "REFERENCE_ID"),
+        ("reservation code", None),
+    ],
+)
+def test_new_labels_name_their_type(label, expected):
+    assert label_entity(label, ids_first=True) == expected
+
+
+def test_ids_in_the_formats_of_agents_logs(masker):
+    """A YAML record, a European CSV statement, a Python-repr dict, a JSON payload, a medical
+    note and a provider directory line: every id masked, amounts and dates kept."""
+    yaml_cell, csv_cell, repr_cell, json_cell, note, directory = masked_cells(
+        masker,
+        (
+            "tool",
+            "patient:\n  name: Ilse Marchetti\n  mrn: RT-550917\n  nhs_number: 943 476 5919\n"
+            "  insurance:\n    member_id: WB8803317",
+        ),
+        (
+            "tool",
+            "Name;IBAN;Steuer-ID;Kundennummer;Betrag\n"
+            "Gesa Tiedemann;DE44500105175407324931;61 204 118 395;KD-55120;120,50",
+        ),
+        ("tool", repr({"codice_fiscale": "BNCLRA82M55L219X", "nif": "B7730921", "note": "ok"})),
+        (
+            "tool",
+            json.dumps({"payee": {"bsn": "318840274", "rekeningnummer": "NL02ABNA0123456789"}}),
+        ),
+        (
+            "user",
+            "Seen: Rhian Castellvi, MRN 00918822, DOB 02/11/1958, Dr. Olu Banjo (NPI 1588667638).",
+        ),
+        ("tool", "Dr. Ana Kovač | NPI: 1639281746 | DEA: BK7712093 | State license 5530-NY"),
+    )
+    for raw in ("RT-550917", "943 476 5919", "WB8803317"):
+        assert raw not in yaml_cell, raw
+    for raw in ("DE44500105175407324931", "61 204", "118 395", "KD-55120"):
+        assert raw not in csv_cell, raw
+    assert csv_cell.endswith(";120,50")
+    assert "BNCLRA82M55L219X" not in repr_cell and "B7730921" not in repr_cell
+    assert "'note': 'ok'" in repr_cell
+    assert "318840274" not in json_cell and "NL02ABNA" not in json_cell
+    for raw in ("00918822", "1588667638", "1958"):
+        assert raw not in note, raw
+    for raw in ("1639281746", "BK7712093", "5530-NY"):
+        assert raw not in directory, raw
+
+
+def test_an_id_given_after_a_request_without_a_question_mark(masker):
+    """ "Please share your member ID." asks as much as "Could you share your member ID?"."""
+    asked, told, transcript = masked_cells(
+        masker,
+        ("assistant", "Thanks. Please share your member ID so I can pull up the plan."),
+        ("user", "Sure: HVX448120"),
+        (
+            "tool",
+            "[09:02] Agent: Kindly enter the one-time code from the text message.\n"
+            "[09:03] Caller: It is 608813.\n[09:04] Agent: Thank you, 2 items found.",
+        ),
+    )
+    assert "HVX448120" not in told and "<INSURANCE_ID_" in told
+    assert "608813" not in transcript and transcript.endswith("Thank you, 2 items found.")
+
+
+def test_birth_places_dates_and_customer_numbers_under_european_labels(masker):
+    form, record, prose = masked_cells(
+        masker,
+        ("tool", "Geburtsort: Rendsburg\nGeburtsdatum: 14.09.1972\nKunde: 5530981"),
+        ("tool", json.dumps({"lugar_de_nacimiento": "Teruel", "data_di_nascita": "1969-03-02"})),
+        ("user", "Cliente núm. 6620917, por favor."),
+    )
+    for raw in ("Rendsburg", "1972", "5530981"):
+        assert raw not in form, raw
+    assert "<LOCATION_" in form and "<DATE_OF_BIRTH_" in form
+    assert "Teruel" not in record and "1969" not in record
+    assert "6620917" not in prose and "<USER_ID_" in prose
+
+
+def test_an_id_a_few_words_after_its_label_may_hold_hyphens(masker):
+    out = _one(masker, "ugh my policy # got posted online: RV-5530-118 pls help")
+    assert "RV-5530-118" not in out and "5530" not in out and "<INSURANCE_ID_" in out
+    kept = "My account for the flight RV-5530-118 is fine."
+    assert _one(masker, kept) == kept  # a thing's word between: the flight's
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Passport expires 2031-05-01.", "Her passport renewed 2030-11-12 at the office."],
+)
+def test_a_date_after_an_id_word_is_no_id_for_the_label_recognizers(text):
+    from agentic_pipeline.masking.detectors.labels import IdLabelRecognizer
+    from agentic_pipeline.masking.detectors.numbers import NationalIdRecognizer
+
+    assert IdLabelRecognizer().analyze(text, []) == []
+    assert NationalIdRecognizer().analyze(text, []) == []
+
+
+def test_passwords_under_their_label_and_dotted_handles(masker):
+    answer, form, kept, post = masked_cells(
+        masker,
+        ("tool", "Agent: Please type your new password.\nCaller: It's quietHeron57!"),
+        ("tool", "Login: marsh_wren\nPassword: tallpine9x"),
+        ("user", "Password: see the shared vault. Password reset link sent."),
+        ("user", "Shout-out to @odile.brennan42 for the photos."),
+    )
+    assert "quietHeron57" not in answer and "<CREDENTIAL_" in answer
+    assert "tallpine9x" not in form and "Password: <CREDENTIAL_" in form
+    assert kept == "Password: see the shared vault. Password reset link sent."
+    assert "brennan42" not in post and "odile" not in post.lower()
+
+
+def test_a_code_asked_for_as_a_one_time_code_without_its_full_label(masker):
+    (chat,) = masked_cells(
+        masker,
+        (
+            "tool",
+            "[10:01] Agent: I texted you a code. Please enter the code here to sign in.\n"
+            "[10:02] Caller: The code is 390417.\n"
+            "[10:03] Agent: What is the discount code?\n[10:04] Caller: SPRING2025",
+        ),
+    )
+    assert "390417" not in chat and "<CREDENTIAL_" in chat
+    assert chat.endswith("SPRING2025")  # a shop's discount code is no secret of the person
+
+
+def test_a_shops_code_asked_for_after_a_sent_message_stays(masker):
+    text = (
+        "[11:20] Agent: We sent your receipt. Please provide the coupon code.\n"
+        "[11:21] Caller: AUTUMN2025"
+    )
+    assert _one(masker, text, role="tool") == text
