@@ -284,3 +284,25 @@ def test_a_shops_code_asked_for_after_a_sent_message_stays(masker):
         "[11:21] Caller: AUTUMN2025"
     )
     assert _one(masker, text, role="tool") == text
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "Hosp # 6610374",
+        "MR#: 5501928",
+        "Med. Rec. No.: 31-774-002",
+        "Record no. QN-40917",
+        "Matrikelnummer 3318402",
+        "matricola: 880127",
+    ],
+)
+def test_record_and_student_numbers_after_their_abbreviated_labels(masker, line):
+    out = _one(masker, line, role="tool")
+    digits = "".join(c for c in line if c.isdigit())
+    assert digits[-4:] not in out, out
+
+
+def test_record_as_a_word_keeps_its_number(masker):
+    text = "The record was 4471 points in the final round."
+    assert _one(masker, text) == text
