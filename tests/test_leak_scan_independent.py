@@ -54,6 +54,7 @@ NOT_PERSONAL = [
     f"Your name is <PERSON_abcd1234{_PAD}> but you go by <PERSON_0011aabb{_PAD}> in Seattle WA",
     f"phone\n<PHONE_NUMBER_c7398398{_PAD}>\naddress\nlatency_ms\n66820851",  # flattened JSON leaves
     "version 3.11.7, build 20261128-0001, uuid 3f9a1c2b-1234-4d5e-9f00-aabbccddeeff",
+    "Restocked SKU 7203-5518-42; Order no. 0170 4418832 ships Monday; Item #: 020 7946 0731.",
 ]
 
 

@@ -124,9 +124,20 @@ def _valid_somewhere(number: str) -> bool:
     return False
 
 
+#: A thing's label right before a number: "SKU 8812-4471-09", "Order no. 0151 2345678".
+_THING_LABEL_BEFORE_RE = re.compile(
+    r"(?i)\b(?:order|item|product|sku|flight|booking|reservation|invoice|tracking|shipment|"
+    r"parcel|serial|model|part)(?:[ \t]*(?:no\.?|nr\.?|number|#|id|ref(?:erence)?))?[ \t]*[:#]?"
+    r"[ \t]*$"
+)
+
+
 def phone_findings(text: str) -> Iterator[Finding]:
-    """Numbers written like phones, or next to a phone word, that are valid in some region."""
+    """Numbers written like phones, or next to a phone word, that are valid in some region; not
+    a thing's number right after its label."""
     for m in _PHONE_CANDIDATE_RE.finditer(text):
+        if _THING_LABEL_BEFORE_RE.search(text, max(0, m.start() - 30), m.start()):
+            continue
         cand = m.group().strip(" ()-./") if not m.group().startswith("(") else m.group()
         digits = _digits(cand)
         if not 7 <= len(digits) <= 15 or cand.count("(") != cand.count(")"):
