@@ -306,3 +306,16 @@ def test_record_and_student_numbers_after_their_abbreviated_labels(masker, line)
 def test_record_as_a_word_keeps_its_number(masker):
     text = "The record was 4471 points in the final round."
     assert _one(masker, text) == text
+
+
+def test_a_nested_objects_words_are_not_its_numbers(masker):
+    """Under a ``card``, ``phone`` or ``passport`` key, the number is masked and the words beside
+    it (a brand, a phone's type, a status, a country code) stay: they are no number."""
+    card, phone = masked_cells(
+        masker,
+        ("tool", json.dumps({"card": {"brand": "visa", "number": "4929123412341234"}})),
+        ("tool", json.dumps({"phone": {"type": "mobile", "number": "4155550188"}})),
+    )
+    assert json.loads(card)["card"]["brand"] == "visa"
+    assert "4929123412341234" not in card
+    assert json.loads(phone)["phone"]["type"] == "mobile" and "4155550188" not in phone

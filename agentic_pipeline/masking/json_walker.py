@@ -41,6 +41,29 @@ _ADDRESS_PARTS = frozenset({"city", "region", "unit"})
 #: A dict with one of these keys describes a function call: its ``name`` is a tool name.
 _CALL_KEYS = frozenset({"arguments", "kwargs", "args", "parameters", "params", "function"})
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+#: Types whose values hold digits: inherited by a nested object's scalar only when it has one
+#: (``{"card": {"brand": "visa", "number": …}}``: the brand is no card number).
+_DIGIT_TYPES = frozenset(
+    {
+        "CREDIT_CARD",
+        "CARD_LAST4",
+        "PHONE_NUMBER",
+        "US_SSN",
+        "IBAN_CODE",
+        "BANK_ACCOUNT",
+        "ABA_ROUTING_NUMBER",
+        "DATE_OF_BIRTH",
+        "ZIP_CODE",
+        "TAX_ID",
+        "MEDICAL_RECORD",
+        "INSURANCE_ID",
+        "US_NPI",
+        "ID_DOCUMENT",
+        "REFERENCE_ID",
+        "VEHICLE_ID",
+        "MEDICAL_LICENSE",
+    }
+)
 
 
 @lru_cache(maxsize=8192)
@@ -52,6 +75,11 @@ def child_entity(key: str, inherited: str | None) -> str | None:
     if inherited == "STREET_ADDRESS" and normalize_key(key) in _ADDRESS_LOCATION_KEYS:
         return "LOCATION"
     return inherited
+
+
+def _no_digit(value: Any) -> bool:
+    """A string without a digit (a scalar that cannot be a number's value)."""
+    return isinstance(value, str) and not any(c.isdigit() for c in value)
 
 
 def label_id(key: str, value: Any) -> str | None:
@@ -178,6 +206,8 @@ def walk(
         person = None  # whether a bare "id" key here is a person's (decided once, when met)
         for k, v in obj.items():
             ent = None if is_call and k == "name" else child_entity(k, entity) or label_id(k, v)
+            if ent in _DIGIT_TYPES and ent == entity and _no_digit(v) and key_entity(k) is None:
+                ent = None  # inherited: "brand": "visa" under "card", "type": "mobile"
             if ent == "PERSON" and isinstance(k, str) and normalize_key(k) == "name":
                 # a product's or a tool's name: read as text (the name model), not masked whole
                 ent = None if name_of_a_thing(key, [str(x) for x in obj]) else ent
