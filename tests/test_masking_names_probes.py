@@ -61,23 +61,39 @@ def test_a_name_among_german_nouns_still_goes(masker):
 
 
 # ------------------------------------------------------- spaCy's organisations and places
-def test_a_person_spacy_calls_a_place_in_a_post_goes_while_places_and_banks_stay(masker):
+def test_companies_and_places_spacy_labels_stay(masker):
     out = _masked(
         masker,
-        "so proud of Kaelani tonight, what a goal!!",
-        "My paycheck lands at Wells Fargo on Fridays.",
+        "My paycheck lands at Harrow Fargo on Fridays.",
         "We spent a week in Paris and loved it.",
-        "I use Acme for all my invoices.",
+        "Our offices are in Munich, Bavaria and in Austin, TX.",
     )
-    assert _leaked(out, "Kaelani") == []
-    assert _lost(out, "Wells Fargo", "Paris", "Acme") == []
+    assert _lost(out, "Harrow Fargo", "Paris", "Bavaria", "Austin") == []
 
 
-def test_the_entity_floor_needs_the_model_and_no_signal():
+@pytest.mark.xfail(strict=True, reason="known miss: a person spaCy calls a place (no entity floor)")
+def test_a_person_spacy_calls_a_place_in_a_post_goes(masker):
+    assert _leaked(_masked(masker, "so proud of Kaelani tonight, what a goal!!"), "Kaelani") == []
+
+
+def test_the_entity_floor_judges_one_word_organisations_and_places_by_the_model():
+    """The entity floor (off in the shipped model, measured in docs/names.md): a spaCy place or
+    organisation entity of one word is a person when the model reaches the bar and no signal
+    says otherwise; a word the model rejects, and one with a signal, stay."""
+    import dataclasses
+
     from agentic_pipeline.masking.names import default_model
 
-    model = default_model()
-    assert model.entity_floor is not None and 0 < model.entity_floor < model.threshold
+    shipped = default_model()
+    assert shipped.entity_floor is None
+    text = "so proud of Kaelani tonight, what a goal!! Then on to Paris and the IBM office."
+    doc = _nlp()(text)
+    labels = {e.text: e.label_ for e in doc.ents}
+    assert labels.get("Kaelani") in {"GPE", "LOC", "ORG", "NORP", "FAC"}, labels
+    on = dataclasses.replace(shipped, entity_floor=0.1)
+    found = [text[s:e] for s, e, _ in on.spans(text, doc)]
+    assert "Kaelani" in found and "Paris" not in found and "IBM" not in found
+    assert "Kaelani" not in [text[s:e] for s, e, _ in shipped.spans(text, doc)]
 
 
 # ------------------------------------------------------- false persons of the floor

@@ -450,8 +450,7 @@ def non_person_signal(tf: TextFeatures, start: int, end: int) -> str | None:
     "pls verfy"), ``"vocabulary"`` (every word is vocabulary of one of the main European languages
     that no name list has, a stop word of one of them, a place or a calendar word: "Desk Lamp",
     "Ich komme aus", "Die Bestellung"), ``"thing"`` (the last of several words is an English
-    common noun that no name list has and the first is no listed first name: "Vacuum Cleaner",
-    "Porter Chair"),
+    common noun that no name list has and the first is no listed first name: "Vacuum Cleaner"),
     ``"organisation"`` (an organisation or product word, ``data/organisation_words.txt``),
     ``"elsewhere"`` (spaCy calls one of its words an organisation, product or place elsewhere in
     the text, outside this span)."""
@@ -500,7 +499,7 @@ THING_HEAD_ZIPF = 3.5
 def _thing_name(folded: list[str]) -> bool:
     """The folded words of a span name a thing: the last is frequent English vocabulary that no
     name list has ("... Chair"; a person's name ends with a surname) and the first is no listed
-    first name ("Dorothy Gale" stays a person)."""
+    first name ("Maren Gale" stays a person)."""
     firsts, _ = listed_names()
     last = folded[-1]
     return (
