@@ -268,3 +268,76 @@ def invented_names(
 
 #: A capitalised word of four letters or more (``invented_names`` abbreviates some).
 _CAP_WORD = re.compile(r"(?<![\w.@#/-])[A-Z][a-z]{3,}(?![\w@])")
+
+
+def upper_case_texts(
+    items: Sequence, corpus: str, person_types: frozenset[str], n: int = 150, seed: int = 22
+) -> list:
+    """Texts of ``items`` written all in capitals, their labels kept (bank statement lines,
+    shouted chat and legacy systems write names in capitals: "TRANSFER TO <NAME>")."""
+    rng = random.Random(seed)
+    with_names = [x for x in items if any(t in person_types for _, _, t in x.spans)]
+    rng.shuffle(with_names)
+    out = []
+    for x in with_names[:n]:
+        text = x.text.upper()
+        if len(text) == len(x.text):  # same length: the spans stay ("ß" -> "SS" does not)
+            out.append(LabelledText(text, list(x.spans), corpus, f"{x.doc_id}-upper"))
+    return out
+
+
+#: Languages whose frequent words ``foreign_words`` writes around the names (the main European
+#: languages of ``vocabulary.LANGUAGES`` but English).
+_FOREIGN = ("de", "fr", "es", "it", "nl", "pl")
+
+
+def _foreign_vocabulary(lang: str, n: int = 8000) -> list[str]:
+    """Frequent words of ``lang`` (``wordfreq``) of three letters or more that English hardly
+    uses and no name list has."""
+    from wordfreq import top_n_list
+
+    from agentic_pipeline.masking.names.lexicon import listed_name
+    from agentic_pipeline.masking.vocabulary import zipf
+
+    return [
+        w
+        for w in top_n_list(lang, n)
+        if len(w) >= 3 and w.isalpha() and zipf(w, ("en",)) < 2.5 and not listed_name(w)
+    ]
+
+
+def foreign_words(
+    items: Sequence, corpus: str, person_types: frozenset[str], n: int = 200, seed: int = 23
+) -> list:
+    """Texts of ``items`` with every word outside the labelled spans replaced by a frequent word
+    of another main European language in the same letter case (capitalised as German nouns and
+    sentence starts are), the labelled spans kept: a capitalised word English has never seen is
+    no name when it is another language's vocabulary ("Adresse", "Numéro"), while the names
+    among them still are."""
+    rng = random.Random(seed)
+    vocab = {lang: _foreign_vocabulary(lang) for lang in _FOREIGN}
+    pool = [x for x in items if any(t in person_types for _, _, t in x.spans)]
+    rng.shuffle(pool)
+    out = []
+    for k, x in enumerate(pool[:n]):
+        words = vocab[_FOREIGN[k % len(_FOREIGN)]]
+
+        def swap(m: re.Match, words: list[str] = words) -> str:
+            return _like(rng.choice(words), m.group())
+
+        text, spans, pos = "", [], 0
+        for a, b, t in [*sorted(x.spans), (len(x.text), len(x.text), "")]:
+            if a < pos:
+                continue
+            text += _WORD.sub(swap, x.text[pos:a])
+            if not t:
+                break
+            spans.append((len(text), len(text) + b - a, t))
+            text += x.text[a:b]
+            pos = b
+        out.append(LabelledText(text, spans, corpus, f"{x.doc_id}-foreign"))
+    return out
+
+
+#: A word of letters outside e-mail addresses, URLs and handles (``foreign_words`` replaces it).
+_WORD = re.compile(r"(?<![\w.@#/-])[^\W\d_]{2,}(?![\w@])")

@@ -29,6 +29,7 @@ from agentic_pipeline.masking.json_walker import key_entity
 from agentic_pipeline.masking.names.lexicon import (
     COMMON_WORDS,
     DATA,
+    listed_name,
     listed_names,
     not_a_name_word,
     read_lines,
@@ -42,9 +43,17 @@ from agentic_pipeline.masking.vocabulary import (
 )
 
 #: Bumped whenever a feature changes meaning: a model built on other features is refused.
-FEATURE_VERSION = "6"
+FEATURE_VERSION = "7"
 
 _OTHER_LANGUAGES = tuple(lang for lang in LANGUAGES if lang != "en")
+#: A word in no name list that is vocabulary of another main European language (Zipf bin at least
+#: ``FOREIGN_MIN_ZFO``) and ``FOREIGN_GAP`` bins more frequent there than in English ("Sie",
+#: "Adresse") is that language's vocabulary (the ``foreign`` features).
+FOREIGN_MIN_ZFO = 3
+FOREIGN_GAP = 2
+#: A lower-case listed name this frequent in English (Zipf bin) is a word ("said", "will"), no
+#: candidate.
+LOWER_NAME_MAX_ZEN = 5
 #: A neighbour word this frequent in English (and no listed name) is a feature by identity.
 CONTEXT_WORD_ZIPF = 3.5
 _BULLET = re.compile(r"\s*(?:[-*•·▪‣◦>+–]|\(?\d{1,3}[.)]|\(?[a-zA-Z][.)])?\s*")
@@ -173,7 +182,12 @@ class TextFeatures:
             if w[0].isupper():
                 if f not in STOP_WORDS or f in firsts or f in lasts:
                     out.append(i)
-            elif (f in firsts or f in lasts) and f not in STOP_WORDS and len(f) > 2:
+            elif (
+                (f in firsts or f in lasts)
+                and f not in STOP_WORDS
+                and len(f) > 2
+                and word_info(w)[5] < LOWER_NAME_MAX_ZEN
+            ):
                 # lower-case: a listed name beside another ("anna kowalska")
                 nb = [fold(words[j]) for j in (i - 1, i + 1) if 0 <= j < n]
                 if any((x in firsts or x in lasts) and x not in STOP_WORDS for x in nb):
@@ -235,6 +249,13 @@ class TextFeatures:
         ]
         if common:
             feats.append("common")
+        # vocabulary of another main European language that English and the name lists lack
+        # ("Adresse", "Numéro", "Rechnung"): no name, though English has never seen it
+        feats.append(f"zen={zen}|zfo={zfo}")
+        if listed == "-" and zfo != 9 and zfo >= FOREIGN_MIN_ZFO and zfo - zen >= FOREIGN_GAP:
+            feats += ["foreign", f"foreign|shape={shape}", f"foreign|ent={ent}"]
+        if f not in STOP_WORDS and f in european_stop_words():
+            feats += ["stopother", f"stopother|listed={listed}"]  # "Sie", "Votre", "Uw"
         elsewhere = self.labels_of.get(w, ())
         for lab in ("PERSON", "ORG", "GPE", "PRODUCT"):
             if lab in elsewhere:
@@ -425,11 +446,14 @@ def non_person_signal(tf: TextFeatures, start: int, end: int) -> str | None:
     or None: ``"no-word"`` (no name-like word: an id, a code, an e-mail address or handle; the
     words of a #tag count, ``tag_words``),
     ``"identifier"`` (a digit or an underscore in it), ``"upper"`` (all capitals: a code or a
-    header), ``"vocabulary"`` (every word is vocabulary of one of the main European languages
-    that no name list has, a place or a calendar word: "Desk Lamp", "Ich komme aus"),
+    header), ``"lower"`` (all in lower case and no word of it a listed name: chat words such as
+    "pls verfy"), ``"vocabulary"`` (every word is vocabulary of one of the main European languages
+    that no name list has, a stop word of one of them, a place or a calendar word: "Desk Lamp",
+    "Ich komme aus", "Die Bestellung"), ``"thing"`` (the last of several words is an English
+    common noun that no name list has and the first is no listed first name: "Vacuum Cleaner"),
     ``"organisation"`` (an organisation or product word, ``data/organisation_words.txt``),
     ``"elsewhere"`` (spaCy calls one of its words an organisation, product or place elsewhere in
-    the text)."""
+    the text, outside this span)."""
     value = tf.text[start:end]
     ks = [
         k for k in range(bisect.bisect_right(tf.ends, start), len(tf.words)) if tf.starts[k] < end
@@ -442,11 +466,54 @@ def non_person_signal(tf: TextFeatures, start: int, end: int) -> str | None:
         return "identifier"
     if all(w.isupper() for w in words):
         return "upper"
+    if all(w.islower() for w in words) and not any(
+        listed_name(w) and fold(w) not in STOP_WORDS for w in words
+    ):
+        return "lower"
+    if len(words) == 1 and len(words[0]) <= 3 and not listed_name(words[0]):
+        return "short"
     folded = [fold(w).strip("'’.-") for w in words]
     if any(f in ORGANISATION_WORDS for f in folded):
         return "organisation"
-    if all(not_a_name_word(w, LANGUAGES) for w in words):
+    if all(not_a_name_word(w, LANGUAGES) or fold(w) in european_stop_words() for w in words):
         return "vocabulary"
-    if any(tf.labels_of.get(w, set()) & {"ORG", "PRODUCT", "GPE", "LOC", "FAC"} for w in words):
-        return "elsewhere"
+    if len(words) > 1 and _thing_name(folded):
+        return "thing"
+    suspect = {w for w in words if tf.labels_of.get(w, set()) & _NON_PERSON_LABELS}
+    if suspect:
+        inside = set(ks)
+        if any(
+            tf.ent[k] in _NON_PERSON_LABELS and k not in inside
+            for k, w in enumerate(tf.words)
+            if w in suspect
+        ):
+            return "elsewhere"
     return None
+
+
+_NON_PERSON_LABELS = frozenset({"ORG", "PRODUCT", "GPE", "LOC", "FAC"})
+#: Zipf frequency in English from which the last word of a span is a common noun (``_thing_name``).
+THING_HEAD_ZIPF = 3.5
+
+
+def _thing_name(folded: list[str]) -> bool:
+    """The folded words of a span name a thing: the last is frequent English vocabulary that no
+    name list has ("... Chair"; a person's name ends with a surname) and the first is no listed
+    first name ("Maren Gale" stays a person)."""
+    firsts, _ = listed_names()
+    last = folded[-1]
+    return (
+        zipf(last, ("en",)) >= THING_HEAD_ZIPF and not listed_name(last) and folded[0] not in firsts
+    )
+
+
+@lru_cache(maxsize=1)
+def european_stop_words() -> frozenset[str]:
+    """spaCy's stop words of the main European languages (``vocabulary.LANGUAGES``): the articles
+    and pronouns spaCy's English model takes into an entity ("Die Bestellung", "La Fattura")."""
+    import importlib
+
+    words: set[str] = set()
+    for lang in LANGUAGES:
+        words |= importlib.import_module(f"spacy.lang.{lang}.stop_words").STOP_WORDS
+    return frozenset(words)

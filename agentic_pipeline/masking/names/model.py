@@ -15,6 +15,15 @@ all-caps token, only vocabulary, an organisation word, or a word spaCy calls an 
 product or place elsewhere in the text). So the model adds names to plain Presidio's and only
 removes the ones both the model and a signal reject.
 
+The entity floor: a spaCy ORG, GPE, NORP, LOC or FAC entity of one word, or of two that make a
+listed first and last name (what plain Presidio masks as an organisation, place or group; posts
+name a person by one word that spaCy calls a city or a team), is a person span when the model
+gives it at least ``entity_floor`` and it carries no non-person signal. Two-word companies
+("Harrow Fargo") and places stay, and so does a word the model or a signal rejects ("Paris":
+the model's probability; "Brindle Bank": an organisation word). The shipped model leaves it
+off (``entity_floor`` None): measured leave-one-corpus-out, it found about one person for two
+to three organisations or places it took (see docs/names.md).
+
 ``$AGENTIC_PIPELINE_NAME_MODEL`` (``MODEL_ENV``) names another model file to use instead of the
 shipped one (the leave-one-corpus-out benchmarks; read once per process).
 """
@@ -36,7 +45,7 @@ from agentic_pipeline.masking.names.features import (
     TextFeatures,
     non_person_signal,
 )
-from agentic_pipeline.masking.names.lexicon import listed_name
+from agentic_pipeline.masking.names.lexicon import is_name_pair, listed_name
 
 MODEL_PATH = Path(__file__).parent / "data" / "name_model.json"
 #: Environment variable naming a model file used instead of ``MODEL_PATH`` (benchmarks).
@@ -50,6 +59,10 @@ _JOINS = frozenset({"", " ", "-", "'", "’"})
 #: The parts of a spaCy entity between line breaks, tabs and table bars (no name spans them: an
 #: entity running on into the next line or cell is judged part by part).
 _PIECE = re.compile(r"[^\s|](?:[^\n\t|]*[^\s|])?")
+#: spaCy labels that plain Presidio masks as an organisation, a place or a group (the entity
+#: floor reads them).
+ENTITY_FLOOR_LABELS = frozenset({"ORG", "GPE", "NORP", "LOC", "FAC"})
+_WORD = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*")
 
 
 #: Non-person signals (``features.non_person_signal``) that overrule a probability below the
@@ -72,6 +85,9 @@ class NameModel:
     veto: float | None = None
     #: ... or below this whatever the signal (None: never)
     veto_always: float | None = None
+    #: spaCy ORG/GPE/NORP/LOC/FAC entities of at most two words are person spans when their
+    #: best probability reaches this and they carry no non-person signal (None: never)
+    entity_floor: float | None = None
     version: str = "unversioned"
     feature_version: str = FEATURE_VERSION
     meta: dict = field(default_factory=dict)
@@ -132,7 +148,7 @@ class NameModel:
         # "Ann." at a sentence end: the name without its period
         out = [(s, e - 1 if text[e - 1] == "." else e, p) for s, e, p in out]
         out = [sp for sp in out if not self.unlike_a_person(tf, *sp)]
-        floor = self.floor_spans(tf, doc, probs)
+        floor = self.floor_spans(tf, doc, probs) + self.entity_floor_spans(tf, doc, probs)
         return _union(out, floor) if floor else out
 
     def unlike_a_person(self, tf: TextFeatures, start: int, end: int, p: float) -> bool:
@@ -171,6 +187,30 @@ class NameModel:
             out.append((s, e, max(best, self.threshold)))
         return out
 
+    def entity_floor_spans(
+        self, tf: TextFeatures, doc: Doc, probs: dict[int, float]
+    ) -> list[tuple[int, int, float]]:
+        """spaCy's organisation, place and group entities of one word, or of two that make a
+        listed first and last name, whose best probability reaches ``entity_floor`` and that
+        carry no non-person signal, with that probability (at least ``threshold``)."""
+        if self.entity_floor is None:
+            return []
+        out = []
+        for ent in doc.ents:
+            if ent.label_ not in ENTITY_FLOOR_LABELS:
+                continue
+            for m in _PIECE.finditer(ent.text):
+                s, e = ent.start_char + m.start(), ent.start_char + m.end()
+                words = _WORD.findall(tf.text[s:e])
+                if not (len(words) == 1 or len(words) == 2 and is_name_pair(*words)):
+                    continue
+                ps = [p for i, p in probs.items() if tf.starts[i] < e and s < tf.ends[i]]
+                best = max(ps, default=0.0)
+                if best < self.entity_floor or non_person_signal(tf, s, e):
+                    continue
+                out.append((s, e, max(best, self.threshold)))
+        return out
+
     def to_json(self) -> dict:
         return {
             "version": self.version,
@@ -179,6 +219,7 @@ class NameModel:
             "propagate": self.propagate,
             "veto": self.veto,
             "veto_always": self.veto_always,
+            "entity_floor": self.entity_floor,
             "intercept": round(self.intercept, 5),
             "intercept2": round(self.intercept2, 5),
             "weights2": {k: round(v, 5) for k, v in sorted(self.weights2.items())},
@@ -209,6 +250,7 @@ class NameModel:
             propagate=float(data["propagate"]),
             veto=_bar(data.get("veto")),
             veto_always=_bar(data.get("veto_always")),
+            entity_floor=_bar(data.get("entity_floor")),
             version=str(data["version"]),
             feature_version=str(data["feature_version"]),
             meta=dict(data.get("meta") or {}),
