@@ -234,6 +234,18 @@ _STREET_OR_POSTCODE_STEMS = tuple(
 _PAIR_GAP = re.compile(r"[\s,;|(){}\[\]]*")
 
 
+def inline_place_values(text: str) -> set[tuple[int, int]]:
+    """The spans of the values written inline under a key that names a city, region or country
+    (``{'city': 'Tarnby'}``, ``city="Tarnby"``): places, never a person's name."""
+    return {
+        (m.start("v"), m.end("v"))
+        for rx, sign in _PAIRS
+        if sign in text
+        for m in rx.finditer(text)
+        if address_part(m.group("k")) in ("city", "region", "country")
+    }
+
+
 def inline_object_spans(text: str) -> list[Span]:
     """The address values of an object, a call's arguments or a log line's fields written inline
     (``_PAIRS``: ``{'street': …, 'city': …}``, ``update(street='…', zip='…')``, ``street="…"

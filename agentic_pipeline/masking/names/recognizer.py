@@ -12,6 +12,7 @@ from __future__ import annotations
 from presidio_analyzer import LocalRecognizer, RecognizerResult
 from presidio_analyzer.nlp_engine import NlpArtifacts
 
+from agentic_pipeline.masking.detectors.address_fields import inline_place_values
 from agentic_pipeline.masking.names.model import NameModel, default_model
 
 #: The detector name recorded in the audit for a name the model found.
@@ -50,5 +51,11 @@ class NameModelRecognizer(LocalRecognizer):
 
 
 def decide_persons(text: str, spans: list) -> list:
-    """The detections of ``text`` with only the model's person spans (sorted)."""
-    return sorted(sp for sp in spans if sp[2] != "PERSON" or sp[4] == DETECTOR)
+    """The detections of ``text`` with only the model's person spans (sorted), none of them the
+    value of a city, region or country key written inline (``{'city': 'Tarnby'}``)."""
+    places = inline_place_values(text) if ("=" in text or ":" in text) else set()
+    return sorted(
+        sp
+        for sp in spans
+        if sp[2] != "PERSON" or (sp[4] == DETECTOR and (sp[0], sp[1]) not in places)
+    )
