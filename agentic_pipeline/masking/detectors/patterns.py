@@ -241,8 +241,8 @@ def old_date_recognizer() -> ContextGroupRecognizer:
     …, 1961-12-01", a passenger's ``"1957-10-19"``), as ``DATE_OF_BIRTH`` at a lower score. In the
     development corpora 868 of 870 such dates were somebody's birth date (forms, notes,
     passengers' records; the two others followed "since"; dates of orders, flights, visits and
-    incidents are recent), and plain Presidio masks every date. The year is read against the clock: a date turns old on its year's
-    change."""
+    incidents are recent), and plain Presidio masks every date. The year is read against the
+    clock: a date turns old on its year's change."""
     return ContextGroupRecognizer(
         "DATE_OF_BIRTH", (_WHOLE_DATE_RE,), 0.6, "OldDateRecognizer", keep=_birth_year_date
     )
