@@ -13,7 +13,8 @@ import dataclasses
 import pytest
 
 from agentic_pipeline.masking.names import build
-from agentic_pipeline.masking.names.features import TextFeatures, non_person_signal, tag_words
+from agentic_pipeline.masking.names.features import TextFeatures, tag_words
+from agentic_pipeline.masking.names.floor import non_person_signal
 from agentic_pipeline.masking.names.model import (
     MODEL_ENV,
     MODEL_PATH,

@@ -6,8 +6,8 @@ and the labels of a person's name ("Payee", "Account holder", "Patient name", ..
 decides the type in every place a value can stand:
 
 * prose and ``label: value`` lines: ``IdLabelRecognizer`` ("MRN: 00451288", "policy no. HX-2020-31",
-  "her NPI is 1234567893") and ``FieldLabelRecognizer`` ("Payee: Ruth Okafor", a line's value
-  under a personal label);
+  "her NPI is 1234567893"), and ``field_labels.FieldLabelRecognizer`` ("Payee: …", a line's
+  value under a personal label);
 * CSV/TSV columns and JSON, YAML or Python-dict keys: ``label_entity`` (used by the JSON walker
   and the tabular reader).
 
@@ -229,7 +229,7 @@ def _near_label_ids(text: str, entities: list[str]) -> list[RecognizerResult]:
         group = "tail" if m.group("tail") else "value"
         if group == "value" and not _far_id_ok(m.group("value"), text, m.end("value")):
             continue
-        if _norm_label(m.group("label")) in GENERIC_LABELS:
+        if norm_label(m.group("label")) in GENERIC_LABELS:
             continue  # "id" a few words before a number says too little
         et = label_entity(m.group("label"), ids_first=True)
         if et is None or (entities and et not in entities):
@@ -293,7 +293,7 @@ def asked_label(question: str) -> str | None:
     m = found[-1]
     if m.group("handle"):
         return "USER_ID"
-    if _norm_label(m.group("label")) in GENERIC_LABELS and _THING_WORD_BEFORE.search(
+    if norm_label(m.group("label")) in GENERIC_LABELS and _THING_WORD_BEFORE.search(
         q, max(0, m.start() - 30), m.start()
     ):
         return None
@@ -364,7 +364,7 @@ def _is_date(value: str) -> bool:
     return ymd(a, b, c) or ymd(c, b, a) or ymd(c, a, b)
 
 
-def _norm_label(label: str) -> str:
+def norm_label(label: str) -> str:
     """``Account-Number``, ``account_no``, ``patientId`` -> ``account number``, ``patient id``."""
     label = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", label.strip())
     words = [w for w in re.split(r"[\s_\-:.#]+", label.lower()) if w]
@@ -377,7 +377,7 @@ def label_entity(label: str, ids_first: bool = False) -> str | None:
     label (optionally followed by id words: ``policy_no``, ``Member ID``), ``PERSON`` for a
     name label, else ``None``. A label of both lists ("patient", "customer") names a person,
     or, with ``ids_first`` (a value with an id's shape after it), that id."""
-    norm = _norm_label(label)
+    norm = norm_label(label)
     if not norm:
         return None
     if norm in person_labels() and not (ids_first and norm in id_labels()):
@@ -473,7 +473,7 @@ class IdLabelRecognizer(LocalRecognizer):
                 pos = m.end("label")  # "Patient MRN: 0045...": the next label may own it
                 continue
             pos = m.end()
-            if _norm_label(m.group("label")) in GENERIC_LABELS and _THING_WORD_BEFORE.search(
+            if norm_label(m.group("label")) in GENERIC_LABELS and _THING_WORD_BEFORE.search(
                 text, max(0, m.start("label") - 30), m.start("label")
             ):
                 continue  # "Order ID: 54321": the generic label belongs to a thing
@@ -487,76 +487,3 @@ class IdLabelRecognizer(LocalRecognizer):
             + _handles(text, entities)
             + _answers(text, entities)
         )
-
-
-#: A ``label: value`` line (also a YAML mapping line or a bullet): the label and the value.
-#: Fields of one line separated by " | " ("Street: … | City: … | Plan: gold") are read one by one.
-_FIELD_LINE = re.compile(
-    r"(?m)(?:^|(?<=\|))[ \t]*(?:[-*•>][ \t]+)?(?:\*\*)?(?P<label>[^\W\d][\w'’ ./-]{0,38}?)(?:\*\*)?"
-    r"[ \t]*[:=](?:\*\*)?[ \t]*(?P<value>[^\n|]*?)[ \t]*(?=$|\|)"
-)
-_NAME_VALUE = re.compile(r"[^\W\d_][^\W\d_'’.-]*(?:[ \t]+[^\W\d_][^\W\d_'’.-]*){0,3}\.?")
-
-
-#: Types masked only under their label (a place is no personal data alone, a place of birth or a
-#: home town under its label is): reported whether or not the analysis asks for them.
-LABEL_ONLY_TYPES = frozenset({"LOCATION"})
-
-
-class FieldLabelRecognizer(LocalRecognizer):
-    """The value of a ``label: value`` line whose label names personal data: a person's name
-    ("Payee: Ruth Okafor", "Account holder: ..."), or any type the JSON key rules know ("email",
-    "phone", "street", "date of birth", "place of birth", "password"...), as the JSON key rule
-    masks it.
-    A bare "Name:" scores ``BARE_NAME_SCORE``."""
-
-    def __init__(self) -> None:
-        super().__init__(
-            supported_entities=[
-                "PERSON",
-                "EMAIL_ADDRESS",
-                "PHONE_NUMBER",
-                "STREET_ADDRESS",
-                "DATE_OF_BIRTH",
-                "USER_ID",
-                "CREDENTIAL",
-                *sorted(LABEL_ONLY_TYPES),
-            ],
-            name="FieldLabelRecognizer",
-        )
-
-    def load(self) -> None:  # noqa: D102
-        pass
-
-    def analyze(
-        self, text: str, entities: list[str], nlp_artifacts: NlpArtifacts | None = None
-    ) -> list[RecognizerResult]:
-        """Report the values of personal ``label: value`` lines."""
-        if ":" not in text and "=" not in text:
-            return []
-        out = []
-        for m in _FIELD_LINE.finditer(text):
-            value = m.group("value").strip("* \t")
-            if not value or len(value) > 120:
-                continue
-            label = m.group("label").strip()
-            et = label_entity(label)
-            if et != "PERSON":
-                et = key_entity(label)
-            if et not in self.supported_entities:
-                continue
-            if entities and et not in entities and et not in LABEL_ONLY_TYPES:
-                continue
-            start = m.start("value") + m.group("value").find(value)
-            if et == "CREDENTIAL" and (" " in value or len(value) < 4):
-                continue  # "Password: see the vault", "PIN: n/a": no secret written here
-            if et == "PERSON":
-                name = _NAME_VALUE.match(value)
-                if name is None or len(name.group().rstrip(".")) < 2:
-                    continue
-                value = name.group().rstrip(".")
-                score = BARE_NAME_SCORE if _norm_label(label) == "name" else LABEL_SCORE
-            else:
-                score = LABEL_SCORE
-            out.append(RecognizerResult(et, start, start + len(value), score))
-        return out

@@ -29,9 +29,7 @@ from agentic_pipeline.masking.json_walker import key_entity
 from agentic_pipeline.masking.names.lexicon import (
     COMMON_WORDS,
     DATA,
-    listed_name,
     listed_names,
-    not_a_name_word,
     read_lines,
 )
 from agentic_pipeline.masking.pseudonyms import fold_word as fold
@@ -59,7 +57,7 @@ CONTEXT_WORD_ZIPF = 3.5
 _BULLET = re.compile(r"\s*(?:[-*•·▪‣◦>+–]|\(?\d{1,3}[.)]|\(?[a-zA-Z][.)])?\s*")
 #: A field label right before the token on its line: "Name:", "**Payee** -", "Account holder =".
 _LABEL = re.compile(r"([^\W\d_][\w .'/&()-]{0,40}?)[\s*_]*[:=|][\s*_]*$")
-_HAS_DIGIT = re.compile(r"\d")
+HAS_DIGIT = re.compile(r"\d")
 #: The units features are computed on (spaCy's tokens keep "2025-02-03,Anna" or "Name:Anna"
 #: whole): a short capitalised abbreviation with its period ("Dr.", "Ms."), a word with inner
 #: apostrophes or hyphens ("O'Dwyer", "Anne-Marie"; a possessive "'s" apart), or one other
@@ -101,17 +99,17 @@ def word_info(word: str) -> tuple[str, str, bool, bool, bool, int, int, bool]:
 
 
 @lru_cache(maxsize=65536)
-def _wordlike(text: str) -> bool:
+def wordlike(text: str) -> bool:
     """Letters, and no digit or underscore."""
-    return any(c.isalpha() for c in text) and _HAS_DIGIT.search(text) is None and "_" not in text
+    return any(c.isalpha() for c in text) and HAS_DIGIT.search(text) is None and "_" not in text
 
 
 @lru_cache(maxsize=65536)
 def context_word(w: str) -> str:
     """A neighbour as a feature value: frequent vocabulary and punctuation by identity, other
     words by kind (``<name>`` listed, ``<Cap>``, ``<UP>``, ``<low>``), digits as ``<num>``."""
-    if not _wordlike(w):
-        if _HAS_DIGIT.search(w):
+    if not wordlike(w):
+        if HAS_DIGIT.search(w):
             return "<num>"
         return w[:3] if len(w) <= 3 else "<sym>"
     f, shape, first, last, _, zen, _, _ = word_info(w)
@@ -173,7 +171,7 @@ class TextFeatures:
         firsts, lasts = listed_names()
         words, n, out = self.words, len(self.words), []
         for i, w in enumerate(words):
-            if self.skip[i] or len(w) > 40 or not _wordlike(w):
+            if self.skip[i] or len(w) > 40 or not wordlike(w):
                 continue
             if self.ent[i] == "PERSON":
                 out.append(i)
@@ -294,7 +292,7 @@ class TextFeatures:
         if p1 < 0 or p1nl or words[p1] in _STARTERS:
             feats += ["start", f"start|zen={zen}", f"start|listed={listed}"]
         for name, nb, nl in (("p1", p1, p1nl), ("n1", n1, n1nl)):
-            if nb >= 0 and not nl and _wordlike(words[nb]):
+            if nb >= 0 and not nl and wordlike(words[nb]):
                 _, nshape, nf, nl_, _, nzen, _, _ = word_info(words[nb])
                 nlisted = _listed(nf, nl_)
                 feats += [
@@ -356,7 +354,7 @@ class TextFeatures:
             a, b = (j, j + step) if step > 0 else (j + step, j)
             nxt = words[j + step]
             if text_gap(self.text, self.ends[a], self.starts[b]) or not (
-                nxt[:1].isupper() and _wordlike(nxt)
+                nxt[:1].isupper() and wordlike(nxt)
             ):
                 break
             n += 1
@@ -391,7 +389,7 @@ def _person_key(label: str) -> bool:
 def _vocabulary_label(label: str) -> bool:
     """A label made of frequent words (its identity is a feature; a rare one, maybe a speaker's
     name, is not). A label with a digit is a value (a street line, a time stamp), not a label."""
-    if _HAS_DIGIT.search(label):
+    if HAS_DIGIT.search(label):
         return False
     words = re.findall(r"[^\W\d_]+", label)
     if not words or len(words) > 4:
@@ -420,11 +418,6 @@ def _csv_header(text: str) -> tuple[str, list[str], int] | None:
     return None
 
 
-#: Words that make a capitalised phrase an organisation or a product ("... Airlines", "... Inc",
-#: "... Bank"): ``data/organisation_words.txt``.
-ORGANISATION_WORDS = read_lines(DATA / "organisation_words.txt")
-
-
 _CAMEL_PART = re.compile(r"[A-Z][a-z]+|[A-Z]+(?![a-z])|[a-z]+")
 
 
@@ -433,78 +426,12 @@ def tag_words(body: str) -> list[str]:
     topic: "#MarlowQuint", "#Quint"): its capitalised parts ("MarlowQuint" -> Marlow, Quint); a
     tag all in lower case only when it is a listed name as a whole ("#marlow"), since its words
     cannot be told apart ("#budgetnight"); none when it holds a digit or an underscore."""
-    if _HAS_DIGIT.search(body) or "_" in body or not _wordlike(body):
+    if HAS_DIGIT.search(body) or "_" in body or not wordlike(body):
         return []
     if body.islower():
         firsts, lasts = listed_names()
         return [body] if fold(body) in firsts or fold(body) in lasts else []
     return _CAMEL_PART.findall(body)
-
-
-def non_person_signal(tf: TextFeatures, start: int, end: int) -> str | None:
-    """Why the span ``start:end`` of ``tf.text`` (a spaCy PERSON entity) looks like no person,
-    or None: ``"no-word"`` (no name-like word: an id, a code, an e-mail address or handle; the
-    words of a #tag count, ``tag_words``),
-    ``"identifier"`` (a digit or an underscore in it), ``"upper"`` (all capitals: a code or a
-    header), ``"lower"`` (all in lower case and no word of it a listed name: chat words such as
-    "pls verfy"), ``"vocabulary"`` (every word is vocabulary of one of the main European languages
-    that no name list has, a stop word of one of them, a place or a calendar word: "Desk Lamp",
-    "Ich komme aus", "Die Bestellung"), ``"thing"`` (the last of several words is an English
-    common noun that no name list has and the first is no listed first name: "Vacuum Cleaner"),
-    ``"organisation"`` (an organisation or product word, ``data/organisation_words.txt``),
-    ``"elsewhere"`` (spaCy calls one of its words an organisation, product or place elsewhere in
-    the text, outside this span)."""
-    value = tf.text[start:end]
-    ks = [
-        k for k in range(bisect.bisect_right(tf.ends, start), len(tf.words)) if tf.starts[k] < end
-    ]
-    words = [tf.words[k] for k in ks if not tf.skip[k] and _wordlike(tf.words[k])]
-    words += [w for a, b, parts in tf.tags if a < end and start < b for w in parts]
-    if not words:
-        return "no-word"
-    if _HAS_DIGIT.search(value) or "_" in value:
-        return "identifier"
-    if all(w.isupper() for w in words):
-        return "upper"
-    if all(w.islower() for w in words) and not any(
-        listed_name(w) and fold(w) not in STOP_WORDS for w in words
-    ):
-        return "lower"
-    if len(words) == 1 and len(words[0]) <= 3 and not listed_name(words[0]):
-        return "short"
-    folded = [fold(w).strip("'’.-") for w in words]
-    if any(f in ORGANISATION_WORDS for f in folded):
-        return "organisation"
-    if all(not_a_name_word(w, LANGUAGES) or fold(w) in european_stop_words() for w in words):
-        return "vocabulary"
-    if len(words) > 1 and _thing_name(folded):
-        return "thing"
-    suspect = {w for w in words if tf.labels_of.get(w, set()) & _NON_PERSON_LABELS}
-    if suspect:
-        inside = set(ks)
-        if any(
-            tf.ent[k] in _NON_PERSON_LABELS and k not in inside
-            for k, w in enumerate(tf.words)
-            if w in suspect
-        ):
-            return "elsewhere"
-    return None
-
-
-_NON_PERSON_LABELS = frozenset({"ORG", "PRODUCT", "GPE", "LOC", "FAC"})
-#: Zipf frequency in English from which the last word of a span is a common noun (``_thing_name``).
-THING_HEAD_ZIPF = 3.5
-
-
-def _thing_name(folded: list[str]) -> bool:
-    """The folded words of a span name a thing: the last is frequent English vocabulary that no
-    name list has ("... Chair"; a person's name ends with a surname) and the first is no listed
-    first name ("Maren Gale" stays a person)."""
-    firsts, _ = listed_names()
-    last = folded[-1]
-    return (
-        zipf(last, ("en",)) >= THING_HEAD_ZIPF and not listed_name(last) and folded[0] not in firsts
-    )
 
 
 @lru_cache(maxsize=1)

@@ -40,11 +40,8 @@ from pathlib import Path
 
 from spacy.tokens import Doc
 
-from agentic_pipeline.masking.names.features import (
-    FEATURE_VERSION,
-    TextFeatures,
-    non_person_signal,
-)
+from agentic_pipeline.masking.names.features import FEATURE_VERSION, TextFeatures
+from agentic_pipeline.masking.names.floor import non_person_signal
 from agentic_pipeline.masking.names.lexicon import is_name_pair, listed_name
 
 MODEL_PATH = Path(__file__).parent / "data" / "name_model.json"
@@ -65,7 +62,7 @@ ENTITY_FLOOR_LABELS = frozenset({"ORG", "GPE", "NORP", "LOC", "FAC"})
 _WORD = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*")
 
 
-#: Non-person signals (``features.non_person_signal``) that overrule a probability below the
+#: Non-person signals (``floor.non_person_signal``) that overrule a probability below the
 #: propagation bar.
 STRONG_SIGNALS = frozenset({"no-word", "identifier", "upper", "organisation"})
 

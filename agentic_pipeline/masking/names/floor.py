@@ -1,0 +1,95 @@
+"""The non-person signals that veto the name model's floor (``non_person_signal``): why a span
+spaCy calls a person looks like no person (a code, chat words, vocabulary of a main European
+language, a thing's name, an organisation's word, a word spaCy calls an organisation elsewhere).
+``model.NameModel`` keeps a spaCy person unless the model and one of these signals both reject
+it."""
+
+from __future__ import annotations
+
+import bisect
+
+from agentic_pipeline.masking.names.features import (
+    HAS_DIGIT,
+    TextFeatures,
+    european_stop_words,
+    wordlike,
+)
+from agentic_pipeline.masking.names.lexicon import (
+    DATA,
+    listed_name,
+    listed_names,
+    not_a_name_word,
+    read_lines,
+)
+from agentic_pipeline.masking.pseudonyms import fold_word as fold
+from agentic_pipeline.masking.vocabulary import LANGUAGES, STOP_WORDS, zipf
+
+#: Words that make a capitalised phrase an organisation or a product ("... Airlines", "... Inc",
+#: "... Bank"): ``data/organisation_words.txt``.
+ORGANISATION_WORDS = read_lines(DATA / "organisation_words.txt")
+
+
+def non_person_signal(tf: TextFeatures, start: int, end: int) -> str | None:
+    """Why the span ``start:end`` of ``tf.text`` (a spaCy PERSON entity) looks like no person,
+    or None: ``"no-word"`` (no name-like word: an id, a code, an e-mail address or handle; the
+    words of a #tag count, ``tag_words``),
+    ``"identifier"`` (a digit or an underscore in it), ``"upper"`` (all capitals: a code or a
+    header), ``"lower"`` (all in lower case and no word of it a listed name: chat words such as
+    "pls verfy"), ``"vocabulary"`` (every word is vocabulary of one of the main European languages
+    that no name list has, a stop word of one of them, a place or a calendar word: "Desk Lamp",
+    "Ich komme aus", "Die Bestellung"), ``"thing"`` (the last of several words is an English
+    common noun that no name list has and the first is no listed first name: "Vacuum Cleaner"),
+    ``"organisation"`` (an organisation or product word, ``data/organisation_words.txt``),
+    ``"elsewhere"`` (spaCy calls one of its words an organisation, product or place elsewhere in
+    the text, outside this span)."""
+    value = tf.text[start:end]
+    ks = [
+        k for k in range(bisect.bisect_right(tf.ends, start), len(tf.words)) if tf.starts[k] < end
+    ]
+    words = [tf.words[k] for k in ks if not tf.skip[k] and wordlike(tf.words[k])]
+    words += [w for a, b, parts in tf.tags if a < end and start < b for w in parts]
+    if not words:
+        return "no-word"
+    if HAS_DIGIT.search(value) or "_" in value:
+        return "identifier"
+    if all(w.isupper() for w in words):
+        return "upper"
+    if all(w.islower() for w in words) and not any(
+        listed_name(w) and fold(w) not in STOP_WORDS for w in words
+    ):
+        return "lower"
+    if len(words) == 1 and len(words[0]) <= 3 and not listed_name(words[0]):
+        return "short"
+    folded = [fold(w).strip("'’.-") for w in words]
+    if any(f in ORGANISATION_WORDS for f in folded):
+        return "organisation"
+    if all(not_a_name_word(w, LANGUAGES) or fold(w) in european_stop_words() for w in words):
+        return "vocabulary"
+    if len(words) > 1 and _thing_name(folded):
+        return "thing"
+    suspect = {w for w in words if tf.labels_of.get(w, set()) & _NON_PERSON_LABELS}
+    if suspect:
+        inside = set(ks)
+        if any(
+            tf.ent[k] in _NON_PERSON_LABELS and k not in inside
+            for k, w in enumerate(tf.words)
+            if w in suspect
+        ):
+            return "elsewhere"
+    return None
+
+
+_NON_PERSON_LABELS = frozenset({"ORG", "PRODUCT", "GPE", "LOC", "FAC"})
+#: Zipf frequency in English from which the last word of a span is a common noun (``_thing_name``).
+THING_HEAD_ZIPF = 3.5
+
+
+def _thing_name(folded: list[str]) -> bool:
+    """The folded words of a span name a thing: the last is frequent English vocabulary that no
+    name list has ("... Chair"; a person's name ends with a surname) and the first is no listed
+    first name ("Maren Gale" stays a person)."""
+    firsts, _ = listed_names()
+    last = folded[-1]
+    return (
+        zipf(last, ("en",)) >= THING_HEAD_ZIPF and not listed_name(last) and folded[0] not in firsts
+    )
