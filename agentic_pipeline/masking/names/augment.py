@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from agentic_pipeline.masking.names.features import word_info
@@ -247,23 +247,35 @@ def invented_names(
             return short
         return word
 
+    def value(v: str, t: str) -> str:
+        if t not in person_types:
+            return v
+        return re.sub(r"[^\W\d_]{3,}", lambda m: invent(m.group()), v)
+
     out = []
     for x in with_names[:n]:
-        text, spans, pos = "", [], 0
-        for a, b, t in [*sorted(x.spans), (len(x.text), len(x.text), "")]:
-            if a < pos:
-                continue
-            text += _CAP_WORD.sub(abbreviate, x.text[pos:a])
-            if not t:
-                break
-            value = x.text[a:b]
-            if t in person_types:
-                value = re.sub(r"[^\W\d_]{3,}", lambda m: invent(m.group()), value)
-            spans.append((len(text), len(text) + len(value), t))
-            text += value
-            pos = b
+        text, spans = _rewritten(x, lambda gap: _CAP_WORD.sub(abbreviate, gap), value)
         out.append(LabelledText(text, spans, corpus, f"{x.doc_id}-invented"))
     return out
+
+
+def _rewritten(
+    x: LabelledText, gap: Callable[[str], str], value: Callable[[str, str], str]
+) -> tuple[str, list[tuple[int, int, str]]]:
+    """``x``'s text with each stretch between its spans passed through ``gap`` and each span's
+    value through ``value(value, type)``, in reading order, and the spans moved to match."""
+    text, spans, pos = "", [], 0
+    for a, b, t in [*sorted(x.spans), (len(x.text), len(x.text), "")]:
+        if a < pos:
+            continue
+        text += gap(x.text[pos:a])
+        if not t:
+            break
+        v = value(x.text[a:b], t)
+        spans.append((len(text), len(text) + len(v), t))
+        text += v
+        pos = b
+    return text, spans
 
 
 #: A capitalised word of four letters or more (``invented_names`` abbreviates some).
@@ -325,16 +337,7 @@ def foreign_words(
         def swap(m: re.Match, words: list[str] = words) -> str:
             return _like(rng.choice(words), m.group())
 
-        text, spans, pos = "", [], 0
-        for a, b, t in [*sorted(x.spans), (len(x.text), len(x.text), "")]:
-            if a < pos:
-                continue
-            text += _WORD.sub(swap, x.text[pos:a])
-            if not t:
-                break
-            spans.append((len(text), len(text) + b - a, t))
-            text += x.text[a:b]
-            pos = b
+        text, spans = _rewritten(x, lambda gap: _WORD.sub(swap, gap), lambda v, _t: v)
         out.append(LabelledText(text, spans, corpus, f"{x.doc_id}-foreign"))
     return out
 
