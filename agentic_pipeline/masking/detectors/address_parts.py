@@ -183,11 +183,12 @@ _TAIL_SEPARATORS = " \t,–-"
 #: The city and region before a postcode: "Bengaluru, Karnataka 560038", "Tarnby, OR 97001",
 #: "Nova Gorica - 110024", a Brazilian "Cidade Nova - MG, 30140-071", a city's postal district
 #: ("Dublin 8, D08 …").
-_CITY_BEFORE = re.compile(rf"(?<![\w-]){_CITY}(?:[ \t]+\d{{1,2}})?[ \t]*[,–-]?[ \t]*$")
+_DISTRICT_TO_POSTCODE = r"(?:[ \t]+\d{1,2})?[ \t]*[,–-]?[ \t]*$"
 _PLACE_BEFORE = re.compile(
-    rf"(?<![\w-]){_CITY}(?:(?:[ \t]*,|[ \t]+[–-])[ \t]*(?:{_CITY}))?(?:[ \t]+\d{{1,2}})?"
-    r"[ \t]*[,–-]?[ \t]*$"
+    rf"(?<![\w-]){_CITY}(?:(?:[ \t]*,|[ \t]+[–-])[ \t]*(?:{_CITY}))?{_DISTRICT_TO_POSTCODE}"
 )
+#: The last place alone (the first of two may be a street: "14 Usher's Quay, Dublin 8, …").
+_LAST_PLACE_BEFORE = re.compile(rf"(?<![\w-]){_CITY}{_DISTRICT_TO_POSTCODE}")
 
 
 def tail_spans(text: str, spans: list[Span]) -> list[Span]:
@@ -217,7 +218,7 @@ def tail_spans(text: str, spans: list[Span]) -> list[Span]:
             continue
         start = extend_before(text, place.start())
         if start == place.start():  # "14 Usher's Quay, Dublin 8, D08 …": a street, not a region
-            city = _CITY_BEFORE.search(text, place.start(), a)
+            city = _LAST_PLACE_BEFORE.search(text, place.start(), a)
             if city is not None and city.start() > place.start():
                 start = extend_before(text, city.start())
                 start = start if start < city.start() else place.start()
