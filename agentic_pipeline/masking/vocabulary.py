@@ -150,6 +150,30 @@ def is_vocabulary(
     return len(w) >= 2 and zipf(w, languages) >= threshold
 
 
+#: ``international``: a word is as frequent in at least this many of the other ``LANGUAGES`` ...
+INTERNATIONAL_LANGUAGES = 3
+#: ... within this many Zipf points of the language it is most frequent in.
+INTERNATIONAL_GAP = 0.8
+
+
+@lru_cache(maxsize=65536)
+def international(word: str) -> bool:
+    """``word`` is about as frequent in several of ``LANGUAGES`` as in the one it is most frequent
+    in: a proper name (a public figure's surname) or a loan word ("Hotel"), not the vocabulary of
+    one language ("Desk", "Drucker", "Garden": much rarer elsewhere). Counted on wordfreq's small
+    lists (Zipf 3 and more): a word rarer than that in its own language is never international."""
+    from wordfreq import zipf_frequency
+
+    w = fold(word).strip("'’.-")
+    if w.endswith(("'s", "’s")):
+        w = w[:-2]
+    if len(w) < 2:
+        return False
+    freqs = sorted((zipf_frequency(w, lang, wordlist="small") for lang in LANGUAGES), reverse=True)
+    bar = max(3.0, freqs[0] - INTERNATIONAL_GAP)
+    return freqs[0] >= 3.0 and sum(f >= bar for f in freqs[1:]) >= INTERNATIONAL_LANGUAGES
+
+
 def is_place_or_calendar(words: str) -> bool:
     """A country, nationality/language, month or weekday ("Costa Rica", "English", "May")."""
     w = fold(words).strip(" .,'’")

@@ -60,6 +60,9 @@ VETO: float | None = THRESHOLD
 #: btc) and 5 of the templates' 466 (in-sample) while masking 7 and 19 more organisations, places
 #: and other words, and it took one-word companies and regions named alone in prose.
 ENTITY_FLOOR: float | None = None
+#: The extension bar (``NameModel.extend``): a unit from this probability joins a name unit beside
+#: it or repeats one's word.
+EXTEND: float | None = 0.15
 
 
 # ------------------------------------------------------------------------------------- corpora
@@ -233,6 +236,7 @@ def fit(
     propagate: float = PROPAGATE,
     veto: float | None = VETO,
     entity_floor: float | None = ENTITY_FLOOR,
+    extend: float | None = EXTEND,
 ) -> NameModel:
     """The two-stage logistic regression over the examples of each corpus, each corpus weighing
     the same: stage 1 reads a unit's features, stage 2 the same and the stage-1 probabilities of
@@ -285,6 +289,7 @@ def fit(
         propagate=propagate,
         veto=veto,
         entity_floor=entity_floor,
+        extend=extend,
         meta={
             "corpora": sorted(per_corpus),
             "examples": dict(sorted(per_corpus.items())),

@@ -18,11 +18,12 @@ from agentic_pipeline.masking.names.lexicon import (
     DATA,
     listed_name,
     listed_names,
+    listed_non_name,
     not_a_name_word,
     read_lines,
 )
 from agentic_pipeline.masking.pseudonyms import fold_word as fold
-from agentic_pipeline.masking.vocabulary import LANGUAGES, STOP_WORDS, zipf
+from agentic_pipeline.masking.vocabulary import LANGUAGES, STOP_WORDS, international, zipf
 
 #: Words that make a capitalised phrase an organisation or a product ("... Airlines", "... Inc",
 #: "... Bank"): ``data/organisation_words.txt``.
@@ -46,7 +47,11 @@ def non_person_signal(tf: TextFeatures, start: int, end: int) -> str | None:
     ks = [
         k for k in range(bisect.bisect_right(tf.ends, start), len(tf.words)) if tf.starts[k] < end
     ]
-    words = [tf.words[k] for k in ks if not tf.skip[k] and wordlike(tf.words[k])]
+    words = [
+        tf.words[k]
+        for k in ks
+        if not tf.skip[k] and wordlike(tf.words[k]) and not _possessive_s(tf, k)
+    ]
     words += [w for a, b, parts in tf.tags if a < end and start < b for w in parts]
     if not words:
         return "no-word"
@@ -58,14 +63,14 @@ def non_person_signal(tf: TextFeatures, start: int, end: int) -> str | None:
         listed_name(w) and fold(w) not in STOP_WORDS for w in words
     ):
         return "lower"
-    if len(words) == 1 and len(words[0]) <= 3 and not listed_name(words[0]):
+    if len(words) == 1 and len(words[0]) <= 3 and not _name_like(words[0]):
         return "short"
     folded = [fold(w).strip("'’.-") for w in words]
     if any(f in ORGANISATION_WORDS for f in folded):
         return "organisation"
-    if all(not_a_name_word(w, LANGUAGES) or fold(w) in european_stop_words() for w in words):
+    if all(_vocabulary_word(w, alone=len(words) == 1) for w in words):
         return "vocabulary"
-    if len(words) > 1 and _thing_name(folded):
+    if len(words) > 1 and _thing_name(words, folded):
         return "thing"
     suspect = {w for w in words if tf.labels_of.get(w, set()) & _NON_PERSON_LABELS}
     if suspect:
@@ -79,17 +84,40 @@ def non_person_signal(tf: TextFeatures, start: int, end: int) -> str | None:
     return None
 
 
+def _possessive_s(tf: TextFeatures, k: int) -> bool:
+    """Unit ``k`` is the "s" of a possessive ("Orla's"): no word of the name."""
+    return tf.words[k] in ("s", "S") and tf.text[tf.starts[k] - 1 : tf.starts[k]] in ("'", "’")
+
+
 _NON_PERSON_LABELS = frozenset({"ORG", "PRODUCT", "GPE", "LOC", "FAC"})
 #: Zipf frequency in English from which the last word of a span is a common noun (``_thing_name``).
 THING_HEAD_ZIPF = 3.5
 
 
-def _thing_name(folded: list[str]) -> bool:
-    """The folded words of a span name a thing: the last is frequent English vocabulary that no
-    name list has ("... Chair"; a person's name ends with a surname) and the first is no listed
-    first name ("Maren Gale" stays a person)."""
+def _name_like(word: str) -> bool:
+    """A listed name, or a capitalised word as frequent in several languages as in its own (a
+    public figure's name; ``vocabulary.international``)."""
+    return listed_name(word) or (word[:1].isupper() and international(word))
+
+
+def _vocabulary_word(word: str, alone: bool = False) -> bool:
+    """A word that is no name: a stop word of a main European language, a common, place or
+    calendar word, or vocabulary that no name list has. A word ``alone`` in its span that is as
+    frequent in several languages as in its own (``international``: a public figure's surname) is
+    a name here, as spaCy took it; in a phrase it is vocabulary ("Smart Thermostat": loan words)."""
+    if fold(word).strip("'’.-") in european_stop_words() or listed_non_name(word):
+        return True
+    return not_a_name_word(word, LANGUAGES) and not (alone and international(word))
+
+
+def _thing_name(words: list[str], folded: list[str]) -> bool:
+    """The words of a span name a thing: the last is frequent English vocabulary that no name
+    list has ("... Chair"; a person's name ends with a surname) and the first is no listed first
+    name ("Maren Gale" stays a person); a last word as frequent in several languages as in
+    English (a public figure's surname) makes a thing only after a vocabulary word ("Hand
+    Mixer")."""
     firsts, _ = listed_names()
     last = folded[-1]
-    return (
-        zipf(last, ("en",)) >= THING_HEAD_ZIPF and not listed_name(last) and folded[0] not in firsts
-    )
+    if zipf(last, ("en",)) < THING_HEAD_ZIPF or listed_name(last) or folded[0] in firsts:
+        return False
+    return not international(last) or _vocabulary_word(words[0])

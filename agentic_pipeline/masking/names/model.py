@@ -42,7 +42,8 @@ from spacy.tokens import Doc
 
 from agentic_pipeline.masking.names.features import FEATURE_VERSION, TextFeatures
 from agentic_pipeline.masking.names.floor import non_person_signal
-from agentic_pipeline.masking.names.lexicon import is_name_pair, listed_name
+from agentic_pipeline.masking.names.lexicon import is_name_pair, listed_name, not_a_name_word
+from agentic_pipeline.masking.vocabulary import LANGUAGES
 
 MODEL_PATH = Path(__file__).parent / "data" / "name_model.json"
 #: Environment variable naming a model file used instead of ``MODEL_PATH`` (benchmarks).
@@ -85,6 +86,9 @@ class NameModel:
     #: spaCy ORG/GPE/NORP/LOC/FAC entities of at most two words are person spans when their
     #: best probability reaches this and they carry no non-person signal (None: never)
     entity_floor: float | None = None
+    #: a unit from this probability is a name when joined to a name unit or the same word as one
+    #: (``name_units``; None: never)
+    extend: float | None = None
     version: str = "unversioned"
     feature_version: str = FEATURE_VERSION
     meta: dict = field(default_factory=dict)
@@ -126,12 +130,11 @@ class NameModel:
         doc). A floor span's probability is at least ``threshold`` (it is masked)."""
         tf = TextFeatures(text, doc)
         probs = self.unit_probabilities(tf)
+        names = self.name_units(tf, probs)
         out: list[tuple[int, int, float]] = []
         cur: list | None = None  # [start, end, best probability]
-        for i in sorted(probs):
-            p = probs[i]
-            if p < self.threshold:
-                continue
+        for i in sorted(names):
+            p = max(probs[i], self.threshold)  # a unit joined from the ``extend`` bar is masked
             s, e = tf.starts[i], tf.ends[i]
             if cur is not None and text[cur[1] : s] in _JOINS:
                 cur[1] = e
@@ -147,6 +150,39 @@ class NameModel:
         out = [sp for sp in out if not self.unlike_a_person(tf, *sp)]
         floor = self.floor_spans(tf, doc, probs) + self.entity_floor_spans(tf, doc, probs)
         return _union(out, floor) if floor else out
+
+    def name_units(self, tf: TextFeatures, probs: dict[int, float]) -> set[int]:
+        """The candidate units that are names: those at ``threshold`` or above, and, from the
+        lower ``extend`` bar, those joined to one of them ("Orla" before a surname above the bar)
+        or the same word as one of them elsewhere in the text (the second "Orla" of "Orla told
+        Orla's brother"), so that no half of a name or second mention stays in clear. A word of
+        the vocabulary, a stop, place or calendar word never joins ("Producer Orla Brown")."""
+        names = {i for i, p in probs.items() if p >= self.threshold}
+        if self.extend is None or not names:
+            return names
+        maybe = sorted(
+            i
+            for i, p in probs.items()
+            if self.extend <= p < self.threshold and not not_a_name_word(tf.words[i], LANGUAGES)
+        )
+        grown = True
+        while grown and maybe:
+            grown = False
+            words = {tf.words[i] for i in names}
+            for i in maybe:
+                if i in names:
+                    continue
+                if tf.words[i] in words or any(
+                    j in names and self._joined(tf, min(i, j), max(i, j)) for j in (i - 1, i + 1)
+                ):
+                    names.add(i)
+                    grown = True
+        return names
+
+    @staticmethod
+    def _joined(tf: TextFeatures, a: int, b: int) -> bool:
+        """Units ``a`` < ``b`` touch on one line: nothing, a space or a joining mark between."""
+        return tf.text[tf.ends[a] : tf.starts[b]] in _JOINS
 
     def unlike_a_person(self, tf: TextFeatures, start: int, end: int, p: float) -> bool:
         """A span below the propagation bar with a strong non-person signal (an organisation
@@ -167,12 +203,14 @@ class NameModel:
             return []
         out = []
         pieces = [
-            (ent.start_char + m.start(), ent.start_char + m.end())
+            _without_codes(tf.text, ent.start_char + m.start(), ent.start_char + m.end())
             for ent in doc.ents
             if ent.label_ == "PERSON"
             for m in _PIECE.finditer(ent.text)
         ]
         for s, e in pieces:
+            if s >= e:
+                continue
             ps = [p for i, p in probs.items() if tf.starts[i] < e and s < tf.ends[i]]
             best = max(ps, default=0.0)
             if self.veto_always is not None and best < self.veto_always:
@@ -217,6 +255,7 @@ class NameModel:
             "veto": self.veto,
             "veto_always": self.veto_always,
             "entity_floor": self.entity_floor,
+            "extend": self.extend,
             "intercept": round(self.intercept, 5),
             "intercept2": round(self.intercept2, 5),
             "weights2": {k: round(v, 5) for k, v in sorted(self.weights2.items())},
@@ -248,10 +287,27 @@ class NameModel:
             veto=_bar(data.get("veto")),
             veto_always=_bar(data.get("veto_always")),
             entity_floor=_bar(data.get("entity_floor")),
+            extend=_bar(data.get("extend")),
             version=str(data["version"]),
             feature_version=str(data["feature_version"]),
             meta=dict(data.get("meta") or {}),
         )
+
+
+#: A space-separated token that is no part of a name: a URL, an e-mail address or a handle.
+_CODE_TOKEN = re.compile(r"\S*(?:://|@|www\.)\S*")
+
+
+def _without_codes(text: str, start: int, end: int) -> tuple[int, int]:
+    """``start:end`` without the URLs, e-mail addresses and handles at its ends (spaCy runs a
+    name on into a link: "... Lee http://t.co/x1"): the name is judged alone. A number stays
+    ("Harlowe 7731" is a code)."""
+    tokens = [(m.start() + start, m.end() + start) for m in re.finditer(r"\S+", text[start:end])]
+    while tokens and _CODE_TOKEN.fullmatch(text[tokens[0][0] : tokens[0][1]]):
+        tokens.pop(0)
+    while tokens and _CODE_TOKEN.fullmatch(text[tokens[-1][0] : tokens[-1][1]]):
+        tokens.pop()
+    return (tokens[0][0], tokens[-1][1]) if tokens else (start, start)
 
 
 def _bar(v) -> float | None:
