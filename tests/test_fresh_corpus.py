@@ -99,7 +99,7 @@ def test_the_second_corpus_shares_no_record_id_with_the_first():
 
 def test_the_second_loader_checks_labels_like_the_first(tmp_path):
     path = tmp_path / "c.jsonl"
-    rec = {"id": "t-1", "text": "Orlaith Penvose signed.", "labels": [["PERSON", "Orlaith Penvoze"]]}
+    rec = {"id": "t-1", "text": "Orlaith Penvose signed.", "labels": [["PERSON", "O. Penvose"]]}
     path.write_text(json.dumps(rec) + "\n")
     with pytest.raises(ValueError, match="not in the text"):
         C.load_fresh_blind_2(path=path)
