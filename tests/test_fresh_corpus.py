@@ -1,6 +1,7 @@
-"""The held-out corpus ``fresh-blind`` (``benchmarks/fresh_corpus/``): it loads through the
-harness loader, every label points at a real substring of its text, and it stays out of the name
-model's training. No value of the corpus is quoted here (the corpus-value test forbids it)."""
+"""The held-out corpora ``fresh-blind`` and ``fresh-blind-2`` (``benchmarks/fresh_corpus/``): each
+loads through the harness loader, every label points at a real substring of its text, and both
+stay out of the name model's training. No value of a corpus is quoted here (the corpus-value test
+forbids it)."""
 
 from __future__ import annotations
 
@@ -11,25 +12,35 @@ import pytest
 
 from benchmarks.masking_eval import corpora as C
 
-GENRES = {"form", "letter", "finance", "medical", "directory", "social", "probe", "agent_log"}
+_GENRES = {"form", "letter", "finance", "medical", "social", "probe", "agent_log"}
+#: corpus name -> (its file, its genres)
+CORPORA = {
+    C.FRESH_BLIND: (C.FRESH_BLIND_FILE, _GENRES | {"directory"}),
+    C.FRESH_BLIND_2: (C.FRESH_BLIND_2_FILE, _GENRES),
+}
+
+
+@pytest.fixture(scope="module", params=list(CORPORA))
+def corpus(request) -> str:
+    return request.param
 
 
 @pytest.fixture(scope="module")
-def docs() -> list[C.LabelledText]:
-    return C.load(C.FRESH_BLIND)
+def docs(corpus) -> list[C.LabelledText]:
+    return C.load(corpus)
 
 
 @pytest.fixture(scope="module")
-def records() -> list[dict]:
-    lines = C.FRESH_BLIND_FILE.read_text(encoding="utf-8").splitlines()
+def records(corpus) -> list[dict]:
+    lines = CORPORA[corpus][0].read_text(encoding="utf-8").splitlines()
     return [json.loads(line) for line in lines if line.strip()]
 
 
-def test_every_record_loads_with_its_labels(docs, records):
+def test_every_record_loads_with_its_labels(corpus, docs, records):
     assert len(docs) == len(records) >= 300
     assert len({d.doc_id for d in docs}) == len(docs)
     for doc, rec in zip(docs, records, strict=True):
-        assert doc.text == rec["text"] and doc.corpus == C.FRESH_BLIND
+        assert doc.text == rec["text"] and doc.corpus == corpus
         # each label gives at least one span of its type and value
         got = set(doc.values())
         for label in rec["labels"]:
@@ -47,8 +58,8 @@ def test_spans_are_real_substrings_in_the_taxonomy(docs):
             end = b
 
 
-def test_the_corpus_covers_the_genres_and_types_of_the_held_out_check(docs, records):
-    assert {r["genre"] for r in records} == GENRES
+def test_the_corpus_covers_the_genres_and_types_of_the_held_out_check(corpus, docs, records):
+    assert {r["genre"] for r in records} == CORPORA[corpus][1]
     assert {r["lang"] for r in records} >= {"en", "fr", "de", "es", "it", "nl"}
     kinds = Counter(k for d in docs for _, _, k in d.spans)
     for kind in ("PERSON", "ADDRESS", "PHONE_NUMBER", "EMAIL_ADDRESS", "IBAN_CODE", "LOCATION"):
@@ -81,11 +92,29 @@ def test_a_label_not_in_its_text_is_an_error(tmp_path):
     assert doc.spans[1][0] == text.index("Will Quell")
 
 
-def test_held_out_corpus_is_not_trained_on():
+def test_the_second_corpus_shares_no_record_id_with_the_first():
+    first = {d.doc_id for d in C.load(C.FRESH_BLIND)}
+    assert not first & {d.doc_id for d in C.load(C.FRESH_BLIND_2)}
+
+
+def test_the_second_loader_checks_labels_like_the_first(tmp_path):
+    path = tmp_path / "c.jsonl"
+    rec = {"id": "t-1", "text": "Orlaith Penvose signed.", "labels": [["PERSON", "O. Penvose"]]}
+    path.write_text(json.dumps(rec) + "\n")
+    with pytest.raises(ValueError, match="not in the text"):
+        C.load_fresh_blind_2(path=path)
+    rec["labels"] = [["PERSON", "Orlaith Penvose"]]
+    path.write_text(json.dumps(rec) + "\n")
+    (doc,) = C.load_fresh_blind_2(path=path)
+    assert doc.corpus == C.FRESH_BLIND_2 and doc.values() == [("PERSON", "Orlaith Penvose")]
+
+
+def test_held_out_corpus_is_not_trained_on(corpus):
     """Not among the corpora the name model is built from (``TEXT_CORPORA``/``TAU_CORPORA``,
-    what ``names.build.corpus_names`` returns)."""
+    what ``names.build.corpus_names`` returns); in ``HELD_OUT_CORPORA``, which keeps it out of
+    the benchmark's default corpora and out of ``--show-misses`` (``masking_eval/run.py``)."""
     from agentic_pipeline.masking.names import build
 
-    assert C.FRESH_BLIND in C.HELD_OUT_CORPORA and C.FRESH_BLIND in C.LOADERS
-    assert C.FRESH_BLIND not in (*C.TEXT_CORPORA, *C.TAU_CORPORA)
-    assert C.FRESH_BLIND not in build.corpus_names()
+    assert corpus in C.HELD_OUT_CORPORA and corpus in C.LOADERS
+    assert corpus not in (*C.TEXT_CORPORA, *C.TAU_CORPORA)
+    assert corpus not in build.corpus_names()

@@ -19,10 +19,10 @@ The data lives outside the repo (``../shared/external`` beside the checkout, or 
 in ``$AGENTIC_PIPELINE_EXTERNAL``); the presidio-evaluator templates are read from its wheel
 without importing the package (``pip download --no-deps presidio-evaluator==0.3.2 -d /tmp/pe``).
 
-One held-out corpus lives in the repo: ``fresh-blind`` (``benchmarks/fresh_corpus/``, written
-blind to the masking rules). It is measured, never tuned on: it is in ``LOADERS`` and
-``HELD_OUT_CORPORA`` but not in ``TEXT_CORPORA``/``TAU_CORPORA``, the corpora the name model is
-trained on.
+Two held-out corpora live in the repo: ``fresh-blind`` and ``fresh-blind-2``
+(``benchmarks/fresh_corpus/``, each written blind to the masking rules, the second also blind to
+the first). They are measured, never tuned on: they are in ``LOADERS`` and ``HELD_OUT_CORPORA``
+but not in ``TEXT_CORPORA``/``TAU_CORPORA``, the corpora the name model is trained on.
 
 Used by the masking benchmark (``benchmarks/masking_eval``), the corpus-value test and the name
 model's training: keep the ``LabelledText`` contract stable.
@@ -100,6 +100,7 @@ TAU_AIRLINE = "tau-bench-airline"
 TAU_RETAIL = "tau-bench-retail"
 TAU2_AIRLINE = "tau2-airline"
 FRESH_BLIND = "fresh-blind"
+FRESH_BLIND_2 = "fresh-blind-2"
 
 
 def external_root() -> Path:
@@ -736,9 +737,10 @@ def load_tau(corpus: str, limit: int | None = None) -> list[LabelledText]:
     return out
 
 
-# ------------------------------------------------------------------------------ held-out corpus
-#: The held-out corpus's data: one JSON object a line (see its README.md).
+# ---------------------------------------------------------------------------- held-out corpora
+#: The held-out corpora's data: one JSON object a line (see ``fresh_corpus/README.md``).
 FRESH_BLIND_FILE = Path(__file__).resolve().parents[1] / "fresh_corpus" / "fresh_blind.jsonl"
+FRESH_BLIND_2_FILE = FRESH_BLIND_FILE.with_name("fresh_blind_2.jsonl")
 
 
 def _label_spans(text: str, labels: list[list[Any]], doc_id: str) -> list[Span]:
@@ -761,19 +763,34 @@ def _label_spans(text: str, labels: list[list[Any]], doc_id: str) -> list[Span]:
     return _strip_overlaps(spans)
 
 
+def _load_labelled_jsonl(path: Path, corpus: str, limit: int | None) -> list[LabelledText]:
+    """The records of a hand-labelled JSONL corpus (``id``, ``text``, ``labels``) as labelled
+    texts; ``doc_id`` is the record's ``id``."""
+    out: list[LabelledText] = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            rec = json.loads(line)
+            spans = _label_spans(rec["text"], rec["labels"], rec["id"])
+            out.append(LabelledText(rec["text"], spans, corpus, rec["id"]))
+    return _take(out, limit)
+
+
 def load_fresh_blind(
     limit: int | None = None, path: str | Path | None = None
 ) -> list[LabelledText]:
     """The held-out corpus written blind to the masking rules (forms, letters, financial
     payloads, medical notes, provider directories, social posts, ambiguity probes, other agents'
-    logs; ``benchmarks/fresh_corpus/README.md``). ``doc_id`` is the record's ``id``."""
-    out: list[LabelledText] = []
-    for line in Path(path or FRESH_BLIND_FILE).read_text(encoding="utf-8").splitlines():
-        if line.strip():
-            rec = json.loads(line)
-            spans = _label_spans(rec["text"], rec["labels"], rec["id"])
-            out.append(LabelledText(rec["text"], spans, FRESH_BLIND, rec["id"]))
-    return _take(out, limit)
+    logs; ``benchmarks/fresh_corpus/README.md``)."""
+    return _load_labelled_jsonl(Path(path or FRESH_BLIND_FILE), FRESH_BLIND, limit)
+
+
+def load_fresh_blind_2(
+    limit: int | None = None, path: str | Path | None = None
+) -> list[LabelledText]:
+    """The second held-out corpus, written blind to the masking rules and to the first one
+    (forms, letters, financial payloads, medical notes, social posts, ambiguity probes, other
+    agents' logs; ``benchmarks/fresh_corpus/README.md``)."""
+    return _load_labelled_jsonl(Path(path or FRESH_BLIND_2_FILE), FRESH_BLIND_2, limit)
 
 
 # ------------------------------------------------------------------------------------- registry
@@ -787,13 +804,14 @@ LOADERS: dict[str, Callable[..., list[LabelledText]]] = {
     TAU_RETAIL: lambda limit=None: load_tau(TAU_RETAIL, limit),
     TAU2_AIRLINE: lambda limit=None: load_tau(TAU2_AIRLINE, limit),
     FRESH_BLIND: load_fresh_blind,
+    FRESH_BLIND_2: load_fresh_blind_2,
 }
 #: The four outsider corpora of ``pii-dev/`` plus the evaluator templates (text corpora); the
 #: tau files are whole agent logs (``limit`` counts episodes there).
 TEXT_CORPORA = (CONTEXTUAL, BTC, NANNIGALAXY, DLP, TEMPLATES)
 TAU_CORPORA = (TAU_AIRLINE, TAU_RETAIL, TAU2_AIRLINE)
 #: Corpora measured, never trained or tuned on (not in the two tuples above).
-HELD_OUT_CORPORA = (FRESH_BLIND,)
+HELD_OUT_CORPORA = (FRESH_BLIND, FRESH_BLIND_2)
 
 
 def available() -> bool:

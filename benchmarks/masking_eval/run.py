@@ -63,6 +63,7 @@ DEFAULT_SIZES = {
     C.TAU_RETAIL: 4,
     C.TAU2_AIRLINE: 4,
     C.FRESH_BLIND: None,
+    C.FRESH_BLIND_2: None,
 }
 Key = tuple[str, int, int, str]
 

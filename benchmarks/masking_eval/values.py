@@ -2,9 +2,9 @@
 source files (the corpus-value test, issue #21: no corpus value or sentence in detector modules
 or tests).
 
-Values: every labelled span of the text corpora and of the held-out corpus (``fresh-blind``)
-except ``OTHER:*`` (names, emails, streets, addresses, ids, companies, organisations,
-places...), the personal values of the tau users files
+Values: every labelled span of the text corpora and of the held-out corpora (``fresh-blind``,
+``fresh-blind-2``) except ``OTHER:*`` (names, emails, streets, addresses, ids, companies,
+organisations, places...), the personal values of the tau users files
 and the FakeNameGenerator people file of the presidio-evaluator templates (names, streets,
 cities, companies, emails, user names), when the wheel is found. A value counts when it has 2+
 words or 6+ characters, unless it is common: one word of Zipf frequency >= 3 in English or
