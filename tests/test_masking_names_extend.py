@@ -41,15 +41,15 @@ def _names(model: NameModel, nlp, text: str) -> list[str]:
 
 
 def test_a_weak_first_name_joins_the_surname_beside_it(nlp):
-    text = "Please add Torvik Amblesade as the second driver."
-    model = _Fixed({"Torvik": 0.2, "Amblesade": 0.5})
-    assert _names(model, nlp, text) == ["Torvik Amblesade"]
+    text = "Please add Brannoc Amblesade as the second driver."
+    model = _Fixed({"Brannoc": 0.2, "Amblesade": 0.5})
+    assert _names(model, nlp, text) == ["Brannoc Amblesade"]
     # without the extension bar only the surname goes: half the name would stay in clear
     assert _names(_Fixed(model.by_word, extend=None), nlp, text) == ["Amblesade"]
 
 
 def test_a_word_below_the_extension_bar_or_across_a_comma_stays(nlp):
-    assert _names(_Fixed({"Torvik": 0.1, "Amblesade": 0.5}), nlp, "Torvik Amblesade") == [
+    assert _names(_Fixed({"Brannoc": 0.1, "Amblesade": 0.5}), nlp, "Brannoc Amblesade") == [
         "Amblesade"
     ]
     text = "Dear Amblesade, Overton will call."
@@ -70,12 +70,12 @@ def test_a_second_mention_of_a_name_word_goes_too(nlp):
 
 
 def test_a_joined_unit_is_masked_where_it_stands(nlp):
-    text = "Torvik Amblesade signed."
-    model = _Fixed({"Torvik": 0.2, "Amblesade": 0.5})
+    text = "Brannoc Amblesade signed."
+    model = _Fixed({"Brannoc": 0.2, "Amblesade": 0.5})
     doc = nlp.make_doc(text)
     doc.ents = []
     ((s, e, p),) = model.spans(text, doc)
-    assert text[s:e] == "Torvik Amblesade" and model.score(p) >= 0.4
+    assert text[s:e] == "Brannoc Amblesade" and model.score(p) >= 0.4
 
 
 def test_the_shipped_model_has_an_extension_bar_below_its_threshold():
@@ -124,9 +124,9 @@ def test_the_s_of_a_possessive_is_no_word_of_the_name(nlp):
 
 
 def test_a_title_or_vocabulary_word_never_joins_a_name(nlp):
-    text = "Producer Torvik Amblesade explained the plan."
-    model = _Fixed({"Producer": 0.2, "Torvik": 0.2, "Amblesade": 0.5})
-    assert _names(model, nlp, text) == ["Torvik Amblesade"]
+    text = "Producer Brannoc Amblesade explained the plan."
+    model = _Fixed({"Producer": 0.2, "Brannoc": 0.2, "Amblesade": 0.5})
+    assert _names(model, nlp, text) == ["Brannoc Amblesade"]
 
 
 def test_a_phrase_of_loan_words_stays_vocabulary(nlp):
