@@ -18,7 +18,7 @@ from agentic_pipeline.masking.detectors.labels import (
     id_value_ok,
     label_entity,
 )
-from agentic_pipeline.masking.detectors.numbers import phone_context_before
+from agentic_pipeline.masking.detectors.numbers import CARD_SHAPE, phone_context_before
 from agentic_pipeline.masking.detectors.presidio_set import predefined_types
 from agentic_pipeline.masking.detectors.redacted import HIDDEN_DIGITS, REDACTED_DETECTOR
 from agentic_pipeline.masking.engine import Span
@@ -395,7 +395,7 @@ def plausible(text: str, span: Span) -> bool:
             return False  # a field label ("Phone:"); a speaker ("Tom: ...") stays a name
     if et == "PHONE_NUMBER" and det not in _TRUSTED_PHONE and value.isdigit():
         return phone_context_before(text, s)
-    if et in LOOSE_ID_TYPES and det not in LABELLED_DETECTORS:
+    if (et in LOOSE_ID_TYPES and det not in LABELLED_DETECTORS) or det == CARD_SHAPE:
         return _THING_BEFORE.search(text, max(0, s - 40), s) is None  # "item 8812093345"
     return True
 

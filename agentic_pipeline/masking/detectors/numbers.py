@@ -170,9 +170,22 @@ _CARD_CTX_RE = re.compile(
 )
 
 
+#: The detector name of a card number that fails Luhn (``apply.plausible`` vetoes it after a
+#: thing's label: "order 4412 9981 2231 0098").
+CARD_SHAPE = "CardShapeRecognizer"
+#: A card number as cards print it: four groups of four digits (a fifth of one to three), or
+#: Amex's 4-6-5, one separator throughout, first digit 2-6 (the card networks' industry digits).
+_CARD_GROUPS_RE = re.compile(
+    r"[2-6]\d{3}([ -])\d{4}\1\d{4}\1\d{4}(?:\1\d{1,3})?|3\d{3}([ -])\d{6}\2\d{5}"
+)
+
+
 class CardRecognizer(LocalRecognizer):
     """Card numbers of 12-19 digits, spaces or dashes allowed, Luhn-valid; 12-digit ones (Maestro)
-    only after a card word. Never part of a float (``113.71000000000004``) or an amount."""
+    only after a card word. A number that fails Luhn is a card too (score 0.6: a typo or a fake
+    card number is still somebody's card, and plain Presidio masks it as a date by spaCy) when it
+    is printed in card groups or has 13-19 digits after a card word. Never part of a float
+    (``113.71000000000004``) or an amount."""
 
     def __init__(self) -> None:
         super().__init__(supported_entities=["CREDIT_CARD"], name="CardRecognizer")
@@ -189,11 +202,16 @@ class CardRecognizer(LocalRecognizer):
         out = []
         for m in _CARD_CAND_RE.finditer(text):
             digits = re.sub(r"\D", "", m.group())
-            if not luhn_valid(digits) or len(set(digits)) < 3:
+            if len(set(digits)) < 3:
                 continue
-            if len(digits) == 12 and not _ctx_before(text, m.start(), _CARD_CTX_RE, 50):
+            after_card_word = _ctx_before(text, m.start(), _CARD_CTX_RE, 50)
+            if len(digits) == 12 and not after_card_word:
                 continue
-            out.append(RecognizerResult("CREDIT_CARD", m.start(), m.end(), 0.9))
+            if luhn_valid(digits):
+                out.append(RecognizerResult("CREDIT_CARD", m.start(), m.end(), 0.9))
+            elif _CARD_GROUPS_RE.fullmatch(m.group()) or (after_card_word and len(digits) >= 13):
+                meta = {"recognizer_name": CARD_SHAPE, "recognizer_identifier": self.id}
+                out.append(RecognizerResult("CREDIT_CARD", m.start(), m.end(), 0.6, None, meta))
         return out
 
 
