@@ -137,3 +137,14 @@ def test_a_phrase_of_loan_words_stays_vocabulary(nlp):
     end = text.index(" arrived")
     doc.ents = [doc.char_span(start, end, label="PERSON")]
     assert non_person_signal(TextFeatures(text, doc), start, end) == "vocabulary"
+
+
+def test_a_country_or_nationality_alone_is_no_person_unless_a_listed_name(nlp):
+    # the model's probability is no excuse below the propagation bar: a country is a place
+    text = "A 1988 Portugal road movie, shot in two weeks."
+    model = _Fixed({"Portugal": 0.6})
+    assert _names(model, nlp, text) == []
+    assert non_person_signal(TextFeatures(text, nlp.make_doc(text)), 7, 15) == "place"
+    # a country that is also a listed first name stays a person ("Jordan")
+    text = "Jordan phoned about the refund."
+    assert _names(_Fixed({"Jordan": 0.6}), nlp, text) == ["Jordan"]

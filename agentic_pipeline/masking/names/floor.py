@@ -23,7 +23,13 @@ from agentic_pipeline.masking.names.lexicon import (
     read_lines,
 )
 from agentic_pipeline.masking.pseudonyms import fold_word as fold
-from agentic_pipeline.masking.vocabulary import LANGUAGES, STOP_WORDS, international, zipf
+from agentic_pipeline.masking.vocabulary import (
+    LANGUAGES,
+    STOP_WORDS,
+    international,
+    is_place,
+    zipf,
+)
 
 #: Words that make a capitalised phrase an organisation or a product ("... Airlines", "... Inc",
 #: "... Bank"): ``data/organisation_words.txt``.
@@ -41,6 +47,7 @@ def non_person_signal(tf: TextFeatures, start: int, end: int) -> str | None:
     "Ich komme aus", "Die Bestellung"), ``"thing"`` (the last of several words is an English
     common noun that no name list has and the first is no listed first name: "Vacuum Cleaner"),
     ``"organisation"`` (an organisation or product word, ``data/organisation_words.txt``),
+    ``"place"`` (a country or nationality that no name list has: "Uruguay", "Danish"),
     ``"elsewhere"`` (spaCy calls one of its words an organisation, product or place elsewhere in
     the text, outside this span)."""
     value = tf.text[start:end]
@@ -68,6 +75,8 @@ def non_person_signal(tf: TextFeatures, start: int, end: int) -> str | None:
     folded = [fold(w).strip("'’.-") for w in words]
     if any(f in ORGANISATION_WORDS for f in folded):
         return "organisation"
+    if is_place(" ".join(words)) and not any(listed_name(w) for w in words):
+        return "place"
     if all(_vocabulary_word(w, alone=len(words) == 1) for w in words):
         return "vocabulary"
     if len(words) > 1 and _thing_name(words, folded):

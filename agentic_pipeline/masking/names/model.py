@@ -65,7 +65,7 @@ _WORD = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*")
 
 #: Non-person signals (``floor.non_person_signal``) that overrule a probability below the
 #: propagation bar.
-STRONG_SIGNALS = frozenset({"no-word", "identifier", "upper", "organisation"})
+STRONG_SIGNALS = frozenset({"no-word", "identifier", "upper", "organisation", "place"})
 
 
 @dataclass
