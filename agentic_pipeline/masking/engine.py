@@ -37,6 +37,7 @@ from agentic_pipeline.masking.detectors import (  # noqa: E402
     country_recognizers,
     masked_types,
 )
+from agentic_pipeline.masking.detectors.id_floor import floor_results  # noqa: E402
 from agentic_pipeline.masking.detectors.patterns import custom_recognizers  # noqa: E402
 from agentic_pipeline.masking.detectors.presidio_set import skip_digit_free_texts  # noqa: E402
 
@@ -345,12 +346,12 @@ class TextAnalyzer:
         for text, doc in zip(texts, docs, strict=True):
             art = self.nlp_engine._doc_to_nlp_artifact(doc, LANGUAGE)
             res = self.analyzer.analyze(
-                text,
-                LANGUAGE,
-                entities=entities,
-                nlp_artifacts=art,
-                score_threshold=self.config.min_score,
+                text, LANGUAGE, entities=entities, nlp_artifacts=art, score_threshold=0.0
             )
+            # the results at the bar, and under it the floor of plain Presidio's finds: its weak
+            # id patterns and the spaCy entities it masks, where they cover an id-shaped token
+            ents = [(e.start_char, e.end_char) for e in doc.ents if e.label_ in NER_MAPPING]
+            res = floor_results(text, res, ents, self.config.min_score)
             out.append(
                 [
                     (
