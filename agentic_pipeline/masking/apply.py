@@ -12,7 +12,7 @@ from typing import Any
 from presidio_anonymizer.entities import ConflictResolutionStrategy, RecognizerResult
 
 from agentic_pipeline.masking.detectors.bare_numbers import thing_key
-from agentic_pipeline.masking.detectors.id_floor import FLOOR_TYPE
+from agentic_pipeline.masking.detectors.id_floor import FLOOR_DETECTOR, FLOOR_TYPE
 from agentic_pipeline.masking.detectors.labels import (
     handle_value_ok,
     id_labels,
@@ -285,7 +285,8 @@ class Partition:
             audit.append(("NER_LIMITED", GUARD, 1.0, None))
         matcher = ep.matcher if is_ner else ep.strong_matcher
         if matcher is not None:
-            detected = {(s[0], s[1]) for s in spans}
+            # a floor span (``id_floor``) gives way to what the episode knows of the value
+            detected = {(s[0], s[1]) for s in spans if s[4] != FLOOR_DETECTOR}
             view = self.view(text)  # known values written full-width, %XX-encoded, ...
             folded = fold(view.text if view else text)  # same length: positions carry over
             hits = [
@@ -435,7 +436,7 @@ _THING_BEFORE = re.compile(
     r"(?i)(?<!\w)(?:order|orders|item|items|product|sku|variant|flight|booking|reservation|"
     r"tracking|invoice|receipt|shipment|parcel|package|model|"
     r"part|serial|batch|lot|version|build|page|room|gate|seat)(?!\w)"
-    r"[ \t#:.]*(?:(?:no|nr|number|id|code|#)\.?[ \t#:.]*)?$"
+    r"[ \t#:.(\[-]*(?:(?:no|nr|number|id|code|#)\.?[ \t#:.]*)?(?:(?:is|was)[ \t#:]*)?$"
 )
 
 

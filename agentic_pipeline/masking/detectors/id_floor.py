@@ -35,6 +35,7 @@ from agentic_pipeline.masking.detectors.id_shapes import (
     UNIT_AFTER,
     id_value_ok,
     is_compact_date,
+    is_month,
     is_year,
 )
 from agentic_pipeline.masking.vocabulary import STOP_WORDS, zipf
@@ -62,13 +63,16 @@ def floor_recognizers() -> frozenset[str]:
 
 def floor_shape(value: str) -> bool:
     """One identifier's shape: 5-40 characters, five digits or more (or letters and four digits
-    or more), no year ("FY2024", "1990s"), date ("20240318"), amount or lower-case hash."""
+    or more), no year ("FY2024", "1990s"), date ("20240318", "2026-03"), amount, lower-case
+    hash or one digit repeated."""
     digits = "".join(c for c in value if c.isdigit())
     letters = sum(c.isalpha() for c in value)
     if not 5 <= len(value) <= 40 or not (len(digits) >= 5 or (letters and len(digits) >= 4)):
         return False
-    if not id_value_ok(value) or is_year(digits) or is_compact_date(digits):
+    if not id_value_ok(value) or is_year(digits) or is_compact_date(digits) or is_month(value):
         return False
+    if len(set(digits)) == 1:
+        return False  # "11111", "00000000": a placeholder identifies nobody
     return not (letters and _HASH.fullmatch(value))
 
 
@@ -117,8 +121,8 @@ def floor_results(
         if r.score < min_score and name in floor:
             candidates.setdefault(id_token(text, r.start, r.end), r.entity_type)
     for a, b in entities:
-        for m in _TOKEN.finditer(text, a, b):
-            candidates.setdefault((m.start(), m.end()), FLOOR_TYPE)
+        for m in _TOKEN.finditer(text, a, b):  # the whole token, where the entity cuts it
+            candidates.setdefault(id_token(text, m.start(), m.end()), FLOOR_TYPE)
     for (s, e), et in sorted(candidates.items()):
         if any(s < te and ts < e for ts, te in taken):
             continue

@@ -62,3 +62,12 @@ def is_compact_date(digits: str) -> bool:
 def is_year(digits: str) -> bool:
     """A year of the last two centuries ("2024"; "FY2024" and "1990s" hold one and no more)."""
     return _YEAR.fullmatch(digits) is not None
+
+
+_MONTH = re.compile(r"((?:19|20)\d\d)[./-](\d{1,2})|(\d{1,2})[./-]((?:19|20)\d\d)")
+
+
+def is_month(value: str) -> bool:
+    """A month of a year, year first or last ("2026-03", "03/2026")."""
+    m = _MONTH.fullmatch(value)
+    return m is not None and 1 <= int(m.group(2) or m.group(3)) <= 12
