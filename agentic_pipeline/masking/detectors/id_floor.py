@@ -109,11 +109,11 @@ def floor_results(
 ) -> list[RecognizerResult]:
     """``results`` at or above ``min_score``, plus the floor: the id-shaped tokens that a floor
     recognizer (below the bar) or a spaCy entity (``entities``: character spans of the entities
-    plain Presidio masks) covers, at ``min_score``, unless a kept result overlaps them or they
-    read as a quantity or an amount (module doc)."""
+    plain Presidio masks) covers, at ``min_score``, unless they read as a quantity or an amount
+    (module doc). A result at the bar over the same token wins in ``apply`` (higher score); when
+    ``apply`` vetoes it (a bare number without a phone word), the floor span still masks."""
     results = list(results)
     kept = [r for r in results if r.score >= min_score]
-    taken = [(r.start, r.end) for r in kept]
     candidates: dict[tuple[int, int], str] = {}
     floor = floor_recognizers()
     for r in results:
@@ -124,11 +124,8 @@ def floor_results(
         for m in _TOKEN.finditer(text, a, b):  # the whole token, where the entity cuts it
             candidates.setdefault(id_token(text, m.start(), m.end()), FLOOR_TYPE)
     for (s, e), et in sorted(candidates.items()):
-        if any(s < te and ts < e for ts, te in taken):
-            continue
         if not floor_shape(text[s:e]) or quantity_or_amount(text, s, e):
             continue
         meta = {"recognizer_name": FLOOR_DETECTOR}
         kept.append(RecognizerResult(et, s, e, min_score, recognition_metadata=meta))
-        taken.append((s, e))
     return kept
