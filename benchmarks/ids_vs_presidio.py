@@ -95,11 +95,13 @@ class Explainer:
         """Our detections of ``text`` as the masking sees them before applying (persons decided
         by the name model, streets joined into addresses)."""
         from agentic_pipeline.masking.detectors.addresses import join_addresses
+        from agentic_pipeline.masking.detectors.id_floor import FLOOR_DETECTOR
         from agentic_pipeline.masking.names import decide_persons
         from agentic_pipeline.masking.router import Route, route
 
         use_ner = route(text) is Route.NER
-        (spans,) = self.ours.analyze([text], use_ner)
+        (spans,) = self.ours.analyze([text], use_ner)  # no bar: the floor is judged in ``why``
+        spans = [sp for sp in spans if sp[4] != FLOOR_DETECTOR]
         return join_addresses(text, decide_persons(text, spans))
 
     def presidio_spans(self, text: str) -> list[tuple]:
@@ -202,9 +204,9 @@ def why(text: str, a: int, b: int, spans: list[tuple], min_score: float, key: st
         s, e, et, sc, det = whole_words(text, sp)
         name = f"{et} {text[s:e]!r} ({det} {sc:.2f})"
         if et in not_personal_types():
-            out.append(f"{name} is a type kept in clear")
+            out.append(f"{name} is a type kept in clear{_floor(text, sp)}")
         elif sc < min_score:
-            out.append(f"{name} score below the bar {min_score}")
+            out.append(f"{name} score below the bar {min_score}{_floor(text, sp)}")
         elif not plausible(text, sp):
             out.append(f"{name} vetoed by apply.plausible")
         elif key and thing_key(key) and et in LOOSE_ID_TYPES and det not in LABELLED_DETECTORS:
@@ -214,6 +216,26 @@ def why(text: str, a: int, b: int, spans: list[tuple], min_score: float, key: st
         else:
             out.append(f"{name} kept by the analysis (lost later)")
     return "; ".join(out)
+
+
+def _floor(text: str, span: tuple) -> str:
+    """What the floor (``detectors/id_floor.py``) makes of a span of a floor recognizer or of a
+    spaCy entity: it keeps the token, or why not."""
+    from agentic_pipeline.masking.detectors.id_floor import (
+        floor_recognizers,
+        floor_shape,
+        id_token,
+        quantity_or_amount,
+    )
+
+    if span[4] not in floor_recognizers() and span[4] != "SpacyRecognizer":
+        return ""
+    s, e = id_token(text, span[0], span[1])
+    if not floor_shape(text[s:e]):
+        return f"; the floor drops {text[s:e]!r}: no id's shape"
+    if quantity_or_amount(text, s, e):
+        return f"; the floor drops {text[s:e]!r}: a quantity or an amount"
+    return f"; the floor keeps {text[s:e]!r} (then apply's vetoes)"
 
 
 # ------------------------------------------------------------------------------------ figures
