@@ -229,5 +229,12 @@ def test_vins_by_their_check_digit(masker):
     assert is_vin("3VW4H1J10PM534773") and is_vin("5YJ4YRFG5SU465697")
     assert not is_vin("3VW4H1J17PM534773")  # one character changed: the check fails
     assert not is_vin("31104110771204471")  # digits alone
-    (out,) = masked_cells(masker, ("user", "The truck 3VW4H1J10PM534773 was towed away."))
-    assert "3VW4H1J10PM534773" not in out and "<VEHICLE_ID_" in out
+    checked, european, sku = masked_cells(
+        masker,
+        ("user", "The truck 3VW4H1J10PM534773 was towed away."),
+        ("user", "Der Wagen WF0XXXGCDX8Y20417 steht in Halle 3."),  # no check digit in Europe
+        ("user", "Restock 40 of BLK-TEE-XL-2207 and 12 of 2207-BLK."),
+    )
+    assert "3VW4H1J10PM534773" not in checked and "<VEHICLE_ID_" in checked
+    assert "WF0XXXGCDX8Y20417" not in european
+    assert "BLK-TEE-XL-2207" in sku and "2207-BLK" in sku
