@@ -224,6 +224,18 @@ def test_labels_of_records_staff_licences_and_vehicles_in_european_languages(tex
     assert [text[r.start : r.end] for r in spans] == [value]
 
 
+def test_a_value_under_its_label_on_the_next_line_or_in_a_table_row():
+    rec = IdLabelRecognizer()
+
+    def found(text):
+        return [text[r.start : r.end] for r in rec.analyze(text, [])]
+
+    assert found("MRN:\n00917734\nWard: 2C") == ["00917734"]
+    assert found("| Employee ID | E-55019 |") == ["E-55019"]
+    assert found("Account:\nThe customer called twice.") == []
+    assert found("Chart number:\n\nnot filed yet") == []
+
+
 def test_vins_by_their_check_digit(masker):
     assert check_digit("3VW4H1J10PM534773") == "0"
     assert is_vin("3VW4H1J10PM534773") and is_vin("5YJ4YRFG5SU465697")

@@ -102,7 +102,10 @@ def id_label_re() -> re.Pattern[str]:
         r"(?![^\W_])\.?"  # "Lic.", "Acct."
         rf"(?P<idw>(?:[ \t_-]*(?:{idw}))*)"  # "number", "no.", "#", "ID", a key's "_no"
         # a value glued to its label by a hyphen ("MRN-4471205"): one token, masked whole
-        rf"(?:(?P<glue>-)(?=\d)|[ \t]*(?:[:=#]|{_COPULA}|-(?=[ \t]))?[ \t]*(?:{_COPULA}[ \t]*)?)"
+        # a colon may end the label's line (a form's "MRN:" above its value); "|" parts a
+        # table row's label and value ("| MRN | 00441203 |")
+        rf"(?:(?P<glue>-)(?=\d)|[ \t]*(?:[:=#|](?:[ \t]*\r?\n)?|{_COPULA}|-(?=[ \t]))?"
+        rf"[ \t]*(?:{_COPULA}[ \t]*)?)"
         r"[#'\"“‘(*]?(?P<value>[A-Za-z0-9]"
         r"(?:[A-Za-z0-9./-]|[ ](?=[A-Za-z]*\d)|[ ](?=(?-i:[A-Z])[ ]\d{3}))*[A-Za-z0-9])"
     )
