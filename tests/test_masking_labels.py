@@ -385,7 +385,9 @@ def test_a_qualifier_before_an_id_label_in_keys_and_headers_and_dates_read_stric
         ("user", "Sort code 20-44-91, chart number 55-10-2231, seen on 2024-05-01 at 10:30."),
     )
     assert "1093817746" not in csv_text and "MR-7731" not in csv_text
-    assert "ENC-551" in csv_text and "R-44120" in csv_text  # a thing's reference stays
+    # an encounter (one patient's visit) is the patient's: its number is masked (HIPAA's "any
+    # other unique identifying number"); an order's reference is a thing's and stays
+    assert "ENC-551" not in csv_text and "R-44120" in csv_text
     data = json.loads(record)["holder"]
     assert data["ssn_last4"].startswith("<US_SSN_")
     assert data["billing_account_number"].startswith("<BANK_ACCOUNT_")

@@ -12,6 +12,7 @@ from typing import Any
 from presidio_anonymizer.entities import ConflictResolutionStrategy, RecognizerResult
 
 from agentic_pipeline.masking.detectors.bare_numbers import thing_key
+from agentic_pipeline.masking.detectors.id_floor import FLOOR_DETECTOR, FLOOR_TYPE
 from agentic_pipeline.masking.detectors.labels import (
     handle_value_ok,
     id_labels,
@@ -273,14 +274,19 @@ class Partition:
             for s in self.analysis.get(text, ())
             if s[3] >= m.min_score
             and plausible(text, s)
-            and not (thing and s[2] in LOOSE_ID_TYPES and s[4] not in LABELLED_DETECTORS)
+            and not (
+                s[2] in LOOSE_ID_TYPES
+                and s[4] not in LABELLED_DETECTORS
+                and (thing or _thing_id(text[s[0] : s[1]], ep))
+            )
         ]
         is_ner = route(text) is Route.NER
         if is_ner and len(text) > m.pool.config.max_ner_chars:  # NER read only its start
             audit.append(("NER_LIMITED", GUARD, 1.0, None))
         matcher = ep.matcher if is_ner else ep.strong_matcher
         if matcher is not None:
-            detected = {(s[0], s[1]) for s in spans}
+            # a floor span (``id_floor``) gives way to what the episode knows of the value
+            detected = {(s[0], s[1]) for s in spans if s[4] != FLOOR_DETECTOR}
             view = self.view(text)  # known values written full-width, %XX-encoded, ...
             folded = fold(view.text if view else text)  # same length: positions carry over
             hits = [
@@ -404,7 +410,7 @@ def plausible(text: str, span: Span) -> bool:
 #: passport, licence, TFN, Aadhaar... patterns): such a detection right after the label of a
 #: *thing* ("item 8812093345", "order no. 551209") is that thing's id, not a person's. Found
 #: by a person's label, or strong (email, card, IBAN, SSN, IP), a type is never vetoed.
-LOOSE_ID_TYPES = frozenset(predefined_types()) - {
+LOOSE_ID_TYPES = frozenset({*predefined_types(), FLOOR_TYPE}) - {
     "PERSON",
     "EMAIL_ADDRESS",
     "PHONE_NUMBER",
@@ -415,6 +421,14 @@ LOOSE_ID_TYPES = frozenset(predefined_types()) - {
     "MAC_ADDRESS",
     "US_SSN",
 }
+
+
+def _thing_id(value: str, ep: Episode) -> bool:
+    """The episode's JSON holds ``value`` under a thing's key (``"item_id": "1008292230"``,
+    ``"order_id": "#W2378156"``): a loose id shape of the same value elsewhere is that thing's."""
+    return value in ep.thing_ids or f"#{value}" in ep.thing_ids
+
+
 LABELLED_DETECTORS = frozenset(
     {"IdLabelRecognizer", "FieldLabelRecognizer", "key_rule", "known_entity"}
 )
@@ -422,7 +436,7 @@ _THING_BEFORE = re.compile(
     r"(?i)(?<!\w)(?:order|orders|item|items|product|sku|variant|flight|booking|reservation|"
     r"tracking|invoice|receipt|shipment|parcel|package|model|"
     r"part|serial|batch|lot|version|build|page|room|gate|seat)(?!\w)"
-    r"[ \t#:.]*(?:(?:no|nr|number|id|code|#)\.?[ \t#:.]*)?$"
+    r"[ \t#:.(\[-]*(?:(?:no|nr|number|id|code|#)\.?[ \t#:.]*)?(?:(?:is|was)[ \t#:]*)?$"
 )
 
 

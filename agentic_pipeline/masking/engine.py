@@ -12,6 +12,7 @@ import os
 os.environ.setdefault("TLDEXTRACT_PUBLIC_SUFFIX_LIST_URLS", "")  # before tldextract is imported
 
 import bisect  # noqa: E402
+import re  # noqa: E402
 from collections.abc import Sequence  # noqa: E402
 from dataclasses import dataclass  # noqa: E402
 
@@ -36,6 +37,10 @@ from agentic_pipeline.masking.detectors import (  # noqa: E402
     IdLabelRecognizer,
     country_recognizers,
     masked_types,
+)
+from agentic_pipeline.masking.detectors.id_floor import (  # noqa: E402
+    floor_recognizers,
+    floor_results,
 )
 from agentic_pipeline.masking.detectors.patterns import custom_recognizers  # noqa: E402
 from agentic_pipeline.masking.detectors.presidio_set import skip_digit_free_texts  # noqa: E402
@@ -87,6 +92,7 @@ MAX_NER_CHARS = 1_000_000
 #: and emails (validated offline).
 DROP_RECOGNIZERS = ("PhoneRecognizer", "EmailRecognizer")
 
+_DIGIT = re.compile(r"\d")
 #: One detection: (start, end, entity_type, score, recognizer name).
 Span = tuple[int, int, str, float, str]
 
@@ -266,11 +272,15 @@ def build_analyzer(
     model_name: str = DEFAULT_MODEL,
     phone_regions: Sequence[str] = ("US", "GB"),
     ner_only: bool = True,
+    min_score: float = 0.0,
 ) -> AnalyzerEngine:
     """Our analyzer: offline engine, Presidio's default recognizers and the country ones of
     ``detectors/presidio.yaml``, phones for ``phone_regions`` plus ours, offline email validation,
     ids and names by their label (``detectors/labels.py``) and the custom recognizers of
-    ``detectors/patterns.py``. Pattern recognizers that need a digit skip texts without one."""
+    ``detectors/patterns.py``. Pattern recognizers that need a digit skip texts without one.
+
+    Results below ``min_score`` are dropped (Presidio's own thresholds), except those of the
+    floor's recognizers (``detectors/id_floor.py``), which the floor reads."""
     nlp_engine = build_nlp_engine(model_name, ner_only=ner_only)
     registry = _NameOrderedRegistry(supported_languages=[LANGUAGE])
     registry.load_predefined_recognizers(languages=[LANGUAGE], nlp_engine=nlp_engine)
@@ -286,10 +296,13 @@ def build_analyzer(
         registry.add_recognizer(rec)
     for rec in registry.recognizers:  # same results, faster: see ``skip_digit_free_texts``
         skip_digit_free_texts(rec)
+        if rec.name in floor_recognizers():
+            rec.score_thresholds = {"default": 0.0}  # every find reaches ``floor_results``
     return AnalyzerEngine(
         nlp_engine=nlp_engine,
         registry=registry,
         supported_languages=[LANGUAGE],
+        default_score_threshold=min_score,
         # a context word counts whole ("lic" is not in "policy"), Presidio's own option
         context_aware_enhancer=LinearContextEnhancer(context_matching_mode="whole_word"),
     )
@@ -334,7 +347,9 @@ class TextAnalyzer:
 
     def __init__(self, config: AnalyzerConfig | None = None) -> None:
         self.config = config or AnalyzerConfig()
-        self.analyzer = build_analyzer(self.config.model_name, self.config.phone_regions)
+        self.analyzer = build_analyzer(
+            self.config.model_name, self.config.phone_regions, min_score=self.config.min_score
+        )
         self.nlp_engine: NerOnlySpacyNlpEngine = self.analyzer.nlp_engine  # type: ignore[assignment]
         self.nlp = self.nlp_engine.get_nlp(LANGUAGE)
         self.nlp.max_length = max(self.nlp.max_length, CHUNK_CHARS + 1)
@@ -344,13 +359,17 @@ class TextAnalyzer:
         entities = list(self.config.entities)
         for text, doc in zip(texts, docs, strict=True):
             art = self.nlp_engine._doc_to_nlp_artifact(doc, LANGUAGE)
-            res = self.analyzer.analyze(
-                text,
-                LANGUAGE,
-                entities=entities,
-                nlp_artifacts=art,
-                score_threshold=self.config.min_score,
-            )
+            # no ``score_threshold``: the analyzer's own (``build_analyzer(min_score=)``) keeps
+            # the floor recognizers' finds below the bar
+            res = self.analyzer.analyze(text, LANGUAGE, entities=entities, nlp_artifacts=art)
+            # the results at the bar, and under it the floor of plain Presidio's finds: its weak
+            # id patterns and the spaCy entities it masks, where they cover an id-shaped token
+            ents = [
+                (e.start_char, e.end_char)
+                for e in doc.ents
+                if e.label_ in NER_MAPPING and _DIGIT.search(e.text)
+            ]
+            res = floor_results(text, res, ents, self.config.min_score)
             out.append(
                 [
                     (

@@ -27,6 +27,12 @@ from presidio_analyzer import LocalRecognizer, RecognizerResult
 from presidio_analyzer.nlp_engine import NlpArtifacts
 
 from agentic_pipeline.masking.detectors.data_files import data_file
+from agentic_pipeline.masking.detectors.id_shapes import (  # noqa: F401  (public here too)
+    UNIT_AFTER,
+    handle_value_ok,
+    id_value_ok,
+    is_date,
+)
 from agentic_pipeline.masking.detectors.key_rules import key_entity, normalize_key  # noqa: F401
 from agentic_pipeline.masking.vocabulary import STOP_WORDS, is_vocabulary
 
@@ -90,9 +96,16 @@ def id_label_re() -> re.Pattern[str]:
     """``label [id words] [:|#|=|is] value``; group ``label`` and group ``value``."""
     idw = _id_words()
     return re.compile(
-        rf"(?i)(?<![\w@.])(?P<label>{_label_alternation()})(?![^\W_])\.?"  # "Lic.", "Acct."
-        rf"(?:[ \t_-]*(?:{idw}))*"  # "number", "no.", "#", "ID", a key's "_no"
-        rf"[ \t]*(?:[:=#]|{_COPULA}|-(?=[ \t]))?[ \t]*(?:{_COPULA}[ \t]*)?"
+        rf"(?i)(?<![\w@.])(?P<label>{_label_alternation()}"
+        # a stem of a label ("staff" of "staff number") counts only before an id word
+        rf"|(?:{_stem_alternation()})(?=\.?[ \t_-]*(?:{idw})))"
+        r"(?![^\W_])\.?"  # "Lic.", "Acct."
+        rf"(?P<idw>(?:[ \t_-]*(?:{idw}))*)"  # "number", "no.", "#", "ID", a key's "_no"
+        # a value glued to its label by a hyphen ("MRN-4471205"): one token, masked whole
+        # a colon may end the label's line (a form's "MRN:" above its value); "|" parts a
+        # table row's label and value ("| MRN | 00441203 |")
+        rf"(?:(?P<glue>-)(?=\d)|[ \t]*(?:[:=#|](?:[ \t]*\r?\n)?|{_COPULA}|-(?=[ \t]))?"
+        rf"[ \t]*(?:{_COPULA}[ \t]*)?)"
         r"[#'\"“‘(*]?(?P<value>[A-Za-z0-9]"
         r"(?:[A-Za-z0-9./-]|[ ](?=[A-Za-z]*\d)|[ ](?=(?-i:[A-Z])[ ]\d{3}))*[A-Za-z0-9])"
     )
@@ -139,6 +152,30 @@ def _label_finditer(rx: re.Pattern[str], text: str) -> Iterator[re.Match[str]]:
 def _label_alternation() -> str:
     """The id labels as one regex alternation, longest first."""
     return "|".join(_phrase(x) for x in sorted(id_labels(), key=len, reverse=True))
+
+
+@lru_cache(maxsize=1)
+def stem_labels() -> dict[str, str]:
+    """Stems of the labels that end with an id word ("staff" of "staff number", "record" of
+    "record no", "hospital" of "hospital number") -> the label's type: a stem followed by any id
+    word is that label ("Staff no.", "Record #", "Hospital ID"); alone it is no label."""
+    idw = _id_word_set()
+    excluded = frozenset(data_file("labels.yaml")["not_stems"])
+    out: dict[str, str] = {}
+    for label, et in id_labels().items():
+        words = label.split()
+        while len(words) > 1 and words[-1].rstrip(".") in idw:
+            words = words[:-1]
+            stem = " ".join(words)
+            if stem not in id_labels() and stem not in idw and stem not in excluded:
+                out.setdefault(stem, et)
+    return out
+
+
+@lru_cache(maxsize=1)
+def _stem_alternation() -> str:
+    """The label stems (``stem_labels``) as one regex alternation, longest first."""
+    return "|".join(_phrase(x) for x in sorted(stem_labels(), key=len, reverse=True))
 
 
 @lru_cache(maxsize=1)
@@ -192,23 +229,6 @@ _ANSWER = re.compile(
 )
 
 
-def handle_value_ok(value: str) -> bool:
-    """A login name's shape: a digit, or ``_ . @`` inside, or a word that is no frequent word
-    ("quietfern" yes, "not", "broken", "for" no)."""
-    if not 3 <= len(value) <= 40:
-        return False
-    if any(c.isdigit() for c in value) or any(c in "_.@" for c in value):
-        return True
-    return value.lower() not in STOP_WORDS and not is_vocabulary(value)
-
-
-#: A unit after a number: a quantity or an amount, no id ("25000 miles", "1000000 dollars").
-_UNIT_AFTER = re.compile(
-    r"(?i)[ \t]*(?:dollars?|usd|eur|euros?|pounds?|gbp|inr|rupees?|points?|miles?|km|kg|lbs?|"
-    r"items?|units?|%|percent|people|users|customers|members|accounts|times|days|hours|years)\b"
-)
-
-
 def _far_id_ok(value: str, text: str, end: int) -> bool:
     """An id a few words from its label needs a stronger shape than one right after it: letters
     and 4+ digits, or 7+ digits, and no unit after it."""
@@ -216,7 +236,7 @@ def _far_id_ok(value: str, text: str, end: int) -> bool:
     letters = sum(c.isalpha() for c in value)
     if not id_value_ok(value) or not (digits >= 7 or (letters and digits >= 4)):
         return False
-    return _UNIT_AFTER.match(text, end) is None
+    return UNIT_AFTER.match(text, end) is None
 
 
 def _near_label_ids(text: str, entities: list[str]) -> list[RecognizerResult]:
@@ -336,34 +356,6 @@ def _answers(text: str, entities: list[str]) -> list[RecognizerResult]:
     return out
 
 
-_YEAR = re.compile(r"(?:19|20)\d\d")
-_DATE = re.compile(r"\d{1,4}[./-]\d{1,2}[./-]\d{1,4}")
-_AMOUNT = re.compile(r"\d{1,3}(?:[,.]\d{3})*[.,]\d{1,2}|\d+[.,]\d{1,2}")
-
-
-def id_value_ok(value: str) -> bool:
-    """An id's shape: 3+ digits (or 2 digits and a letter), 4-40 characters, not a year, a date,
-    an amount or a decimal."""
-    digits = sum(c.isdigit() for c in value)
-    letters = sum(c.isalpha() for c in value)
-    if not 4 <= len(value) <= 40 or digits < 2 or (digits < 3 and not letters):
-        return False
-    return not (_YEAR.fullmatch(value) or _is_date(value) or _AMOUNT.fullmatch(value))
-
-
-def _is_date(value: str) -> bool:
-    """Three numbers that read as a date in year-month-day, day-month-year or month-day-year
-    order ("2024-05-01", "14/03/61"); "20-44-91" (a sort code) and "55-10-2231" are none."""
-    if not _DATE.fullmatch(value):
-        return False
-    a, b, c = re.split(r"[./-]", value)
-
-    def ymd(y: str, m: str, d: str) -> bool:
-        return len(y) in (2, 4) and 1 <= int(m) <= 12 and 1 <= int(d) <= 31
-
-    return ymd(a, b, c) or ymd(c, b, a) or ymd(c, a, b)
-
-
 def norm_label(label: str) -> str:
     """``Account-Number``, ``account_no``, ``patientId`` -> ``account number``, ``patient id``."""
     label = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", label.strip())
@@ -434,6 +426,9 @@ def _label_with_id_words(words: list[str]) -> str | None:
         if words[-1] not in idw:
             return None
         words = words[:-1]
+        et = stem_labels().get(" ".join(words))  # "staff no", "record id"
+        if et is not None:
+            return et
     return None
 
 
@@ -445,11 +440,16 @@ def _starts_with_a_word(value: str) -> bool:
     first = parts[0]
     if len(parts) == 1:
         return False
-    if any(_is_date(p) for p in parts):
+    if any(is_date(p) for p in parts):
         return True
     if not first.isalpha() or not first.islower():
         return False
     return len(first) >= 3 or first in STOP_WORDS or is_vocabulary(first)
+
+
+#: A value glued to its label by a hyphen: digits, maybe separated, maybe a letter or two after
+#: ("MRN-4471205", "EMP-2024-0093", "RN-77120A"); "tax-report" or "case-study-2" are no ids.
+_GLUED_VALUE = re.compile(r"\d[\d./-]*\d[A-Za-z]{0,2}")
 
 
 class IdLabelRecognizer(LocalRecognizer):
@@ -468,8 +468,12 @@ class IdLabelRecognizer(LocalRecognizer):
         """Report each labelled id as the label's type."""
         out, pos, rx, starts = [], 0, id_label_re(), _label_starts(text)
         while (m := _match_from(rx, text, pos, starts)) is not None:
-            value = m.group("value")
-            if not id_value_ok(value) or _starts_with_a_word(value):
+            value, glued = m.group("value"), m.group("glue") is not None
+            if (
+                not id_value_ok(value)
+                or _starts_with_a_word(value)
+                or (glued and not _GLUED_VALUE.fullmatch(value))
+            ):
                 pos = m.end("label")  # "Patient MRN: 0045...": the next label may own it
                 continue
             pos = m.end()
@@ -477,10 +481,13 @@ class IdLabelRecognizer(LocalRecognizer):
                 text, max(0, m.start("label") - 30), m.start("label")
             ):
                 continue  # "Order ID: 54321": the generic label belongs to a thing
-            et = label_entity(m.group("label"), ids_first=True)
+            et = label_entity(m.group("label"), ids_first=True) or stem_labels().get(
+                norm_label(m.group("label"))
+            )
             if et is None or (entities and et not in entities):
                 continue
-            out.append(RecognizerResult(et, m.start("value"), m.end("value"), LABEL_SCORE))
+            start = m.start("label") if glued else m.start("value")  # "MRN-4471205" whole
+            out.append(RecognizerResult(et, start, m.end("value"), LABEL_SCORE))
         return (
             out
             + _near_label_ids(text, entities)

@@ -49,6 +49,7 @@ from agentic_pipeline.masking.detectors.streets import (  # noqa: F401
     POSTCODE_RES,
     StreetLineRecognizer,
 )
+from agentic_pipeline.masking.detectors.vin import VinRecognizer
 
 # the recognizers of the other families, re-exported: ``recognizers`` is the masking package's
 # one list of detectors
@@ -309,6 +310,7 @@ def outsider_recognizers() -> list[LocalRecognizer]:
         customer_id_recognizer(),
         social_handle_recognizer(),
         RedactedIdRecognizer(),
+        VinRecognizer(),
     ]
 
 

@@ -18,6 +18,7 @@ from presidio_analyzer import EntityRecognizer, PatternRecognizer, RecognizerRes
 from presidio_analyzer import predefined_recognizers as predefined
 
 from agentic_pipeline.masking.detectors.data_files import data_file
+from agentic_pipeline.masking.detectors.id_floor import FLOOR_TYPE
 from agentic_pipeline.pii_patterns import STRICT_ENTITIES
 
 LANGUAGE = "en"
@@ -65,6 +66,7 @@ OWN_TYPES = (
     "ZIP_CODE",
     "BANK_ACCOUNT",
     "PERSON",
+    FLOOR_TYPE,  # an id only a spaCy entity covers (``id_floor.py``)
 )
 
 

@@ -1,0 +1,73 @@
+"""The shapes of identifiers, and of what looks like one but is none (a year, a date, an amount,
+a quantity): shared by the id labels (``labels.py``) and the plain-Presidio floor
+(``id_floor.py``)."""
+
+from __future__ import annotations
+
+import re
+
+from agentic_pipeline.masking.vocabulary import STOP_WORDS, is_vocabulary
+
+_YEAR = re.compile(r"(?:19|20)\d\d")
+_DATE = re.compile(r"\d{1,4}[./-]\d{1,2}[./-]\d{1,4}")
+_AMOUNT = re.compile(r"\d{1,3}(?:[,.]\d{3})*[.,]\d{1,2}|\d+[.,]\d{1,2}")
+#: A unit after a number: a quantity or an amount, no id ("25000 miles", "1000000 dollars").
+UNIT_AFTER = re.compile(
+    r"(?i)[ \t]*(?:dollars?|usd|eur|euros?|pounds?|gbp|inr|rupees?|points?|miles?|km|kg|lbs?|"
+    r"items?|units?|%|percent|people|users|customers|members|accounts|times|days|hours|years)\b"
+)
+
+
+def handle_value_ok(value: str) -> bool:
+    """A login name's shape: a digit, or ``_ . @`` inside, or a word that is no frequent word
+    ("quietfern" yes, "not", "broken", "for" no)."""
+    if not 3 <= len(value) <= 40:
+        return False
+    if any(c.isdigit() for c in value) or any(c in "_.@" for c in value):
+        return True
+    return value.lower() not in STOP_WORDS and not is_vocabulary(value)
+
+
+def id_value_ok(value: str) -> bool:
+    """An id's shape: 3+ digits (or 2 digits and a letter), 4-40 characters, not a year, a date,
+    an amount or a decimal."""
+    digits = sum(c.isdigit() for c in value)
+    letters = sum(c.isalpha() for c in value)
+    if not 4 <= len(value) <= 40 or digits < 2 or (digits < 3 and not letters):
+        return False
+    return not (_YEAR.fullmatch(value) or is_date(value) or _AMOUNT.fullmatch(value))
+
+
+def is_date(value: str) -> bool:
+    """Three numbers that read as a date in year-month-day, day-month-year or month-day-year
+    order ("2024-05-01", "14/03/61"); "20-44-91" (a sort code) and "55-10-2231" are none."""
+    if not _DATE.fullmatch(value):
+        return False
+    a, b, c = re.split(r"[./-]", value)
+
+    def ymd(y: str, m: str, d: str) -> bool:
+        return len(y) in (2, 4) and 1 <= int(m) <= 12 and 1 <= int(d) <= 31
+
+    return ymd(a, b, c) or ymd(c, b, a) or ymd(c, a, b)
+
+
+def is_compact_date(digits: str) -> bool:
+    """Eight digits that read as a date, year first ("20240318": a build, a file's date)."""
+    if len(digits) != 8 or not digits.isdigit():
+        return False
+    y, m, d = int(digits[:4]), int(digits[4:6]), int(digits[6:])
+    return 1900 <= y <= 2099 and 1 <= m <= 12 and 1 <= d <= 31
+
+
+def is_year(digits: str) -> bool:
+    """A year of the last two centuries ("2024"; "FY2024" and "1990s" hold one and no more)."""
+    return _YEAR.fullmatch(digits) is not None
+
+
+_MONTH = re.compile(r"((?:19|20)\d\d)[./-](\d{1,2})|(\d{1,2})[./-]((?:19|20)\d\d)")
+
+
+def is_month(value: str) -> bool:
+    """A month of a year, year first or last ("2026-03", "03/2026")."""
+    m = _MONTH.fullmatch(value)
+    return m is not None and 1 <= int(m.group(2) or m.group(3)) <= 12
