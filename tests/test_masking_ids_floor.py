@@ -69,14 +69,14 @@ def test_every_invented_id_probe_is_masked_whatever_its_shape_or_language(masked
     ]
     n = sum(kind.startswith("ID:") for p in PROBES for kind, _ in p["labels"])
     assert n >= 100
-    # one probe is left on purpose: a label-less "EMP-88120" that no recognizer of plain
-    # Presidio's either reports (docs/identifiers.md)
+    # none is left at this writing; one is allowed (a new shape found by no label)
     assert len(ids) <= 1, ids
 
 
 def test_the_look_alikes_of_ids_stay_in_clear(masked_probes):
-    """Order numbers, product ids, SKUs, years, prices, quantities and times stay (two of 47 are
-    masked: a bare population count and a blood pressure read as a street number)."""
+    """Order numbers, product ids, SKUs, tracking numbers, years, prices, quantities and times
+    stay, under English and other European thing labels (two of 99 are masked at this writing:
+    a value of a CSV ``order_id`` column and a parcel tracking number)."""
     kept = [
         (p["id"], v, _left(v, out))
         for p, out in zip(PROBES, masked_probes, strict=True)
@@ -84,7 +84,7 @@ def test_the_look_alikes_of_ids_stay_in_clear(masked_probes):
         if kind == "OTHER:KEEP"
     ]
     lost = [(i, v) for i, v, left in kept if not left]
-    assert len(kept) >= 40
+    assert len(kept) >= 90
     assert len(lost) <= 2, lost
 
 
@@ -250,3 +250,30 @@ def test_vins_by_their_check_digit(masker):
     assert "3VW4H1J10PM534773" not in checked and "<VEHICLE_ID_" in checked
     assert "WF0XXXGCDX8Y20417" not in european
     assert "BLK-TEE-XL-2207" in sku and "2207-BLK" in sku
+
+
+def test_a_things_number_after_a_european_thing_word_stays(masker):
+    """The thing words are data in the main European languages (``labels.yaml``,
+    ``thing_words``): an order, parcel or article number after one is no person's id."""
+    cells = [
+        ("user", "Meine Bestellnummer: 66120394, bitte prüfen."),
+        ("user", "Commande n° 6618204 toujours pas livrée."),
+        ("user", "El pedido 77310582 llegó roto."),
+        ("user", "Het pakket 55019283 is kwijt."),
+        ("user", "Zamówienie 88120467 nie dotarło."),
+    ]
+    outs = masked_cells(masker, *cells)
+    for (_, text), out in zip(cells, outs, strict=True):
+        number = re.search(r"\d{6,}", text).group()
+        assert number in out, out
+
+
+def test_record_and_member_labels_of_other_languages(masker):
+    cells = [
+        ("user", "Dossiernummer: QX-2291-0457"),
+        ("user", "Numer członkowski: PL-5571-203"),
+        ("user", "Número de socio 8841-2207"),
+    ]
+    outs = masked_cells(masker, *cells)
+    for value, out in zip(("QX-2291-0457", "PL-5571-203", "8841-2207"), outs, strict=True):
+        assert value not in out, out

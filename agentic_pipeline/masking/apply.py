@@ -22,6 +22,7 @@ from agentic_pipeline.masking.detectors.labels import (
 from agentic_pipeline.masking.detectors.numbers import CARD_SHAPE, phone_context_before
 from agentic_pipeline.masking.detectors.presidio_set import predefined_types
 from agentic_pipeline.masking.detectors.redacted import HIDDEN_DIGITS, REDACTED_DETECTOR
+from agentic_pipeline.masking.detectors.things import THING_BEFORE
 from agentic_pipeline.masking.engine import Span
 from agentic_pipeline.masking.episode import NAME_SPLIT, PROPAGATE, SCAN_KNOWN, Episode
 from agentic_pipeline.masking.json_walker import dump_like, key_entity, last_key, walk
@@ -402,7 +403,7 @@ def plausible(text: str, span: Span) -> bool:
     if et == "PHONE_NUMBER" and det not in _TRUSTED_PHONE and value.isdigit():
         return phone_context_before(text, s)
     if (et in LOOSE_ID_TYPES and det not in LABELLED_DETECTORS) or det == CARD_SHAPE:
-        return _THING_BEFORE.search(text, max(0, s - 40), s) is None  # "item 8812093345"
+        return THING_BEFORE.search(text, max(0, s - 40), s) is None  # "item 8812093345"
     return True
 
 
@@ -431,12 +432,6 @@ def _thing_id(value: str, ep: Episode) -> bool:
 
 LABELLED_DETECTORS = frozenset(
     {"IdLabelRecognizer", "FieldLabelRecognizer", "key_rule", "known_entity"}
-)
-_THING_BEFORE = re.compile(
-    r"(?i)(?<!\w)(?:order|orders|item|items|product|sku|variant|flight|booking|reservation|"
-    r"tracking|invoice|receipt|shipment|parcel|package|model|"
-    r"part|serial|batch|lot|version|build|page|room|gate|seat)(?!\w)"
-    r"[ \t#:.(\[-]*(?:(?:no|nr|number|id|code|#)\.?[ \t#:.]*)?(?:(?:is|was)[ \t#:]*)?$"
 )
 
 

@@ -34,19 +34,12 @@ from agentic_pipeline.masking.detectors.id_shapes import (  # noqa: F401  (publi
     is_date,
 )
 from agentic_pipeline.masking.detectors.key_rules import key_entity, normalize_key  # noqa: F401
+from agentic_pipeline.masking.detectors.things import THING_WORD_BEFORE, THING_WORD_IN
 from agentic_pipeline.masking.vocabulary import STOP_WORDS, is_vocabulary
 
 #: Labels that name no kind of id by themselves ("ID: 654321"): an id of a person unless a
 #: thing's word stands right before them ("Order ID", "flight no.").
 GENERIC_LABELS = frozenset({"id", "identifier"})
-_THING_WORDS = (
-    r"(?:order|item|product|sku|variant|flight|booking|reservation|invoice|tracking|"
-    r"shipment|parcel|package|model|part|serial|batch|lot|version|build|page|room|gate|seat|"
-    r"device|session|request|event|message|file|job|run|task|trace|span)"
-)
-_THING_WORD_BEFORE = re.compile(rf"(?i)(?<!\w){_THING_WORDS}(?!\w)[ \t#:.(\[-]*$")
-#: A thing's word between a label and a value further on: the value is that thing's id.
-_THING_WORD_IN = re.compile(rf"(?i)(?<!\w){_THING_WORDS}s?(?!\w)")
 #: Score of a value found by its label: above spaCy (0.85), below checksummed patterns' ties.
 LABEL_SCORE = 0.87
 #: Score of an id a few words after its label or in the answer to a question naming the label:
@@ -244,7 +237,7 @@ def _near_label_ids(text: str, entities: list[str]) -> list[RecognizerResult]:
     between ("account for order 5512093": the order's)."""
     out = []
     for m in _label_finditer(near_label_re(), text):
-        if _THING_WORD_IN.search(m.group("gap")) or re.search(r"[.;!?]", m.group("gap")):
+        if THING_WORD_IN.search(m.group("gap")) or re.search(r"[.;!?]", m.group("gap")):
             continue
         group = "tail" if m.group("tail") else "value"
         if group == "value" and not _far_id_ok(m.group("value"), text, m.end("value")):
@@ -313,7 +306,7 @@ def asked_label(question: str) -> str | None:
     m = found[-1]
     if m.group("handle"):
         return "USER_ID"
-    if norm_label(m.group("label")) in GENERIC_LABELS and _THING_WORD_BEFORE.search(
+    if norm_label(m.group("label")) in GENERIC_LABELS and THING_WORD_BEFORE.search(
         q, max(0, m.start() - 30), m.start()
     ):
         return None
@@ -378,7 +371,7 @@ def label_entity(label: str, ids_first: bool = False) -> str | None:
     for k in range(len(words)):
         # "provider_npi", "patient_mrn", "billing_account_number": a qualifier before the label,
         # unless it names a thing ("order_reference") or leaves only "id"
-        if k and (_THING_WORD_IN.search(" ".join(words[:k])) or words[k:] in (["id"], ["no"])):
+        if k and (THING_WORD_IN.search(" ".join(words[:k])) or words[k:] in (["id"], ["no"])):
             break
         et = _label_with_id_words(words[k:])
         if et is not None:
@@ -403,7 +396,7 @@ def ends_with_id_label(text: str) -> bool:
         words.pop()  # "order no", "SKU number"
     for k in range(len(words)):
         phrase = " ".join(words[k:])
-        if _THING_WORD_IN.fullmatch(phrase):
+        if THING_WORD_IN.fullmatch(phrase):
             return True
         if label_entity(phrase, ids_first=True) not in (None, "PERSON"):
             return True
@@ -477,7 +470,7 @@ class IdLabelRecognizer(LocalRecognizer):
                 pos = m.end("label")  # "Patient MRN: 0045...": the next label may own it
                 continue
             pos = m.end()
-            if norm_label(m.group("label")) in GENERIC_LABELS and _THING_WORD_BEFORE.search(
+            if norm_label(m.group("label")) in GENERIC_LABELS and THING_WORD_BEFORE.search(
                 text, max(0, m.start("label") - 30), m.start("label")
             ):
                 continue  # "Order ID: 54321": the generic label belongs to a thing
