@@ -277,3 +277,15 @@ def test_record_and_member_labels_of_other_languages(masker):
     outs = masked_cells(masker, *cells)
     for value, out in zip(("QX-2291-0457", "PL-5571-203", "8841-2207"), outs, strict=True):
         assert value not in out, out
+
+
+def test_a_csv_column_of_a_things_ids_stays_and_a_personal_one_goes(masker):
+    (out,) = masked_cells(masker, ("tool", "order_id,patient_id,qty\n55120934,77104482,3"))
+    assert "55120934" in out and "77104482" not in out, out
+
+
+def test_a_checksum_that_holds_inside_a_longer_code_is_no_id(masker):
+    # eleven digits inside a parcel code can pass a national id's checksum by chance
+    code = "1Z8V2K590318827746"
+    (out,) = masked_cells(masker, ("assistant", f"Parcel code {code} is on its way."))
+    assert code in out, out

@@ -9,7 +9,8 @@ import pyarrow as pa
 import pytest
 
 from agentic_pipeline.masking import Masker, mask_steps
-from agentic_pipeline.masking.apply import tabular_values, whole_words
+from agentic_pipeline.masking.apply import whole_words
+from agentic_pipeline.masking.csv_cells import tabular_values
 from agentic_pipeline.masking.detectors.patterns import (
     CardRecognizer,
     IbanShapeRecognizer,

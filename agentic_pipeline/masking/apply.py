@@ -11,21 +11,16 @@ from typing import Any
 
 from presidio_anonymizer.entities import ConflictResolutionStrategy, RecognizerResult
 
+from agentic_pipeline.masking.csv_cells import csv_table, tabular_values, thing_column
 from agentic_pipeline.masking.detectors.bare_numbers import thing_key
 from agentic_pipeline.masking.detectors.id_floor import FLOOR_DETECTOR, FLOOR_TYPE
-from agentic_pipeline.masking.detectors.labels import (
-    handle_value_ok,
-    id_labels,
-    id_value_ok,
-    label_entity,
-)
 from agentic_pipeline.masking.detectors.numbers import CARD_SHAPE, phone_context_before
 from agentic_pipeline.masking.detectors.presidio_set import predefined_types
 from agentic_pipeline.masking.detectors.redacted import HIDDEN_DIGITS, REDACTED_DETECTOR
 from agentic_pipeline.masking.detectors.things import THING_BEFORE
 from agentic_pipeline.masking.engine import Span
-from agentic_pipeline.masking.episode import NAME_SPLIT, PROPAGATE, SCAN_KNOWN, Episode
-from agentic_pipeline.masking.json_walker import dump_like, key_entity, last_key, walk
+from agentic_pipeline.masking.episode import NAME_SPLIT, SCAN_KNOWN, Episode
+from agentic_pipeline.masking.json_walker import dump_like, last_key, walk
 from agentic_pipeline.masking.names import (
     COMMON_WORDS,
     is_name_pair,
@@ -112,52 +107,22 @@ def queue_text(text: str, ep: Episode, to_analyse: dict[str, Route]) -> None:
         to_analyse.setdefault(text, r)
         ep.texts.add(text)
         if r is Route.NER and "\n" in text:
-            for value, et in tabular_values(text):
+            table = csv_table(text)
+            for value, et in tabular_values(text, table):
                 ep.add_known(value, et, "key_rule")
+            if table is not None:  # a thing's column ("order_id", "sku"): those ids are things'
+                header, rows = table
+                things = [k for k, h in enumerate(header) if thing_column(h.strip())]
+                ep.thing_ids.update(
+                    row[k].strip() for row in rows for k in things if k < len(row) and row[k]
+                )
 
 
-_DELIMS = (",", "\t", ";", "|")
-#: Types of the id labels: a cell under such a header is an id only with an id's shape.
-_LABEL_ID_TYPES = frozenset(id_labels().values())
-
-
-def tabular_values(text: str) -> list[tuple[str, str]]:
-    """Cells of CSV-like text (a header line and rows, returned by a tool) whose column header
-    names personal data (``name``, ``email``, ``phone``, or a label of ``labels.yaml``: ``Account
-    Name``, ``Payee``, ``MRN``, ``Policy No``...): ``[(value, entity_type)]``.
-    NER is weak on such text; the header is a structured field."""
-    import csv
-
-    lines = [ln for ln in text.splitlines() if ln.strip()]
-    if len(lines) < 2:
-        return []
-    for delim in _DELIMS:
-        if delim not in lines[0]:
-            continue
-        # fields counted as csv reads them: a quoted cell may hold the delimiter ("12 Oak Row,
-        # Springfield")
-        rows = list(csv.reader(lines, delimiter=delim))
-        n = len(rows[0])
-        if sum(len(r) == n for r in rows[1:]) < max(1, (len(rows) - 1) // 2):
-            continue
-        header = [key_entity(h.strip()) or label_entity(h.strip()) for h in rows[0]]
-        if not any(header):
-            return []
-        out = []
-        for row in rows[1:]:
-            for et, cell in zip(header, row, strict=False):
-                cell = cell.strip()
-                if et not in PROPAGATE or not cell or TOKEN_RE.fullmatch(cell):
-                    continue
-                if et == "PERSON" and not any(c.isalpha() for c in cell):
-                    continue
-                if et == "USER_ID" and not handle_value_ok(cell):
-                    continue  # a login column's cell must look like a login name
-                if et in _LABEL_ID_TYPES and et != "USER_ID" and not id_value_ok(cell):
-                    continue  # an id column's cell must look like an id
-                out.append((cell, et))
-        return out
-    return []
+def _cut_token(text: str, start: int, end: int) -> bool:
+    """``start:end`` begins or ends inside a run of letters and digits."""
+    return (start > 0 and text[start - 1].isalnum() and text[start].isalnum()) or (
+        end < len(text) and text[end - 1].isalnum() and text[end].isalnum()
+    )
 
 
 class Applier:
@@ -403,6 +368,8 @@ def plausible(text: str, span: Span) -> bool:
     if et == "PHONE_NUMBER" and det not in _TRUSTED_PHONE and value.isdigit():
         return phone_context_before(text, s)
     if (et in LOOSE_ID_TYPES and det not in LABELLED_DETECTORS) or det == CARD_SHAPE:
+        if _cut_token(text, s, e):
+            return False  # a checksum that holds by chance inside a longer code ("1Z7W4F5903...")
         return THING_BEFORE.search(text, max(0, s - 40), s) is None  # "item 8812093345"
     return True
 

@@ -1,0 +1,74 @@
+"""CSV-like text a tool returns (a header line and rows): its table as ``csv`` reads it, the cells
+whose column header names personal data, and the columns that hold things' ids."""
+
+from __future__ import annotations
+
+from agentic_pipeline.masking.detectors.bare_numbers import thing_key
+from agentic_pipeline.masking.detectors.labels import (
+    handle_value_ok,
+    id_labels,
+    id_value_ok,
+    label_entity,
+)
+from agentic_pipeline.masking.episode import PROPAGATE
+from agentic_pipeline.masking.json_walker import key_entity
+from agentic_pipeline.masking.pseudonyms import TOKEN_RE
+
+_DELIMS = (",", "\t", ";", "|")
+#: Types of the id labels: a cell under such a header is an id only with an id's shape.
+_LABEL_ID_TYPES = frozenset(id_labels().values())
+
+
+def thing_column(header: str) -> bool:
+    """A CSV header that names a thing's id or value ("order_id", "sku") and no personal field
+    ("patient_id")."""
+    return thing_key(header) and not (key_entity(header) or label_entity(header))
+
+
+def csv_table(text: str) -> tuple[list[str], list[list[str]]] | None:
+    """(header, rows) of CSV-like text (a header line and rows, most as long as the header, in
+    one of ``_DELIMS``), or None. Fields are counted as ``csv`` reads them: a quoted cell may
+    hold the delimiter ("12 Oak Row, Springfield")."""
+    import csv
+
+    lines = [ln for ln in text.splitlines() if ln.strip()]
+    if len(lines) < 2:
+        return None
+    for delim in _DELIMS:
+        if delim not in lines[0]:
+            continue
+        rows = list(csv.reader(lines, delimiter=delim))
+        n = len(rows[0])
+        if sum(len(r) == n for r in rows[1:]) >= max(1, (len(rows) - 1) // 2):
+            return rows[0], rows[1:]
+    return None
+
+
+def tabular_values(
+    text: str, table: tuple[list[str], list[list[str]]] | None = None
+) -> list[tuple[str, str]]:
+    """Cells of CSV-like text (``csv_table``, or ``table`` when already read) whose column
+    header names personal data (``name``, ``email``, ``phone``, or a label of ``labels.yaml``:
+    ``Account Name``, ``Payee``, ``MRN``, ``Policy No``...): ``[(value, entity_type)]``.
+    NER is weak on such text; the header is a structured field."""
+    table = table if table is not None else csv_table(text)
+    if table is None:
+        return []
+    names, rows = table
+    header = [key_entity(h.strip()) or label_entity(h.strip()) for h in names]
+    if not any(header):
+        return []
+    out = []
+    for row in rows:
+        for et, cell in zip(header, row, strict=False):
+            cell = cell.strip()
+            if et not in PROPAGATE or not cell or TOKEN_RE.fullmatch(cell):
+                continue
+            if et == "PERSON" and not any(c.isalpha() for c in cell):
+                continue
+            if et == "USER_ID" and not handle_value_ok(cell):
+                continue  # a login column's cell must look like a login name
+            if et in _LABEL_ID_TYPES and et != "USER_ID" and not id_value_ok(cell):
+                continue  # an id column's cell must look like an id
+            out.append((cell, et))
+    return out
