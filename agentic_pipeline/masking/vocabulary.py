@@ -139,14 +139,19 @@ def zipf(word: str, languages: tuple[str, ...] = LANGUAGES) -> float:
     return max(zipf_frequency(word, lang, wordlist="small") for lang in languages)
 
 
+def bare_word(word: str) -> str:
+    """``word`` folded, without quotes, periods and dashes at its ends and without a possessive
+    "'s": the form the word lists and frequencies are looked up in."""
+    w = fold(word).strip("'’.-")
+    return w[:-2] if w.endswith(("'s", "’s")) else w
+
+
 def is_vocabulary(
     word: str, threshold: float = VOCAB_ZIPF, languages: tuple[str, ...] = LANGUAGES
 ) -> bool:
     """``word`` is a frequent word of ``languages`` (names are told apart by the caller's name
     lists)."""
-    w = fold(word).strip("'’.-")
-    if w.endswith(("'s", "’s")):
-        w = w[:-2]
+    w = bare_word(word)
     return len(w) >= 2 and zipf(w, languages) >= threshold
 
 
@@ -164,9 +169,7 @@ def international(word: str) -> bool:
     lists (Zipf 3 and more): a word rarer than that in its own language is never international."""
     from wordfreq import zipf_frequency
 
-    w = fold(word).strip("'’.-")
-    if w.endswith(("'s", "’s")):
-        w = w[:-2]
+    w = bare_word(word)
     if len(w) < 2:
         return False
     freqs = sorted((zipf_frequency(w, lang, wordlist="small") for lang in LANGUAGES), reverse=True)

@@ -17,6 +17,7 @@ from agentic_pipeline.masking.vocabulary import (
     NAME_LOCALES,
     STOP_WORDS,
     VOCAB_ZIPF,
+    bare_word,
     is_place_or_calendar,
     is_vocabulary,
 )
@@ -96,19 +97,14 @@ def is_name_pair(first: str, last: str) -> bool:
     return fold(first) in firsts and fold(last) in lasts
 
 
-def _bare(word: str) -> str:
-    f = fold(word).strip("'’.-")
-    return f[:-2] if f.endswith(("'s", "’s")) else f
-
-
 def listed_non_name(word: str) -> bool:
     """``word`` is an English stop word, a common word, or a place or calendar word."""
-    f = _bare(word)
+    f = bare_word(word)
     return f in STOP_WORDS or f in COMMON_WORDS or is_place_or_calendar(f)
 
 
 def not_a_name_word(word: str, languages: tuple[str, ...] = ("en",)) -> bool:
     """``word`` is a stop word, a common word, a place or calendar word, or vocabulary of
     ``languages`` that no name list has."""
-    f = _bare(word)
+    f = bare_word(word)
     return listed_non_name(f) or (is_vocabulary(f, VOCAB_ZIPF, languages) and not listed_name(f))
