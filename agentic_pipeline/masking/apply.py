@@ -11,7 +11,7 @@ from typing import Any
 
 from presidio_anonymizer.entities import ConflictResolutionStrategy, RecognizerResult
 
-from agentic_pipeline.masking.csv_cells import csv_table, tabular_values, thing_column
+from agentic_pipeline.masking.csv_cells import csv_table, tabular_values, thing_values
 from agentic_pipeline.masking.detectors.bare_numbers import thing_key
 from agentic_pipeline.masking.detectors.id_floor import FLOOR_DETECTOR, FLOOR_TYPE
 from agentic_pipeline.masking.detectors.numbers import CARD_SHAPE, phone_context_before
@@ -111,11 +111,7 @@ def queue_text(text: str, ep: Episode, to_analyse: dict[str, Route]) -> None:
             for value, et in tabular_values(text, table):
                 ep.add_known(value, et, "key_rule")
             if table is not None:  # a thing's column ("order_id", "sku"): those ids are things'
-                header, rows = table
-                things = [k for k, h in enumerate(header) if thing_column(h.strip())]
-                ep.thing_ids.update(
-                    row[k].strip() for row in rows for k in things if k < len(row) and row[k]
-                )
+                ep.thing_ids.update(thing_values(table))
 
 
 def _cut_token(text: str, start: int, end: int) -> bool:

@@ -25,6 +25,13 @@ def thing_column(header: str) -> bool:
     return thing_key(header) and not (key_entity(header) or label_entity(header))
 
 
+def thing_values(table: tuple[list[str], list[list[str]]]) -> set[str]:
+    """The non-empty cells of ``table``'s columns of things (``thing_column``)."""
+    header, rows = table
+    things = [k for k, h in enumerate(header) if thing_column(h.strip())]
+    return {row[k].strip() for row in rows for k in things if k < len(row) and row[k]}
+
+
 def csv_table(text: str) -> tuple[list[str], list[list[str]]] | None:
     """(header, rows) of CSV-like text (a header line and rows, most as long as the header, in
     one of ``_DELIMS``), or None. Fields are counted as ``csv`` reads them: a quoted cell may
