@@ -6,7 +6,10 @@ is reused after that. So a process is identified by its pid *and* its start time
 """
 
 import os
+import signal
 import sys
+import threading
+import time
 
 
 def _stat_fields(pid: int) -> list[str] | None:
@@ -42,3 +45,23 @@ def process_alive(pid: int, start: str | None = None) -> bool:
     except PermissionError:
         return True
     return True
+
+
+def die_with_parent(
+    owner: int | None = None, owner_start: str | None = None, every: float = 1.0
+) -> None:
+    """Kill this process (SIGKILL) once its parent is gone or ``owner`` has ended.
+
+    A daemon thread compares the parent pid with the one seen now (an orphan is re-parented) and
+    checks ``owner`` every ``every`` seconds; it works whatever thread started this process, which
+    the kernel's ``PR_SET_PDEATHSIG`` does not (it fires when the *thread* that forked exits).
+    """
+    parent = os.getppid()
+
+    def watchdog() -> None:
+        while True:
+            if os.getppid() != parent or (owner and not process_alive(owner, owner_start)):
+                os.kill(os.getpid(), signal.SIGKILL)
+            time.sleep(every)
+
+    threading.Thread(target=watchdog, name="parent-watchdog", daemon=True).start()

@@ -47,6 +47,25 @@ except KeyboardInterrupt:
 """
 
 
+#: Starts a two-worker pool in the background and prints the fork server's and the resource
+#: tracker's pids as soon as they exist: the fork server is then still importing spaCy and
+#: Presidio for the workers, and no worker has started.
+STARTING_MASKER = """
+import time
+from multiprocessing import forkserver, resource_tracker
+from agentic_pipeline.masking.engine import AnalyzerConfig
+from agentic_pipeline.masking.pool import AnalyzerPool
+
+pool = AnalyzerPool(AnalyzerConfig(), n_workers=2)
+pool.start()
+while forkserver._forkserver._forkserver_pid is None:
+    time.sleep(0.01)
+print("PIDS", forkserver._forkserver._forkserver_pid, resource_tracker._resource_tracker._pid,
+      flush=True)
+time.sleep(600)
+"""
+
+
 def _alive(pid: int) -> bool:
     """True while ``pid`` runs (a zombie waiting to be reaped counts as gone)."""
     try:
@@ -54,6 +73,19 @@ def _alive(pid: int) -> bool:
             return fh.read().rsplit(")", 1)[1].split()[0] != "Z"
     except FileNotFoundError:
         return False
+
+
+def _described(pids: list[int]) -> dict[int, str]:
+    """The command lines of the processes of ``pids`` still running (for failure messages)."""
+    out = {}
+    for pid in pids:
+        if _alive(pid):
+            try:
+                with open(f"/proc/{pid}/cmdline") as fh:
+                    out[pid] = fh.read().replace("\0", " ")[:200]
+            except FileNotFoundError:
+                continue
+    return out
 
 
 def _wait_gone(pids: list[int], seconds: float) -> list[int]:
@@ -97,6 +129,30 @@ def test_masking_workers_die_with_their_killed_parent():
         for pid in pids:
             if _alive(pid):
                 os.kill(pid, signal.SIGKILL)
+
+
+@pytest.mark.slow
+def test_a_fork_server_still_importing_dies_with_its_killed_parent():
+    """SIGKILL the pool's owner while its fork server is still importing the analyzers: the fork
+    server and the resource tracker are gone within a second or two (they used to run on until
+    the imports were over, 7-8 s here and longer on a loaded machine)."""
+    proc = subprocess.Popen(
+        [sys.executable, "-c", STARTING_MASKER], cwd=REPO, stdout=subprocess.PIPE, text=True
+    )
+    pids: list[int] = []
+    try:
+        line = proc.stdout.readline()
+        assert line.startswith("PIDS"), line
+        pids = [int(p) for p in line.split()[1:]]
+        assert all(_alive(p) for p in pids)
+        proc.kill()
+        proc.wait(10)
+        assert _wait_gone(pids, 3.0) == [], _described(pids)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        for pid in _described(pids):
+            os.kill(pid, signal.SIGKILL)
 
 
 @pytest.mark.slow
@@ -243,7 +299,7 @@ def test_cli_killed_during_masking_leaves_nothing_held(simulated_day):
     # the broken state the kill leaves: the dead run holds the only masking slot
     assert _masking_holders(instance) == [run_id]
     assert instance.get_run_by_id(run_id).status == DagsterRunStatus.STARTED
-    assert _wait_gone(workers, 10.0) == [], "workers outlived the killed CLI"
+    assert _wait_gone(workers, 10.0) == [], f"outlived the killed CLI: {_described(workers)}"
 
     second = _materialize(simulated_day)
     out, err = second.communicate(timeout=300)

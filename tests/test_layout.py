@@ -41,6 +41,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "agentic_pipeline.storage",
             "agentic_pipeline.tables",
             "agentic_pipeline.processes",
+            "agentic_pipeline.forkserver_guard",
             "agentic_pipeline.pii_patterns",
             "agentic_pipeline.chat",
         ),

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 
 from agentic_pipeline.masking.engine import AnalyzerConfig, Span, TextAnalyzer
-from agentic_pipeline.processes import process_alive, process_start
+from agentic_pipeline.processes import die_with_parent, process_start
 
 _WORKER: TextAnalyzer | None = None
 _PR_SET_PDEATHSIG = 1
@@ -31,12 +31,13 @@ def _die_with_parent(owner: int, owner_start: str | None) -> None:
     A killed run used to leave ~550 MB of spaCy workers behind for good: with the ``forkserver``
     context a worker's parent is the fork server, which only exits once every worker has (each
     worker holds its "alive" pipe), and a worker blocked on its task queue never sees EOF (it
-    holds the queue's write end itself). So a daemon thread watches the owner (pid and start
-    time, so neither a zombie nor a reused pid fools it) and the parent, and kills this worker
-    when either is gone; on Linux the kernel also sends SIGKILL when the direct parent dies
-    (``PR_SET_PDEATHSIG``). SIGINT from the terminal is left to the owner, which stops the pool.
+    holds the queue's write end itself). So a watchdog kills this worker when the owner (pid and
+    start time, so neither a zombie nor a reused pid fools it) or the parent is gone; on Linux the
+    kernel also sends SIGKILL when the direct parent dies (``PR_SET_PDEATHSIG``; the fork server
+    is single-threaded). The fork server itself dies with the owner through
+    ``agentic_pipeline.forkserver_guard``. SIGINT from the terminal is left to the owner, which
+    stops the pool.
     """
-    parent = os.getppid()
     if sys.platform.startswith("linux"):
         try:
             libc = ctypes.CDLL(None, use_errno=True)
@@ -44,14 +45,7 @@ def _die_with_parent(owner: int, owner_start: str | None) -> None:
         except (OSError, AttributeError):
             pass  # the watchdog below still applies
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-    def watchdog() -> None:
-        while True:
-            if os.getppid() != parent or not process_alive(owner, owner_start):
-                os.kill(os.getpid(), signal.SIGKILL)
-            time.sleep(WATCHDOG_SECONDS)
-
-    threading.Thread(target=watchdog, name="owner-watchdog", daemon=True).start()
+    die_with_parent(owner, owner_start, every=WATCHDOG_SECONDS)
 
 
 def _init_worker(config: AnalyzerConfig, owner: int, owner_start: str | None) -> None:
@@ -90,7 +84,11 @@ class AnalyzerPool:
     def _executor(self) -> ProcessPoolExecutor:
         if self._pool is None:
             ctx = mp.get_context("forkserver")
-            ctx.set_forkserver_preload(["agentic_pipeline.masking.pool"])
+            # the guard first: the fork server then dies with this process even while it is still
+            # importing spaCy and Presidio for the workers (seconds, more on a loaded machine)
+            ctx.set_forkserver_preload(
+                ["agentic_pipeline.forkserver_guard", "agentic_pipeline.masking.pool"]
+            )
             self._pool = ProcessPoolExecutor(
                 max_workers=self.n_workers,
                 mp_context=ctx,
