@@ -4,16 +4,26 @@ server dies with the process that started it.
 The fork server leaves by itself only when it reads the end of its "alive" pipe, which it does
 between requests, so not while it is still importing spaCy and Presidio for the workers. A run
 killed during those seconds (more on a loaded machine) left the fork server and the
-multiprocessing resource tracker running on after it. Importing this module anywhere else does
-nothing: it acts only in a process started as a fork server.
+multiprocessing resource tracker running on after it. The owner is named in the environment
+(``OWNER_ENV``, pid and start time) rather than read as the parent: an owner killed before this
+module is imported has already handed its fork server to another parent. Importing this module
+anywhere else does nothing: it acts only in a process started as a fork server.
 """
 
+import os
 import sys
 
-from agentic_pipeline.processes import die_with_parent
+from agentic_pipeline.processes import die_with_parent, process_start
 
-#: How often the fork server checks its parent (seconds): it costs one ``getppid`` call.
+#: How often the fork server checks its owner (seconds): it costs one ``/proc`` read.
 EVERY_SECONDS = 0.2
+#: The environment variable naming the pool's owner, ``<pid>:<start>`` (``name_owner``).
+OWNER_ENV = "AGENTIC_PIPELINE_FORKSERVER_OWNER"
+
+
+def name_owner() -> None:
+    """Name this process the owner of the fork server it starts next (before it starts one)."""
+    os.environ[OWNER_ENV] = f"{os.getpid()}:{process_start(os.getpid()) or ''}"
 
 
 def in_fork_server() -> bool:
@@ -22,4 +32,5 @@ def in_fork_server() -> bool:
 
 
 if in_fork_server():
-    die_with_parent(every=EVERY_SECONDS)
+    _pid, _, _start = os.environ.get(OWNER_ENV, "").partition(":")
+    die_with_parent(int(_pid) if _pid.isdigit() else None, _start or None, every=EVERY_SECONDS)

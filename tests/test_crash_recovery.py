@@ -133,9 +133,10 @@ def test_masking_workers_die_with_their_killed_parent():
 
 @pytest.mark.slow
 def test_a_fork_server_still_importing_dies_with_its_killed_parent():
-    """SIGKILL the pool's owner while its fork server is still importing the analyzers: the fork
-    server and the resource tracker are gone within a second or two (they used to run on until
-    the imports were over, 7-8 s here and longer on a loaded machine)."""
+    """SIGKILL the pool's owner while its fork server is still importing the analyzers (maybe
+    before it has imported the guard: it then knows its owner from the environment, not as its
+    parent): the fork server and the resource tracker are gone within seconds (they used to run
+    on until the imports were over, 7-8 s here and longer on a loaded machine)."""
     proc = subprocess.Popen(
         [sys.executable, "-c", STARTING_MASKER], cwd=REPO, stdout=subprocess.PIPE, text=True
     )

@@ -14,6 +14,7 @@ import time
 from collections.abc import Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 
+from agentic_pipeline.forkserver_guard import name_owner
 from agentic_pipeline.masking.engine import AnalyzerConfig, Span, TextAnalyzer
 from agentic_pipeline.processes import die_with_parent, process_start
 
@@ -73,6 +74,8 @@ class AnalyzerPool:
         self._pool: ProcessPoolExecutor | None = None
         self._in_flight: list[Future] = []
         self._starting: threading.Thread | None = None
+        if self.n_workers > 1:
+            name_owner()  # the fork server watches this process from its first import on
 
     @property
     def local(self) -> TextAnalyzer:
