@@ -56,6 +56,10 @@ class Collector:
         else:
             if isinstance(value, str | int) and thing_key(last_key(path)):
                 self.ep.thing_ids.add(str(value).strip())
+            if isinstance(value, str) and _BARE_NAME_KEY.search(path):
+                # no person's record: a thing's ("Garden Hose"); one word no name list has
+                if " " in value.strip() or not listed_value(value):
+                    self.ep.thing_names.add(value.strip())
             if isinstance(value, str):
                 queue_text(value, self.ep, self.to_analyse)
         return value
@@ -241,6 +245,7 @@ class Partition:
                 and s[4] not in LABELLED_DETECTORS
                 and (thing or _thing_id(text[s[0] : s[1]], ep))
             )
+            and not (s[2] == "PERSON" and ep.in_thing_name(text, s[0], s[1]))
         ]
         is_ner = route(text) is Route.NER
         if is_ner and len(text) > m.pool.config.max_ner_chars:  # NER read only its start

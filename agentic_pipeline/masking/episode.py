@@ -62,6 +62,12 @@ class Episode:
     #: values under a key naming a thing's id (``product_id``, ``item_id``): such a number is
     #: that thing's id wherever the episode writes it
     thing_ids: set[str] = field(default_factory=set)
+    #: values of bare ``name`` keys of things' records (``json_walker``: a product's or a tool's
+    #: name) of two words or more, or of one word that no name list has, and their matcher: a
+    #: person detection inside one of them, where a text writes it, is part of that thing's name
+    #: ("Garden Hose", "Smart Watch", "Bookshelf")
+    thing_names: set[str] = field(default_factory=set)
+    thing_matcher: re.Pattern[str] | None = None
     #: bare digit strings typed as phones or cards by a JSON key or their shape, made known
     #: by ``settle_numbers`` unless the episode uses them as a thing's id
     numbers: dict[str, str] = field(default_factory=dict)
@@ -95,6 +101,13 @@ class Episode:
         elif entity_type == "DATE_OF_BIRTH":
             for alt in date_variants(value):
                 self.known.setdefault(fold(alt), ("DATE_OF_BIRTH", detector))
+
+    def in_thing_name(self, text: str, start: int, end: int) -> bool:
+        """``text[start:end]`` lies inside one of the episode's thing names (``thing_names``)
+        written in ``text``."""
+        if self.thing_matcher is None:
+            return False
+        return any(m.start() <= start and end <= m.end() for m in self.thing_matcher.finditer(text))
 
     def settle_numbers(self) -> None:
         """The bare numbers typed as phones or cards become known values, except the ones the

@@ -393,11 +393,14 @@ def mask_steps(
     # (added in a fixed order: strong first, then by score, value and type; ``ep.texts`` is a set
     # whose order changes with the process's hash seed, and the first addition of a value wins)
     for ep in episodes.values():
+        ep.thing_matcher = compile_values(ep.thing_names)
         ep.settle_numbers()
         for s in sorted(ep.texts):  # sorted: which detector a value is credited to is stable
             for span in mp.analysis.get(s, ()):
                 if not plausible(s, span) or span[3] < masker.min_score:
                     continue
+                if span[2] == "PERSON" and ep.in_thing_name(s, span[0], span[1]):
+                    continue  # part of a product's name, as the episode's records say
                 if span[3] < masker.propagate_min_score:
                     if (
                         span[2] == "PERSON"

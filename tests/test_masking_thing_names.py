@@ -1,0 +1,68 @@
+"""A product's name is no person's (issue #21: words masked): the ``name`` of a thing's record in
+a tool result (``products``, ``price``, ``sku`` beside it) makes the same words a thing's name
+wherever the episode writes them. A person's record keeps its name masked, and a person who
+shares a word with a product keeps hers. Every name and product here is invented."""
+
+import json
+
+import pytest
+from conftest import masked_cells
+
+from agentic_pipeline.masking import Masker
+
+PRODUCTS = ["Sienna Lounger", "Rowan Armchair", "Quinn Recliner"]
+
+
+@pytest.fixture(scope="module")
+def masker():
+    with Masker(key="things-test-key-0123456789abcdef0123456789ab", n_workers=1) as m:
+        yield m
+
+
+def _catalog(*names: str) -> str:
+    return json.dumps(
+        {
+            "products": [
+                {"name": n, "product_id": f"88{i}1", "price": 410.5} for i, n in enumerate(names)
+            ]
+        }
+    )
+
+
+def _said(product: str) -> str:
+    return f"Good news: the {product} is in stock and ships on Monday."
+
+
+@pytest.mark.parametrize("product", PRODUCTS)
+def test_without_a_catalog_the_model_takes_these_products_for_persons(masker, product):
+    """The control: the same sentence alone loses the product's name (why the catalog matters)."""
+    (out,) = masked_cells(masker, ("assistant", _said(product)))
+    assert product not in out, out
+
+
+@pytest.mark.parametrize("product", PRODUCTS)
+def test_a_product_named_in_the_catalog_stays_in_prose(masker, product):
+    catalog, said = masked_cells(
+        masker, ("tool", _catalog(*PRODUCTS)), ("assistant", _said(product))
+    )
+    assert said == _said(product)
+    assert product in catalog
+
+
+def test_a_person_sharing_a_word_with_a_product_is_still_masked(masker):
+    customer = json.dumps({"customer": {"name": "Rowan Pike", "email": "r.pike@example.org"}})
+    _, _, said = masked_cells(
+        masker,
+        ("tool", customer),
+        ("tool", _catalog("Rowan Armchair")),
+        ("assistant", "Rowan Pike ordered the Rowan Armchair; Pike asked for gift wrap."),
+    )
+    assert "Rowan" not in said and "Pike" not in said, said
+    # the customer's first name is masked in the product's name too: known values go first
+    assert "> Armchair;" in said, said
+
+
+def test_a_persons_record_never_makes_a_things_name(masker):
+    person = json.dumps({"name": "Ellis Daybed", "email": "ellis.d@example.org", "tier": "gold"})
+    _, said = masked_cells(masker, ("tool", person), ("user", "Ellis Daybed here, any update?"))
+    assert "Ellis" not in said and "Daybed" not in said, said
