@@ -118,6 +118,16 @@ def test_a_place_named_alone_stays(masker, text):
     assert out == text
 
 
+def test_a_blood_pressure_is_no_post_office_box(masker):
+    """ "BP" is a French post-office box before a number, a blood pressure before a ratio."""
+    vitals = "Vitals on arrival: BP 128/84, pulse 70, afebrile."
+    box, note = _masked(
+        masker, ("user", "Écrivez-nous : BP 317, 31008 Toulouse."), ("user", vitals)
+    )
+    assert note == vitals
+    assert "317" not in box and "Toulouse" not in box, box
+
+
 def test_a_street_followed_by_a_sentence_keeps_the_sentence(masker):
     (out,) = _masked(masker, ("user", "I left it at 12 Oakhurst Row, Monday is fine."))
     assert "Oakhurst" not in out and out.endswith(", Monday is fine.")

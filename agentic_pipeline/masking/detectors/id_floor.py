@@ -51,6 +51,8 @@ _CURRENCY_BEFORE = re.compile(r"(?i)(?:[$€£¥₹]|\b(?:usd|eur|gbp|inr|chf|rs
 _DECIMAL_AROUND = re.compile(r"[.,]\d")
 _WORD_AFTER = re.compile(r"[ \t]+([a-z]{4,})\b")
 _HASH = re.compile(r"[0-9a-f]{7,}")
+#: Short numbers over slashes: a ratio or a reading ("128/84" a blood pressure, "110/220"), no id.
+_RATIO = re.compile(r"\d{1,3}(?:/\d{1,3})+")
 #: Word frequency (Zipf scale) of a plural's singular for the plural to read as a unit.
 _PLURAL_ZIPF = 3.0
 
@@ -63,13 +65,15 @@ def floor_recognizers() -> frozenset[str]:
 
 def floor_shape(value: str) -> bool:
     """One identifier's shape: 5-40 characters, five digits or more (or letters and four digits
-    or more), no year ("FY2024", "1990s"), date ("20240318", "2026-03"), amount, lower-case
-    hash or one digit repeated."""
+    or more), no year ("FY2024", "1990s"), date ("20240318", "2026-03"), amount, ratio ("128/84"),
+    lower-case hash or one digit repeated."""
     digits = "".join(c for c in value if c.isdigit())
     letters = sum(c.isalpha() for c in value)
     if not 5 <= len(value) <= 40 or not (len(digits) >= 5 or (letters and len(digits) >= 4)):
         return False
     if not id_value_ok(value) or is_year(digits) or is_compact_date(digits) or is_month(value):
+        return False
+    if _RATIO.fullmatch(value):
         return False
     if len(set(digits)) == 1:
         return False  # "11111", "00000000": a placeholder identifies nobody

@@ -94,10 +94,10 @@ EU_STREET_RES: tuple[re.Pattern[str], ...] = (
         rf"[{_UP}][{_UP}{_LW}'-]*(?i:{_EU_SUFFIX})\s+{_HOUSE}"
         r"(?!\w)"
     ),
-    # post-office boxes
+    # post-office boxes (a number before "/" and digits is a ratio: "BP 120/80" is a blood pressure)
     re.compile(
         r"(?i)(?<!\w)(?:P\.?\s?O\.?\s?Box|Postfach|Boîte postale|BP|Apartado"
-        r"(?: de correos)?|Casella postale|Skrytka pocztowa)\s+\d{1,6}(?!\w)"
+        r"(?: de correos)?|Casella postale|Skrytka pocztowa)\s+\d{1,6}(?!\w|/\d)"
     ),
     # "4417 53rd Street", "22 E 14th St", "310 West 82nd Street"
     re.compile(
