@@ -134,7 +134,7 @@ class Applier:
     def leaf(self, path: str, value: Any, entity: str | None) -> Any:
         fld = f"{self.column}.{path}"
         if entity is not None and bare_number(value, entity):
-            if str(value).strip() in self.ep.thing_ids:
+            if self.ep.is_thing_id(value):
                 entity = None  # a catalog's "Tea Kettle": "9832717871": the product's id
         if entity is not None:
             if isinstance(value, str) and (not value.strip() or TOKEN_RE.fullmatch(value)):
@@ -147,7 +147,7 @@ class Applier:
                 self.ep.raw_found.add(str(value))
             return tok
         if isinstance(value, str):
-            thing = thing_key(last_key(path)) or value.strip() in self.ep.thing_ids
+            thing = thing_key(last_key(path)) or self.ep.is_thing_id(value)
             return self.mp.mask_text(value, self.ep, self.row, fld, thing=thing)
         return value
 
@@ -243,7 +243,7 @@ class Partition:
             and not (
                 s[2] in LOOSE_ID_TYPES
                 and s[4] not in LABELLED_DETECTORS
-                and (thing or _thing_id(text[s[0] : s[1]], ep))
+                and (thing or ep.is_thing_id(text[s[0] : s[1]]))
             )
             and not (s[2] == "PERSON" and ep.in_thing_name(text, s[0], s[1]))
         ]
@@ -390,12 +390,6 @@ LOOSE_ID_TYPES = frozenset({*predefined_types(), FLOOR_TYPE}) - {
     "MAC_ADDRESS",
     "US_SSN",
 }
-
-
-def _thing_id(value: str, ep: Episode) -> bool:
-    """The episode's JSON holds ``value`` under a thing's key (``"item_id": "1008292230"``,
-    ``"order_id": "#W2378156"``): a loose id shape of the same value elsewhere is that thing's."""
-    return value in ep.thing_ids or f"#{value}" in ep.thing_ids
 
 
 LABELLED_DETECTORS = frozenset(

@@ -102,6 +102,12 @@ class Episode:
             for alt in date_variants(value):
                 self.known.setdefault(fold(alt), ("DATE_OF_BIRTH", detector))
 
+    def is_thing_id(self, value: object) -> bool:
+        """The episode's JSON or CSV holds ``value`` under a thing's key (``"item_id":
+        "1008292230"``, ``"order_id": "#W2378156"``, with or without its "#")."""
+        v = str(value).strip()
+        return v in self.thing_ids or f"#{v}" in self.thing_ids
+
     def in_thing_name(self, text: str, start: int, end: int) -> bool:
         """``text[start:end]`` lies inside one of the episode's thing names (``thing_names``)
         written in ``text``."""
@@ -114,7 +120,7 @@ class Episode:
         episode uses as a thing's id: a shop's catalog maps product names to ids that validate
         as phones, and the same ids stand under ``product_id`` in the calls and results."""
         for value in sorted(self.numbers):
-            if value not in self.thing_ids:
+            if not self.is_thing_id(value):
                 self.add_known(value, self.numbers[value], "key_rule")
 
     def vote(self, value: str, entity_type: str, source: str) -> None:
