@@ -7,13 +7,13 @@ killed during those seconds (more on a loaded machine) left the fork server and 
 multiprocessing resource tracker running on after it. The owner is named in the environment
 (``OWNER_ENV``, pid and start time) rather than read as the parent: an owner killed before this
 module is imported has already handed its fork server to another parent. Importing this module
-anywhere else does nothing: it acts only in a process started as a fork server.
+anywhere else does nothing: it acts only while the fork server imports it.
 """
 
 import os
 import sys
 
-from agentic_pipeline.processes import die_with_parent, process_start
+from agentic_pipeline.processes import die_with_parent, process_alive, process_start
 
 #: How often the fork server checks its owner (seconds): it costs one ``/proc`` read.
 EVERY_SECONDS = 0.2
@@ -27,10 +27,31 @@ def name_owner() -> None:
 
 
 def in_fork_server() -> bool:
-    """True in a process started by ``multiprocessing`` as its fork server (``python -c``)."""
-    return sys.argv[:1] == ["-c"] and "multiprocessing.forkserver" in sys.modules
+    """True while ``multiprocessing``'s fork server imports its preloaded modules (this one is
+    then imported from ``multiprocessing.forkserver.main``)."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        code = frame.f_code
+        if (
+            code.co_name == "main"
+            and frame.f_globals.get("__name__") == "multiprocessing.forkserver"
+        ):
+            return True
+        frame = frame.f_back
+    return False
+
+
+def owner() -> tuple[int | None, str | None]:
+    """The owner named in the environment when it is this process's parent (it started this fork
+    server) or already gone (killed before this import); otherwise (a value inherited from some
+    other process) none: the parent alone is then watched."""
+    pid, _, start = os.environ.get(OWNER_ENV, "").partition(":")
+    if not pid.isdigit():
+        return None, None
+    if int(pid) == os.getppid() or not process_alive(int(pid), start or None):
+        return int(pid), start or None
+    return None, None
 
 
 if in_fork_server():
-    _pid, _, _start = os.environ.get(OWNER_ENV, "").partition(":")
-    die_with_parent(int(_pid) if _pid.isdigit() else None, _start or None, every=EVERY_SECONDS)
+    die_with_parent(*owner(), every=EVERY_SECONDS)

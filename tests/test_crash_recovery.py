@@ -148,7 +148,7 @@ def test_a_fork_server_still_importing_dies_with_its_killed_parent():
         assert all(_alive(p) for p in pids)
         proc.kill()
         proc.wait(10)
-        assert _wait_gone(pids, 3.0) == [], _described(pids)
+        assert _wait_gone(pids, 5.0) == [], _described(pids)
     finally:
         if proc.poll() is None:
             proc.kill()

@@ -34,10 +34,10 @@ def _die_with_parent(owner: int, owner_start: str | None) -> None:
     worker holds its "alive" pipe), and a worker blocked on its task queue never sees EOF (it
     holds the queue's write end itself). So a watchdog kills this worker when the owner (pid and
     start time, so neither a zombie nor a reused pid fools it) or the parent is gone; on Linux the
-    kernel also sends SIGKILL when the direct parent dies (``PR_SET_PDEATHSIG``; the fork server
-    is single-threaded). The fork server itself dies with the owner through
-    ``agentic_pipeline.forkserver_guard``. SIGINT from the terminal is left to the owner, which
-    stops the pool.
+    kernel also sends SIGKILL when the direct parent dies (``PR_SET_PDEATHSIG``: the fork server
+    forks from its main thread, the one that stays). The fork server itself dies with the owner
+    through ``agentic_pipeline.forkserver_guard``. SIGINT from the terminal is left to the owner,
+    which stops the pool.
     """
     if sys.platform.startswith("linux"):
         try:
