@@ -75,7 +75,8 @@ _HOUSE_NO = (
 )
 #: A word of a street's name: capitalised, or a lower-case word (checked by ``_numbered_ok``).
 _NAME_WORD = rf"(?:{_CAP_WORD}|[{LW}][{LW}'’-]*\.?)"
-_PO_BOX = rf"(?i:{_alternation(_D['po_box_words'])})\.?[ \t]*\d{{1,7}}(?![\d/])"
+#: A post-office box; a number before "/" and digits is a ratio ("BP 120/80": a blood pressure).
+_PO_BOX = rf"(?i:{_alternation(_D['po_box_words'])})\.?[ \t]*\d{{1,7}}(?!\d|\s*/\s*\d)"
 #: A part of an address that holds a house or unit number: a unit ("Flat 302", "3º B"), a street
 #: line with its number before or after the name ("14th Cross", "Calle Alta 70"), a PO box.
 _NUMBERED = re.compile(

@@ -52,7 +52,7 @@ _DECIMAL_AROUND = re.compile(r"[.,]\d")
 _WORD_AFTER = re.compile(r"[ \t]+([a-z]{4,})\b")
 _HASH = re.compile(r"[0-9a-f]{7,}")
 #: Short numbers over slashes: a ratio or a reading ("128/84" a blood pressure, "110/220"), no id.
-_RATIO = re.compile(r"\d{1,3}(?:/\d{1,3})+")
+_RATIO = re.compile(r"\d{1,3}/\d{1,3}")
 #: Word frequency (Zipf scale) of a plural's singular for the plural to read as a unit.
 _PLURAL_ZIPF = 3.0
 

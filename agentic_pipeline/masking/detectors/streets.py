@@ -97,7 +97,7 @@ EU_STREET_RES: tuple[re.Pattern[str], ...] = (
     # post-office boxes (a number before "/" and digits is a ratio: "BP 120/80" is a blood pressure)
     re.compile(
         r"(?i)(?<!\w)(?:P\.?\s?O\.?\s?Box|Postfach|Boîte postale|BP|Apartado"
-        r"(?: de correos)?|Casella postale|Skrytka pocztowa)\s+\d{1,6}(?!\w|/\d)"
+        r"(?: de correos)?|Casella postale|Skrytka pocztowa)\s+\d{1,6}(?!\w|\s*/\s*\d)"
     ),
     # "4417 53rd Street", "22 E 14th St", "310 West 82nd Street"
     re.compile(
