@@ -24,6 +24,7 @@ from agentic_pipeline.masking.json_walker import dump_like, last_key, walk
 from agentic_pipeline.masking.names import (
     COMMON_WORDS,
     is_name_pair,
+    listed_name,
     name_gazetteer,
     not_a_name_word,
 )
@@ -31,8 +32,12 @@ from agentic_pipeline.masking.pseudonyms import TOKEN_RE, fold
 from agentic_pipeline.masking.router import Route, route
 from agentic_pipeline.masking.tables import AuditRecord
 from agentic_pipeline.masking.text_view import TextView, map_spans, text_view
+from agentic_pipeline.masking.vocabulary import is_vocabulary
 
 GUARD = "guard"
+#: Zipf frequency from which a word of a product's name is vocabulary ("Thermostat" 3.1; the
+#: rarest words of ``vocabulary``'s lists are at 3): a product's name has one, a person's none.
+THING_WORD_ZIPF = 3.0
 #: snake_case / dotted identifiers are never person names (``"name": "book_reservation"``).
 IDENTIFIER = re.compile(r"^[a-z][a-z0-9]*(?:[_.:/-][a-z0-9]+)+$")
 
@@ -56,10 +61,6 @@ class Collector:
         else:
             if isinstance(value, str | int) and thing_key(last_key(path)):
                 self.ep.thing_ids.add(str(value).strip())
-            if isinstance(value, str) and _BARE_NAME_KEY.search(path):
-                # no person's record: a thing's ("Garden Hose"); one word no name list has
-                if " " in value.strip() or not listed_value(value):
-                    self.ep.thing_names.add(value.strip())
             if isinstance(value, str):
                 queue_text(value, self.ep, self.to_analyse)
         return value
@@ -74,6 +75,18 @@ class Collector:
     def key(self, path: str, key: str) -> str:
         queue_text(key, self.ep, self.to_analyse)  # a personal value used as a key
         return key
+
+    def product_name(self, value: Any) -> None:
+        """The name of a product's record (``json_walker``) is a thing's name in the whole
+        episode (``Episode.thing_names``) when a word of it is vocabulary that no name list has
+        ("Garden Hose", "Smart Thermostat"; never "Marta Vellacott" or "Sarah Connor", whatever
+        record holds them)."""
+        if isinstance(value, str) and any(
+            is_vocabulary(w, THING_WORD_ZIPF) and not listed_name(w)
+            for w in NAME_SPLIT.split(value)
+            if w
+        ):
+            self.ep.thing_names.add(value.strip())
 
 
 _BARE_NAME_KEY = re.compile(r"(?i)(?:^|\.)name$")

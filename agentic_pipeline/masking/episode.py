@@ -62,12 +62,12 @@ class Episode:
     #: values under a key naming a thing's id (``product_id``, ``item_id``): such a number is
     #: that thing's id wherever the episode writes it
     thing_ids: set[str] = field(default_factory=set)
-    #: values of bare ``name`` keys of things' records (``json_walker``: a product's or a tool's
-    #: name) of two words or more, or of one word that no name list has, and their matcher: a
-    #: person detection inside one of them, where a text writes it, is part of that thing's name
-    #: ("Garden Hose", "Smart Watch", "Bookshelf")
+    #: names of products' records (``apply.Collector.product_name``), their matcher and longest
+    #: length: a person detection inside one of them, where a text writes it, is part of that
+    #: product's name ("Garden Hose", "Smart Watch", "Bookshelf")
     thing_names: set[str] = field(default_factory=set)
     thing_matcher: re.Pattern[str] | None = None
+    thing_name_len: int = 0
     #: bare digit strings typed as phones or cards by a JSON key or their shape, made known
     #: by ``settle_numbers`` unless the episode uses them as a thing's id
     numbers: dict[str, str] = field(default_factory=dict)
@@ -113,7 +113,10 @@ class Episode:
         written in ``text``."""
         if self.thing_matcher is None:
             return False
-        return any(m.start() <= start and end <= m.end() for m in self.thing_matcher.finditer(text))
+        lo, hi = max(0, start - self.thing_name_len), min(len(text), end + self.thing_name_len)
+        return any(
+            m.start() <= start and end <= m.end() for m in self.thing_matcher.finditer(text, lo, hi)
+        )
 
     def settle_numbers(self) -> None:
         """The bare numbers typed as phones or cards become known values, except the ones the

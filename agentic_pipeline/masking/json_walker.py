@@ -28,7 +28,11 @@ from agentic_pipeline.masking.detectors.labels import (  # noqa: F401  (key_enti
     label_entity,
     normalize_key,
 )
-from agentic_pipeline.masking.detectors.records import generic_id_of_a_person, name_of_a_thing
+from agentic_pipeline.masking.detectors.records import (
+    generic_id_of_a_person,
+    name_of_a_thing,
+    product_record,
+)
 
 MAX_DEPTH = 64
 
@@ -176,7 +180,8 @@ class Visitor(Protocol):
     def bad_json(self, path: str, text: str) -> Any:
         """A string that looked like JSON but could not be parsed: return its replacement."""
 
-    # optional: ``key(parent_path, key) -> str``, the replacement of a dict key (else unchanged)
+    # optional: ``key(parent_path, key) -> str``, the replacement of a dict key (else unchanged);
+    # ``product_name(value)``, told the value of a product's record's bare ``name`` key
 
 
 def walk(
@@ -211,6 +216,9 @@ def walk(
             if ent == "PERSON" and isinstance(k, str) and normalize_key(k) == "name":
                 # a product's or a tool's name: read as text (the name model), not masked whole
                 ent = None if name_of_a_thing(key, [str(x) for x in obj]) else ent
+                product = getattr(visitor, "product_name", None)
+                if ent is None and product and product_record(key, [str(x) for x in obj]):
+                    product(v)  # a product's name, wherever the episode writes it
             if ent is not None and isinstance(k, str) and normalize_key(k) in GENERIC_LABELS:
                 if person is None:
                     person = generic_id_of_a_person(key, [str(x) for x in obj])

@@ -394,6 +394,7 @@ def mask_steps(
     # whose order changes with the process's hash seed, and the first addition of a value wins)
     for ep in episodes.values():
         ep.thing_matcher = compile_values(ep.thing_names)
+        ep.thing_name_len = max(map(len, ep.thing_names), default=0)
         ep.settle_numbers()
         for s in sorted(ep.texts):  # sorted: which detector a value is credited to is stable
             for span in mp.analysis.get(s, ()):

@@ -1,6 +1,7 @@
 """Whose record a JSON object is: a person's (a bare ``id`` key there is that person's id) or a
-thing's (a bare ``name`` key there names a product, a tool or a business). The words are data:
-``person_objects`` and ``thing_fields`` of ``labels.yaml``."""
+thing's (a bare ``name`` key there names a product, a tool or a business), and among things a
+product's. The words are data: ``person_objects``, ``thing_fields`` and ``product_fields`` of
+``labels.yaml``."""
 
 from __future__ import annotations
 
@@ -33,7 +34,7 @@ def name_of_a_thing(parent_key: str | None, keys: list[str]) -> bool:
     not a person: the object is no person's record (``generic_id_of_a_person``) and it sits under
     a key of ``thing_fields`` (``labels.yaml``: ``items``, ``product``...) or has one beside it
     (``sku``, ``price``, ``product_id``). Its value is then read as text: the name model still
-    finds a person's name in it."""
+    finds a person's name in it (and ``product_record`` says whether it names a product)."""
     others = [k for k in keys if normalize_key(k) != "name"]
     if generic_id_of_a_person(parent_key, others):
         return False
@@ -41,4 +42,17 @@ def name_of_a_thing(parent_key: str | None, keys: list[str]) -> bool:
     return any(
         not things.isdisjoint(normalize_key(k).split("_"))
         for k in ([parent_key] if parent_key else []) + others
+    )
+
+
+def product_record(parent_key: str | None, keys: list[str]) -> bool:
+    """Whether a thing's record (``name_of_a_thing``) is a product's: it sits under a key of
+    ``product_fields`` (``labels.yaml``: ``items``, ``products``, ``variants``...) or has one
+    beside it (``sku``, ``price``, ``product_id``). A review's, a room's or a company's record is
+    a thing's, not a product's: a person may be named there."""
+    products = frozenset(data_file("labels.yaml")["product_fields"])
+    return any(
+        not products.isdisjoint(normalize_key(k).split("_"))
+        for k in ([parent_key] if parent_key else []) + keys
+        if normalize_key(k) != "name"
     )
