@@ -67,10 +67,18 @@ def load_probes(path: Path = PROBES) -> list[C.LabelledText]:
 
 def around(raw: str, masked: str, value: str) -> str:
     """The masked text (tokens shown) at the place of ``value``: found by the raw text just
-    before the value, else by the first part of the value left in clear, else its first token."""
+    before the value (a shorter piece of it when names there were masked) or just after it, else
+    by the first part of the value left in clear, else at the first token."""
     m = value_pattern(value).search(raw)
-    anchor = raw[max(0, m.start() - 25) : m.start()] if m else ""
-    at = masked.find(anchor) + len(anchor) if anchor and anchor in masked else -1
+    at = -1
+    for n in (25, 12, 6) if m else ():
+        before, after = raw[max(0, m.start() - n) : m.start()], raw[m.end() : m.end() + n]
+        if before.strip() and before in masked:
+            at = masked.find(before) + len(before)
+            break
+        if after.strip() and after in masked:
+            at = max(0, masked.find(after) - len(value))
+            break
     if at < 0:
         hit = next((h for p in parts(value) if (h := value_pattern(p).search(masked))), None)
         hit = hit or TOKEN.search(masked)
