@@ -79,7 +79,7 @@ class Collector:
     def product_name(self, value: Any) -> None:
         """The name of a product's record (``json_walker``) is a thing's name in the whole
         episode (``Episode.thing_names``) when a word of it is vocabulary that no name list has
-        ("Garden Hose", "Smart Thermostat"; never "Marta Vellacott" or "Sarah Connor", whatever
+        ("Garden Hose", "Smart Thermostat"; never "Marta Vellacott" or "Ilse Brandvold", whatever
         record holds them)."""
         if isinstance(value, str) and any(
             is_vocabulary(w, THING_WORD_ZIPF) and not listed_name(w)
