@@ -11,8 +11,10 @@ Features are strings (one-hot): the word's shape and length, whether the name li
 its word frequency in English and in the other main European languages (``wordfreq``, binned),
 whether it is a place or calendar word, the spaCy entity label of it and of its neighbours, the
 neighbour words (their identity only when they are frequent vocabulary, so no rare word, hence no
-name, is ever a feature), the punctuation around it, its place in its line (first, last, after a
-bullet or a ``label:``), the header of its CSV column, and the run of capitalised words it is in.
+name, is ever a feature), a title or form of address before it in the main European languages
+(``data/titles.txt``: "Frau", "Pani", "Nurse"), the punctuation around it, its place in its line
+(first, last, after a bullet or a ``label:``), the header of its CSV column, and the run of
+capitalised words it is in.
 No name or value is a feature: the model generalises from the word's kind, not from the word.
 """
 
@@ -41,7 +43,7 @@ from agentic_pipeline.masking.vocabulary import (
 )
 
 #: Bumped whenever a feature changes meaning: a model built on other features is refused.
-FEATURE_VERSION = "7"
+FEATURE_VERSION = "8"
 
 _OTHER_LANGUAGES = tuple(lang for lang in LANGUAGES if lang != "en")
 #: A word in no name list that is vocabulary of another main European language (Zipf bin at least
@@ -285,6 +287,8 @@ class TextFeatures:
             f"p1ent={(self.ent[p1] or 'O') if p1 >= 0 and not p1nl else '-'}",
             f"n1ent={(self.ent[n1] or 'O') if n1 >= 0 and not n1nl else '-'}",
         ]
+        if p1 >= 0 and not p1nl and is_title(words[p1]):  # "Herr", "Pani", "Nurse", "Mme"
+            feats += ["p1title", f"p1title|listed={listed}", f"p1title|shape={shape}"]
         if p1 >= 0 and p1nl:  # the end of the line above ("Best regards,")
             feats.append(f"pl={context_word(words[p1])}")
             if p1 > 0 and not self.nl[p1]:
@@ -371,6 +375,15 @@ _STARTERS = frozenset({".", "!", "?", ":", '"', "“", "(", "-", "*", "•"})
 
 
 #: Labels and column headers whose value is a person (``data/person_labels.txt``).
+#: Titles and forms of address before a name, in the main European languages (data file).
+TITLES = read_lines(DATA / "titles.txt")
+
+
+def is_title(word: str) -> bool:
+    """``word`` is a title or form of address ("Mr.", "Frau", "Mme", "Pani", "Nurse")."""
+    return fold(word).rstrip(".") in TITLES
+
+
 _PERSON_LABELS = read_lines(DATA / "person_labels.txt")
 
 

@@ -9,11 +9,16 @@ as a feature and decides), keeping every other type.
 
 from __future__ import annotations
 
+import re
+
 from presidio_analyzer import LocalRecognizer, RecognizerResult
 from presidio_analyzer.nlp_engine import NlpArtifacts
 
 from agentic_pipeline.masking.detectors.address_fields import inline_place_values
+from agentic_pipeline.masking.names.features import is_title
+from agentic_pipeline.masking.names.lexicon import listed_name, name_gazetteer
 from agentic_pipeline.masking.names.model import NameModel, default_model
+from agentic_pipeline.masking.pseudonyms import fold_word as fold
 
 #: The detector name recorded in the audit for a name the model found.
 DETECTOR = "NameModelRecognizer"
@@ -52,10 +57,29 @@ class NameModelRecognizer(LocalRecognizer):
 
 def decide_persons(text: str, spans: list) -> list:
     """The detections of ``text`` with only the model's person spans (sorted), none of them the
-    value of a city, region or country key written inline (``{'city': 'Tarnby'}``)."""
+    value of a city, region or country key written inline (``{'city': 'Tarnby'}``), each without
+    the titles it starts with ("Frau Adler": "Adler")."""
     places = inline_place_values(text) if ("=" in text or ":" in text) else set()
     return sorted(
-        sp
+        without_titles(text, sp) if sp[2] == "PERSON" else sp
         for sp in spans
         if sp[2] != "PERSON" or (sp[4] == DETECTOR and (sp[0], sp[1]) not in places)
     )
+
+
+_FIRST_WORD = re.compile(r"(\S+)[ \t]+")
+
+
+def without_titles(text: str, span: tuple) -> tuple:
+    """``span`` past the titles, salutations and greetings it starts with (``features.is_title``:
+    spaCy's "Bonjour Mme Charbonneau"), so that they stay in clear before the name's token. A
+    word that a name list has ("Don", "Rose") stays in the span."""
+    firsts, lasts = name_gazetteer()
+    start, end = span[0], span[1]
+    while (m := _FIRST_WORD.match(text, start, end)) and m.end() < end:
+        word = m.group(1)
+        bare = fold(word).rstrip(".,")
+        if not is_title(word) or bare in firsts or bare in lasts or listed_name(bare):
+            break
+        start = m.end()
+    return (start, *span[1:])

@@ -1,0 +1,36 @@
+"""Titles and forms of address (``names/data/titles.txt``): the title stays in clear before the
+name's token, in English and the main European languages; a title that name lists have as a first
+name ("Don") stays inside the span. Every name here is invented."""
+
+import pytest
+from conftest import masked_cells
+
+from agentic_pipeline.masking import Masker
+
+
+@pytest.fixture(scope="module")
+def masker():
+    with Masker(key="titles-test-key-0123456789abcdef0123456789ab", n_workers=1) as m:
+        yield m
+
+
+@pytest.mark.parametrize(
+    ("text", "title", "name"),
+    [
+        ("Sehr geehrte Frau Wendtland, Ihre Bestellung ist unterwegs.", "Frau", "Wendtland"),
+        ("Bonjour Mme Charbonneau, votre colis arrive demain.", "Mme", "Charbonneau"),
+        ("Szanowna Pani Wierzbicka, dziękujemy za wiadomość.", "Pani", "Wierzbicka"),
+        ("Please ask Mr. Tobiason to call the front desk.", "Mr.", "Tobiason"),
+    ],
+)
+def test_the_title_stays_and_the_name_goes(masker, text, title, name):
+    (out,) = masked_cells(masker, ("user", text))
+    assert name not in out, out
+    assert f"{title} <PERSON_" in out, out
+
+
+def test_the_titles_module_function():
+    from agentic_pipeline.masking.names.features import is_title
+
+    assert is_title("Frau") and is_title("mevr.") and is_title("Dr.")
+    assert not is_title("Wendtland") and not is_title("Order")
