@@ -62,12 +62,13 @@ KEEP = "OTHER:KEEP"
 DS = "2026-01-05"
 
 
-def load_probes(path: Path = PROBES) -> list[C.LabelledText]:
-    """The probe file: a JSON list of ``{"id", "text", "labels": [[type, value], ...]}``."""
+def load_probes(path: Path = PROBES, corpus: str = PROBE_CORPUS) -> list[C.LabelledText]:
+    """A probe file: a JSON list of ``{"id", "text", "labels": [[type, value], ...]}``, its texts
+    named as of ``corpus``."""
     out = []
     for rec in json.loads(Path(path).read_text(encoding="utf-8")):
         spans = C._label_spans(rec["text"], rec["labels"], rec["id"])
-        out.append(C.LabelledText(rec["text"], spans, PROBE_CORPUS, rec["id"]))
+        out.append(C.LabelledText(rec["text"], spans, corpus, rec["id"]))
     return out
 
 

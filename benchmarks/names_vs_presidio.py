@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import argparse
 import inspect
-import json
 import os
 import sys
 from pathlib import Path
@@ -36,6 +35,7 @@ from typing import Any
 os.environ.setdefault("AGENTIC_PIPELINE_DEV_MODE", "1")  # the public development key
 
 from benchmarks.ids_vs_presidio import DS, KEEP, Explainer, unit_of  # noqa: E402
+from benchmarks.ids_vs_presidio import load_probes as load_id_probes  # noqa: E402
 from benchmarks.masking_eval import corpora as C  # noqa: E402
 from benchmarks.masking_eval.evaluation import plain_text, value_pattern  # noqa: E402
 from benchmarks.masking_eval.misses import _cells  # noqa: E402
@@ -57,12 +57,8 @@ AROUND = 60
 
 
 def load_probes(path: Path = PROBES) -> list[C.LabelledText]:
-    """The probe file: a JSON list of ``{"id", "text", "labels": [[type, value], ...]}``."""
-    out = []
-    for rec in json.loads(Path(path).read_text(encoding="utf-8")):
-        spans = C._label_spans(rec["text"], rec["labels"], rec["id"])
-        out.append(C.LabelledText(rec["text"], spans, CORPUS, rec["id"]))
-    return out
+    """The names probe file (``ids_vs_presidio.load_probes``'s format)."""
+    return load_id_probes(path, CORPUS)
 
 
 def around(raw: str, masked: str, value: str) -> str:
