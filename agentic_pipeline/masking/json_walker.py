@@ -215,9 +215,10 @@ def walk(
                 ent = None  # inherited: "brand": "visa" under "card", "type": "mobile"
             if ent == "PERSON" and isinstance(k, str) and normalize_key(k) == "name":
                 # a product's or a tool's name: read as text (the name model), not masked whole
-                ent = None if name_of_a_thing(key, [str(x) for x in obj]) else ent
+                keys = [str(x) for x in obj]
+                ent = None if name_of_a_thing(key, keys) else ent
                 product = getattr(visitor, "product_name", None)
-                if ent is None and product and product_record(key, [str(x) for x in obj]):
+                if ent is None and product and product_record(key, keys):
                     product(v)  # a product's name, wherever the episode writes it
             if ent is not None and isinstance(k, str) and normalize_key(k) in GENERIC_LABELS:
                 if person is None:

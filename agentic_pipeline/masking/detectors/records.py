@@ -38,11 +38,7 @@ def name_of_a_thing(parent_key: str | None, keys: list[str]) -> bool:
     others = [k for k in keys if normalize_key(k) != "name"]
     if generic_id_of_a_person(parent_key, others):
         return False
-    things = frozenset(data_file("labels.yaml")["thing_fields"])
-    return any(
-        not things.isdisjoint(normalize_key(k).split("_"))
-        for k in ([parent_key] if parent_key else []) + others
-    )
+    return _has_field(parent_key, others, "thing_fields")
 
 
 def product_record(parent_key: str | None, keys: list[str]) -> bool:
@@ -50,9 +46,13 @@ def product_record(parent_key: str | None, keys: list[str]) -> bool:
     ``product_fields`` (``labels.yaml``: ``items``, ``products``, ``variants``...) or has one
     beside it (``sku``, ``price``, ``product_id``). A review's, a room's or a company's record is
     a thing's, not a product's: a person may be named there."""
-    products = frozenset(data_file("labels.yaml")["product_fields"])
+    return _has_field(parent_key, [k for k in keys if normalize_key(k) != "name"], "product_fields")
+
+
+def _has_field(parent_key: str | None, keys: list[str], words: str) -> bool:
+    """``parent_key`` or one of ``keys`` has a word of the list ``words`` of ``labels.yaml``."""
+    fields = frozenset(data_file("labels.yaml")[words])
     return any(
-        not products.isdisjoint(normalize_key(k).split("_"))
+        not fields.isdisjoint(normalize_key(k).split("_"))
         for k in ([parent_key] if parent_key else []) + keys
-        if normalize_key(k) != "name"
     )

@@ -374,8 +374,8 @@ def text_gap(text: str, a: int, b: int) -> bool:
 _STARTERS = frozenset({".", "!", "?", ":", '"', "“", "(", "-", "*", "•"})
 
 
-#: Labels and column headers whose value is a person (``data/person_labels.txt``).
-#: Titles and forms of address before a name, in the main European languages (data file).
+#: Titles, forms of address, salutations and greetings before a name, in the main European
+#: languages (``data/titles.txt``).
 TITLES = read_lines(DATA / "titles.txt")
 
 
@@ -384,6 +384,7 @@ def is_title(word: str) -> bool:
     return fold(word).rstrip(".") in TITLES
 
 
+#: Labels and column headers whose value is a person (``data/person_labels.txt``).
 _PERSON_LABELS = read_lines(DATA / "person_labels.txt")
 
 

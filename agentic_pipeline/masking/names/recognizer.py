@@ -16,9 +16,8 @@ from presidio_analyzer.nlp_engine import NlpArtifacts
 
 from agentic_pipeline.masking.detectors.address_fields import inline_place_values
 from agentic_pipeline.masking.names.features import is_title
-from agentic_pipeline.masking.names.lexicon import listed_name, name_gazetteer
+from agentic_pipeline.masking.names.lexicon import listed_name
 from agentic_pipeline.masking.names.model import NameModel, default_model
-from agentic_pipeline.masking.pseudonyms import fold_word as fold
 
 #: The detector name recorded in the audit for a name the model found.
 DETECTOR = "NameModelRecognizer"
@@ -74,12 +73,10 @@ def without_titles(text: str, span: tuple) -> tuple:
     """``span`` past the titles, salutations and greetings it starts with (``features.is_title``:
     spaCy's "Bonjour Mme Charbonneau"), so that they stay in clear before the name's token. A
     word that a name list has ("Don", "Rose") stays in the span."""
-    firsts, lasts = name_gazetteer()
     start, end = span[0], span[1]
     while (m := _FIRST_WORD.match(text, start, end)) and m.end() < end:
         word = m.group(1)
-        bare = fold(word).rstrip(".,")
-        if not is_title(word) or bare in firsts or bare in lasts or listed_name(bare):
+        if not is_title(word) or listed_name(word.rstrip(".,")):
             break
         start = m.end()
     return (start, *span[1:])
