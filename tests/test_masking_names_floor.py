@@ -74,7 +74,10 @@ def test_without_a_veto_bar_the_model_alone_decides(nlp):
         ("Seat QX42 is free on that leg.", "QX42", "no-word"),
         ("Use the voucher Harlowe 7731 at checkout.", "Harlowe 7731", "identifier"),
         ("The Standing Desk arrived with a scratch.", "Standing Desk", "vocabulary"),
-        ("I wired it to Quellmark Insurance last week.", "Quellmark Insurance", "organisation"),
+        ("I wired it to Quellmark Insurance last week.", "Quellmark Insurance", "company"),
+        ("Our rep at Bank Orvelle said no.", "Bank Orvelle", "organisation"),
+        ("Please scan your Aadhaar card.", "Aadhaar", "id-label"),
+        ("Flights to Porto Alegre are full.", "Porto Alegre", "city"),
     ],
 )
 def test_a_low_probability_entity_with_a_non_person_signal_is_vetoed(nlp, text, entity, signal):
@@ -103,13 +106,17 @@ def test_a_word_spacy_calls_an_organisation_elsewhere_is_a_signal(nlp):
 
 
 def test_a_confident_model_keeps_a_name_the_signals_would_veto(nlp):
-    text = "I wired it to Quellmark Insurance last week."
-    doc = _doc(nlp, text, "Quellmark Insurance")
+    text = "Our rep at Bank Orvelle said no."
+    doc = _doc(nlp, text, "Bank Orvelle")
     sure = dataclasses.replace(_BLIND, intercept=12.0)  # every candidate about 1
-    assert any("Quellmark" in f for f in _found(sure, text, doc))
-    # but never a code in capitals that no name list has (below)
+    assert any("Orvelle" in f for f in _found(sure, text, doc))
+    # but never a code in capitals that no name list has, nor a name ending with an
+    # organisation word (a company's)
     text = "The shuttle leaves from LHR at noon."
     assert "LHR" not in _found(sure, text, _doc(nlp, text, "LHR"))
+    text = "I wired it to Quellmark Insurance last week."
+    doc = _doc(nlp, text, "Quellmark Insurance")
+    assert not any("Quellmark" in f for f in _found(sure, text, doc))
 
 
 def test_floor_and_model_spans_are_merged(nlp):

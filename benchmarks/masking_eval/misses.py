@@ -149,18 +149,32 @@ def masked_words(
     before, after = _cells(raw, columns), _cells(masked, columns)
     out: Counter[tuple[str, str]] = Counter()
     for key, text in before.items():
-        a = _ALIGN_TOKEN.findall(plain_text(text))
-        b = _ALIGN_TOKEN.findall(plain_text(after.get(key, "")))
         mine = personal.get(key[0], set())
-        sm = difflib.SequenceMatcher(None, a, b, autojunk=False)
-        for op, i1, i2, j1, j2 in sm.get_opcodes():
-            if op not in ("replace", "delete"):
-                continue
-            types = [m.group(1) for t in b[j1:j2] if (m := _ANY_TOKEN.fullmatch(t))]
-            kind = "/".join(dict.fromkeys(types)) or "?"
-            kept = set(b[j1:j2])
-            for n, w in enumerate(a[i1:i2]):
-                if WORD.fullmatch(w) and w.lower() not in mine and w not in kept:
-                    one = _ANY_TOKEN.fullmatch(b[j1 + n]) if i2 - i1 == j2 - j1 else None
-                    out[(w.lower(), one.group(1) if one else kind)] += 1
+        for w, kind, _ in text_losses(text, after.get(key, ""), mine):
+            out[(w.lower(), kind)] += 1
+    return out
+
+
+def text_losses(
+    raw: str, masked: str, personal: set[str] = frozenset(), width: int = 6
+) -> list[tuple[str, str, str]]:
+    """The words of ``raw`` (letters only, 3+) that are gone from ``masked``, outside the
+    lower-cased ``personal`` words: (word, the token type it became or ``?``, the raw tokens
+    around it with the word in ``[[ ]]``). Both texts are aligned token by token."""
+    a = _ALIGN_TOKEN.findall(plain_text(raw))
+    b = _ALIGN_TOKEN.findall(plain_text(masked))
+    sm = difflib.SequenceMatcher(None, a, b, autojunk=False)
+    out = []
+    for op, i1, i2, j1, j2 in sm.get_opcodes():
+        if op not in ("replace", "delete"):
+            continue
+        types = [m.group(1) for t in b[j1:j2] if (m := _ANY_TOKEN.fullmatch(t))]
+        kind = "/".join(dict.fromkeys(types)) or "?"
+        kept = set(b[j1:j2])
+        for n, w in enumerate(a[i1:i2]):
+            if WORD.fullmatch(w) and w.lower() not in personal and w not in kept:
+                one = _ANY_TOKEN.fullmatch(b[j1 + n]) if i2 - i1 == j2 - j1 else None
+                i = i1 + n
+                ctx = " ".join([*a[max(0, i - width) : i], f"[[{w}]]", *a[i + 1 : i + 1 + width]])
+                out.append((w, one.group(1) if one else kind, ctx))
     return out

@@ -45,10 +45,10 @@ from typing import Any
 import pyarrow as pa
 
 from . import corpora as C
-from .corpora import LabelledText
-from .misses import _cells
+from .corpora import NON_PERSONAL, LabelledText
+from .misses import _cells, text_losses
 from .placement import PlacedText, place, step_table
-from .scoring import Tally, group_types, merge, score_cell
+from .scoring import WORD, Tally, group_types, merge, score_cell
 
 REPO = Path(__file__).resolve().parents[2]
 RESULTS = REPO / "benchmarks" / "results"
@@ -372,6 +372,22 @@ def score(unit: Unit, masked: pa.Table, withheld: set[str], skip_words: set[str]
     return tally
 
 
+def lost_in_context(unit: Unit, masked: pa.Table, withheld: set[str]) -> list[str]:
+    """Each non-personal word our masking took, with the token it became and its raw context
+    (``--show-misses``: development corpora only)."""
+    columns = sorted({k[3] for _, k in unit.cells})
+    raw_cells, masked_cells = _cells(unit.table, columns), _cells(masked, columns)
+    out = []
+    for doc, key in unit.cells:
+        if key[0] in withheld:
+            continue
+        labelled = [v for k, v in doc.values() if k not in NON_PERSONAL]
+        mine = {w.lower() for v in labelled for w in WORD.findall(v)}
+        for w, kind, ctx in text_losses(raw_cells[key], masked_cells.get(key, ""), mine):
+            out.append(f"   lost {w!r} as {kind} in {doc.doc_id}: {ctx}")
+    return out
+
+
 def only_presidio_masked(ours: Tally, base: Tally) -> list[tuple[str, tuple[str, str, str]]]:
     """(type, miss) of the labelled values ours left in clear that plain Presidio masked."""
     caught = {kind: {(d, v) for d, v, _ in base.misses.get(kind, [])} for kind in ours.misses}
@@ -528,6 +544,8 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"   plain Presidio masked {kind} {value!r} in {doc_id}: {ctx}")
             lost = ", ".join(f"{w} {n}" for w, n in ours_t.lost.most_common(args.show_misses))
             print(f"   non-personal words masked most: {lost}")
+            for line in lost_in_context(u, masked, withheld)[: args.show_misses]:
+                print(line)
         text.append(block)
         results[u.corpus] = {
             "note": note,

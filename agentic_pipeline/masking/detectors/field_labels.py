@@ -1,7 +1,11 @@
 """The values of ``label: value`` lines whose label names personal data (``FieldLabelRecognizer``):
-a person's name under a name label of ``labels.yaml`` ("Payee: …", "Account holder: …"), or any
-type the JSON key rules know ("email", "phone", "street", "place of birth", "password"...), as
-the JSON key rule masks the same value under the same key."""
+any type the JSON key rules know ("email", "phone", "street", "place of birth", "password"...),
+as the JSON key rule masks the same value under the same key.
+
+A person's name under a name label ("Payee: …") is the name model's to decide (it reads the label
+as a feature): a person span reported here would only make Presidio drop the model's own spans
+inside it (``remove_duplicates`` keeps the higher score of one type) before ``decide_persons``
+drops every person span the model did not report."""
 
 from __future__ import annotations
 
@@ -11,12 +15,7 @@ from presidio_analyzer import LocalRecognizer, RecognizerResult
 from presidio_analyzer.nlp_engine import NlpArtifacts
 
 from agentic_pipeline.masking.detectors.key_rules import key_entity
-from agentic_pipeline.masking.detectors.labels import (
-    BARE_NAME_SCORE,
-    LABEL_SCORE,
-    label_entity,
-    norm_label,
-)
+from agentic_pipeline.masking.detectors.labels import LABEL_SCORE
 
 #: A ``label: value`` line (also a YAML mapping line or a bullet): the label and the value.
 #: Fields of one line separated by " | " ("Street: … | City: … | Plan: gold") are read one by one.
@@ -24,7 +23,6 @@ _FIELD_LINE = re.compile(
     r"(?m)(?:^|(?<=\|))[ \t]*(?:[-*•>][ \t]+)?(?:\*\*)?(?P<label>[^\W\d][\w'’ ./-]{0,38}?)(?:\*\*)?"
     r"[ \t]*[:=](?:\*\*)?[ \t]*(?P<value>[^\n|]*?)[ \t]*(?=$|\|)"
 )
-_NAME_VALUE = re.compile(r"[^\W\d_][^\W\d_'’.-]*(?:[ \t]+[^\W\d_][^\W\d_'’.-]*){0,3}\.?")
 
 
 #: Types masked only under their label (a place is no personal data alone, a place of birth or a
@@ -33,16 +31,13 @@ LABEL_ONLY_TYPES = frozenset({"LOCATION"})
 
 
 class FieldLabelRecognizer(LocalRecognizer):
-    """The value of a ``label: value`` line whose label names personal data: a person's name
-    ("Payee: Ruth Okafor", "Account holder: ..."), or any type the JSON key rules know ("email",
-    "phone", "street", "date of birth", "place of birth", "password"...), as the JSON key rule
-    masks it.
-    A bare "Name:" scores ``BARE_NAME_SCORE``."""
+    """The value of a ``label: value`` line whose label names personal data of a type the JSON
+    key rules know ("email", "phone", "street", "date of birth", "place of birth", "password"...),
+    as the JSON key rule masks it (no person: see the module doc)."""
 
     def __init__(self) -> None:
         super().__init__(
             supported_entities=[
-                "PERSON",
                 "EMAIL_ADDRESS",
                 "PHONE_NUMBER",
                 "STREET_ADDRESS",
@@ -68,10 +63,7 @@ class FieldLabelRecognizer(LocalRecognizer):
             value = m.group("value").strip("* \t")
             if not value or len(value) > 120:
                 continue
-            label = m.group("label").strip()
-            et = label_entity(label)
-            if et != "PERSON":
-                et = key_entity(label)
+            et = key_entity(m.group("label").strip())
             if et not in self.supported_entities:
                 continue
             if entities and et not in entities and et not in LABEL_ONLY_TYPES:
@@ -79,13 +71,5 @@ class FieldLabelRecognizer(LocalRecognizer):
             start = m.start("value") + m.group("value").find(value)
             if et == "CREDENTIAL" and (" " in value or len(value) < 4):
                 continue  # "Password: see the vault", "PIN: n/a": no secret written here
-            if et == "PERSON":
-                name = _NAME_VALUE.match(value)
-                if name is None or len(name.group().rstrip(".")) < 2:
-                    continue
-                value = name.group().rstrip(".")
-                score = BARE_NAME_SCORE if norm_label(label) == "name" else LABEL_SCORE
-            else:
-                score = LABEL_SCORE
-            out.append(RecognizerResult(et, start, start + len(value), score))
+            out.append(RecognizerResult(et, start, start + len(value), LABEL_SCORE))
         return out

@@ -45,9 +45,6 @@ LABEL_SCORE = 0.87
 #: Score of an id a few words after its label or in the answer to a question naming the label:
 #: masked where it stands, never propagated through the episode.
 NEAR_LABEL_SCORE = 0.6
-#: Score of a name under the bare label "Name" (products and tools have names too): masked where
-#: it stands, never propagated through the episode.
-BARE_NAME_SCORE = 0.55
 
 
 def _phrase(label: str) -> str:

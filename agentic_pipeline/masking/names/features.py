@@ -43,7 +43,7 @@ from agentic_pipeline.masking.vocabulary import (
 )
 
 #: Bumped whenever a feature changes meaning: a model built on other features is refused.
-FEATURE_VERSION = "8"
+FEATURE_VERSION = "9"
 
 _OTHER_LANGUAGES = tuple(lang for lang in LANGUAGES if lang != "en")
 #: A word in no name list that is vocabulary of another main European language (Zipf bin at least
@@ -188,9 +188,12 @@ class TextFeatures:
                 and len(f) > 2
                 and word_info(w)[5] < LOWER_NAME_MAX_ZEN
             ):
-                # lower-case: a listed name beside another ("anna kowalska")
+                # lower-case: a listed name beside another ("anna kowalska") or after a title or
+                # greeting on its line ("thanks kwame", "hi ines")
                 nb = [fold(words[j]) for j in (i - 1, i + 1) if 0 <= j < n]
                 if any((x in firsts or x in lasts) and x not in STOP_WORDS for x in nb):
+                    out.append(i)
+                elif i > 0 and is_title(words[i - 1]) and self.neighbours(i)[0] == i - 1:
                     out.append(i)
             elif self.csv is not None and _person_key(self._csv_header_of(i) or ""):
                 out.append(i)  # a lower-case name under "Customer", "Payee", ...
@@ -386,6 +389,15 @@ def is_title(word: str) -> bool:
 
 #: Labels and column headers whose value is a person (``data/person_labels.txt``).
 _PERSON_LABELS = read_lines(DATA / "person_labels.txt")
+#: Occupations and roles written before a name (``data/roles.txt``), and the one-word person
+#: labels.
+ROLES = read_lines(DATA / "roles.txt") | {w for w in _PERSON_LABELS if " " not in w}
+
+
+def is_role(word: str) -> bool:
+    """``word`` is an occupation or a role written before a name ("Producer", "holder",
+    "Antragstellerin"): no part of the name, but no sign that the next word is one either."""
+    return fold(word).strip(".,:;") in ROLES
 
 
 @lru_cache(maxsize=4096)

@@ -7,7 +7,9 @@ it."""
 from __future__ import annotations
 
 import bisect
+from functools import lru_cache
 
+from agentic_pipeline.masking.detectors.labels import id_labels
 from agentic_pipeline.masking.names.features import (
     HAS_DIGIT,
     TextFeatures,
@@ -16,6 +18,7 @@ from agentic_pipeline.masking.names.features import (
 )
 from agentic_pipeline.masking.names.lexicon import (
     DATA,
+    is_name_pair,
     listed_name,
     listed_names,
     listed_non_name,
@@ -27,6 +30,7 @@ from agentic_pipeline.masking.vocabulary import (
     LANGUAGES,
     STOP_WORDS,
     international,
+    is_city,
     is_place,
     zipf,
 )
@@ -46,8 +50,12 @@ def non_person_signal(tf: TextFeatures, start: int, end: int) -> str | None:
     that no name list has, a stop word of one of them, a place or a calendar word: "Desk Lamp",
     "Ich komme aus", "Die Bestellung"), ``"thing"`` (the last of several words is an English
     common noun that no name list has and the first is no listed first name: "Vacuum Cleaner"),
-    ``"organisation"`` (an organisation or product word, ``data/organisation_words.txt``),
-    ``"place"`` (a country or nationality that no name list has: "Uruguay", "Danish"),
+    ``"company"`` (the last word is an organisation word that no name list has: "Globex
+    Logistics"), ``"organisation"`` (an organisation or product word elsewhere,
+    ``data/organisation_words.txt``),
+    ``"id-label"`` (every word labels an identifier and no name list has it: "Aadhaar", "IBAN"),
+    ``"place"`` (a country or nationality that no name list has: "Uruguay", "Danish"), ``"city"``
+    (a city of 15,000 people or more that is no name: "Brno"; ``_named_place``),
     ``"elsewhere"`` (spaCy calls one of its words an organisation, product or place elsewhere in
     the text, outside this span)."""
     value = tf.text[start:end]
@@ -73,10 +81,14 @@ def non_person_signal(tf: TextFeatures, start: int, end: int) -> str | None:
     if len(words) == 1 and len(words[0]) <= 3 and not _name_like(words[0]):
         return "short"
     folded = [fold(w).strip("'’.-") for w in words]
+    if folded[-1] in ORGANISATION_WORDS and not listed_name(folded[-1]):
+        return "company"
     if any(f in ORGANISATION_WORDS for f in folded):
         return "organisation"
-    if is_place(" ".join(words)) and not any(listed_name(w) for w in words):
-        return "place"
+    if all(f in _one_word_id_labels() and not listed_name(f) for f in folded):
+        return "id-label"
+    if place := _named_place(words):
+        return place
     if all(_vocabulary_word(w, alone=len(words) == 1) for w in words):
         return "vocabulary"
     if len(words) > 1 and _thing_name(words, folded):
@@ -91,6 +103,27 @@ def non_person_signal(tf: TextFeatures, start: int, end: int) -> str | None:
         ):
             return "elsewhere"
     return None
+
+
+@lru_cache(maxsize=1)
+def _one_word_id_labels() -> frozenset[str]:
+    """The identifier labels of one word ("aadhaar", "mrn", "passport": ``labels.yaml``)."""
+    return frozenset(label for label in id_labels() if " " not in label)
+
+
+def _named_place(words: list[str]) -> str | None:
+    """``"place"`` when the words name a country or a nationality and no word of them is a
+    listed name ("Uruguay", not "Jordan"); ``"city"`` when they name a city and no person: a
+    one-word city that no name list has ("Brno", not "Chester"), a city of several words that is
+    no listed first and last name ("Porto Alegre"); else None."""
+    place = " ".join(words)
+    if is_place(place):
+        return None if any(listed_name(w) for w in words) else "place"
+    if not is_city(place):
+        return None
+    if len(words) == 1:
+        return None if listed_name(words[0]) else "city"
+    return None if is_name_pair(words[0], words[-1]) else "city"
 
 
 def _possessive_s(tf: TextFeatures, k: int) -> bool:

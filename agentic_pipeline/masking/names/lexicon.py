@@ -1,6 +1,7 @@
 """Name lists and word lists the name model reads: first and last names of 26 European and
-North-American locales (Faker's person providers, a maintained offline list) and the common
-words that are names in some locale but mostly ordinary words (``data/common_words.txt``).
+North-American locales (Faker's person providers, a maintained offline list; the women's forms
+of surnames included) and the common words that are names in some locale but mostly ordinary
+words (``data/common_words.txt``).
 
 Because the lists come from Faker, an evaluation corpus must not draw its names from Faker (it
 would measure the list against itself).
@@ -9,6 +10,7 @@ would measure the list against itself).
 from __future__ import annotations
 
 import importlib
+import re
 from functools import lru_cache
 from pathlib import Path
 
@@ -43,30 +45,52 @@ def read_lines(path: Path) -> frozenset[str]:
 COMMON_WORDS = _read_words(DATA / "common_words.txt")
 
 
+#: The name attributes of Faker's person providers, and where each goes.
+_NAME_ATTRIBUTES = (
+    ("first_names", 0),
+    ("first_names_male", 0),
+    ("first_names_female", 0),
+    ("first_names_nonbinary", 0),
+    ("last_names", 1),
+    ("last_names_without_suffix", 1),
+    ("last_names_male", 1),
+    ("last_names_female", 1),
+    ("male_last_names", 1),
+    ("unisex_last_names", 1),
+)
+#: Polish surnames in -ski, -cki, -dzki take -a for a woman ("Kowalska"): Faker's pl_PL lists the
+#: men's forms and derives the women's when it draws a name.
+_POLISH_FEMININE = re.compile(r"(?:sk|ck|dzk)i$")
+
+
+def _locale_names(locale: str) -> tuple[set[str], set[str]]:
+    """(first names, last names) of one Faker locale, folded, each word of 2+ characters."""
+    out: tuple[set[str], set[str]] = (set(), set())
+    try:
+        prov = importlib.import_module(f"faker.providers.person.{locale}").Provider
+    except (ImportError, AttributeError):
+        return out
+    for attr, dest in _NAME_ATTRIBUTES:
+        vals = getattr(prov, attr, ())
+        if not isinstance(vals, dict | list | tuple | set | frozenset):
+            continue
+        for v in vals.keys() if isinstance(vals, dict) else vals:
+            out[dest].update(fold(p) for p in str(v).split() if len(p) >= 2)
+    if locale == "pl_PL":
+        out[1].update(n[:-1] + "a" for n in list(out[1]) if _POLISH_FEMININE.search(n))
+    return out
+
+
 @lru_cache(maxsize=1)
 def listed_names() -> tuple[frozenset[str], frozenset[str]]:
-    """(first names, last names), folded lower-case, from Faker's locale providers (offline),
-    common words included ("Guy", "Mark")."""
+    """(first names, last names), folded lower-case, from Faker's locale providers of Europe and
+    North America (``NAME_LOCALES``, offline), common words included ("Guy", "Mark")."""
     firsts: set[str] = set()
     lasts: set[str] = set()
     for loc in NAME_LOCALES:
-        try:
-            prov = importlib.import_module(f"faker.providers.person.{loc}").Provider
-        except (ImportError, AttributeError):
-            continue
-        for attr, dest in (
-            ("first_names", firsts),
-            ("first_names_male", firsts),
-            ("first_names_female", firsts),
-            ("first_names_nonbinary", firsts),
-            ("last_names", lasts),
-            ("last_names_without_suffix", lasts),
-        ):
-            vals = getattr(prov, attr, ())
-            for v in vals.keys() if isinstance(vals, dict) else vals:
-                for part in str(v).split():
-                    if len(part) >= 2:
-                        dest.add(fold(part))
+        f, la = _locale_names(loc)
+        firsts |= f
+        lasts |= la
     return frozenset(firsts), frozenset(lasts)
 
 

@@ -65,7 +65,9 @@ _WORD = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*")
 
 #: Non-person signals (``floor.non_person_signal``) that overrule a probability below the
 #: propagation bar.
-STRONG_SIGNALS = frozenset({"no-word", "identifier", "upper", "organisation", "place"})
+STRONG_SIGNALS = frozenset(
+    {"no-word", "identifier", "upper", "company", "organisation", "place", "city", "id-label"}
+)
 
 
 @dataclass
@@ -186,11 +188,15 @@ class NameModel:
 
     def unlike_a_person(self, tf: TextFeatures, start: int, end: int, p: float) -> bool:
         """A span below the propagation bar with a strong non-person signal (an organisation
-        word, all capitals, a digit or underscore, no name-like word: "Brindlewood Ltd"), or a
-        span all in capitals of which no word is a listed name, however confident (a booking code
-        listed alone, "2. ZKPLMA"): no person, whoever proposed it."""
+        word, all capitals, a digit or underscore, no name-like word, a city, an id label:
+        "Brindlewood Ltd"), or, however confident, a span all in capitals of which no word is a
+        listed name (a booking code listed alone, "2. ZKPLMA"), a country or nationality that no
+        name list has ("Bermuda") or a span that ends with an organisation word ("Globex
+        Logistics"): no person, whoever proposed it."""
         signal = non_person_signal(tf, start, end)
         if signal == "upper" and not any(listed_name(w) for w in tf.text[start:end].split()):
+            return True
+        if signal in ("place", "company"):  # "Bermuda"; "Globex Logistics"
             return True
         return p < self.propagate and signal in STRONG_SIGNALS
 

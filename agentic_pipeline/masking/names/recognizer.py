@@ -15,7 +15,7 @@ from presidio_analyzer import LocalRecognizer, RecognizerResult
 from presidio_analyzer.nlp_engine import NlpArtifacts
 
 from agentic_pipeline.masking.detectors.address_fields import inline_place_values
-from agentic_pipeline.masking.names.features import is_title
+from agentic_pipeline.masking.names.features import is_role, is_title
 from agentic_pipeline.masking.names.lexicon import listed_name
 from agentic_pipeline.masking.names.model import NameModel, default_model
 
@@ -57,26 +57,33 @@ class NameModelRecognizer(LocalRecognizer):
 def decide_persons(text: str, spans: list) -> list:
     """The detections of ``text`` with only the model's person spans (sorted), none of them the
     value of a city, region or country key written inline (``{'city': 'Tarnby'}``), each without
-    the titles it starts with ("Frau Adler": "Adler")."""
+    the titles it starts with ("Frau Adler": "Adler"), none made of titles alone."""
     places = inline_place_values(text) if ("=" in text or ":" in text) else set()
-    return sorted(
+    kept = (
         without_titles(text, sp) if sp[2] == "PERSON" else sp
         for sp in spans
         if sp[2] != "PERSON" or (sp[4] == DETECTOR and (sp[0], sp[1]) not in places)
     )
+    return sorted(sp for sp in kept if sp is not None)
 
 
 _FIRST_WORD = re.compile(r"(\S+)[ \t]+")
 
 
-def without_titles(text: str, span: tuple) -> tuple:
-    """``span`` past the titles, salutations and greetings it starts with (``features.is_title``:
-    spaCy's "Bonjour Mme Charbonneau"), so that they stay in clear before the name's token. A
-    word that a name list has ("Don", "Rose") stays in the span."""
+def without_titles(text: str, span: tuple) -> tuple | None:
+    """``span`` past the titles, salutations, greetings and roles it starts with
+    (``features.is_title`` and ``is_role``: spaCy's "Bonjour Mme Charbonneau", "Producer Ines
+    Vidal", the model's "holder Ines Vidal"), so that they stay in clear before the name's token;
+    None when nothing else is left (spaCy's "Dear Madam"). A word that a name list has ("Don",
+    "Rose", "Hunter") stays in the span unless it is written in lower case ("account holder")."""
     start, end = span[0], span[1]
-    while (m := _FIRST_WORD.match(text, start, end)) and m.end() < end:
-        word = m.group(1)
-        if not is_title(word) or listed_name(word.rstrip(".,")):
-            break
+    while (m := _FIRST_WORD.match(text, start, end)) and m.end() < end and _title(m.group(1)):
         start = m.end()
-    return (start, *span[1:])
+    return None if _title(text[start:end]) else (start, *span[1:])
+
+
+def _title(word: str) -> bool:
+    """A title, salutation, greeting or role that is no name ("Mme", "Producer", "holder")."""
+    if not (is_title(word) or is_role(word)):
+        return False
+    return word.islower() or not listed_name(word.rstrip(".,"))
