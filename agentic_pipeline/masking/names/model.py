@@ -191,12 +191,12 @@ class NameModel:
         word, all capitals, a digit or underscore, no name-like word, a city, an id label:
         "Brindlewood Ltd"), or, however confident, a span all in capitals of which no word is a
         listed name (a booking code listed alone, "2. ZKPLMA"), a country or nationality that no
-        name list has ("Bermuda") or a span that ends with an organisation word ("Globex
+        name list has ("Uruguay") or a span that ends with an organisation word ("Globex
         Logistics"): no person, whoever proposed it."""
         signal = non_person_signal(tf, start, end)
         if signal == "upper" and not any(listed_name(w) for w in tf.text[start:end].split()):
             return True
-        if signal in ("place", "company"):  # "Bermuda"; "Globex Logistics"
+        if signal in ("place", "company"):  # "Uruguay"; "Globex Logistics"
             return True
         return p < self.propagate and signal in STRONG_SIGNALS
 
