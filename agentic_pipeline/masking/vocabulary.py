@@ -177,19 +177,22 @@ def international(word: str) -> bool:
     return freqs[0] >= 3.0 and sum(f >= bar for f in freqs[1:]) >= INTERNATIONAL_LANGUAGES
 
 
+def _place_key(words: str) -> str:
+    """``words`` folded, without spaces and punctuation at the ends and without a possessive
+    "'s": the form place names are looked up in ("Poland's" -> "poland")."""
+    w = fold(words).strip(" .,'’")
+    return w[:-2] if w.endswith(("'s", "’s")) else w
+
+
 def is_place_or_calendar(words: str) -> bool:
     """A country, nationality/language, month or weekday ("Costa Rica", "English", "May")."""
-    w = fold(words).strip(" .,'’")
-    if w.endswith(("'s", "’s")):
-        w = w[:-2]
+    w = _place_key(words)
     return w in countries() or w in NATIONALITIES or w in MONTHS or w in WEEKDAYS
 
 
 def is_place(words: str) -> bool:
     """A country or a nationality/language ("Poland", "English"), not a calendar word."""
-    w = fold(words).strip(" .,'’")
-    if w.endswith(("'s", "’s")):
-        w = w[:-2]
+    w = _place_key(words)
     return w in countries() or w in NATIONALITIES
 
 
@@ -204,7 +207,4 @@ def cities() -> frozenset[str]:
 
 def is_city(words: str) -> bool:
     """A city of 15,000 people or more (``cities``)."""
-    w = fold(words).strip(" .,'’")
-    if w.endswith(("'s", "’s")):
-        w = w[:-2]
-    return w in cities()
+    return _place_key(words) in cities()

@@ -315,14 +315,15 @@ def outsider_recognizers() -> list[LocalRecognizer]:
 
 
 def warm_up() -> None:
-    """Load the name lists, word frequencies and the name model now: in the fork server that
-    starts the analyzer workers (it imports ``engine``, hence this module), so each worker
-    inherits them instead of loading them again."""
-    from agentic_pipeline.masking.vocabulary import zipf
+    """Load the name lists, word frequencies, the city list and the name model now: in the fork
+    server that starts the analyzer workers (it imports ``engine``, hence this module), so each
+    worker inherits them instead of loading them again."""
+    from agentic_pipeline.masking.vocabulary import cities, zipf
 
     name_gazetteer()
     listed_name("anna")
     zipf("the")
+    cities()
     try:
         default_model()
     except (OSError, ValueError):

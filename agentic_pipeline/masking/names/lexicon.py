@@ -72,8 +72,6 @@ def _locale_names(locale: str) -> tuple[set[str], set[str]]:
         return out
     for attr, dest in _NAME_ATTRIBUTES:
         vals = getattr(prov, attr, ())
-        if not isinstance(vals, dict | list | tuple | set | frozenset):
-            continue
         for v in vals.keys() if isinstance(vals, dict) else vals:
             out[dest].update(fold(p) for p in str(v).split() if len(p) >= 2)
     if locale == "pl_PL":
