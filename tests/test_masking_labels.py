@@ -373,6 +373,26 @@ def test_partly_redacted_ids_upi_addresses_and_vehicle_registrations(masker):
     )
 
 
+def test_plates_and_national_ids_in_their_countrys_shapes(masker):
+    """A plate written with its space ("KD58 WPT"), after a bare "plate" in prose or a key; a
+    National Insurance number with its last letter; ids after their country's label."""
+    (prose, record, kept) = _masked(
+        masker,
+        (
+            "user",
+            "The van's plate is KD58 WPT and the other one, plate 5VQE218, was towed. "
+            "My NI number is JM 40 18 27 B and the NRIC on her form reads T0481233J.",
+        ),
+        ("tool", '{"vehicle": {"model": "Transit", "plate": "RX-771-PW"}, "oib": "69435151530"}'),
+        ("user", "Serve it on a plate with 12 olives; the plate was 28 cm wide."),
+    )
+    for value in ("KD58", "WPT", "5VQE218", "JM 40", "27 B", "T0481233J", "RX-771-PW"):
+        assert value not in prose + record, value
+    assert "69435151530" not in record
+    assert prose.count("<VEHICLE_ID_") == 2 and "<ID_DOCUMENT_" in prose
+    assert kept == "Serve it on a plate with 12 olives; the plate was 28 cm wide."
+
+
 def test_a_qualifier_before_an_id_label_in_keys_and_headers_and_dates_read_strictly(masker):
     csv_text, record, prose = _masked(
         masker,

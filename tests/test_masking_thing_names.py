@@ -85,3 +85,33 @@ def test_a_persons_name_in_a_things_record_is_no_things_name(masker, record):
         masker, ("tool", json.dumps(record)), ("assistant", "Marta Vellacott called about it.")
     )
     assert "Marta" not in said and "Vellacott" not in said, said
+
+
+def test_a_products_options_are_no_persons_and_a_person_named_like_them_is(masker):
+    """The keys and values of a product's ``options`` ("upholstery": "Hunter") name its
+    attributes wherever the episode writes them; a person whose name is made of such words is
+    still masked."""
+    catalog = json.dumps(
+        {
+            "items": [
+                {
+                    "name": "Reading Chair",
+                    "item_id": "5512093",
+                    "price": 310.0,
+                    "options": {"upholstery": "Hunter", "finish": "Sterling", "trim": "Ivory"},
+                }
+            ]
+        }
+    )
+    said = [
+        "Your chair: upholstery Hunter, finish Sterling, trim Ivory.",
+        "I'd go with Hunter and Sterling; Ivory looks good too.",
+    ]
+    person = "Hunter Sterling called about the chair."
+    alone = masked_cells(masker, *[("assistant", s) for s in said])
+    assert alone != said, "control: without the catalog the model takes some options for names"
+    _, *outs, called = masked_cells(
+        masker, ("tool", catalog), *[("assistant", s) for s in said], ("assistant", person)
+    )
+    assert outs == said
+    assert "Hunter" not in called and "Sterling" not in called, called

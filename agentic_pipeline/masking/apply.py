@@ -88,6 +88,15 @@ class Collector:
         ):
             self.ep.thing_names.add(value.strip())
 
+    def product_option(self, value: str) -> None:
+        """A key or value of a product's options ("material": "glass", "compatibility": "Amazon
+        Alexa") is a thing's name in the whole episode, unless it reads like a person's name
+        alone: listed names, none of them vocabulary."""
+        words = [w for w in NAME_SPLIT.split(value) if w]
+        a_name = all(listed_name(w) and not is_vocabulary(w, THING_WORD_ZIPF) for w in words)
+        if words and not a_name:
+            self.ep.thing_names.add(value.strip())
+
 
 _BARE_NAME_KEY = re.compile(r"(?i)(?:^|\.)name$")
 _DIGITS = re.compile(r"\d{5,19}")

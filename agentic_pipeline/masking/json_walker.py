@@ -31,6 +31,7 @@ from agentic_pipeline.masking.detectors.labels import (  # noqa: F401  (key_enti
 from agentic_pipeline.masking.detectors.records import (
     generic_id_of_a_person,
     name_of_a_thing,
+    product_options,
     product_record,
 )
 
@@ -181,7 +182,8 @@ class Visitor(Protocol):
         """A string that looked like JSON but could not be parsed: return its replacement."""
 
     # optional: ``key(parent_path, key) -> str``, the replacement of a dict key (else unchanged);
-    # ``product_name(value)``, told the value of a product's record's bare ``name`` key
+    # ``product_name(value)``, told the value of a product's record's bare ``name`` key;
+    # ``product_option(word)``, told each key and untyped value of a product's options
 
 
 def walk(
@@ -209,6 +211,7 @@ def walk(
         rename = getattr(visitor, "key", None)
         out = {}
         person = None  # whether a bare "id" key here is a person's (decided once, when met)
+        option = getattr(visitor, "product_option", None) if product_options(key) else None
         for k, v in obj.items():
             ent = None if is_call and k == "name" else child_entity(k, entity) or label_id(k, v)
             if ent in _DIGIT_TYPES and ent == entity and _no_digit(v) and key_entity(k) is None:
@@ -226,6 +229,10 @@ def walk(
                 ent = ent if person else None
             if ent is None and address and address_part(str(k)) in _ADDRESS_PARTS:
                 ent = "LOCATION"
+            if option is not None:  # "material": "glass" of a product's options
+                option(str(k))
+                if ent is None and isinstance(v, str):
+                    option(v)
             new_key = rename(path, k) if rename is not None and isinstance(k, str) else k
             # paths (kept in the audit) are built from the masked key: never a raw value
             cpath = child_path(path, new_key)

@@ -97,7 +97,10 @@ def id_label_re() -> re.Pattern[str]:
         rf"(?:(?P<glue>-)(?=\d)|[ \t]*(?:[:=#|](?:[ \t]*\r?\n)?|{_COPULA}|-(?=[ \t]))?"
         rf"[ \t]*(?:{_COPULA}[ \t]*)?)"
         r"[#'\"“‘(*]?(?P<value>[A-Za-z0-9]"
-        r"(?:[A-Za-z0-9./-]|[ ](?=[A-Za-z]*\d)|[ ](?=(?-i:[A-Z])[ ]\d{3}))*[A-Za-z0-9])"
+        r"(?:[A-Za-z0-9./-]|[ ](?=[A-Za-z]*\d)|[ ](?=(?-i:[A-Z])[ ]\d{3})"
+        r"|(?<=(?-i:[A-Z]{2}\d\d))[ ](?=(?-i:[A-Z]{3})(?!\w))"  # a British plate "AB12 CDE"
+        r"|(?<=\d)[ ](?=(?-i:[A-D])(?!\w)))*"  # a National Insurance number's last letter
+        r"[A-Za-z0-9](?:\([0-9A]\))?)"  # a check digit in brackets (Hong Kong's "K704951(3)")
     )
 
 

@@ -1,7 +1,7 @@
 """Whose record a JSON object is: a person's (a bare ``id`` key there is that person's id) or a
 thing's (a bare ``name`` key there names a product, a tool or a business), and among things a
-product's. The words are data: ``person_objects``, ``thing_fields`` and ``product_fields`` of
-``labels.yaml``."""
+product's; and whether an object holds a product's options. The words are data (``labels.yaml``):
+``person_objects``, ``thing_fields``, ``product_fields`` and ``option_fields``."""
 
 from __future__ import annotations
 
@@ -47,6 +47,15 @@ def product_record(parent_key: str | None, keys: list[str]) -> bool:
     beside it (``sku``, ``price``, ``product_id``). A review's, a room's or a company's record is
     a thing's, not a product's: a person may be named there."""
     return _has_field(parent_key, [k for k in keys if normalize_key(k) != "name"], "product_fields")
+
+
+def product_options(parent_key: str | None) -> bool:
+    """Whether a JSON object sits under a key of ``option_fields`` (``labels.yaml``: ``options``,
+    ``attributes``, ``specs``...): its keys and values are a product's attributes ("material":
+    "glass", "armrest": "adjustable")."""
+    if parent_key is None:
+        return False
+    return normalize_key(parent_key) in frozenset(data_file("labels.yaml")["option_fields"])
 
 
 def _has_field(parent_key: str | None, keys: list[str], words: str) -> bool:
