@@ -421,11 +421,12 @@ def test_clinician_licences_and_abbreviated_labels(masker):
         (
             "tool",
             "Lic. #: MD-448120 (NY) | DEA: BV4471209 | GMC number 7044123. Acct. 55120931 closed; "
-            "I closed the account. 2024 was a long year.",
+            "I closed the account. 2024 was a long year. EMP-2023-0417 starts Monday; "
+            "MBR-66120958 renewed.",
         ),
         ("tool", "applicant:\n  passport_no: X44120931\n  passport_photo: yes\n"),
     )
-    for value in ("MD-448120", "BV4471209", "7044123", "55120931"):
+    for value in ("MD-448120", "BV4471209", "7044123", "55120931", "2023-0417", "66120958"):
         assert value not in out
     assert "<MEDICAL_LICENSE_" in out and "I closed the account. 2024 was a long year." in out
     assert "X44120931" not in yaml_text and "passport_photo: yes" in yaml_text

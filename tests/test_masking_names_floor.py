@@ -75,6 +75,8 @@ def test_without_a_veto_bar_the_model_alone_decides(nlp):
         ("Use the voucher Harlowe 7731 at checkout.", "Harlowe 7731", "identifier"),
         ("The Standing Desk arrived with a scratch.", "Standing Desk", "vocabulary"),
         ("I wired it to Quellmark Insurance last week.", "Quellmark Insurance", "company"),
+        ("Fenwright's Foods restocked the shelves.", "Fenwright", "company"),
+        ("Parcels from Tolliver & Sons arrive daily.", "Tolliver", "company"),
         ("Our rep at Bank Orvelle said no.", "Bank Orvelle", "organisation"),
         ("Please scan your Aadhaar card.", "Aadhaar", "id-label"),
         ("Flights to Porto Alegre are full.", "Porto Alegre", "city"),
@@ -117,6 +119,10 @@ def test_a_confident_model_keeps_a_name_the_signals_would_veto(nlp):
     text = "I wired it to Quellmark Insurance last week."
     doc = _doc(nlp, text, "Quellmark Insurance")
     assert not any("Quellmark" in f for f in _found(sure, text, doc))
+    text = "Parcels from Tolliver & Sons arrive daily."
+    assert not any("Tolliver" in f for f in _found(sure, text, _doc(nlp, text, "Tolliver")))
+    text = "Regards, Tolliver Co-founder"  # a role after the name: no business
+    assert any("Tolliver" in f for f in _found(sure, text, _doc(nlp, text, "Tolliver")))
 
 
 def test_floor_and_model_spans_are_merged(nlp):

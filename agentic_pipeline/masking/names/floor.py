@@ -7,6 +7,7 @@ it."""
 from __future__ import annotations
 
 import bisect
+import re
 from functools import lru_cache
 
 from agentic_pipeline.masking.detectors.labels import id_labels
@@ -51,7 +52,8 @@ def non_person_signal(tf: TextFeatures, start: int, end: int) -> str | None:
     "Ich komme aus", "Die Bestellung"), ``"thing"`` (the last of several words is an English
     common noun that no name list has and the first is no listed first name: "Vacuum Cleaner"),
     ``"company"`` (the last word is an organisation word that no name list has: "Globex
-    Logistics"), ``"organisation"`` (an organisation or product word elsewhere,
+    Logistics"; or one follows the span, after a possessive or "&": "Marlowe's Foods", "Ashby &
+    Sons", "Quint Ltd"), ``"organisation"`` (an organisation or product word elsewhere,
     ``data/organisation_words.txt``),
     ``"id-label"`` (every word labels an identifier and no name list has it: "Aadhaar", "IBAN"),
     ``"place"`` (a country or nationality that no name list has: "Uruguay", "Danish"), ``"city"``
@@ -82,6 +84,8 @@ def non_person_signal(tf: TextFeatures, start: int, end: int) -> str | None:
         return "short"
     folded = [fold(w).strip("'’.-") for w in words]
     if folded[-1] in ORGANISATION_WORDS and not listed_name(folded[-1]):
+        return "company"
+    if _organisation_after(tf.text, end):
         return "company"
     if any(f in ORGANISATION_WORDS for f in folded):
         return "organisation"
@@ -124,6 +128,20 @@ def _named_place(words: list[str]) -> str | None:
     if len(words) == 1:
         return None if listed_name(words[0]) else "city"
     return None if is_name_pair(words[0], words[-1]) else "city"
+
+
+#: What may stand between a name and the organisation word of a business named after it.
+_AFTER_NAME = re.compile(r"(?:['’]s)?(?:\s*(?:&|and)\s*|\s+)([A-Z][\w'’]*)(?![\w-])")
+
+
+def _organisation_after(text: str, end: int) -> bool:
+    """A capitalised organisation word that no name list has follows ``end`` on the line,
+    maybe after a possessive or "&" ("Marlowe's Foods", "Ashby & Sons", "Quint Ltd")."""
+    m = _AFTER_NAME.match(text, end)
+    if m is None or "\n" in m.group(0):
+        return False
+    word = fold(m.group(1)).strip("'’.")
+    return word in ORGANISATION_WORDS and not listed_name(word)
 
 
 def _possessive_s(tf: TextFeatures, k: int) -> bool:
