@@ -77,6 +77,7 @@ def test_without_a_veto_bar_the_model_alone_decides(nlp):
         ("I wired it to Quellmark Insurance last week.", "Quellmark Insurance", "company"),
         ("Fenwright's Foods restocked the shelves.", "Fenwright", "company"),
         ("Parcels from Tolliver & Sons arrive daily.", "Tolliver", "company"),
+        ("Invoices from Quinley Ltd arrive monthly.", "Quinley", "business"),
         ("Our rep at Bank Orvelle said no.", "Bank Orvelle", "organisation"),
         ("Please scan your Aadhaar card.", "Aadhaar", "id-label"),
         ("Flights to Porto Alegre are full.", "Porto Alegre", "city"),
@@ -123,6 +124,8 @@ def test_a_confident_model_keeps_a_name_the_signals_would_veto(nlp):
     assert not any("Tolliver" in f for f in _found(sure, text, _doc(nlp, text, "Tolliver")))
     text = "Regards, Tolliver Co-founder"  # a role after the name: no business
     assert any("Tolliver" in f for f in _found(sure, text, _doc(nlp, text, "Tolliver")))
+    text = "Meet Odalys Hotel Staff"  # a title-case line: a confident model keeps the name
+    assert any("Odalys" in f for f in _found(sure, text, _doc(nlp, text, "Odalys")))
 
 
 def test_floor_and_model_spans_are_merged(nlp):

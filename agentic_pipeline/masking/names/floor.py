@@ -52,8 +52,9 @@ def non_person_signal(tf: TextFeatures, start: int, end: int) -> str | None:
     "Ich komme aus", "Die Bestellung"), ``"thing"`` (the last of several words is an English
     common noun that no name list has and the first is no listed first name: "Vacuum Cleaner"),
     ``"company"`` (the last word is an organisation word that no name list has: "Globex
-    Logistics"; or one follows the span, after a possessive or "&": "Marlowe's Foods", "Ashby &
-    Sons", "Quint Ltd"), ``"organisation"`` (an organisation or product word elsewhere,
+    Logistics"; or one follows the span after a possessive or "&": "Marlowe's Foods", "Ashby &
+    Sons"), ``"business"`` (one follows it after a space: "Quint Ltd"; "Meet Ana Hotel staff" is a
+    title-case sentence as often), ``"organisation"`` (an organisation or product word elsewhere,
     ``data/organisation_words.txt``),
     ``"id-label"`` (every word labels an identifier and no name list has it: "Aadhaar", "IBAN"),
     ``"place"`` (a country or nationality that no name list has: "Uruguay", "Danish"), ``"city"``
@@ -85,8 +86,8 @@ def non_person_signal(tf: TextFeatures, start: int, end: int) -> str | None:
     folded = [fold(w).strip("'’.-") for w in words]
     if folded[-1] in ORGANISATION_WORDS and not listed_name(folded[-1]):
         return "company"
-    if _organisation_after(tf.text, end):
-        return "company"
+    if after := _organisation_after(tf.text, end):
+        return after
     if any(f in ORGANISATION_WORDS for f in folded):
         return "organisation"
     if all(f in _one_word_id_labels() and not listed_name(f) for f in folded):
@@ -131,17 +132,22 @@ def _named_place(words: list[str]) -> str | None:
 
 
 #: What may stand between a name and the organisation word of a business named after it.
-_AFTER_NAME = re.compile(r"(?:['’]s)?(?:\s*(?:&|and)\s*|\s+)([A-Z][\w'’]*)(?![\w-])")
+_AFTER_NAME = re.compile(
+    r"(?P<joint>['’]s|['’]s\s*(?:&|and)|\s*(?:&|and))?\s*([A-Z][\w'’]*)(?![\w-])"
+)
 
 
-def _organisation_after(text: str, end: int) -> bool:
-    """A capitalised organisation word that no name list has follows ``end`` on the line,
-    maybe after a possessive or "&" ("Marlowe's Foods", "Ashby & Sons", "Quint Ltd")."""
+def _organisation_after(text: str, end: int) -> str | None:
+    """``"company"`` when a capitalised organisation word that no name list has follows ``end``
+    on the line after a possessive or "&" ("Marlowe's Foods", "Ashby & Sons"), ``"business"``
+    when it follows after a space alone ("Quint Ltd"), else None."""
     m = _AFTER_NAME.match(text, end)
     if m is None or "\n" in m.group(0):
-        return False
-    word = fold(m.group(1)).strip("'’.")
-    return word in ORGANISATION_WORDS and not listed_name(word)
+        return None
+    word = fold(m.group(2)).strip("'’.")
+    if word not in ORGANISATION_WORDS or listed_name(word):
+        return None
+    return "company" if m.group("joint") else "business"
 
 
 def _possessive_s(tf: TextFeatures, k: int) -> bool:

@@ -66,7 +66,17 @@ _WORD = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*")
 #: Non-person signals (``floor.non_person_signal``) that overrule a probability below the
 #: propagation bar.
 STRONG_SIGNALS = frozenset(
-    {"no-word", "identifier", "upper", "company", "organisation", "place", "city", "id-label"}
+    {
+        "no-word",
+        "identifier",
+        "upper",
+        "company",
+        "business",
+        "organisation",
+        "place",
+        "city",
+        "id-label",
+    }
 )
 
 
