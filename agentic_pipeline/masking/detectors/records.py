@@ -5,12 +5,21 @@ product's; and whether an object holds a product's options. The words are data (
 
 from __future__ import annotations
 
+from functools import cache
+
 from agentic_pipeline.masking.detectors.data_files import data_file
 from agentic_pipeline.masking.detectors.key_rules import key_entity, normalize_key
 from agentic_pipeline.masking.detectors.labels import GENERIC_LABELS, label_entity
 
 #: Types of a sibling key that make an object a person's record.
 _PERSON_FIELD_TYPES = frozenset({"PERSON", "EMAIL_ADDRESS", "PHONE_NUMBER", "DATE_OF_BIRTH"})
+
+
+@cache
+def _words(name: str) -> frozenset[str]:
+    """The word list ``name`` of ``labels.yaml`` as a set, built once (it is asked of every JSON
+    object the walker meets)."""
+    return frozenset(data_file("labels.yaml")[name])
 
 
 def generic_id_of_a_person(parent_key: str | None, keys: list[str]) -> bool:
@@ -20,7 +29,7 @@ def generic_id_of_a_person(parent_key: str | None, keys: list[str]) -> bool:
     payment method, an order or a flight is a thing's."""
     if parent_key is not None:
         words = set(normalize_key(parent_key).split("_"))
-        if not words.isdisjoint(data_file("labels.yaml")["person_objects"]):
+        if not words.isdisjoint(_words("person_objects")):
             return True
     return any(
         key_entity(k) in _PERSON_FIELD_TYPES or label_entity(k) == "PERSON"
@@ -55,12 +64,12 @@ def product_options(parent_key: str | None) -> bool:
     "glass", "armrest": "adjustable")."""
     if parent_key is None:
         return False
-    return normalize_key(parent_key) in frozenset(data_file("labels.yaml")["option_fields"])
+    return normalize_key(parent_key) in _words("option_fields")
 
 
 def _has_field(parent_key: str | None, keys: list[str], words: str) -> bool:
     """``parent_key`` or one of ``keys`` has a word of the list ``words`` of ``labels.yaml``."""
-    fields = frozenset(data_file("labels.yaml")[words])
+    fields = _words(words)
     return any(
         not fields.isdisjoint(normalize_key(k).split("_"))
         for k in ([parent_key] if parent_key else []) + keys

@@ -133,7 +133,7 @@ def _named_place(words: list[str]) -> str | None:
 
 #: What may stand between a name and the organisation word of a business named after it.
 _AFTER_NAME = re.compile(
-    r"(?P<joint>['’]s|['’]s\s*(?:&|and)|\s*(?:&|and))?\s*([A-Z][\w'’]*)(?![\w-])"
+    r"(?P<joint>['’]s(?:\s*(?:&|and))?|\s*(?:&|and))?\s*([A-Z][\w'’]*)(?![\w-])"
 )
 
 
