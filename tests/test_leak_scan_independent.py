@@ -9,6 +9,7 @@ import pytest
 
 from agentic_pipeline.masking import Masker, PIILeakError, mask_steps, scan_for_leaks
 from agentic_pipeline.masking.pseudonyms import TOKEN_HEX_CHARS  # noqa: E402
+from agentic_pipeline.masking.scan.detectors import name_findings
 from agentic_pipeline.schema import STEP_SCHEMA
 
 _PAD = "0" * (TOKEN_HEX_CHARS - 8)  # test tokens: 8 digits written, padded to the width
@@ -135,3 +136,15 @@ def test_mask_steps_withholds_only_the_leaking_episode(masker):
     with pytest.raises(PIILeakError) as err:
         mask_steps(table, masker, on_leak="raise")
     assert "bob.smith" not in str(err.value)
+
+
+def test_a_salutation_to_a_group_or_a_role_is_no_name_and_a_person_after_one_still_is():
+    for text in (
+        "Dear Hiring Manager,\nI enclose my CV.",
+        "Dear Parents, the outing is on Friday.",
+        "Dear Admissions Committee,",
+        "Dear Copperfen support, my parcel is late.",
+    ):
+        assert list(name_findings(text)) == [], text
+    text = "Dear Mr Pennock, the support team will call you."
+    assert [text[a:b] for a, b, *_ in name_findings(text)] == ["Pennock"]

@@ -51,6 +51,15 @@ def _found(model: NameModel, text: str, doc) -> list[str]:
     return [text[s:e] for s, e, _ in model.spans(text, doc)]
 
 
+def test_a_spacy_person_running_past_a_colon_or_a_comma_is_judged_part_by_part(nlp):
+    # spaCy runs a chat line's speaker on into the reply and a CSV row's name into its cells
+    chat = "[09:14] Halvard Pennock: Mine arrived broken."
+    assert _found(_BLIND, chat, _doc(nlp, chat, "Halvard Pennock: Mine")) == ["Halvard Pennock"]
+    row = "patient,visit,reading\nHalvard Pennock,2024-03-09,118 mg/dL"
+    doc = _doc(nlp, row, "Halvard Pennock,2024-03-09,118")
+    assert _found(_BLIND, row, doc) == ["Halvard Pennock"]
+
+
 def test_a_spacy_person_without_a_non_person_signal_is_kept_whatever_the_model_says(nlp):
     text = "Yesterday Corvin Qendrelle called about the refund."
     doc = _doc(nlp, text, "Corvin Qendrelle")

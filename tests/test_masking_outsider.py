@@ -10,7 +10,7 @@ import pytest
 
 from agentic_pipeline.masking import Masker, mask_steps
 from agentic_pipeline.masking.apply import whole_words
-from agentic_pipeline.masking.csv_cells import tabular_values
+from agentic_pipeline.masking.csv_cells import csv_table, tabular_values
 from agentic_pipeline.masking.detectors.patterns import (
     CardRecognizer,
     IbanShapeRecognizer,
@@ -20,6 +20,8 @@ from agentic_pipeline.masking.detectors.patterns import (
     street_address_recognizer,
 )
 from agentic_pipeline.masking.episode import Episode
+from agentic_pipeline.masking.names import build
+from agentic_pipeline.masking.names.features import TextFeatures
 from agentic_pipeline.masking.pseudonyms import fold, normalize, pseudonym_for
 from agentic_pipeline.schema import STEP_SCHEMA
 
@@ -191,6 +193,23 @@ def test_lower_case_and_non_english_names(masker):
     )
     for part in ("cecilie", "søndergaard", "Csanád", "Hezvnaz", "ðbbov"):
         assert part not in text, part
+
+
+#: A letter whose lines hold one comma each, as a two-column table's would.
+_LETTER = (
+    "Dear Hiring Manager,\n\nPlease find my CV attached, as discussed on Monday.\n"
+    "I can start in May, if that suits the team.\n\nKind regards,\nHalvard Quenby"
+)
+
+
+def test_a_letter_with_commas_is_no_table_and_its_salutation_no_person(masker):
+    assert csv_table(_LETTER) is None and tabular_values(_LETTER) == []
+    assert TextFeatures(_LETTER, build._nlp()(_LETTER)).csv is None  # the model's column feature
+    table = "name,email\nHalvard Quenby,hq@example.org\nMarta Pennock,mp@example.org"
+    assert csv_table(table) is not None
+    text = _masked_text(masker, [{"role": "user", "action_type": "message", "content": _LETTER}])
+    assert "Dear Hiring Manager," in text and "Kind regards," in text
+    assert "Halvard" not in text and "Quenby" not in text
 
 
 def test_names_in_tabular_tool_output(masker):

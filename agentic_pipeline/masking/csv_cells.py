@@ -3,6 +3,7 @@ whose column header names personal data, and the columns that hold things' ids."
 
 from __future__ import annotations
 
+from agentic_pipeline.masking.delimited import DELIMITERS, header_like
 from agentic_pipeline.masking.detectors.bare_numbers import thing_key
 from agentic_pipeline.masking.detectors.labels import (
     handle_value_ok,
@@ -14,7 +15,6 @@ from agentic_pipeline.masking.episode import PROPAGATE
 from agentic_pipeline.masking.json_walker import key_entity
 from agentic_pipeline.masking.pseudonyms import TOKEN_RE
 
-_DELIMS = (",", "\t", ";", "|")
 #: Types of the id labels: a cell under such a header is an id only with an id's shape.
 _LABEL_ID_TYPES = frozenset(id_labels().values())
 
@@ -34,18 +34,20 @@ def thing_values(table: tuple[list[str], list[list[str]]]) -> set[str]:
 
 def csv_table(text: str) -> tuple[list[str], list[list[str]]] | None:
     """(header, rows) of CSV-like text (a header line and rows, most as long as the header, in
-    one of ``_DELIMS``), or None. Fields are counted as ``csv`` reads them: a quoted cell may
+    one of ``DELIMITERS``), or None. Fields are counted as ``csv`` reads them: a quoted cell may
     hold the delimiter ("12 Oak Row, Springfield")."""
     import csv
 
     lines = [ln for ln in text.splitlines() if ln.strip()]
     if len(lines) < 2:
         return None
-    for delim in _DELIMS:
+    for delim in DELIMITERS:
         if delim not in lines[0]:
             continue
         rows = list(csv.reader(lines, delimiter=delim))
         n = len(rows[0])
+        if not header_like(rows[0]):
+            continue
         if sum(len(r) == n for r in rows[1:]) >= max(1, (len(rows) - 1) // 2):
             return rows[0], rows[1:]
     return None

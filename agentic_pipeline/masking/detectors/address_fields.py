@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from agentic_pipeline.masking.delimited import DELIMITERS
 from agentic_pipeline.masking.detectors.data_files import data_file
 from agentic_pipeline.masking.vocabulary import LW, UP
 
@@ -96,9 +97,6 @@ def is_address_object(keys: object) -> bool:
     return len(named) >= 2 and ("street" in named or "postcode" in named)
 
 
-_DELIMS = (",", "\t", ";", "|")
-
-
 def _cells(line: str, delim: str) -> list[tuple[int, int]]:
     """(start, end) of each cell of one delimited line, quotes and spaces trimmed."""
     d = re.escape(delim)
@@ -128,7 +126,7 @@ def table_spans(text: str) -> list[Span]:
     if len(body) < 2:
         return []
     head_pos, header = body[0]
-    for delim in _DELIMS:
+    for delim in DELIMITERS:
         n = header.count(delim)
         if n < 1:
             continue

@@ -27,6 +27,7 @@ from functools import lru_cache
 
 from spacy.tokens import Doc
 
+from agentic_pipeline.masking.delimited import DELIMITERS, header_like
 from agentic_pipeline.masking.json_walker import key_entity
 from agentic_pipeline.masking.names.lexicon import (
     COMMON_WORDS,
@@ -67,7 +68,6 @@ HAS_DIGIT = re.compile(r"\d")
 _UNIT = re.compile(r"[A-Z][a-z]{0,2}\.(?=\s)|\w+(?:['’](?![sS]\b)\w+|-\w+)*|[^\w\s]")
 #: E-mail addresses, URLs, @handles and #tags: their words are never name candidates.
 _NOT_NAMES = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+|https?://\S+|www\.\S+|(?<!\w)[@#]\w+")
-_DELIMS = (",", "\t", ";", "|")
 
 
 @lru_cache(maxsize=65536)
@@ -434,12 +434,14 @@ def _csv_header(text: str) -> tuple[str, list[str], int] | None:
     body = [ln for ln in lines if ln.strip()]
     if len(body) < 2:
         return None
-    for delim in _DELIMS:
+    for delim in DELIMITERS:
         n = body[0].count(delim)
         if n < 1:
             continue
+        header = [h.strip().strip("\"'*") for h in body[0].split(delim)]
+        if not header_like(header):
+            continue
         if sum(ln.count(delim) == n for ln in body[1:]) >= max(1, (len(body) - 1) // 2):
-            header = [h.strip().strip("\"'*") for h in body[0].split(delim)]
             return delim, header, text.index(body[0]) + len(body[0])
     return None
 

@@ -30,6 +30,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from functools import lru_cache
+from pathlib import Path
 
 import phonenumbers
 
@@ -394,48 +395,21 @@ _NOT_NAMES = frozenset(
 )
 
 
-#: "Dear Acme support", "Dear Customer Care team": a group is addressed, not a person.
-_GROUP_WORDS = frozenset(
-    {
-        "support",
-        "team",
-        "service",
-        "services",
-        "desk",
-        "helpdesk",
-        "department",
-        "staff",
-        "care",
-        "customer",
-        "customers",
-        "sir",
-        "sirs",
-        "madam",
-        "all",
-        "colleagues",
-        "partners",
-        "company",
-        "inc",
-        "ltd",
-        "gmbh",
-        "llc",
-        "corp",
-        "airlines",
-        "airline",
-        "store",
-        "shop",
-        "bank",
-    }
-)
+#: Words that make the words after a salutation an addressee who is no one person ("Dear Acme
+#: support", "Dear Hiring Manager", "Dear Parents"): ``addressees.txt``.
+_ADDRESSEE_FILE = Path(__file__).parent / "addressees.txt"
+
+
+@lru_cache(maxsize=1)
+def _group_words() -> frozenset[str]:
+    lines = _ADDRESSEE_FILE.read_text(encoding="utf-8").splitlines()
+    return frozenset(w for ln in lines if not ln.startswith("#") for w in ln.split())
 
 
 def name_findings(text: str) -> Iterator[Finding]:
     """Words introduced as a name ("my name is ilse varnholt", "Dear Mr Øberg")."""
     for trig, capital_only in ((_NAME_TRIGGER_RE, False), (_TITLE_RE, True)):
         for t in trig.finditer(text):
-            following = _WORD_RE.findall(text[t.end() : t.end() + 60])[:4]
-            if any(w.casefold() in _GROUP_WORDS for w in following):
-                continue
             pos, words = t.end(), []
             while len(words) < 3:
                 w = _WORD_RE.match(text, pos)
@@ -451,6 +425,10 @@ def name_findings(text: str) -> Iterator[Finding]:
                 pos = w.end() + gap.end()
             if capital_only and words and _TITLE_RE.match(text, words[0].start()):
                 continue  # "Dear Mr" : the title's own match reports the name
+            after = _WORD_RE.match(text, pos) if words else None
+            addressee = [w.group() for w in words] + ([after.group()] if after else [])
+            if any(w.casefold() in _group_words() for w in addressee):
+                continue  # "Dear Hiring Manager", "Dear Acme support"
             if words:
                 yield words[0].start(), words[-1].end(), "PERSON", "scan_name"
 

@@ -1,0 +1,19 @@
+"""Delimited text (CSV, TSV, semicolon- or bar-separated): its delimiters and what its header
+line looks like. One test for the masking's table readers (``csv_cells``, the address columns of
+``detectors/address_fields``) and the name model's column feature (``names/features``)."""
+
+from __future__ import annotations
+
+#: The delimiters of CSV-like text, tried in this order.
+DELIMITERS = (",", "\t", ";", "|")
+#: Most words of a header cell ("Account Holder Name"); a longer cell is a sentence.
+HEADER_CELL_WORDS = 5
+
+
+def header_like(cells: list[str]) -> bool:
+    """The cells of a first line read as a table's header: every cell but the first (an index
+    column may have none) holds a word, and none more than ``HEADER_CELL_WORDS`` words. A
+    letter's salutation ("Dear Hiring Manager,") or a sentence with commas is no header, though
+    the lines after it hold as many commas."""
+    words = [len(c.split()) for c in cells]
+    return all(words[1:]) and max(words, default=0) <= HEADER_CELL_WORDS
