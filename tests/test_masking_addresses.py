@@ -292,6 +292,12 @@ def test_an_address_of_each_country_is_one_span_in_prose(masker, before, address
     assert re.fullmatch(re.escape(before) + TOKEN + re.escape(after), out), out
 
 
+def test_a_four_digit_postcode_may_start_with_zero(masker):
+    # Norway's and Denmark's postcodes: "0153", after a comma and before the town
+    (out,) = _masked(masker, ("user", "Send it to Brekkeveien 7, 0153 Lysefjell please."))
+    assert re.fullmatch("Send it to " + TOKEN + r" please\.", out), out
+
+
 @pytest.mark.parametrize(("before", "address", "after"), COUNTRY_ADDRESSES[::3])
 def test_a_whole_address_under_an_address_key_and_in_a_csv_cell(masker, before, address, after):
     record = {"id": "c_7", "address": address, "plan": "gold"}

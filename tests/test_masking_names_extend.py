@@ -1,5 +1,6 @@
 """Issue #21: no half of a name in clear. A word the model finds weakly (from the ``extend`` bar)
-is a name when it touches a name the model found, or repeats one's word in the same text; the
+is a name when it touches a name the model found, or repeats one's word in the same text; a
+listed surname that is also a word joins a listed first name before it; the
 floor judges a spaCy person without the links glued to it, and a word as frequent in several
 languages as in its own is no vocabulary of one language (a public figure's name, a loan word).
 
@@ -46,6 +47,16 @@ def test_a_weak_first_name_joins_the_surname_beside_it(nlp):
     assert _names(model, nlp, text) == ["Brannoc Amblesade"]
     # without the extension bar only the surname goes: half the name would stay in clear
     assert _names(_Fixed(model.by_word, extend=None), nlp, text) == ["Amblesade"]
+
+
+def test_a_listed_surname_that_is_also_a_word_joins_the_first_name_before_it(nlp):
+    # "Black", "Green": listed surnames and colours; after a masked listed first name, a surname
+    text = "[09:20] Nora Black (Facilities): the lift is fixed."
+    model = _Fixed({"Nora": 0.5})
+    assert _names(model, nlp, text) == ["Nora Black"]
+    # not across a comma, and not after a word that no first-name list has
+    assert _names(model, nlp, "Thanks Nora, Black coffee for me.") == ["Nora"]
+    assert _names(_Fixed({"Qerrin": 0.5}), nlp, "Qerrin Black called.") == ["Qerrin"]
 
 
 def test_a_word_below_the_extension_bar_or_across_a_comma_stays(nlp):

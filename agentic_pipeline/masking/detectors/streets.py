@@ -251,8 +251,9 @@ POSTCODE_RES: tuple[re.Pattern[str], ...] = (
     re.compile(
         rf"(?<![\w.,/-])\d{{2}}-\d{{3}}(?![\w-]){_CITY}|(?<![\w.,/-])\d{{4}}-\d{{3}}(?![\w-])"
     ),
-    # CH/AT/BE/DK/NO four digits before the city, after a comma or line break
-    re.compile(rf"(?:(?<=, )|(?<=,)|(?<=\n))[1-9]\d{{3}}(?![\w.,/-]){_CITY}"),
+    # CH/AT/BE/DK/NO four digits before the city, after a comma or line break (Norway's and
+    # Denmark's may start with 0: "0153 Oslo")
+    re.compile(rf"(?:(?<=, )|(?<=,)|(?<=\n))\d{{4}}(?![\w.,/-]){_CITY}"),
     # a postcode closing an address line: "Brugg, 8021", "ORLANE, 13001", "Lipno, 2343", an
     # Eircode after a district's number ("Dublin 8, D08 …")
     re.compile(

@@ -42,8 +42,14 @@ from spacy.tokens import Doc
 
 from agentic_pipeline.masking.names.features import FEATURE_VERSION, TextFeatures
 from agentic_pipeline.masking.names.floor import non_person_signal
-from agentic_pipeline.masking.names.lexicon import is_name_pair, listed_name, not_a_name_word
-from agentic_pipeline.masking.vocabulary import LANGUAGES
+from agentic_pipeline.masking.names.lexicon import (
+    is_name_pair,
+    listed_name,
+    listed_names,
+    not_a_name_word,
+)
+from agentic_pipeline.masking.pseudonyms import fold_word as fold
+from agentic_pipeline.masking.vocabulary import LANGUAGES, STOP_WORDS
 
 MODEL_PATH = Path(__file__).parent / "data" / "name_model.json"
 #: Environment variable naming a model file used instead of ``MODEL_PATH`` (benchmarks).
@@ -171,10 +177,12 @@ class NameModel:
         lower ``extend`` bar, those joined to one of them ("Orla" before a surname above the bar)
         or the same word as one of them elsewhere in the text (the second "Orla" of "Orla told
         Orla's brother"), so that no half of a name or second mention stays in clear. A word of
-        the vocabulary, a stop, place or calendar word never joins ("Producer Orla Brown")."""
+        the vocabulary, a stop, place or calendar word never joins ("Producer Orla Brown"), but
+        a listed surname right after a listed first name does (``_with_surnames``: "Orla
+        Brown")."""
         names = {i for i, p in probs.items() if p >= self.threshold}
         if self.extend is None or not names:
-            return names
+            return _with_surnames(tf, probs, names)
         maybe = sorted(
             i
             for i, p in probs.items()
@@ -192,7 +200,7 @@ class NameModel:
                 ):
                     names.add(i)
                     grown = True
-        return names
+        return _with_surnames(tf, probs, names)
 
     @staticmethod
     def _joined(tf: TextFeatures, a: int, b: int) -> bool:
@@ -311,6 +319,24 @@ class NameModel:
             feature_version=str(data["feature_version"]),
             meta=dict(data.get("meta") or {}),
         )
+
+
+def _with_surnames(tf: TextFeatures, probs: dict[int, float], names: set[int]) -> set[int]:
+    """``names`` with the capitalised listed surname right after a listed first name among them,
+    whatever its probability: a surname that is also a word ("Brown", "White", "Long") is no
+    vocabulary after a first name that is masked, and half a name left in clear names the
+    person."""
+    firsts, lasts = listed_names()
+    out = set(names)
+    for i in sorted(names):
+        j = i + 1
+        if j in out or j not in probs or fold(tf.words[i]) not in firsts:
+            continue
+        w = tf.words[j]
+        if w[:1].isupper() and fold(w) in lasts and fold(w) not in STOP_WORDS:
+            if tf.text[tf.ends[i] : tf.starts[j]] == " ":
+                out.add(j)
+    return out
 
 
 #: A space-separated token that is no part of a name: a URL, an e-mail address or a handle.
