@@ -27,7 +27,8 @@ from agentic_pipeline.masking.vocabulary import (
 DATA = Path(__file__).parent / "data"
 
 
-def _read_words(path: Path) -> frozenset[str]:
+def read_words(path: Path) -> frozenset[str]:
+    """The words of a data file's non-comment lines (several to a line)."""
     words: set[str] = set()
     for line in path.read_text(encoding="utf-8").splitlines():
         if not line.lstrip().startswith("#"):
@@ -42,7 +43,7 @@ def read_lines(path: Path) -> frozenset[str]:
 
 
 #: Listed names that are mostly ordinary words ("Will", "Price", "Visa"): see the data file.
-COMMON_WORDS = _read_words(DATA / "common_words.txt")
+COMMON_WORDS = read_words(DATA / "common_words.txt")
 
 
 #: The name attributes of Faker's person providers, and where each goes.

@@ -34,6 +34,7 @@ from pathlib import Path
 
 import phonenumbers
 
+from agentic_pipeline.masking.names.lexicon import read_words
 from agentic_pipeline.pii_patterns import IBAN_LENGTHS as ALL_IBAN_LENGTHS
 from agentic_pipeline.pii_patterns import luhn_valid
 
@@ -402,8 +403,7 @@ _ADDRESSEE_FILE = Path(__file__).parent / "addressees.txt"
 
 @lru_cache(maxsize=1)
 def _group_words() -> frozenset[str]:
-    lines = _ADDRESSEE_FILE.read_text(encoding="utf-8").splitlines()
-    return frozenset(w for ln in lines if not ln.startswith("#") for w in ln.split())
+    return read_words(_ADDRESSEE_FILE)
 
 
 def name_findings(text: str) -> Iterator[Finding]:
