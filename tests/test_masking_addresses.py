@@ -298,6 +298,18 @@ def test_a_four_digit_postcode_may_start_with_zero(masker):
     assert re.fullmatch("Send it to " + TOKEN + r" please\.", out), out
 
 
+def test_a_singapore_block_and_an_australian_unit_before_a_slash_are_part_of_the_address(masker):
+    # "Blk <n>" opens the street line, the estate's street carries its number after "Ave", the
+    # unit is "#floor-unit" and the city-state stands before its postcode
+    sg, au = _masked(
+        masker,
+        ("user", "Please send the keys to Blk 631 Pellow Ave 3, #11-207, Singapore 520631 today."),
+        ("user", "We moved to 14/62 Quorra Parade, Fernvale QLD 4811 last week."),
+    )
+    assert re.fullmatch("Please send the keys to " + TOKEN + r" today\.", sg), sg
+    assert re.fullmatch("We moved to " + TOKEN + r" last week\.", au), au
+
+
 @pytest.mark.parametrize(("before", "address", "after"), COUNTRY_ADDRESSES[::3])
 def test_a_whole_address_under_an_address_key_and_in_a_csv_cell(masker, before, address, after):
     record = {"id": "c_7", "address": address, "plan": "gold"}

@@ -56,6 +56,8 @@ def test_every_personal_type_plain_presidio_reports_is_masked():
         ("memberId", "INSURANCE_ID"),
         ("Account Number", "BANK_ACCOUNT"),
         ("routing", "ABA_ROUTING_NUMBER"),
+        ("Transit number", "ABA_ROUTING_NUMBER"),
+        ("CLABE", "ABA_ROUTING_NUMBER"),
         ("NPI", "US_NPI"),
         ("Kundennummer", "USER_ID"),
         ("numéro de compte", "BANK_ACCOUNT"),

@@ -50,13 +50,19 @@ def test_a_weak_first_name_joins_the_surname_beside_it(nlp):
 
 
 def test_a_listed_surname_that_is_also_a_word_joins_the_first_name_before_it(nlp):
-    # "Black", "Green": listed surnames and colours; after a masked listed first name, a surname
+    # "Black", "Green": listed surnames and colours; after a masked first name, a surname
     text = "[09:20] Nora Black (Facilities): the lift is fixed."
     model = _Fixed({"Nora": 0.5})
     assert _names(model, nlp, text) == ["Nora Black"]
-    # not across a comma, and not after a word that no first-name list has
+    # a first name that no list has, as a chat's speaker: the model masked it, so its surname goes
+    assert _names(_Fixed({"Qerrin": 0.5}), nlp, "[16:05] Qerrin Green: on my way") == [
+        "Qerrin Green"
+    ]
+    # not across a comma or a full stop, not after a word the model left, not a lower-case word
     assert _names(model, nlp, "Thanks Nora, Black coffee for me.") == ["Nora"]
-    assert _names(_Fixed({"Qerrin": 0.5}), nlp, "Qerrin Black called.") == ["Qerrin"]
+    assert _names(model, nlp, "Thanks Nora. Black coffee for me.") == ["Nora"]
+    assert _names(_Fixed({"Qerrin": 0.1}), nlp, "Qerrin Black called.") == []
+    assert _names(model, nlp, "Nora black coffee") == ["Nora"]
 
 
 def test_a_word_below_the_extension_bar_or_across_a_comma_stays(nlp):

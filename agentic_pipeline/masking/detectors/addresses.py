@@ -164,6 +164,8 @@ def _join_after(text: str, end: int) -> tuple[int, bool]:
             if is_place(value):  # a country
                 if city or postcode:
                     committed = m.end()
+                elif _is_postcode_next(text, m.end()) and "\n" not in sep:
+                    city = True  # a city-state before its postcode: ", Singapore 640218"
                 else:
                     break
             elif postcode and "\n" not in sep:  # "10115 Berlin"
@@ -274,8 +276,19 @@ _OPENERS = [w.capitalize() for w in _D["city_particles"] if len(w) > 1] + _D["sa
 _NAME_OPENER = re.compile(rf"(?<![\w'’-])(?:{_alternation(_OPENERS)})[ \t]+$")
 
 
+#: A capitalised unit word right before a house number, which is the unit's number too
+#: ("Blk 218 Jurong West Ave 5": Singapore's housing blocks).
+_UNIT_OPENER = re.compile(
+    rf"(?<![\w'’-])(?:{_alternation([w for w in _D['unit_words'] if w[:1].isupper()])})\.?[ \t]+$"
+)
+
+
 def _particle_before(text: str, start: int) -> int:
-    """``start`` moved left over a particle that opens the street's name."""
+    """``start`` moved left over a particle that opens the street's name, or over a unit word
+    before its house number."""
+    if text[start : start + 1].isdigit():
+        m = _UNIT_OPENER.search(text, max(0, start - 16), start)
+        return m.start() if m else start
     m = _NAME_OPENER.search(text, max(0, start - 12), start)
     return m.start() if m and text[start : start + 1].isupper() else start
 

@@ -132,7 +132,11 @@ _UNIT = (
     r"\s*[A-Za-z-]*\d[A-Za-z0-9-]*"
 )
 STREET_RE = re.compile(
-    rf"\b\d{{1,6}}\s+(?:[A-Z][A-Za-z'-]*\.?\s+){{1,4}}(?:{_STREET_SUFFIX})\b\.?"
+    # maybe a unit before a slash: "3/27 Wattle Crescent" (Australia, New Zealand)
+    rf"\b(?:\d{{1,4}}[A-Za-z]?/)?\d{{1,6}}\s+(?:[A-Z][A-Za-z'-]*\.?\s+){{1,4}}"
+    rf"(?:{_STREET_SUFFIX})\b\.?"
+    # a numbered street of its estate after the type: "Blk 12 Tampines Ave 4" (Singapore)
+    rf"(?:[ \t]\d{{1,3}}[A-Za-z]?(?=,))?"
     rf"(?:,?\s+{_UNIT})?"
     rf"|\b{_UNIT}(?=\s|,|$)"
     # a British flat or studio before its street: "Flat 26h Dale Square"

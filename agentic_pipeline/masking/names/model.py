@@ -178,7 +178,7 @@ class NameModel:
         or the same word as one of them elsewhere in the text (the second "Orla" of "Orla told
         Orla's brother"), so that no half of a name or second mention stays in clear. A word of
         the vocabulary, a stop, place or calendar word never joins ("Producer Orla Brown"), but
-        a listed surname right after a listed first name does (``_with_surnames``: "Orla
+        a listed surname right after a masked first name does (``_with_surnames``: "Orla
         Brown")."""
         names = {i for i, p in probs.items() if p >= self.threshold}
         if self.extend is None or not names:
@@ -322,15 +322,15 @@ class NameModel:
 
 
 def _with_surnames(tf: TextFeatures, probs: dict[int, float], names: set[int]) -> set[int]:
-    """``names`` with the capitalised listed surname right after a listed first name among them,
+    """``names`` with the capitalised listed surname right after a capitalised name among them,
     whatever its probability: a surname that is also a word ("Brown", "White", "Long") is no
-    vocabulary after a first name that is masked, and half a name left in clear names the
-    person."""
-    firsts, lasts = listed_names()
+    vocabulary after a first name that is masked, listed or not ("<first> Green: hi" in a chat),
+    and half a name left in clear names the person."""
+    _, lasts = listed_names()
     out = set(names)
     for i in sorted(names):
         j = i + 1
-        if j in out or j not in probs or fold(tf.words[i]) not in firsts:
+        if j in out or j not in probs or not tf.words[i][:1].isupper():
             continue
         w = tf.words[j]
         if w[:1].isupper() and fold(w) in lasts and fold(w) not in STOP_WORDS:
