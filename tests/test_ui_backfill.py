@@ -11,7 +11,9 @@ all" sends), waits for the asset backfill daemon to finish, and reads back throu
   decision started from the first one;
 - the partition status of every asset is fully materialized over the two days.
 
-The GraphQL answers (and the decision's report) are kept under the test's temporary folder.
+The schedules are stopped first (at its hour the daily one would add a run of yesterday), and
+the bar after the CLI's day is read once no run is in flight. The GraphQL answers (and the
+decision's report) are kept under the test's temporary folder.
 """
 
 import base64
@@ -67,6 +69,9 @@ EXECUTIONS = """query($k: AssetKeyInput!, $c: String!) {
 PARTITIONS = """query($k: AssetKeyInput!) { assetNodeOrError(assetKey: $k) { ... on AssetNode {
   assetPartitionStatuses { ... on TimePartitionStatuses { ranges { status startKey endKey } } }
 } } }"""
+RUNS = """{ runsOrError(limit: 200) { ... on Runs { results { runId status startTime endTime
+  assetSelection { path } tags { key value } } } } }"""
+IN_FLIGHT = ("QUEUED", "NOT_STARTED", "STARTING", "STARTED", "CANCELING")
 MATERIALIZED = """query($k: AssetKeyInput!) { assetNodeOrError(assetKey: $k) { ... on AssetNode {
   assetMaterializations(limit: 100) { partition runId metadataEntries { label
     ... on MarkdownMetadataEntry { mdStr } ... on TextMetadataEntry { text } } } } } }"""
@@ -138,6 +143,7 @@ def webserver(tmp_path):
             except OSError:
                 pass
             time.sleep(1)
+        _stop_schedules(url, entry["name"])
         yield url, data
     finally:
         os.killpg(proc.pid, signal.SIGINT)
@@ -146,6 +152,24 @@ def webserver(tmp_path):
         except subprocess.TimeoutExpired:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait(10)
+
+
+SCHEDULES = """query($r: RepositorySelector!) { schedulesOrError(repositorySelector: $r) {
+  ... on Schedules { results { id name } } } }"""
+STOP_SCHEDULE = """mutation($id: String) { stopRunningSchedule(id: $id) {
+  __typename ... on ScheduleStateResult { scheduleState { status } } } }"""
+
+
+def _stop_schedules(url: str, location: str) -> None:
+    """Stop the schedules: a test run at the daily pipeline's hour (02:15 UTC) would otherwise see
+    the schedule's run of yesterday beside the backfill's runs (and the retention job's hour, its
+    housekeeping run)."""
+    selector = {"repositoryLocationName": location, "repositoryName": "__repository__"}
+    schedules = _post(url, SCHEDULES, {"r": selector})["schedulesOrError"]["results"]
+    assert "daily_pipeline_schedule" in [s["name"] for s in schedules], schedules
+    for schedule in schedules:
+        stopped = _post(url, STOP_SCHEDULE, {"id": schedule["id"]})["stopRunningSchedule"]
+        assert stopped["scheduleState"]["status"] == "STOPPED", stopped
 
 
 def _tag(run: dict, key: str) -> str | None:
@@ -261,6 +285,18 @@ def test_two_day_materialize_all_backfill_records_checks_per_day(webserver, tmp_
         [str(cli), "materialize", "--start", last], env=env, capture_output=True, text=True
     )
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    # the decisions sensor may follow a changed day up with runs of its own: the bar is read once
+    # no run is in flight (the runs after the backfill are kept with the artefacts)
+    deadline = time.time() + 600
+    while True:
+        every_run = _post(url, RUNS)["runsOrError"]["results"]
+        if not any(r["status"] in IN_FLIGHT for r in every_run):
+            break
+        assert time.time() < deadline, _summary(every_run)
+        time.sleep(3)
+    later = [r for r in every_run if r["runId"] not in {b["runId"] for b in runs}]
+    (artefacts / "runs_after_backfill.json").write_text(json.dumps(later, indent=2))
+    print("runs after the backfill:", _summary(later))
     for key in ASSETS:
         node = _post(url, PARTITIONS, {"k": {"path": [key]}})["assetNodeOrError"]
         ranges = node["assetPartitionStatuses"]["ranges"]
