@@ -28,7 +28,12 @@ from functools import lru_cache
 from spacy.tokens import Doc
 
 from agentic_pipeline.masking.delimited import DELIMITERS, header_like
-from agentic_pipeline.masking.json_walker import key_entity
+from agentic_pipeline.masking.names.fields import (
+    LABEL_BEFORE,
+    PERSON_LABELS,
+    after_person_label,
+    person_key,
+)
 from agentic_pipeline.masking.names.lexicon import (
     COMMON_WORDS,
     DATA,
@@ -58,8 +63,6 @@ LOWER_NAME_MAX_ZEN = 5
 #: A neighbour word this frequent in English (and no listed name) is a feature by identity.
 CONTEXT_WORD_ZIPF = 3.5
 _BULLET = re.compile(r"\s*(?:[-*•·▪‣◦>+–]|\(?\d{1,3}[.)]|\(?[a-zA-Z][.)])?\s*")
-#: A field label right before the token on its line: "Name:", "**Payee** -", "Account holder =".
-_LABEL = re.compile(r"([^\W\d_][\w .'/&()-]{0,40}?)[\s*_]*[:=|][\s*_]*$")
 HAS_DIGIT = re.compile(r"\d")
 #: The units features are computed on (spaCy's tokens keep "2025-02-03,Anna" or "Name:Anna"
 #: whole): a short capitalised abbreviation with its period ("Dr.", "Ms."), a word with inner
@@ -171,7 +174,7 @@ class TextFeatures:
     def candidates(self) -> list[int]:
         """Indices of the units that may be part of a person name."""
         firsts, lasts = listed_names()
-        words, n, out = self.words, len(self.words), []
+        words, out = self.words, []
         for i, w in enumerate(words):
             if self.skip[i] or len(w) > 40 or not wordlike(w):
                 continue
@@ -187,17 +190,29 @@ class TextFeatures:
                 and f not in STOP_WORDS
                 and len(f) > 2
                 and word_info(w)[5] < LOWER_NAME_MAX_ZEN
+                and self._lower_name_context(i)
             ):
-                # lower-case: a listed name beside another ("anna kowalska") or after a title or
-                # greeting on its line ("thanks kwame", "hi ines")
-                nb = [fold(words[j]) for j in (i - 1, i + 1) if 0 <= j < n]
-                if any((x in firsts or x in lasts) and x not in STOP_WORDS for x in nb):
-                    out.append(i)
-                elif i > 0 and is_title(words[i - 1]) and self.neighbours(i)[0] == i - 1:
-                    out.append(i)
-            elif self.csv is not None and _person_key(self._csv_header_of(i) or ""):
+                out.append(i)
+            elif self.csv is not None and person_key(self._csv_header_of(i) or ""):
                 out.append(i)  # a lower-case name under "Customer", "Payee", ...
+            elif f not in STOP_WORDS and (
+                after_person_label(self.text, self.starts[i])
+                or (out and out[-1] == i - 1 and after_person_label(self.text, self.starts[i - 1]))
+            ):
+                out.append(i)  # a lower-case name after "Cardholder:", "Payee -", ...
         return out
+
+    def _lower_name_context(self, i: int) -> bool:
+        """A lower-case listed name (unit ``i``) is a candidate beside another listed name
+        ("anna kowalska"), after a title or greeting on its line ("thanks kwame", "hi ines") or
+        after a label that names a person ("Payee: anna")."""
+        firsts, lasts = listed_names()
+        nb = [fold(self.words[j]) for j in (i - 1, i + 1) if 0 <= j < len(self.words)]
+        if any((x in firsts or x in lasts) and x not in STOP_WORDS for x in nb):
+            return True
+        if i > 0 and is_title(self.words[i - 1]) and self.neighbours(i)[0] == i - 1:
+            return True
+        return after_person_label(self.text, self.starts[i])
 
     def _neighbour(self, i: int, step: int) -> tuple[int, bool]:
         """The next unit from ``i`` in direction ``step`` (-1 when none) and whether a line
@@ -331,11 +346,15 @@ class TextFeatures:
         before = text[max(line_start, start - 48) : start]
         if _BULLET.fullmatch(before):
             feats.append("linefirst" if not before.strip() else "bullet")
-        label = _LABEL.search(before) if (":" in before or "=" in before or "|" in before) else None
+        label = (
+            LABEL_BEFORE.search(before)
+            if (":" in before or "=" in before or "|" in before)
+            else None
+        )
         if label:
             lab = " ".join(label.group(1).split()).lower()
             feats.append(f"label={lab}" if _vocabulary_label(lab) else "label=<other>")
-            if _person_key(lab):
+            if person_key(lab):
                 feats.append("labelperson")
         if not text[start + len(w) : line_end].strip(" \t.,;"):
             feats.append("linelast")
@@ -348,7 +367,7 @@ class TextFeatures:
             if header is not None:
                 hdr = " ".join(header.split()).lower()
                 feats.append(f"csv={hdr}" if _vocabulary_label(hdr) else "csv=<other>")
-                if _person_key(hdr):
+                if person_key(hdr):
                     feats.append("csvperson")
         if any(self.skip[i + 1 : i + 6]) and "@" in text[start : start + 80]:
             feats.append("email_after")
@@ -387,29 +406,15 @@ def is_title(word: str) -> bool:
     return fold(word).rstrip(".") in TITLES
 
 
-#: Labels and column headers whose value is a person (``data/person_labels.txt``).
-_PERSON_LABELS = read_lines(DATA / "person_labels.txt")
 #: Occupations and roles written before a name (``data/roles.txt``), and the one-word person
 #: labels.
-ROLES = read_lines(DATA / "roles.txt") | {w for w in _PERSON_LABELS if " " not in w}
+ROLES = read_lines(DATA / "roles.txt") | {w for w in PERSON_LABELS if " " not in w}
 
 
 def is_role(word: str) -> bool:
     """``word`` is an occupation or a role written before a name ("Producer", "holder",
     "Antragstellerin"): no part of the name, but no sign that the next word is one either."""
     return fold(word).strip(".,:;") in ROLES
-
-
-@lru_cache(maxsize=4096)
-def _person_key(label: str) -> bool:
-    """The label or column header names a person ("Customer", "Account Name", "Payee"): one of
-    ``data/person_labels.txt`` (or ends with one), or a key the JSON walker masks as a person."""
-    words = re.findall(r"[^\W\d_]+", label.lower())
-    if not words:
-        return False
-    if any(" ".join(words[k:]) in _PERSON_LABELS for k in range(len(words))):
-        return True
-    return key_entity(label) == "PERSON"
 
 
 def _vocabulary_label(label: str) -> bool:

@@ -41,7 +41,8 @@ from pathlib import Path
 from spacy.tokens import Doc
 
 from agentic_pipeline.masking.names.features import FEATURE_VERSION, TextFeatures
-from agentic_pipeline.masking.names.floor import non_person_signal
+from agentic_pipeline.masking.names.fields import last_first_value, last_first_values
+from agentic_pipeline.masking.names.floor import ORGANISATION_WORDS, non_person_signal
 from agentic_pipeline.masking.names.lexicon import (
     is_name_pair,
     listed_name,
@@ -170,7 +171,16 @@ class NameModel:
         out = [(s, e - 1 if text[e - 1] == "." else e, p) for s, e, p in out]
         out = [sp for sp in out if not self.unlike_a_person(tf, *sp)]
         floor = self.floor_spans(tf, doc, probs) + self.entity_floor_spans(tf, doc, probs)
-        return _union(out, floor) if floor else out
+        out = _union(out, floor) if floor else out
+        # a person label's value written surname first ("Patient: <LAST>, <FIRST>") is a name by
+        # its label, unless its words say otherwise (an organisation word, vocabulary alone)
+        by_label = [
+            (a, b, self.threshold)
+            for a, b in last_first_values(tf.text)
+            if non_person_signal(tf, a, b) in (None, "upper", "elsewhere")
+            and not ORGANISATION_WORDS.intersection(fold(w) for w in _WORD.findall(tf.text[a:b]))
+        ]
+        return _union([_whole_last_first(tf, sp) for sp in out], by_label)
 
     def name_units(self, tf: TextFeatures, probs: dict[int, float]) -> set[int]:
         """The candidate units that are names: those at ``threshold`` or above, and, from the
@@ -215,6 +225,8 @@ class NameModel:
         name list has ("Uruguay") or a span that ends with an organisation word ("Globex
         Logistics"): no person, whoever proposed it."""
         signal = non_person_signal(tf, start, end)
+        if signal == "upper" and last_first_value(tf.text, start) is not None:
+            return False  # "Patient name: <LAST>, <FIRST>": a name in capitals, by its label
         if signal == "upper" and not any(listed_name(w) for w in tf.text[start:end].split()):
             return True
         if signal in ("place", "company"):  # "Uruguay"; "Globex Logistics"
@@ -240,9 +252,15 @@ class NameModel:
                 continue
             ps = [p for i, p in probs.items() if tf.starts[i] < e and s < tf.ends[i]]
             best = max(ps, default=0.0)
-            if self.veto_always is not None and best < self.veto_always:
+            by_label = last_first_value(tf.text, s) is not None  # "Patient: <LAST>, <FIRST>"
+            if self.veto_always is not None and best < self.veto_always and not by_label:
                 continue
-            if self.veto is not None and best < self.veto and non_person_signal(tf, s, e):
+            if (
+                self.veto is not None
+                and best < self.veto
+                and not by_label
+                and non_person_signal(tf, s, e)
+            ):
                 continue
             if self.unlike_a_person(tf, s, e, best):
                 continue
@@ -319,6 +337,16 @@ class NameModel:
             feature_version=str(data["feature_version"]),
             meta=dict(data.get("meta") or {}),
         )
+
+
+def _whole_last_first(tf: TextFeatures, span: tuple[int, int, float]) -> tuple[int, int, float]:
+    """``span`` widened to the whole name written surname first that holds it as a person
+    label's value ("From: <Last>, <First>"): a surname before a comma is no word of its own."""
+    s, e, p = span
+    value = last_first_value(tf.text, s)
+    if value is not None and value[0] <= s and e <= value[1]:
+        return value[0], value[1], p
+    return span
 
 
 def _with_surnames(tf: TextFeatures, probs: dict[int, float], names: set[int]) -> set[int]:

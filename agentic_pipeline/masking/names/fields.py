@@ -1,0 +1,72 @@
+"""Labels that name a person and the values written after them: "Payee: <name>", the header of a
+CSV column of names, and a name written surname first as a labelled value ("From: <Last>,
+<First> <...>", "Patient name: <LAST>, <FIRST>"). The labels are data
+(``data/person_labels.txt``); the name model reads them as features and the span finder as a
+value's extent."""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from agentic_pipeline.masking.json_walker import key_entity
+from agentic_pipeline.masking.names.lexicon import DATA, read_lines
+
+#: Labels and column headers whose value is a person (``data/person_labels.txt``).
+PERSON_LABELS = read_lines(DATA / "person_labels.txt")
+#: A field label right before a word on its line: "Name:", "**Payee** -", "Account holder =".
+LABEL_BEFORE = re.compile(r"([^\W\d_][\w .'/&()-]{0,40}?)[\s*_]*[:=|][\s*_]*$")
+#: A ``label:`` at a line's start (maybe after a bullet), and what follows it.
+_LINE_LABEL = re.compile(
+    r"[ \t]*(?:[-*•>][ \t]+)?([^\W\d_][\w .'/&()-]{0,40}?)[ \t*_]*[:=][ \t*_]*"
+)
+#: A name written surname first, alone in its field: "<Last>, <First>", "<LAST>, <FIRST> J." (then
+#: the line's end, an e-mail address in brackets or the next field).
+_LAST_FIRST = re.compile(
+    r"[^\W\d_][^\W\d_'’-]*(?:['’-][^\W\d_]+)*,[ \t]+[^\W\d_][^\W\d_'’-]*(?:['’-][^\W\d_]+)*"
+    r"(?:[ \t]+[^\W\d_])?\.?(?=[ \t]*(?:$|\r|[<(\[|;]))",
+    re.M,
+)
+
+
+@lru_cache(maxsize=4096)
+def person_key(label: str) -> bool:
+    """The label or column header names a person ("Customer", "Account Name", "Payee"): one of
+    ``data/person_labels.txt`` (or ends with one), or a key the JSON walker masks as a person."""
+    words = re.findall(r"[^\W\d_]+", label.lower())
+    if not words:
+        return False
+    if any(" ".join(words[k:]) in PERSON_LABELS for k in range(len(words))):
+        return True
+    return key_entity(label) == "PERSON"
+
+
+def after_person_label(text: str, start: int) -> bool:
+    """The word at ``start`` is the first after a label that names a person on its line
+    ("Cardholder: <name>")."""
+    before = text[max(text.rfind("\n", 0, start) + 1, start - 48) : start]
+    if ":" not in before and "=" not in before and "|" not in before:
+        return False
+    label = LABEL_BEFORE.search(before)
+    return label is not None and person_key(" ".join(label.group(1).split()).lower())
+
+
+def last_first_value(text: str, start: int) -> tuple[int, int] | None:
+    """(start, end) of a name written surname first as the value of a label that names a person
+    ("From: <Last>, <First> <...>", "Patient name: <LAST>, <FIRST>"), on the line of ``start``; None
+    when there is none."""
+    m = _LINE_LABEL.match(text, text.rfind("\n", 0, start) + 1)
+    if m is None or not person_key(" ".join(m.group(1).split()).lower()):
+        return None
+    v = _LAST_FIRST.match(text, m.end())
+    if v is None or not all(w[:1].isupper() for w in v.group().replace(",", " ").split()):
+        return None
+    return v.start(), v.end()
+
+
+def last_first_values(text: str) -> list[tuple[int, int]]:
+    """Every ``last_first_value`` of ``text``, one per line at most."""
+    if "," not in text or (":" not in text and "=" not in text):
+        return []
+    line_starts = [0, *(m.end() for m in re.finditer("\n", text))]
+    return [v for s in line_starts if (v := last_first_value(text, s)) is not None]

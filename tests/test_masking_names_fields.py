@@ -1,0 +1,51 @@
+"""Names by their label (issue #21, point 4: names in forms and lists): a lower-case name after a
+label that names a person ("Cardholder: <first> <last>"), and a name written surname first as a
+labelled value ("From: <Last>, <First> <mail>", "Patient name: <LAST>, <FIRST>"), masked whole
+through the real masking; a company or a pair of words under the same label stays. Every name
+and sentence is written for this test."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import masked_cells
+
+from agentic_pipeline.masking import Masker
+from agentic_pipeline.masking.names.fields import last_first_value, last_first_values
+
+
+@pytest.fixture(scope="module")
+def masker():
+    m = Masker(key="test-key-fields", n_workers=1)
+    yield m
+    m.close()
+
+
+def test_a_name_written_surname_first_is_found_only_as_a_person_labels_value():
+    text = "From: Ferrant, Linnet <l.ferrant@example.org>\nSubject: Brisco, Odhran"
+    (value,) = last_first_values(text)
+    assert text[slice(*value)] == "Ferrant, Linnet"
+    assert last_first_value(text, text.index("Subject")) is None  # no label of a person
+    # more than a surname and a first name (and an initial) is no such value
+    assert last_first_values("Name: Ferrant, Linnet, Brisco") == []
+    assert last_first_values("Customer: Ferrant, linnet") == []
+
+
+def test_names_by_their_label_are_masked_whole_and_companies_stay(masker):
+    cells = masked_cells(
+        masker,
+        ("tool", "Cardholder: tamsen hollis\nStatus: active"),
+        ("tool", "From: Ferrant, Linnet <l.ferrant@example.org>\nSubject: invoice 7"),
+        ("tool", "Patient name: BRISCO, ODHRAN\nWard: 4 East"),
+        ("tool", "Customer: NORTHWIND, LTD\nPlan: gold"),
+        ("tool", "Payee: Quill, J.\nAmount: 40.00"),
+        ("tool", "Contact: pending review\nPlan: basic"),
+    )
+    card, mail, patient, company, payee, pending = cells
+    for name in ("tamsen", "hollis", "Ferrant", "Linnet", "BRISCO", "ODHRAN", "Quill"):
+        assert name not in "".join(cells), name
+    assert card.startswith("Cardholder: <PERSON_") and card.endswith(">\nStatus: active")
+    assert mail.startswith("From: <PERSON_") and mail.count("<PERSON_") == 1
+    assert patient.startswith("Patient name: <PERSON_") and patient.count("<PERSON_") == 1
+    assert payee.startswith("Payee: <PERSON_") and "J." not in payee
+    assert company == "Customer: NORTHWIND, LTD\nPlan: gold"
+    assert pending == "Contact: pending review\nPlan: basic"
