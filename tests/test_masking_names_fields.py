@@ -28,6 +28,9 @@ def test_a_name_written_surname_first_is_found_only_as_a_person_labels_value():
     # more than a surname and a first name (and an initial) is no such value
     assert last_first_values("Name: Ferrant, Linnet, Brisco") == []
     assert last_first_values("Customer: Ferrant, linnet") == []
+    # a full stop after a whole word ends a sentence; after an initial it belongs to the name
+    text = "Payee: Ferrant, Linnet. Paid in May.\nOwner: Brisco, O. Paid."
+    assert [text[slice(*v)] for v in last_first_values(text)] == ["Ferrant, Linnet", "Brisco, O."]
 
 
 def test_names_by_their_label_are_masked_whole_and_companies_stay(masker):
@@ -49,3 +52,21 @@ def test_names_by_their_label_are_masked_whole_and_companies_stay(masker):
     assert payee.startswith("Payee: <PERSON_") and "J." not in payee
     assert company == "Customer: NORTHWIND, LTD\nPlan: gold"
     assert pending == "Contact: pending review\nPlan: basic"
+
+
+def test_a_labelled_name_before_a_sentence_and_a_card_label_in_french(masker):
+    patient, card, team = masked_cells(
+        masker,
+        ("tool", "Patient: DRUMMORE, ILSABET. DOB on file, seen today."),
+        ("tool", "Nom sur la carte : ysolde ferracci\nExpiration : 07/28"),
+        ("tool", "Contact: Sales, Marketing\nPlan: basic"),
+    )
+    for name in ("DRUMMORE", "ILSABET", "ysolde", "ferracci"):
+        assert name not in patient + card, name
+    # the full stop ends the sentence, not the name: it stays, and the rest of the line with it
+    assert patient.startswith("Patient: <PERSON_") and patient.endswith(
+        ">. DOB on file, seen today."
+    )
+    assert card.startswith("Nom sur la carte : <PERSON_") and card.count("<PERSON_") == 1
+    # two words a language has, written like "Last, First" under a person label: no person
+    assert team == "Contact: Sales, Marketing\nPlan: basic"

@@ -21,10 +21,10 @@ _LINE_LABEL = re.compile(
     r"[ \t]*(?:[-*•>][ \t]+)?([^\W\d_][\w .'/&()-]{0,40}?)[ \t*_]*[:=][ \t*_]*"
 )
 #: A name written surname first, alone in its field: "<Last>, <First>", "<LAST>, <FIRST> J." (then
-#: the line's end, an e-mail address in brackets or the next field).
+#: the line's end, an e-mail address in brackets, the next field or the end of a sentence).
 _LAST_FIRST = re.compile(
     r"[^\W\d_][^\W\d_'’-]*(?:['’-][^\W\d_]+)*,[ \t]+[^\W\d_][^\W\d_'’-]*(?:['’-][^\W\d_]+)*"
-    r"(?:[ \t]+[^\W\d_])?\.?(?=[ \t]*(?:$|\r|[<(\[|;]))",
+    r"(?:[ \t]+[^\W\d_])?\.?(?=[ \t]*(?:$|\r|[<(\[|;])|(?<=\.)[ \t]+[^\W\d_])",
     re.M,
 )
 
@@ -61,7 +61,9 @@ def last_first_value(text: str, start: int) -> tuple[int, int] | None:
     v = _LAST_FIRST.match(text, m.end())
     if v is None or not all(w[:1].isupper() for w in v.group().replace(",", " ").split()):
         return None
-    return v.start(), v.end()
+    last = v.group().split()[-1]
+    # a full stop after a whole word ends the sentence, not the name; after an initial it is hers
+    return v.start(), v.end() - (last.endswith(".") and len(last) > 2)
 
 
 def last_first_values(text: str) -> list[tuple[int, int]]:

@@ -94,7 +94,7 @@ def non_person_signal(tf: TextFeatures, start: int, end: int) -> str | None:
         return "id-label"
     if place := _named_place(words):
         return place
-    if all(_vocabulary_word(w, alone=len(words) == 1) for w in words):
+    if all(vocabulary_word(w, alone=len(words) == 1) for w in words):
         return "vocabulary"
     if len(words) > 1 and _thing_name(words, folded):
         return "thing"
@@ -166,7 +166,7 @@ def _name_like(word: str) -> bool:
     return listed_name(word) or (word[:1].isupper() and international(word))
 
 
-def _vocabulary_word(word: str, alone: bool = False) -> bool:
+def vocabulary_word(word: str, alone: bool = False) -> bool:
     """A word that is no name: a stop word of a main European language, a common, place or
     calendar word, or vocabulary that no name list has. A word ``alone`` in its span that is as
     frequent in several languages as in its own (``international``: a public figure's surname) is
@@ -186,4 +186,4 @@ def _thing_name(words: list[str], folded: list[str]) -> bool:
     last = folded[-1]
     if zipf(last, ("en",)) < THING_HEAD_ZIPF or listed_name(last) or folded[0] in firsts:
         return False
-    return not international(last) or _vocabulary_word(words[0])
+    return not international(last) or vocabulary_word(words[0])

@@ -42,7 +42,11 @@ from spacy.tokens import Doc
 
 from agentic_pipeline.masking.names.features import FEATURE_VERSION, TextFeatures
 from agentic_pipeline.masking.names.fields import last_first_value, last_first_values
-from agentic_pipeline.masking.names.floor import ORGANISATION_WORDS, non_person_signal
+from agentic_pipeline.masking.names.floor import (
+    ORGANISATION_WORDS,
+    non_person_signal,
+    vocabulary_word,
+)
 from agentic_pipeline.masking.names.lexicon import (
     is_name_pair,
     listed_name,
@@ -173,12 +177,16 @@ class NameModel:
         floor = self.floor_spans(tf, doc, probs) + self.entity_floor_spans(tf, doc, probs)
         out = _union(out, floor) if floor else out
         # a person label's value written surname first ("Patient: <LAST>, <FIRST>") is a name by
-        # its label, unless its words say otherwise (an organisation word, vocabulary alone)
+        # its label, unless a word of it says otherwise (an organisation word, a word that no
+        # name list has and a language has: "Contact: Sales, Marketing")
         by_label = [
             (a, b, self.threshold)
             for a, b in last_first_values(tf.text)
             if non_person_signal(tf, a, b) in (None, "upper", "elsewhere")
-            and not ORGANISATION_WORDS.intersection(fold(w) for w in _WORD.findall(tf.text[a:b]))
+            and not any(
+                fold(w) in ORGANISATION_WORDS or vocabulary_word(w)
+                for w in _WORD.findall(tf.text[a:b])
+            )
         ]
         return _union([_whole_last_first(tf, sp) for sp in out], by_label)
 
