@@ -70,3 +70,19 @@ def test_a_labelled_name_before_a_sentence_and_a_card_label_in_french(masker):
     assert card.startswith("Nom sur la carte : <PERSON_") and card.count("<PERSON_") == 1
     # two words a language has, written like "Last, First" under a person label: no person
     assert team == "Contact: Sales, Marketing\nPlan: basic"
+
+
+def test_who_did_something_is_a_person_label_and_a_system_or_team_stays(masker):
+    reviewed, caller, created, updated = masked_cells(
+        masker,
+        ("tool", "Reviewed by: ysolt okonedo\nStatus: closed"),
+        ("tool", "Caller: Okonedo, Ysolt\nQueue: 3"),
+        ("tool", "Created by: Support, Billing\nStatus: open"),
+        ("tool", "Updated by: system\nStatus: open"),
+    )
+    for name in ("ysolt", "okonedo", "Okonedo", "Ysolt"):
+        assert name not in reviewed + caller, name
+    assert reviewed.startswith("Reviewed by: <PERSON_") and reviewed.count("<PERSON_") == 1
+    assert caller.startswith("Caller: <PERSON_") and caller.count("<PERSON_") == 1
+    assert created == "Created by: Support, Billing\nStatus: open"
+    assert updated == "Updated by: system\nStatus: open"
