@@ -29,9 +29,9 @@ from spacy.tokens import Doc
 
 from agentic_pipeline.masking.delimited import DELIMITERS, header_like
 from agentic_pipeline.masking.names.fields import (
-    LABEL_BEFORE,
     PERSON_LABELS,
     after_person_label,
+    label_before,
     person_key,
 )
 from agentic_pipeline.masking.names.lexicon import (
@@ -204,15 +204,13 @@ class TextFeatures:
 
     def _lower_name_context(self, i: int) -> bool:
         """A lower-case listed name (unit ``i``) is a candidate beside another listed name
-        ("anna kowalska"), after a title or greeting on its line ("thanks kwame", "hi ines") or
-        after a label that names a person ("Payee: anna")."""
+        ("anna kowalska") or after a title or greeting on its line ("thanks kwame", "hi ines");
+        after a label that names a person, any lower-case word is (``candidates``)."""
         firsts, lasts = listed_names()
         nb = [fold(self.words[j]) for j in (i - 1, i + 1) if 0 <= j < len(self.words)]
         if any((x in firsts or x in lasts) and x not in STOP_WORDS for x in nb):
             return True
-        if i > 0 and is_title(self.words[i - 1]) and self.neighbours(i)[0] == i - 1:
-            return True
-        return after_person_label(self.text, self.starts[i])
+        return i > 0 and is_title(self.words[i - 1]) and self.neighbours(i)[0] == i - 1
 
     def _neighbour(self, i: int, step: int) -> tuple[int, bool]:
         """The next unit from ``i`` in direction ``step`` (-1 when none) and whether a line
@@ -346,13 +344,8 @@ class TextFeatures:
         before = text[max(line_start, start - 48) : start]
         if _BULLET.fullmatch(before):
             feats.append("linefirst" if not before.strip() else "bullet")
-        label = (
-            LABEL_BEFORE.search(before)
-            if (":" in before or "=" in before or "|" in before)
-            else None
-        )
-        if label:
-            lab = " ".join(label.group(1).split()).lower()
+        lab = label_before(text, start)
+        if lab:
             feats.append(f"label={lab}" if _vocabulary_label(lab) else "label=<other>")
             if person_key(lab):
                 feats.append("labelperson")

@@ -41,14 +41,21 @@ def person_key(label: str) -> bool:
     return key_entity(label) == "PERSON"
 
 
+def label_before(text: str, start: int) -> str | None:
+    """The field label right before the word at ``start`` on its line, lower-case with its
+    spaces folded ("account holder" for "**Account  Holder** -"), or None."""
+    before = text[max(text.rfind("\n", 0, start) + 1, start - 48) : start]
+    if ":" not in before and "=" not in before and "|" not in before:
+        return None
+    label = LABEL_BEFORE.search(before)
+    return " ".join(label.group(1).split()).lower() if label else None
+
+
 def after_person_label(text: str, start: int) -> bool:
     """The word at ``start`` is the first after a label that names a person on its line
     ("Cardholder: <name>")."""
-    before = text[max(text.rfind("\n", 0, start) + 1, start - 48) : start]
-    if ":" not in before and "=" not in before and "|" not in before:
-        return False
-    label = LABEL_BEFORE.search(before)
-    return label is not None and person_key(" ".join(label.group(1).split()).lower())
+    label = label_before(text, start)
+    return label is not None and person_key(label)
 
 
 def last_first_value(text: str, start: int) -> tuple[int, int] | None:

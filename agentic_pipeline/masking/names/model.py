@@ -179,16 +179,17 @@ class NameModel:
         # a person label's value written surname first ("Patient: <LAST>, <FIRST>") is a name by
         # its label, unless a word of it says otherwise (an organisation word, a word that no
         # name list has and a language has: "Contact: Sales, Marketing")
+        values = last_first_values(tf.text)
         by_label = [
             (a, b, self.threshold)
-            for a, b in last_first_values(tf.text)
+            for a, b in values
             if non_person_signal(tf, a, b) in (None, "upper", "elsewhere")
             and not any(
                 fold(w) in ORGANISATION_WORDS or vocabulary_word(w)
                 for w in _WORD.findall(tf.text[a:b])
             )
         ]
-        return _union([_whole_last_first(tf, sp) for sp in out], by_label)
+        return _union([_whole_last_first(sp, values) for sp in out], by_label)
 
     def name_units(self, tf: TextFeatures, probs: dict[int, float]) -> set[int]:
         """The candidate units that are names: those at ``threshold`` or above, and, from the
@@ -347,14 +348,14 @@ class NameModel:
         )
 
 
-def _whole_last_first(tf: TextFeatures, span: tuple[int, int, float]) -> tuple[int, int, float]:
-    """``span`` widened to the whole name written surname first that holds it as a person
-    label's value ("From: <Last>, <First>"): a surname before a comma is no word of its own."""
+def _whole_last_first(
+    span: tuple[int, int, float], values: list[tuple[int, int]]
+) -> tuple[int, int, float]:
+    """``span`` widened to the name written surname first among ``values`` (``last_first_values``
+    of the text) that holds it ("From: <Last>, <First>"): a surname before a comma is no word of
+    its own."""
     s, e, p = span
-    value = last_first_value(tf.text, s)
-    if value is not None and value[0] <= s and e <= value[1]:
-        return value[0], value[1], p
-    return span
+    return next(((a, b, p) for a, b in values if a <= s and e <= b), span)
 
 
 def _with_surnames(tf: TextFeatures, probs: dict[int, float], names: set[int]) -> set[int]:
