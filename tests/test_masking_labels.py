@@ -51,7 +51,7 @@ def test_every_personal_type_plain_presidio_reports_is_masked():
     ("label", "expected"),
     [
         ("MRN", "MEDICAL_RECORD"),
-        ("Patient ID", "MEDICAL_RECORD"),
+        ("patientId", "MEDICAL_RECORD"),
         ("policy_no", "INSURANCE_ID"),
         ("memberId", "INSURANCE_ID"),
         ("Account Number", "BANK_ACCOUNT"),

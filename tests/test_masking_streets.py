@@ -29,17 +29,18 @@ def _found(text: str, entity: str | None = None) -> list[str]:
     [
         # a postcode line under a city line and a region line, a street line above
         (
-            "Billing address: Ann Lee\n    1234 Main St Apt. 123\n   Lzeewozc\n    NY\n    11520\n",
+            "Billing address: Oswy Quell\n    1234 Main St Apt. 123\n   Lzeewozc\n    NY\n"
+            "    11520\n",
             "11520",
         ),
         (
-            "Billing address: Ann Lee\n    Välja 68 Suite 5\n   Ozcutäe\n    VR\n    66264\n",
+            "Billing address: Oswy Quell\n    Välja 68 Suite 5\n   Ozcutäe\n    VR\n    66264\n",
             "66264",
         ),
         # an empty region line, a district letter, a region number
-        ("Ann Lee\n    Długa 5\n   Wąchockowo\n    \n    42-294\n", "42-294"),
-        ("Ann Lee\n    Tøsseharrev 35\n   Vejlby V\n    SY\n    5200\n", "5200"),
-        ("Ann Lee\n    Rue Tahar 8\n   Cite Ebbavaouhez\n    32\n    8140\n", "8140"),
+        ("Oswy Quell\n    Długa 5\n   Wąchockowo\n    \n    42-294\n", "42-294"),
+        ("Oswy Quell\n    Tøsseharrev 35\n   Vejlby V\n    SY\n    5200\n", "5200"),
+        ("Oswy Quell\n    Rue Tahar 8\n   Cite Ebbavaouhez\n    32\n    8140\n", "8140"),
     ],
 )
 def test_postcode_line_of_an_address_block(text, postcode):
@@ -51,28 +52,28 @@ def test_postcode_line_of_an_address_block(text, postcode):
     [
         # single-letter words ("R" for Rua), a quoting prefix, a unit after the house number
         (
-            "> Ann Lee\n> The Flying Bear\n> R José A Madeira 0\n> Apt. 123\n> Osnicob\n"
+            "> Oswy Quell\n> The Flying Bear\n> R José A Madeira 0\n> Apt. 123\n> Osnicob\n"
             "> Portugal 3810-123",
             "R José A Madeira 0",
         ),
         (
-            "??? Ann Lee\n??? Lee Electronics\n??? Öbcavsik 36\n??? Suite 5\n??? VALLBRO\n"
+            "??? Oswy Quell\n??? Quell Electronics\n??? Öbcavsik 36\n??? Suite 5\n??? VALLBRO\n"
             "??? Sweden 432 95",
             "Öbcavsik 36",
         ),
-        ("Ann Lee\n\nVäike-Saamzi 80\n Apt. 5\n Ozibbaaze\n\n Estonia 93412", "Väike-Saamzi 80"),
+        ("Oswy Quell\n\nVäike-Saamzi 80\n Apt. 5\n Ozibbaaze\n\n Estonia 93412", "Väike-Saamzi 80"),
         (
-            "Billing address: Ann Lee\n    Vuubbuacaaw Aqq. 192 Apt. 123\n   Isusibbac\n    QA\n"
+            "Billing address: Oswy Quell\n    Vuubbuacaaw Aqq. 192 Apt. 123\n   Isusibbac\n    QA\n"
             "    3952\n",
             "Vuubbuacaaw Aqq. 192",
         ),
         # a common word is a street when the block goes on to a postcode
         (
-            "> Ann Lee\n> Sounds Great\n> Delta 005\n> Apt. 5\n> Huizen\n> Netherlands 1271 AB",
+            "> Oswy Quell\n> Sounds Great\n> Delta 005\n> Apt. 5\n> Huizen\n> Netherlands 1271 AB",
             "Delta 005",
         ),
         (
-            "Ann Lee\n\nχλμ Αλεξανδρούπολης 427\n Apt. 5\n ΑΝΩ ΜΑΡΩΝΑ\n Greece (South) 8880",
+            "Oswy Quell\n\nχλμ Αλεξανδρούπολης 427\n Apt. 5\n ΑΝΩ ΜΑΡΩΝΑ\n Greece (South) 8880",
             "χλμ Αλεξανδρούπολης 427",
         ),
     ],
@@ -105,14 +106,14 @@ def test_postcode_after_a_street_and_city(text, postcode):
 @pytest.mark.parametrize(
     "text, postcode",
     [
-        ("Mrs. Ann Lee. Kerkstraat 5\nMannekensvere VWV 8433", "8433"),
+        ("Mrs. Oswy Quell. Kerkstraat 5\nMannekensvere VWV 8433", "8433"),
         ("Mr. Lopez. Calle Mayor 5\nMuel Z 50450", "50450"),
-        ("Mrs. Ann Lee. Jcza. Haisév-Toczis 84\nTorres de Albánchez J 23391", "23391"),
-        ("Ann\n ΛΑΚΑΤΑΜΙΑ (ΚΑΤΩ) NI 2101", "2101"),
-        ("Ann\nCeské Budejovice 6 JC 370 06", "370 06"),
-        ("Ann\n\nKarou 3\n ΠΑΝΩ ΚΥΠΑΡΙΣΣΙ\n\n Greece (South) 4155", "4155"),
-        ("Ann Lee\nStrandveien 5\nSTAVANGER  4032", "4032"),
-        ("Ann Lee 6\nPoznań  61-478", "61-478"),
+        ("Mrs. Oswy Quell. Jcza. Haisév-Toczis 84\nTorres de Albánchez J 23391", "23391"),
+        ("Oswy\n ΛΑΚΑΤΑΜΙΑ (ΚΑΤΩ) NI 2101", "2101"),
+        ("Oswy\nCeské Budejovice 6 JC 370 06", "370 06"),
+        ("Oswy\n\nKarou 3\n ΠΑΝΩ ΚΥΠΑΡΙΣΣΙ\n\n Greece (South) 4155", "4155"),
+        ("Oswy Quell\nStrandveien 5\nSTAVANGER  4032", "4032"),
+        ("Oswy Quell 6\nPoznań  61-478", "61-478"),
         ("My zip code is 41-216", "41-216"),
         ("ZIP: 61-478", "61-478"),
     ],
@@ -139,16 +140,19 @@ def test_postcode_after_a_city_in_prose(text, postcode):
 @pytest.mark.parametrize(
     "text, street",
     [
-        ("Ann Lee\nBody Fate\nVozkans Zoslbevb vei 187, BERGEN, 5063", "Vozkans Zoslbevb vei 187"),
+        (
+            "Oswy Quell\nBody Fate\nVozkans Zoslbevb vei 187, BERGEN, 5063",
+            "Vozkans Zoslbevb vei 187",
+        ),
         ("Please have it delivered to Dikruvs gate 71, BRØNNVIK, 9405", "Dikruvs gate 71"),
-        ("Ann lives at Tävvitecba tee 69, Cibrze", "Tävvitecba tee 69"),
+        ("Oswy lives at Tävvitecba tee 69, Cibrze", "Tävvitecba tee 69"),
         ("Please send it to Teziveicbi põik 55, Tessibce, 62411", "Teziveicbi põik 55"),
         ("We'll meet Tuesday at Acme, Los-Angeles-Platz 60, Norderstedt", "Los-Angeles-Platz 60"),
-        ("Ann\nGas Zone\nBelgrád rkp. 09., Jbiwrezer, 9836", "Belgrád rkp. 09."),
+        ("Oswy\nGas Zone\nBelgrád rkp. 09., Jbiwrezer, 9836", "Belgrád rkp. 09."),
         ("Varkonyi Ilona fasor 69., Rázábg, 7333", "Varkonyi Ilona fasor 69."),
         ("send it to Árpád fejedelem útja 96., Hijbre, 2060", "Árpád fejedelem útja 96."),
         ("Mali lives on πλατεία Λεμονιάς 17 street.", "πλατεία Λεμονιάς 17"),
-        ("Ann lives at ул. Ленина 5, Москва", "ул. Ленина 5"),
+        ("Oswy lives at ул. Ленина 5, Москва", "ул. Ленина 5"),
         ("It's in Roewevijrez Str. 74, Reichenbach, 08468", "Roewevijrez Str. 74"),
         ("I'll meet you at 110 Rovcotazi, Bczodosob, 2018 after", "110 Rovcotazi"),
         ("sent to 3928 Hsavbnazk, Victoria, V8W 1A1?", "3928 Hsavbnazk"),
