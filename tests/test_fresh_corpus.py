@@ -1,7 +1,8 @@
-"""The held-out corpora ``fresh-blind`` and ``fresh-blind-2`` (``benchmarks/fresh_corpus/``): each
-loads through the harness loader, every label points at a real substring of its text, and both
-stay out of the name model's training. No value of a corpus is quoted here (the corpus-value test
-forbids it)."""
+"""The repo's hand-labelled corpora (``benchmarks/fresh_corpus/``): each loads through the harness
+loader and every label points at a real substring of its text; ``fresh-blind`` and
+``fresh-blind-2`` are development corpora (the name model trains on them), ``fresh-blind-3`` is
+held out and stays out of the training. No value of a corpus is quoted here (the corpus-value
+test forbids it)."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ _GENRES = {"form", "letter", "finance", "medical", "social", "probe", "agent_log
 CORPORA = {
     C.FRESH_BLIND: (C.FRESH_BLIND_FILE, _GENRES | {"directory"}),
     C.FRESH_BLIND_2: (C.FRESH_BLIND_2_FILE, _GENRES),
+    C.FRESH_BLIND_3: (C.FRESH_BLIND_3_FILE, _GENRES | {"chat"}),
 }
 
 
@@ -92,29 +94,35 @@ def test_a_label_not_in_its_text_is_an_error(tmp_path):
     assert doc.spans[1][0] == text.index("Will Quell")
 
 
-def test_the_second_corpus_shares_no_record_id_with_the_first():
-    first = {d.doc_id for d in C.load(C.FRESH_BLIND)}
-    assert not first & {d.doc_id for d in C.load(C.FRESH_BLIND_2)}
+def test_no_two_corpora_share_a_record_id():
+    ids = [{d.doc_id for d in C.load(c)} for c in CORPORA]
+    assert sum(map(len, ids)) == len(set().union(*ids))
 
 
 def test_the_second_loader_checks_labels_like_the_first(tmp_path):
     path = tmp_path / "c.jsonl"
     rec = {"id": "t-1", "text": "Orlaith Penvose signed.", "labels": [["PERSON", "O. Penvose"]]}
     path.write_text(json.dumps(rec) + "\n")
-    with pytest.raises(ValueError, match="not in the text"):
-        C.load_fresh_blind_2(path=path)
+    for load in (C.load_fresh_blind_2, C.load_fresh_blind_3):
+        with pytest.raises(ValueError, match="not in the text"):
+            load(path=path)
     rec["labels"] = [["PERSON", "Orlaith Penvose"]]
     path.write_text(json.dumps(rec) + "\n")
-    (doc,) = C.load_fresh_blind_2(path=path)
-    assert doc.corpus == C.FRESH_BLIND_2 and doc.values() == [("PERSON", "Orlaith Penvose")]
+    (doc,) = C.load_fresh_blind_3(path=path)
+    assert doc.corpus == C.FRESH_BLIND_3 and doc.values() == [("PERSON", "Orlaith Penvose")]
 
 
-def test_held_out_corpus_is_not_trained_on(corpus):
-    """Not among the corpora the name model is built from (``TEXT_CORPORA``/``TAU_CORPORA``,
-    what ``names.build.corpus_names`` returns); in ``HELD_OUT_CORPORA``, which keeps it out of
-    the benchmark's default corpora and out of ``--show-misses`` (``masking_eval/run.py``)."""
+def test_the_held_out_corpus_is_not_trained_on_and_the_first_two_are():
+    """``fresh-blind-3`` is not among the corpora the name model is built from
+    (``TEXT_CORPORA``/``TAU_CORPORA``, what ``names.build.corpus_names`` returns); it is in
+    ``HELD_OUT_CORPORA``, which keeps it out of the benchmark's default corpora and out of
+    ``--show-misses`` (``masking_eval/run.py``). The first two are development corpora now."""
     from agentic_pipeline.masking.names import build
 
-    assert corpus in C.HELD_OUT_CORPORA and corpus in C.LOADERS
-    assert corpus not in (*C.TEXT_CORPORA, *C.TAU_CORPORA)
-    assert corpus not in build.corpus_names()
+    assert C.HELD_OUT_CORPORA == (C.FRESH_BLIND_3,) and C.FRESH_BLIND_3 in C.LOADERS
+    assert C.FRESH_BLIND_3 not in (*C.TEXT_CORPORA, *C.TAU_CORPORA)
+    assert {C.FRESH_BLIND, C.FRESH_BLIND_2} <= set(C.TEXT_CORPORA)
+    names = build.corpus_names()
+    assert C.FRESH_BLIND_3 not in names
+    if C.available():
+        assert {C.FRESH_BLIND, C.FRESH_BLIND_2} <= set(names)

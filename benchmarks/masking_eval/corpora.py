@@ -19,10 +19,11 @@ The data lives outside the repo (``../shared/external`` beside the checkout, or 
 in ``$AGENTIC_PIPELINE_EXTERNAL``); the presidio-evaluator templates are read from its wheel
 without importing the package (``pip download --no-deps presidio-evaluator==0.3.2 -d /tmp/pe``).
 
-Two held-out corpora live in the repo: ``fresh-blind`` and ``fresh-blind-2``
-(``benchmarks/fresh_corpus/``, each written blind to the masking rules, the second also blind to
-the first). They are measured, never tuned on: they are in ``LOADERS`` and ``HELD_OUT_CORPORA``
-but not in ``TEXT_CORPORA``/``TAU_CORPORA``, the corpora the name model is trained on.
+Three hand-labelled corpora live in the repo (``benchmarks/fresh_corpus/``), each written blind
+to the masking rules and to the others. ``fresh-blind`` and ``fresh-blind-2`` were held out until
+fresh-blind-3 was written; they are development corpora now (in ``TEXT_CORPORA``: the name model
+trains on them, their misses are read). ``fresh-blind-3`` is held out: measured, never tuned on,
+in ``LOADERS`` and ``HELD_OUT_CORPORA`` but not in ``TEXT_CORPORA``/``TAU_CORPORA``.
 
 Used by the masking benchmark (``benchmarks/masking_eval``), the corpus-value test and the name
 model's training: keep the ``LabelledText`` contract stable.
@@ -101,6 +102,7 @@ TAU_RETAIL = "tau-bench-retail"
 TAU2_AIRLINE = "tau2-airline"
 FRESH_BLIND = "fresh-blind"
 FRESH_BLIND_2 = "fresh-blind-2"
+FRESH_BLIND_3 = "fresh-blind-3"
 
 
 def external_root() -> Path:
@@ -737,10 +739,11 @@ def load_tau(corpus: str, limit: int | None = None) -> list[LabelledText]:
     return out
 
 
-# ---------------------------------------------------------------------------- held-out corpora
-#: The held-out corpora's data: one JSON object a line (see ``fresh_corpus/README.md``).
+# ------------------------------------------------------------------- the repo's labelled corpora
+#: The hand-labelled corpora's data: one JSON object a line (see ``fresh_corpus/README.md``).
 FRESH_BLIND_FILE = Path(__file__).resolve().parents[1] / "fresh_corpus" / "fresh_blind.jsonl"
 FRESH_BLIND_2_FILE = FRESH_BLIND_FILE.with_name("fresh_blind_2.jsonl")
+FRESH_BLIND_3_FILE = FRESH_BLIND_FILE.with_name("fresh_blind_3.jsonl")
 
 
 def _label_spans(text: str, labels: list[list[Any]], doc_id: str) -> list[Span]:
@@ -778,19 +781,26 @@ def _load_labelled_jsonl(path: Path, corpus: str, limit: int | None) -> list[Lab
 def load_fresh_blind(
     limit: int | None = None, path: str | Path | None = None
 ) -> list[LabelledText]:
-    """The held-out corpus written blind to the masking rules (forms, letters, financial
-    payloads, medical notes, provider directories, social posts, ambiguity probes, other agents'
-    logs; ``benchmarks/fresh_corpus/README.md``)."""
+    """The first corpus written blind to the masking rules (forms, letters, financial payloads,
+    medical notes, provider directories, social posts, ambiguity probes, other agents' logs;
+    ``benchmarks/fresh_corpus/README.md``); development since fresh-blind-3."""
     return _load_labelled_jsonl(Path(path or FRESH_BLIND_FILE), FRESH_BLIND, limit)
 
 
 def load_fresh_blind_2(
     limit: int | None = None, path: str | Path | None = None
 ) -> list[LabelledText]:
-    """The second held-out corpus, written blind to the masking rules and to the first one
-    (forms, letters, financial payloads, medical notes, social posts, ambiguity probes, other
-    agents' logs; ``benchmarks/fresh_corpus/README.md``)."""
+    """The second, written blind to the masking rules and to the first one (same genres);
+    development since fresh-blind-3."""
     return _load_labelled_jsonl(Path(path or FRESH_BLIND_2_FILE), FRESH_BLIND_2, limit)
+
+
+def load_fresh_blind_3(
+    limit: int | None = None, path: str | Path | None = None
+) -> list[LabelledText]:
+    """The held-out corpus, written blind to the masking rules and to the first two (their
+    genres and chat transcripts; ``benchmarks/fresh_corpus/README.md``)."""
+    return _load_labelled_jsonl(Path(path or FRESH_BLIND_3_FILE), FRESH_BLIND_3, limit)
 
 
 # ------------------------------------------------------------------------------------- registry
@@ -805,13 +815,15 @@ LOADERS: dict[str, Callable[..., list[LabelledText]]] = {
     TAU2_AIRLINE: lambda limit=None: load_tau(TAU2_AIRLINE, limit),
     FRESH_BLIND: load_fresh_blind,
     FRESH_BLIND_2: load_fresh_blind_2,
+    FRESH_BLIND_3: load_fresh_blind_3,
 }
-#: The four outsider corpora of ``pii-dev/`` plus the evaluator templates (text corpora); the
-#: tau files are whole agent logs (``limit`` counts episodes there).
-TEXT_CORPORA = (CONTEXTUAL, BTC, NANNIGALAXY, DLP, TEMPLATES)
+#: The four outsider corpora of ``pii-dev/``, the evaluator templates and the first two
+#: hand-labelled corpora (text corpora); the tau files are whole agent logs (``limit`` counts
+#: episodes there).
+TEXT_CORPORA = (CONTEXTUAL, BTC, NANNIGALAXY, DLP, TEMPLATES, FRESH_BLIND, FRESH_BLIND_2)
 TAU_CORPORA = (TAU_AIRLINE, TAU_RETAIL, TAU2_AIRLINE)
 #: Corpora measured, never trained or tuned on (not in the two tuples above).
-HELD_OUT_CORPORA = (FRESH_BLIND, FRESH_BLIND_2)
+HELD_OUT_CORPORA = (FRESH_BLIND_3,)
 
 
 def available() -> bool:

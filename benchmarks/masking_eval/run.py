@@ -64,6 +64,7 @@ DEFAULT_SIZES = {
     C.TAU2_AIRLINE: 4,
     C.FRESH_BLIND: None,
     C.FRESH_BLIND_2: None,
+    C.FRESH_BLIND_3: None,
 }
 Key = tuple[str, int, int, str]
 

@@ -2,9 +2,10 @@
 source files (the corpus-value test, issue #21: no corpus value or sentence in detector modules
 or tests).
 
-Values: every labelled span of the text corpora and of the held-out corpora (``fresh-blind``,
-``fresh-blind-2``) except ``OTHER:*`` (names, emails, streets, addresses, ids, companies,
-organisations, places...), the personal values of the tau users files
+Values: every labelled span of the text corpora (the repo's ``fresh-blind`` and
+``fresh-blind-2`` among them) and of the held-out corpus (``fresh-blind-3``) except ``OTHER:*``
+(names, emails, streets, addresses, ids, companies, organisations, places...), the personal
+values of the tau users files
 and the FakeNameGenerator people file of the presidio-evaluator templates (names, streets,
 cities, companies, emails, user names), when the wheel is found. A value counts when it has 2+
 words or 6+ characters, unless it is common: one word of Zipf frequency >= 3 in English or
@@ -12,7 +13,7 @@ another language of the corpora ("Johnson", "Springfield", "strada"), several wo
 >= 4 ("Memorial Hospital", "New York"), a country name, or a trivial sequence ("123456789").
 
 Sentences: the literal parts of the evaluator templates (between placeholders) and the
-sentences of the DLP messages, the incident notes and the held-out texts, of 6+ words (or 5
+sentences of the DLP messages, the incident notes and the repo's labelled texts, of 6+ words (or 5
 with a less common word).
 
 Search: every value and sentence becomes a tuple of case-folded words; a file's string literals
@@ -156,7 +157,7 @@ def _sentences() -> Iterator[Needle]:
     for t in templates:
         for chunk in re.split(r"{{\w+}}", t):
             yield Needle(words(chunk), "TEMPLATE", C.TEMPLATES)
-    for corpus in (C.DLP, C.NANNIGALAXY, *C.HELD_OUT_CORPORA):
+    for corpus in (C.DLP, C.NANNIGALAXY, C.FRESH_BLIND, C.FRESH_BLIND_2, *C.HELD_OUT_CORPORA):
         for doc in C.load(corpus, None):
             for sentence in _SENTENCE_END.split(doc.text):
                 yield Needle(words(sentence), "SENTENCE", corpus)
