@@ -10,7 +10,12 @@ import pytest
 from conftest import masked_cells
 
 from agentic_pipeline.masking import Masker
-from agentic_pipeline.masking.names.fields import last_first_value, last_first_values
+from agentic_pipeline.masking.names.fields import (
+    label_before,
+    last_first_value,
+    last_first_values,
+    person_field_key,
+)
 
 
 @pytest.fixture(scope="module")
@@ -86,3 +91,36 @@ def test_who_did_something_is_a_person_label_and_a_system_or_team_stays(masker):
     assert caller.startswith("Caller: <PERSON_") and caller.count("<PERSON_") == 1
     assert created == "Created by: Support, Billing\nStatus: open"
     assert updated == "Updated by: system\nStatus: open"
+
+
+def test_a_person_key_of_a_structured_field_in_any_main_language():
+    for key in ("Vorname", "Familienname", "Nazwisko", "Imię", "Cognome", "claimant", "Förnamn"):
+        assert person_field_key(key), key
+    for key in ("insuredName", "accountHolder", "primary_contact"):
+        assert person_field_key(key), key
+    # a word for "name" at a key's end names a thing as often as a person
+    for key in ("product_name", "companyName", "status", "origin", "Ville"):
+        assert not person_field_key(key), key
+
+
+def test_a_value_under_a_person_key_is_read_after_its_label(masker):
+    """A one-word name under "Vorname" gets no name analysis alone (no spaces, no NER); read as
+    "Vorname: <value>", the name model masks it, and wherever the episode repeats it."""
+    record, other_language, things, note = masked_cells(
+        masker,
+        ("tool", '{"Familienname": "Quastorff", "Vorname": "Wendeline", "Ort": "Kiel"}'),
+        ("tool", '{"Nazwisko": "Zawałek-Frost", "Imię": "Brygida", "miasto": "Gdańsk"}'),
+        ("tool", '{"product_name": "Desk Lamp", "seller": "Lampworks Store", "qty": 2}'),
+        ("user", "Wendeline Quastorff here, did the lamp ship?"),
+    )
+    for name in ("Quastorff", "Wendeline", "Zawałek", "Brygida"):
+        assert name not in record + other_language + note, name
+    assert '"Ort": "Kiel"' in record and '"miasto": "Gdańsk"' in other_language
+    assert things == '{"product_name": "Desk Lamp", "seller": "Lampworks Store", "qty": 2}'
+
+
+def test_a_label_before_a_quoted_value_in_a_log_line():
+    line = "charge ok amount=12.00 cardholder='OSWY PELLERIN'"
+    assert label_before(line, line.index("OSWY")) == "cardholder"
+    line = 'request {"holder": "Mirabeth Fennimore", "iban": "..."}'
+    assert label_before(line, line.index("Mirabeth")) == "holder"

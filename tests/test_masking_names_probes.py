@@ -71,7 +71,6 @@ def test_places_spacy_labels_stay(masker):
     assert _lost(out, "Paris", "Bavaria", "Austin") == []
 
 
-@pytest.mark.xfail(strict=True, reason="known miss of the names5 model: 'Fargo' at 0.30")
 def test_a_two_word_bank_after_a_preposition_stays(masker):
     out = _masked(masker, "My paycheck lands at Harrow Fargo on Fridays.")
     assert _lost(out, "Harrow Fargo") == []

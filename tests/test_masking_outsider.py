@@ -231,6 +231,19 @@ def test_names_in_tabular_tool_output(masker):
     assert "read_file" in text and "city" in text
 
 
+def test_a_table_under_a_title_line_is_still_a_table():
+    """An export often starts with a title ("Payroll run ...") above its header: the columns are
+    read from the header under it, for the cells and for the name model's column feature."""
+    text = "Payroll run 2026-04-30\nemp_no,name,net_pay\n4471,Thorvald Ingrith,2310.55\n"
+    header, rows = csv_table(text)
+    assert header == ["emp_no", "name", "net_pay"] and rows == [
+        ["4471", "Thorvald Ingrith", "2310.55"]
+    ]
+    assert ("Thorvald Ingrith", "PERSON") in tabular_values(text)
+    tf = TextFeatures(text, build._nlp()(text))
+    assert tf.csv is not None and tf.csv[1] == header
+
+
 # ----------------------------------------------------------------------------- point 2: precision
 def test_one_weak_ner_hit_is_not_an_episode_wide_value():
     ep = Episode()

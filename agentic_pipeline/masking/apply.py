@@ -20,7 +20,7 @@ from agentic_pipeline.masking.detectors.redacted import HIDDEN_DIGITS, REDACTED_
 from agentic_pipeline.masking.detectors.things import THING_BEFORE
 from agentic_pipeline.masking.engine import Span
 from agentic_pipeline.masking.episode import NAME_SPLIT, SCAN_KNOWN, Episode
-from agentic_pipeline.masking.json_walker import dump_like, last_key, walk
+from agentic_pipeline.masking.json_walker import dump_like, key_entity, last_key, walk
 from agentic_pipeline.masking.names import (
     COMMON_WORDS,
     is_name_pair,
@@ -28,6 +28,7 @@ from agentic_pipeline.masking.names import (
     name_gazetteer,
     not_a_name_word,
 )
+from agentic_pipeline.masking.names.fields import person_field_key
 from agentic_pipeline.masking.pseudonyms import TOKEN_RE, fold
 from agentic_pipeline.masking.router import Route, route
 from agentic_pipeline.masking.tables import AuditRecord
@@ -63,6 +64,10 @@ class Collector:
                 self.ep.thing_ids.add(str(value).strip())
             if isinstance(value, str):
                 queue_text(value, self.ep, self.to_analyse)
+                field = labelled_field(last_key(path), value)
+                if field is not None:
+                    queue_text(field, self.ep, self.to_analyse)
+                    self.ep.label_texts.add(field)
         return value
 
     def too_deep(self, path: str, subtree: Any) -> Any:
@@ -119,6 +124,23 @@ def free_name(path: str, value: str) -> bool:
     products, tools and places as often as people ("Desk Lamp"); NER and the name recognizers
     decide there, and such a value never becomes an episode-wide known value by its key alone."""
     return bool(IDENTIFIER.match(value) or _BARE_NAME_KEY.search(path))
+
+
+#: The longest value read as a labelled field (words): a longer one is prose, analysed alone.
+LABELLED_FIELD_WORDS = 6
+
+
+def labelled_field(key: str | None, value: str) -> str | None:
+    """``"<key>: <value>"`` when ``key`` names a person in words that the key rules do not mask
+    whole ("Vorname", "Nazwisko", "claimant", "Beneficiary"), for a one-line value of a few
+    words, else None. The name model reads the value after its label, as it reads a form's line
+    ("Vorname: <name>"): a one-word value alone would get no name analysis at all, and a
+    person's name under such a key is masked wherever the episode writes it."""
+    if not key or "\n" in value or not 0 < len(value.split()) <= LABELLED_FIELD_WORDS:
+        return None
+    if key_entity(key) is not None or not person_field_key(key):
+        return None
+    return f"{key}: {value.strip()}"
 
 
 def listed_value(value: str) -> bool:

@@ -17,3 +17,19 @@ def header_like(cells: list[str]) -> bool:
     the lines after it hold as many commas."""
     words = [len(c.split()) for c in cells]
     return all(words[1:]) and max(words, default=0) <= HEADER_CELL_WORDS
+
+
+#: Title lines a table may have above its header ("Payroll run 2026-11-30", "Statement for ...").
+MAX_TITLE_LINES = 2
+
+
+def header_candidates(lines: list[str]) -> list[tuple[int, str]]:
+    """``(index, delimiter)`` of the lines that may be a table's header, in the order to try
+    them: the first line, or one after at most ``MAX_TITLE_LINES`` title lines without that
+    delimiter."""
+    out = []
+    for skip in range(min(MAX_TITLE_LINES, len(lines) - 2) + 1):
+        for delim in DELIMITERS:
+            if delim in lines[skip] and not any(delim in ln for ln in lines[:skip]):
+                out.append((skip, delim))
+    return out

@@ -59,6 +59,10 @@ class Episode:
     weak_types: dict[str, tuple[str, str]] = field(default_factory=dict)
     #: values of bare ``name`` keys: a name detection covering one is a structured person name
     name_fields: set[str] = field(default_factory=set)
+    #: ``"<key>: <value>"`` texts of values under keys that name a person
+    #: (``apply.labelled_field``): analysed, never written; a person found in the value is a
+    #: known value of the episode
+    label_texts: set[str] = field(default_factory=set)
     #: values under a key naming a thing's id (``product_id``, ``item_id``): such a number is
     #: that thing's id wherever the episode writes it
     thing_ids: set[str] = field(default_factory=set)

@@ -400,6 +400,10 @@ def mask_steps(
             for span in mp.analysis.get(s, ()):
                 if not plausible(s, span) or span[3] < masker.min_score:
                     continue
+                if s in ep.label_texts:
+                    if span[2] == "PERSON" and span[0] >= s.index(": ") + 2:
+                        ep.add_known(s[span[0] : span[1]], "PERSON", "known_entity")
+                    continue  # the value's other types are found in the value itself
                 if span[2] == "PERSON" and ep.in_thing_name(s, span[0], span[1]):
                     continue  # part of a product's name, as the episode's records say
                 if span[3] < masker.propagate_min_score:

@@ -27,7 +27,7 @@ from functools import lru_cache
 
 from spacy.tokens import Doc
 
-from agentic_pipeline.masking.delimited import DELIMITERS, header_like
+from agentic_pipeline.masking.delimited import header_candidates, header_like
 from agentic_pipeline.masking.names.fields import (
     PERSON_LABELS,
     after_person_label,
@@ -44,12 +44,13 @@ from agentic_pipeline.masking.pseudonyms import fold_word as fold
 from agentic_pipeline.masking.vocabulary import (
     LANGUAGES,
     STOP_WORDS,
+    is_city,
     is_place_or_calendar,
     zipf,
 )
 
 #: Bumped whenever a feature changes meaning: a model built on other features is refused.
-FEATURE_VERSION = "9"
+FEATURE_VERSION = "10"
 
 _OTHER_LANGUAGES = tuple(lang for lang in LANGUAGES if lang != "en")
 #: A word in no name list that is vocabulary of another main European language (Zipf bin at least
@@ -64,6 +65,12 @@ LOWER_NAME_MAX_ZEN = 5
 CONTEXT_WORD_ZIPF = 3.5
 _BULLET = re.compile(r"\s*(?:[-*•·▪‣◦>+–]|\(?\d{1,3}[.)]|\(?[a-zA-Z][.)])?\s*")
 HAS_DIGIT = re.compile(r"\d")
+#: What stands before a chat line's speaker: a time stamp, bracketed or not, maybe after a date
+#: ("[10:18 AM] ", "14:05 - ", "12/03/26, 14:05 - ", "[2026-03-12 09:41] ").
+_SPEAKER_PREFIX = re.compile(
+    r"[ \t]*[\[(]?(?:\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4},?[ \t]+)?\d{1,2}[:.]\d{2}(?::\d{2})?"
+    r"(?:[ \t]*[AaPp]\.?[Mm]\.?)?[\])]?[ \t]*[-–—]?[ \t]*"
+)
 #: The units features are computed on (spaCy's tokens keep "2025-02-03,Anna" or "Name:Anna"
 #: whole): a short capitalised abbreviation with its period ("Dr.", "Ms."), a word with inner
 #: apostrophes or hyphens ("O'Dwyer", "Anne-Marie"; a possessive "'s" apart), or one other
@@ -303,6 +310,10 @@ class TextFeatures:
             f"p1ent={(self.ent[p1] or 'O') if p1 >= 0 and not p1nl else '-'}",
             f"n1ent={(self.ent[n1] or 'O') if n1 >= 0 and not n1nl else '-'}",
         ]
+        if p1 >= 0 and not p1nl and is_city(words[p1]) and not word_info(words[p1])[2]:
+            # after a city that is no first name: an airport's or a place's name ("Chicago
+            # O'Hare", "Paris Orly"), as often as a person's
+            feats += ["p1city", f"p1city|listed={listed}"]
         if p1 >= 0 and not p1nl and is_title(words[p1]):  # "Herr", "Pani", "Nurse", "Mme"
             feats += ["p1title", f"p1title|listed={listed}", f"p1title|shape={shape}"]
         if p1 >= 0 and p1nl:  # the end of the line above ("Best regards,")
@@ -351,6 +362,15 @@ class TextFeatures:
                 feats.append("labelperson")
         if not text[start + len(w) : line_end].strip(" \t.,;"):
             feats.append("linelast")
+        if _SPEAKER_PREFIX.fullmatch(text, line_start, start) or (
+            run_before and _SPEAKER_PREFIX.fullmatch(text, line_start, self.starts[i - run_before])
+        ):
+            # the speaker of a chat line, after its time stamp ("[10:18 AM] <name>: ...")
+            after = text[start : min(line_end, start + 48)]
+            if ":" in after:
+                feats.append("speaker")
+        if self.csv is not None and start <= self.csv[2]:
+            feats.append("csvheader")  # a cell of a table's header line names a column
         n_words = self._line_words.get(line_start)
         if n_words is None:
             n_words = self._line_words[line_start] = len(text[line_start:line_end].split(None, 6))
@@ -432,15 +452,14 @@ def _csv_header(text: str) -> tuple[str, list[str], int] | None:
     body = [ln for ln in lines if ln.strip()]
     if len(body) < 2:
         return None
-    for delim in DELIMITERS:
-        n = body[0].count(delim)
-        if n < 1:
-            continue
-        header = [h.strip().strip("\"'*") for h in body[0].split(delim)]
+    for skip, delim in header_candidates(body):
+        n = body[skip].count(delim)
+        header = [h.strip().strip("\"'*") for h in body[skip].split(delim)]
         if not header_like(header):
             continue
-        if sum(ln.count(delim) == n for ln in body[1:]) >= max(1, (len(body) - 1) // 2):
-            return delim, header, text.index(body[0]) + len(body[0])
+        rows = body[skip + 1 :]
+        if sum(ln.count(delim) == n for ln in rows) >= max(1, (len(rows) - 1) // 2):
+            return delim, header, text.index(body[skip]) + len(body[skip])
     return None
 
 

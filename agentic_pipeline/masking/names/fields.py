@@ -14,8 +14,9 @@ from agentic_pipeline.masking.names.lexicon import DATA, read_lines
 
 #: Labels and column headers whose value is a person (``data/person_labels.txt``).
 PERSON_LABELS = read_lines(DATA / "person_labels.txt")
-#: A field label right before a word on its line: "Name:", "**Payee** -", "Account holder =".
-LABEL_BEFORE = re.compile(r"([^\W\d_][\w .'/&()-]{0,40}?)[\s*_]*[:=|][\s*_]*$")
+#: A field label right before a word on its line: "Name:", "**Payee** -", "Account holder =",
+#: "cardholder='" and '"holder": "' (a log line's ``key='value'``, JSON written in prose).
+LABEL_BEFORE = re.compile(r"([^\W\d_][\w .'/&()-]{0,40}?)[\s*_'\"]*[:=|][\s*_'\"]*$")
 #: A ``label:`` at a line's start (maybe after a bullet), and what follows it.
 _LINE_LABEL = re.compile(
     r"[ \t]*(?:[-*•>][ \t]+)?([^\W\d_][\w .'/&()-]{0,40}?)[ \t*_]*[:=][ \t*_]*"
@@ -39,6 +40,22 @@ def person_key(label: str) -> bool:
     if any(" ".join(words[k:]) in PERSON_LABELS for k in range(len(words))):
         return True
     return key_entity(label) == "PERSON"
+
+
+#: Labels that name a person only as a label's last word: "product name" names no person.
+_GENERIC_NAME_LABELS = frozenset({"name", "names", "namn", "navn", "naam", "nom", "nome", "nombre"})
+
+
+def person_field_key(key: str) -> bool:
+    """A structured field's key that names a person ("Vorname", "claimant", "Account Holder"):
+    a label of ``data/person_labels.txt``, or one that ends with such a label other than a bare
+    word for "name" ("product_name", "company name" name things)."""
+    words = re.findall(r"[^\W\d_]+", re.sub(r"(?<=[a-z])(?=[A-Z])", " ", key).lower())
+    return any(
+        " ".join(words[k:]) in PERSON_LABELS
+        and (k == 0 or " ".join(words[k:]) not in _GENERIC_NAME_LABELS)
+        for k in range(len(words))
+    )
 
 
 def label_before(text: str, start: int) -> str | None:

@@ -41,7 +41,11 @@ from pathlib import Path
 from spacy.tokens import Doc
 
 from agentic_pipeline.masking.names.features import FEATURE_VERSION, TextFeatures
-from agentic_pipeline.masking.names.fields import last_first_value, last_first_values
+from agentic_pipeline.masking.names.fields import (
+    after_person_label,
+    last_first_value,
+    last_first_values,
+)
 from agentic_pipeline.masking.names.floor import (
     ORGANISATION_WORDS,
     non_person_signal,
@@ -180,8 +184,8 @@ class NameModel:
         # its label, unless a word of it says otherwise (an organisation word, a word that no
         # name list has and a language has: "Contact: Sales, Marketing")
         values = last_first_values(tf.text)
-        by_label = [
-            (a, b, self.threshold)
+        named = [
+            (a, b)
             for a, b in values
             if non_person_signal(tf, a, b) in (None, "upper", "elsewhere")
             and not any(
@@ -189,6 +193,15 @@ class NameModel:
                 for w in _WORD.findall(tf.text[a:b])
             )
         ]
+        # a span inside a value that its words say is none ("Contact: Sales, Marketing") goes,
+        # unless the model is sure of it
+        unnamed = [v for v in values if v not in named]
+        out = [
+            sp
+            for sp in out
+            if sp[2] >= self.propagate or not any(a <= sp[0] and sp[1] <= b for a, b in unnamed)
+        ]
+        by_label = [(a, b, self.threshold) for a, b in named]
         return _union([_whole_last_first(sp, values) for sp in out], by_label)
 
     def name_units(self, tf: TextFeatures, probs: dict[int, float]) -> set[int]:
@@ -232,7 +245,8 @@ class NameModel:
         "Brindlewood Ltd"), or, however confident, a span all in capitals of which no word is a
         listed name (a booking code listed alone, "2. ZKPLMA"), a country or nationality that no
         name list has ("Uruguay") or a span that ends with an organisation word ("Globex
-        Logistics"): no person, whoever proposed it."""
+        Logistics"): no person, whoever proposed it. Lower-case words that no name list has
+        ("pls chek") below the propagation bar are a person only after a person label."""
         signal = non_person_signal(tf, start, end)
         if signal == "upper" and last_first_value(tf.text, start) is not None:
             return False  # "Patient name: <LAST>, <FIRST>": a name in capitals, by its label
@@ -240,6 +254,9 @@ class NameModel:
             return True
         if signal in ("place", "company"):  # "Uruguay"; "Globex Logistics"
             return True
+        if signal == "lower" and p < self.propagate:
+            # lower-case words no name list has ("pls chek"): a person only by a label's say
+            return not after_person_label(tf.text, start)
         return p < self.propagate and signal in STRONG_SIGNALS
 
     def floor_spans(

@@ -56,13 +56,25 @@ class NameModelRecognizer(LocalRecognizer):
 
 def decide_persons(text: str, spans: list) -> list:
     """The detections of ``text`` with only the model's person spans (sorted), none of them the
-    value of a city, region or country key written inline (``{'city': 'Tarnby'}``), each without
-    the titles it starts with ("Frau Adler": "Adler"), none made of titles alone."""
+    value of a city, region or country key written inline (``{'city': 'Tarnby'}``) or the start
+    of a street line on one line ("Calle del <Name> 45": a street named after a person; a name
+    over a phone number on the next line is no street), each without the titles
+    it starts with ("Frau Adler": "Adler"), none made of titles alone."""
     places = inline_place_values(text) if ("=" in text or ":" in text) else set()
+    streets = [
+        (sp[0], sp[1])
+        for sp in spans
+        if sp[2] == "STREET_ADDRESS" and "\n" not in text[sp[0] : sp[1]]
+    ]
     kept = (
         without_titles(text, sp) if sp[2] == "PERSON" else sp
         for sp in spans
-        if sp[2] != "PERSON" or (sp[4] == DETECTOR and (sp[0], sp[1]) not in places)
+        if sp[2] != "PERSON"
+        or (
+            sp[4] == DETECTOR
+            and (sp[0], sp[1]) not in places
+            and not any(a <= sp[0] and sp[1] < b for a, b in streets)
+        )
     )
     return sorted(sp for sp in kept if sp is not None)
 
