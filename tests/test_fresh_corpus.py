@@ -99,7 +99,7 @@ def test_no_two_corpora_share_a_record_id():
     assert sum(map(len, ids)) == len(set().union(*ids))
 
 
-def test_the_second_loader_checks_labels_like_the_first(tmp_path):
+def test_the_later_loaders_check_labels_like_the_first(tmp_path):
     path = tmp_path / "c.jsonl"
     rec = {"id": "t-1", "text": "Orlaith Penvose signed.", "labels": [["PERSON", "O. Penvose"]]}
     path.write_text(json.dumps(rec) + "\n")

@@ -96,10 +96,12 @@ def test_who_did_something_is_a_person_label_and_a_system_or_team_stays(masker):
 def test_a_person_key_of_a_structured_field_in_any_main_language():
     for key in ("Vorname", "Familienname", "Nazwisko", "Imię", "Cognome", "claimant", "Förnamn"):
         assert person_field_key(key), key
-    for key in ("insuredName", "accountHolder", "primary_contact"):
+    for key in ("insuredName", "accountHolder", "insured_name"):
         assert person_field_key(key), key
-    # a word for "name" at a key's end names a thing as often as a person
-    for key in ("product_name", "companyName", "status", "origin", "Ville"):
+    # a key that only ends with a person label, or one whose value is a company as often
+    for key in ("product_name", "companyName", "date_to", "identity_provider", "data_owner"):
+        assert not person_field_key(key), key
+    for key in ("customer", "provider", "contact", "from", "Kunde", "status", "Ville"):
         assert not person_field_key(key), key
 
 
@@ -117,6 +119,18 @@ def test_a_value_under_a_person_key_is_read_after_its_label(masker):
         assert name not in record + other_language + note, name
     assert '"Ort": "Kiel"' in record and '"miasto": "Gdańsk"' in other_language
     assert things == '{"product_name": "Desk Lamp", "seller": "Lampworks Store", "qty": 2}'
+
+
+def test_a_company_under_a_key_shared_with_people_stays(masker):
+    """ "customer", "provider" or "contact" hold companies and teams as often as people: their
+    values are not read as labelled names, and nothing of them is masked in the episode."""
+    record, note = masked_cells(
+        masker,
+        ("tool", '{"provider": "Brightwell Mutual", "contact": "Sales", "customer": "Halvane"}'),
+        ("user", "Is Brightwell Mutual still my insurer? Sales never called back."),
+    )
+    assert record == '{"provider": "Brightwell Mutual", "contact": "Sales", "customer": "Halvane"}'
+    assert "Brightwell Mutual" in note and "Sales" in note
 
 
 def test_a_label_before_a_quoted_value_in_a_log_line():

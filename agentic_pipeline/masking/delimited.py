@@ -19,7 +19,7 @@ def header_like(cells: list[str]) -> bool:
     return all(words[1:]) and max(words, default=0) <= HEADER_CELL_WORDS
 
 
-#: Title lines a table may have above its header ("Payroll run 2026-11-30", "Statement for ...").
+#: Title lines a table may have above its header ("Staff export Q2", "Statement for ...").
 MAX_TITLE_LINES = 2
 
 

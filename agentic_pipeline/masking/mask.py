@@ -396,14 +396,19 @@ def mask_steps(
         ep.thing_matcher = compile_values(ep.thing_names)
         ep.thing_name_len = max(map(len, ep.thing_names), default=0)
         ep.settle_numbers()
+        for s, value_start in sorted(ep.label_texts.items()):
+            for span in mp.analysis.get(s, ()):
+                if (
+                    span[2] == "PERSON"
+                    and span[0] >= value_start
+                    and span[3] >= masker.min_score
+                    and not ep.in_thing_name(s, span[0], span[1])
+                ):  # the value's other types are found in the value itself
+                    ep.add_known(s[span[0] : span[1]], "PERSON", "known_entity")
         for s in sorted(ep.texts):  # sorted: which detector a value is credited to is stable
             for span in mp.analysis.get(s, ()):
                 if not plausible(s, span) or span[3] < masker.min_score:
                     continue
-                if s in ep.label_texts:
-                    if span[2] == "PERSON" and span[0] >= s.index(": ") + 2:
-                        ep.add_known(s[span[0] : span[1]], "PERSON", "known_entity")
-                    continue  # the value's other types are found in the value itself
                 if span[2] == "PERSON" and ep.in_thing_name(s, span[0], span[1]):
                     continue  # part of a product's name, as the episode's records say
                 if span[3] < masker.propagate_min_score:

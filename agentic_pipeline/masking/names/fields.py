@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from agentic_pipeline.masking.detectors.labels import norm_label
 from agentic_pipeline.masking.json_walker import key_entity
 from agentic_pipeline.masking.names.lexicon import DATA, read_lines
 
@@ -42,20 +43,18 @@ def person_key(label: str) -> bool:
     return key_entity(label) == "PERSON"
 
 
-#: Labels that name a person only as a label's last word: "product name" names no person.
-_GENERIC_NAME_LABELS = frozenset({"name", "names", "namn", "navn", "naam", "nom", "nome", "nombre"})
+#: Person labels whose value is a company, a team or an address as often as a person
+#: (``data/shared_labels.txt``: "customer", "provider", "from").
+SHARED_LABELS = read_lines(DATA / "shared_labels.txt")
 
 
 def person_field_key(key: str) -> bool:
-    """A structured field's key that names a person ("Vorname", "claimant", "Account Holder"):
-    a label of ``data/person_labels.txt``, or one that ends with such a label other than a bare
-    word for "name" ("product_name", "company name" name things)."""
-    words = re.findall(r"[^\W\d_]+", re.sub(r"(?<=[a-z])(?=[A-Z])", " ", key).lower())
-    return any(
-        " ".join(words[k:]) in PERSON_LABELS
-        and (k == 0 or " ".join(words[k:]) not in _GENERIC_NAME_LABELS)
-        for k in range(len(words))
-    )
+    """A structured field's key that names a person and nothing else ("Vorname", "claimant",
+    "accountHolder", "insured_name"): the whole key is a label of ``data/person_labels.txt`` and
+    none of ``data/shared_labels.txt`` ("customer" holds companies, "date_to" and
+    "product_name" are no person labels at all)."""
+    label = " ".join(re.findall(r"[^\W\d_]+", norm_label(key)))
+    return label in PERSON_LABELS and label not in SHARED_LABELS
 
 
 def label_before(text: str, start: int) -> str | None:
