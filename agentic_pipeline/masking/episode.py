@@ -122,6 +122,19 @@ class Episode:
             m.start() <= start and end <= m.end() for m in self.thing_matcher.finditer(text, lo, hi)
         )
 
+    def add_labelled_persons(self, analysis: dict[str, list], min_score: float) -> None:
+        """The persons found in the values of ``label_texts`` become known values (the value's
+        other types are found in the value itself), unless inside a product's name."""
+        for text, value_start in sorted(self.label_texts.items()):
+            for start, end, entity, score, *_ in analysis.get(text, ()):
+                if (
+                    entity == "PERSON"
+                    and start >= value_start
+                    and score >= min_score
+                    and not self.in_thing_name(text, start, end)
+                ):
+                    self.add_known(text[start:end], "PERSON", "known_entity")
+
     def settle_numbers(self) -> None:
         """The bare numbers typed as phones or cards become known values, except the ones the
         episode uses as a thing's id: a shop's catalog maps product names to ids that validate

@@ -396,15 +396,7 @@ def mask_steps(
         ep.thing_matcher = compile_values(ep.thing_names)
         ep.thing_name_len = max(map(len, ep.thing_names), default=0)
         ep.settle_numbers()
-        for s, value_start in sorted(ep.label_texts.items()):
-            for span in mp.analysis.get(s, ()):
-                if (
-                    span[2] == "PERSON"
-                    and span[0] >= value_start
-                    and span[3] >= masker.min_score
-                    and not ep.in_thing_name(s, span[0], span[1])
-                ):  # the value's other types are found in the value itself
-                    ep.add_known(s[span[0] : span[1]], "PERSON", "known_entity")
+        ep.add_labelled_persons(mp.analysis, masker.min_score)
         for s in sorted(ep.texts):  # sorted: which detector a value is credited to is stable
             for span in mp.analysis.get(s, ()):
                 if not plausible(s, span) or span[3] < masker.min_score:
