@@ -225,6 +225,16 @@ def test_table_and_block_spans_are_cell_exact():
     assert [block[s:e] for s, e, *_ in field_block_spans(block)] == ["9 Brannock Ave", "40213"]
 
 
+def test_an_address_table_under_a_title_line_is_read_from_its_header():
+    text = (
+        "Returns to collect (week 48)\n"
+        "name,street,town,postcode\n"
+        "K. Varno,14 Harrow Bend,Quenby,RM18 7QX\n"
+    )
+    ((s, e, *_),) = table_spans(text)
+    assert text[s:e] == "14 Harrow Bend,Quenby,RM18 7QX"
+
+
 def test_joining_needs_a_street_or_a_postcode():
     text = "Tarnby, OR is lovely; 40 Brannock Avenue, Hollin, KY 40213 is mine."
     street = text.index("40 Brannock")

@@ -26,7 +26,7 @@ from agentic_pipeline.masking.detectors.id_floor import (
     floor_shape,
 )
 from agentic_pipeline.masking.detectors.labels import IdLabelRecognizer, label_entity
-from agentic_pipeline.masking.detectors.vin import check_digit, is_vin
+from agentic_pipeline.masking.detectors.vin import VinRecognizer, check_digit, is_vin
 
 KEY = "ids-floor-test-key-0123456789abcdef01234567"
 PROBES = json.loads((Path(__file__).parent / "data" / "ids_floor_probes.json").read_text())
@@ -250,6 +250,29 @@ def test_vins_by_their_check_digit(masker):
     assert "3VW4H1J10PM534773" not in checked and "<VEHICLE_ID_" in checked
     assert "WF0XXXGCDX8Y20417" not in european
     assert "BLK-TEE-XL-2207" in sku and "2207-BLK" in sku
+
+
+@pytest.mark.parametrize(
+    ("text", "plate"),
+    [
+        ("Licence plate: B MK 4721", "B MK 4721"),
+        ("Matrícula del coche: 4821 KTR, color azul", "4821 KTR"),
+        ("Plate number KA 05 MX 2291 was flagged at the gate.", "KA 05 MX 2291"),
+        ("Targa FR 392 KL, parcheggio B", "FR 392 KL"),
+        ("Kennzeichen: M-AB 1234 (silber)", "M-AB 1234"),
+    ],
+)
+def test_a_number_plate_in_groups_after_its_label_is_one_value(text, plate):
+    spans = VinRecognizer().analyze(text, [])
+    assert [text[r.start : r.end] for r in spans] == [plate]
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Registration: 12 MAY 2024", "Plate: ON HOLD", "Registration 2291 and more", "plate AB"],
+)
+def test_a_date_a_word_or_a_bare_number_after_a_vehicle_label_is_no_plate(text):
+    assert VinRecognizer().analyze(text, []) == []
 
 
 def test_a_things_number_after_a_european_thing_word_stays(masker):

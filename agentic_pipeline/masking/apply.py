@@ -64,9 +64,8 @@ class Collector:
                 self.ep.thing_ids.add(str(value).strip())
             if isinstance(value, str):
                 queue_text(value, self.ep, self.to_analyse)
-                key = last_key(path)
-                field = labelled_field(key, value)
-                if key is not None and field is not None:
+                field = labelled_field(last_key(path), value)
+                if field is not None:
                     self.to_analyse.setdefault(field, Route.NER)
                     self.ep.label_texts[field] = len(field) - len(value.strip())
         return value

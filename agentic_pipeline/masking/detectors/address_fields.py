@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from agentic_pipeline.masking.delimited import DELIMITERS
+from agentic_pipeline.masking.delimited import header_candidates
 from agentic_pipeline.masking.detectors.data_files import data_file
 from agentic_pipeline.masking.vocabulary import LW, UP
 
@@ -116,8 +116,9 @@ def _cells(line: str, delim: str) -> list[tuple[int, int]]:
 
 
 def table_spans(text: str) -> list[Span]:
-    """The address cells of each row of a CSV/TSV table whose header names address parts
-    (``is_address_object``); cells of adjacent address columns make one span."""
+    """The address cells of each row of a CSV/TSV table (maybe under a title line or two) whose
+    header names address parts (``is_address_object``); cells of adjacent address columns make
+    one span."""
     lines, pos = [], 0
     for ln in text.splitlines(keepends=True):
         lines.append((pos, ln.rstrip("\r\n")))
@@ -125,11 +126,8 @@ def table_spans(text: str) -> list[Span]:
     body = [(p, ln) for p, ln in lines if ln.strip()]
     if len(body) < 2:
         return []
-    head_pos, header = body[0]
-    for delim in DELIMITERS:
-        n = header.count(delim)
-        if n < 1:
-            continue
+    for skip, delim in header_candidates([ln for _, ln in body]):
+        header = body[skip][1]
         try:
             names = [header[a:b] for a, b in _cells(header, delim)]
         except ValueError:
@@ -138,7 +136,7 @@ def table_spans(text: str) -> list[Span]:
             continue
         parts = [address_part(h) for h in names]
         out: list[Span] = []
-        for p, ln in body[1:]:
+        for p, ln in body[skip + 1 :]:
             try:
                 cells = _cells(ln, delim)
             except ValueError:

@@ -65,8 +65,12 @@ def id_labels() -> dict[str, str]:
 
 @lru_cache(maxsize=1)
 def person_labels() -> frozenset[str]:
+    """Folded labels whose value is masked as a person: ``person`` of ``labels.yaml`` but those
+    whose value is a company, a team or a place as often (``person_shared``)."""
+    data = data_file("labels.yaml")
+    shared = set(data["person_shared"])
     return frozenset(
-        " ".join(re.split(r"[\s_-]+", x.lower())) for x in data_file("labels.yaml")["person"]
+        " ".join(re.split(r"[\s_-]+", x.lower())) for x in data["person"] if x not in shared
     )
 
 

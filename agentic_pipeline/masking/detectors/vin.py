@@ -1,4 +1,5 @@
-"""Vehicle identification numbers (VINs, ISO 3779) found by their check digit.
+"""Vehicle identification numbers (VINs, ISO 3779) found by their check digit, and number plates
+written in groups after their label.
 
 A VIN names its keeper (GDPR: personal data). North American and Chinese VINs carry a check digit
 in position 9 (a transliteration of each character, weighted, modulo 11; 49 CFR 565.15): a 17-char
@@ -7,6 +8,11 @@ without a label, in prose, JSON values and CSV cells. Other countries' VINs have
 a token of the same structure (letters among the first eleven characters, a numeric serial at the
 end) is masked where it stands at a lower score, and after its label ("VIN", "Fahrgestellnummer",
 ``labels.yaml``) whatever its shape.
+
+A number plate has no check digit and a shape per country; after a vehicle label ("Kennzeichen",
+"Targa", ``VEHICLE_ID`` of ``labels.yaml``), maybe a few words and a colon after it ("Plate of
+the van:"), its groups of capitals and digits are one value ("B MK 4721", "4821 KTR", "KA 05 MX
+2291"), where the id label recognizer's value ends at a space before letters.
 
 Our own code: python-stdnum (2.2) has no VIN module, and the check is a fixed public table.
 """
@@ -18,12 +24,17 @@ import re
 from presidio_analyzer import LocalRecognizer, RecognizerResult
 from presidio_analyzer.nlp_engine import NlpArtifacts
 
+from agentic_pipeline.masking.detectors.data_files import data_file
+from agentic_pipeline.masking.vocabulary import zipf
+
 ENTITY = "VEHICLE_ID"
 #: A VIN's score: above spaCy's (0.85) and the labels' (0.87): a check digit is validation.
 SCORE = 0.9
 #: A VIN's structure without a valid check digit (Europe, Japan...): masked where it stands,
 #: never propagated through the episode.
 SHAPE_SCORE = 0.5
+#: A number plate's score: an id after its label (``labels.LABEL_SCORE``).
+PLATE_SCORE = 0.87
 _VALUES = {
     **{str(d): d for d in range(10)},
     **dict(zip("ABCDEFGH", range(1, 9), strict=True)),
@@ -33,6 +44,36 @@ _VALUES = {
     **dict(zip("STUVWXYZ", range(2, 10), strict=True)),
 }
 _WEIGHTS = (8, 7, 6, 5, 4, 3, 2, 10, 0, 9, 8, 7, 6, 5, 4, 3, 2)
+#: A number plate in groups: two to four groups of capitals and digits, one space or hyphen
+#: between them.
+_PLATE = re.compile(r"[A-Z0-9]{1,4}(?:[ -][A-Z0-9]{1,5}){1,3}(?![\w-])")
+#: A group of letters this frequent in a main European language is a word ("12 MAY 2024").
+_WORD_ZIPF = 3.0
+
+
+def _plate_labels() -> re.Pattern[str]:
+    """A vehicle label, then id words or a few words and a colon, then the separator."""
+    words = sorted(data_file("labels.yaml")["ids"][ENTITY], key=len, reverse=True)
+    label = "|".join(re.escape(w) for w in words)
+    return re.compile(
+        rf"(?i:(?<!\w)(?:{label})(?:[ \t]*(?:no\.?|nr\.?|number|#))?"
+        r"(?:(?:[ \t]+[^\W\d_]+){1,3}[ \t]*:|[ \t]*[:=#]?))[ \t]*"
+    )
+
+
+_PLATE_LABEL = _plate_labels()
+
+
+def plate_end(text: str, start: int) -> int | None:
+    """The end of a number plate written in groups at ``start`` (after a plate label), or None:
+    a digit and a letter in it, no group of three or more letters that is a word."""
+    m = _PLATE.match(text, start)
+    if m is None or not (re.search(r"\d", m.group()) and re.search(r"[A-Z]", m.group())):
+        return None
+    words = [g for g in re.split(r"[ -]", m.group()) if len(g) >= 3 and g.isalpha()]
+    return None if any(zipf(g.lower()) >= _WORD_ZIPF for g in words) else m.end()
+
+
 #: A 17-character token of the VIN alphabet (upper case, as VINs are written).
 _CANDIDATE = re.compile(r"(?<![\w-])[A-HJ-NPR-Z0-9]{17}(?![\w-])")
 
@@ -62,7 +103,7 @@ def is_vin(token: str) -> bool:
 
 class VinRecognizer(LocalRecognizer):
     """VINs as ``VEHICLE_ID``: with a valid check digit (``SCORE``), or of a VIN's structure
-    only (``SHAPE_SCORE``)."""
+    only (``SHAPE_SCORE``); number plates after their label (``PLATE_SCORE``)."""
 
     def __init__(self) -> None:
         super().__init__(supported_entities=[ENTITY], name="VinRecognizer")
@@ -73,11 +114,17 @@ class VinRecognizer(LocalRecognizer):
     def analyze(
         self, text: str, entities: list[str], nlp_artifacts: NlpArtifacts | None = None
     ) -> list[RecognizerResult]:
-        """Report every VIN-shaped token, checked ones at the higher score."""
+        """Report every VIN-shaped token, checked ones at the higher score, and every number
+        plate in groups after its label."""
         if entities and ENTITY not in entities:
             return []
+        plates = (
+            (m.end(), end)
+            for m in _PLATE_LABEL.finditer(text)
+            if (end := plate_end(text, m.end())) is not None
+        )
         return [
             RecognizerResult(ENTITY, m.start(), m.end(), SCORE if is_vin(v) else SHAPE_SCORE)
             for m in _CANDIDATE.finditer(text)
             if vin_shape(v := m.group())
-        ]
+        ] + [RecognizerResult(ENTITY, a, b, PLATE_SCORE) for a, b in plates]

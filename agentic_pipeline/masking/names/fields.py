@@ -1,7 +1,7 @@
 """Labels that name a person and the values written after them: "Payee: <name>", the header of a
 CSV column of names, and a name written surname first as a labelled value ("From: <Last>,
-<First> <...>", "Patient name: <LAST>, <FIRST>"). The labels are data
-(``data/person_labels.txt``); the name model reads them as features and the span finder as a
+<First> <...>", "Patient name: <LAST>, <FIRST>"). The labels are data (``person`` of
+``detectors/labels.yaml``); the name model reads them as features and the span finder as a
 value's extent."""
 
 from __future__ import annotations
@@ -9,12 +9,12 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from agentic_pipeline.masking.detectors.data_files import data_file
 from agentic_pipeline.masking.detectors.labels import norm_label
 from agentic_pipeline.masking.json_walker import key_entity
-from agentic_pipeline.masking.names.lexicon import DATA, read_lines
 
-#: Labels and column headers whose value is a person (``data/person_labels.txt``).
-PERSON_LABELS = read_lines(DATA / "person_labels.txt")
+#: Labels and column headers whose value is a person (``person`` of ``detectors/labels.yaml``).
+PERSON_LABELS = frozenset(data_file("labels.yaml")["person"])
 #: A field label right before a word on its line: "Name:", "**Payee** -", "Account holder =",
 #: "cardholder='" and '"holder": "' (a log line's ``key='value'``, JSON written in prose).
 LABEL_BEFORE = re.compile(r"([^\W\d_][\w .'/&()-]{0,40}?)[\s*_'\"]*[:=|][\s*_'\"]*$")
@@ -34,7 +34,7 @@ _LAST_FIRST = re.compile(
 @lru_cache(maxsize=4096)
 def person_key(label: str) -> bool:
     """The label or column header names a person ("Customer", "Account Name", "Payee"): one of
-    ``data/person_labels.txt`` (or ends with one), or a key the JSON walker masks as a person."""
+    ``PERSON_LABELS`` (or ends with one), or a key the JSON walker masks as a person."""
     words = re.findall(r"[^\W\d_]+", label.lower())
     if not words:
         return False
@@ -44,15 +44,15 @@ def person_key(label: str) -> bool:
 
 
 #: Person labels whose value is a company, a team or an address as often as a person
-#: (``data/shared_labels.txt``: "customer", "provider", "from").
-SHARED_LABELS = read_lines(DATA / "shared_labels.txt")
+#: (``person_shared`` of ``detectors/labels.yaml``: "customer", "provider", "from").
+SHARED_LABELS = frozenset(data_file("labels.yaml")["person_shared"])
 
 
 def person_field_key(key: str) -> bool:
     """A structured field's key that names a person and nothing else ("Vorname", "claimant",
-    "accountHolder", "insured_name"): the whole key is a label of ``data/person_labels.txt`` and
-    none of ``data/shared_labels.txt`` ("customer" holds companies, "date_to" and
-    "product_name" are no person labels at all)."""
+    "accountHolder", "insured_name"): the whole key is one of ``PERSON_LABELS`` and none of
+    ``SHARED_LABELS`` ("customer" holds companies, "date_to" and "product_name" are no person
+    labels at all)."""
     label = " ".join(re.findall(r"[^\W\d_]+", norm_label(key)))
     return label in PERSON_LABELS and label not in SHARED_LABELS
 
