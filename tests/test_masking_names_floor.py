@@ -90,6 +90,7 @@ def test_without_a_veto_bar_the_model_alone_decides(nlp):
         ("Our rep at Bank Orvelle said no.", "Bank Orvelle", "organisation"),
         ("Please scan your Aadhaar card.", "Aadhaar", "id-label"),
         ("Flights to Porto Alegre are full.", "Porto Alegre", "city"),
+        ("- Seat 14C\n- Price: $88 per leg", "Price", "number-label"),
     ],
 )
 def test_a_low_probability_entity_with_a_non_person_signal_is_vetoed(nlp, text, entity, signal):
@@ -115,6 +116,13 @@ def test_a_word_spacy_calls_an_organisation_elsewhere_is_a_signal(nlp):
     ]
     assert non_person_signal(TextFeatures(text, doc), 0, 12) == "elsewhere"
     assert _found(_BLIND, text, doc) == []
+
+
+def test_a_common_word_before_a_colon_is_a_label_only_of_a_number(nlp):
+    for text in ("- Price: see the fare rules", "- Oswy: $25 for the taxi"):
+        word = text[2 : text.index(":")]
+        doc = _doc(nlp, text, word)
+        assert non_person_signal(TextFeatures(text, doc), 2, 2 + len(word)) != "number-label"
 
 
 def test_a_confident_model_keeps_a_name_the_signals_would_veto(nlp):

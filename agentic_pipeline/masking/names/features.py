@@ -50,7 +50,7 @@ from agentic_pipeline.masking.vocabulary import (
 )
 
 #: Bumped whenever a feature changes meaning: a model built on other features is refused.
-FEATURE_VERSION = "10"
+FEATURE_VERSION = "12"
 
 _OTHER_LANGUAGES = tuple(lang for lang in LANGUAGES if lang != "en")
 #: A word in no name list that is vocabulary of another main European language (Zipf bin at least
@@ -66,10 +66,13 @@ CONTEXT_WORD_ZIPF = 3.5
 _BULLET = re.compile(r"\s*(?:[-*•·▪‣◦>+–]|\(?\d{1,3}[.)]|\(?[a-zA-Z][.)])?\s*")
 HAS_DIGIT = re.compile(r"\d")
 #: What stands before a chat line's speaker: a time stamp, bracketed or not, maybe after a date
-#: ("[10:18 AM] ", "14:05 - ", "12/03/26, 14:05 - ", "[2026-03-12 09:41] ").
+#: ("[10:18 AM] ", "14:05 - ", "12/03/26, 14:05 - ", "[2026-03-12 09:41] ", "9.05 pm "); a
+#: period separates hours from minutes only before am/pm ("12.50" is a price as often).
+_AM_PM = r"[ \t]*[AaPp]\.?[Mm]\.?"
 _SPEAKER_PREFIX = re.compile(
-    r"[ \t]*[\[(]?(?:\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4},?[ \t]+)?\d{1,2}[:.]\d{2}(?::\d{2})?"
-    r"(?:[ \t]*[AaPp]\.?[Mm]\.?)?[\])]?[ \t]*[-–—]?[ \t]*"
+    r"[ \t]*[\[(]?(?:\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4},?[ \t]+)?"
+    rf"\d{{1,2}}(?::\d{{2}}(?::\d{{2}})?(?:{_AM_PM})?|\.\d{{2}}{_AM_PM})"
+    r"[\])]?[ \t]*[-–—]?[ \t]*"
 )
 #: The units features are computed on (spaCy's tokens keep "2025-02-03,Anna" or "Name:Anna"
 #: whole): a short capitalised abbreviation with its period ("Dr.", "Ms."), a word with inner
@@ -91,18 +94,21 @@ def word_info(word: str) -> tuple[str, str, bool, bool, bool, int, int, bool]:
     elif word.isupper() and len(word) > 1:
         shape = "upper"
     elif word[:1].isupper():
-        rest = word[1:]
+        # a double-barrelled name is capitalised part by part ("Nakamura-Little")
+        rest = "".join(p[1:] for p in word.split("-"))
         shape = "cap" if rest == rest.lower() else "mixed"
     elif word.islower():
         shape = "lower"
     else:
         shape = "other"
     bare = f.strip("'’.-")
+    # a double-barrelled name is listed by its parts ("Marlow-Nowak", "Jean-Baptiste")
+    parts = [bare, *(p for p in bare.split("-") if len(p) > 2)] if "-" in bare else [bare]
     return (
         f,
         shape,
-        bare in firsts,
-        bare in lasts,
+        any(p in firsts for p in parts),
+        any(p in lasts for p in parts),
         bare in COMMON_WORDS,
         min(7, int(zipf(bare, ("en",)))) if len(bare) > 1 else 9,
         min(7, int(zipf(bare, _OTHER_LANGUAGES))) if len(bare) > 1 else 9,
@@ -239,7 +245,7 @@ class TextFeatures:
     def _csv_header_of(self, i: int) -> str | None:
         """The header of the CSV column token ``i`` stands in (None outside a CSV body)."""
         assert self.csv is not None
-        delim, header, header_end = self.csv
+        delim, header, _, header_end = self.csv
         pos = self.starts[i]
         if pos <= header_end:
             return None
@@ -270,8 +276,8 @@ class TextFeatures:
             f"ent={ent}|zen={zen}",
             f"ent={ent}|listed={listed}",
         ]
-        if common:
-            feats.append("common")
+        # a listed name that is mostly a word; an occupation or a label's word ("Payer", "Nurse")
+        feats += [x for x, on in (("common", common), ("role", is_role(w))) if on]
         # vocabulary of another main European language that English and the name lists lack
         # ("Adresse", "Numéro", "Rechnung"): no name, though English has never seen it
         feats.append(f"zen={zen}|zfo={zfo}")
@@ -365,11 +371,11 @@ class TextFeatures:
         if _SPEAKER_PREFIX.fullmatch(text, line_start, start) or (
             run_before and _SPEAKER_PREFIX.fullmatch(text, line_start, self.starts[i - run_before])
         ):
-            # the speaker of a chat line, after its time stamp ("[10:18 AM] <name>: ...")
-            after = text[start : min(line_end, start + 48)]
-            if ":" in after:
+            # the speaker of a chat line: a capitalised run after its time stamp and before a
+            # colon ("[10:18 AM] <name>: ..."), not a time-stamped sentence or log line
+            if text[self.ends[i + run_after] : line_end].lstrip(" \t").startswith(":"):
                 feats.append("speaker")
-        if self.csv is not None and start <= self.csv[2]:
+        if self.csv is not None and self.csv[2] <= start <= self.csv[3]:
             feats.append("csvheader")  # a cell of a table's header line names a column
         n_words = self._line_words.get(line_start)
         if n_words is None:
@@ -445,9 +451,9 @@ def _vocabulary_label(label: str) -> bool:
     )
 
 
-def _csv_header(text: str) -> tuple[str, list[str], int] | None:
-    """(delimiter, header cells, end of the header line) when ``text`` is CSV-like: a header
-    line and rows with the same number of delimiters."""
+def _csv_header(text: str) -> tuple[str, list[str], int, int] | None:
+    """(delimiter, header cells, start and end of the header line) when ``text`` is CSV-like: a
+    header line, maybe under a title line or two, and rows with the same number of delimiters."""
     lines = text.split("\n", 12)[:12]
     body = [ln for ln in lines if ln.strip()]
     if len(body) < 2:
@@ -458,8 +464,9 @@ def _csv_header(text: str) -> tuple[str, list[str], int] | None:
         if not header_like(header):
             continue
         rows = body[skip + 1 :]
-        if sum(ln.count(delim) == n for ln in rows) >= max(1, (len(rows) - 1) // 2):
-            return delim, header, text.index(body[skip]) + len(body[skip])
+        if sum(ln.count(delim) == n for ln in rows) >= max(1, len(rows) // 2):
+            start = text.index(body[skip])
+            return delim, header, start, start + len(body[skip])
     return None
 
 

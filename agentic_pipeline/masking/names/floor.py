@@ -17,7 +17,9 @@ from agentic_pipeline.masking.names.features import (
     european_stop_words,
     wordlike,
 )
+from agentic_pipeline.masking.names.fields import PERSON_LABELS
 from agentic_pipeline.masking.names.lexicon import (
+    COMMON_WORDS,
     DATA,
     is_name_pair,
     listed_name,
@@ -39,6 +41,10 @@ from agentic_pipeline.masking.vocabulary import (
 #: Words that make a capitalised phrase an organisation or a product ("... Airlines", "... Inc",
 #: "... Bank"): ``data/organisation_words.txt``.
 ORGANISATION_WORDS = read_lines(DATA / "organisation_words.txt")
+#: A label's colon before a number or an amount ("Price: $105", "Total = 3").
+_NUMBER_AFTER_LABEL = re.compile(r"[ \t]*[:=][ \t]*[$€£¥]?[ \t]*\d")
+#: A label's colon ("Payer: ...").
+_COLON_AFTER = re.compile(r"[ \t]*:")
 
 
 def non_person_signal(tf: TextFeatures, start: int, end: int) -> str | None:
@@ -57,6 +63,9 @@ def non_person_signal(tf: TextFeatures, start: int, end: int) -> str | None:
     title-case sentence as often), ``"organisation"`` (an organisation or product word elsewhere,
     ``data/organisation_words.txt``),
     ``"id-label"`` (every word labels an identifier and no name list has it: "Aadhaar", "IBAN"),
+    ``"number-label"`` (one word that is mostly an ordinary word, ``COMMON_WORDS``, labels the
+    number or amount after its colon: "Price: $105"), ``"label"`` (one word that is a person
+    label, ``fields.PERSON_LABELS``, before a colon: "Payer: <name>"),
     ``"place"`` (a country or nationality that no name list has: "Uruguay", "Danish"), ``"city"``
     (a city of 15,000 people or more that is no name: "Brno"; ``_named_place``),
     ``"elsewhere"`` (spaCy calls one of its words an organisation, product or place elsewhere in
@@ -83,6 +92,14 @@ def non_person_signal(tf: TextFeatures, start: int, end: int) -> str | None:
         return "lower"
     if len(words) == 1 and len(words[0]) <= 3 and not _name_like(words[0]):
         return "short"
+    if (
+        len(words) == 1
+        and fold(words[0]) in COMMON_WORDS
+        and _NUMBER_AFTER_LABEL.match(tf.text, end)
+    ):
+        return "number-label"
+    if len(words) == 1 and words[0].lower() in PERSON_LABELS and _COLON_AFTER.match(tf.text, end):
+        return "label"
     folded = [fold(w).strip("'’.-") for w in words]
     if folded[-1] in ORGANISATION_WORDS and not listed_name(folded[-1]):
         return "company"

@@ -43,8 +43,10 @@ from spacy.tokens import Doc
 from agentic_pipeline.masking.names.features import FEATURE_VERSION, TextFeatures
 from agentic_pipeline.masking.names.fields import (
     after_person_label,
+    label_before,
     last_first_value,
     last_first_values,
+    person_field_key,
 )
 from agentic_pipeline.masking.names.floor import (
     ORGANISATION_WORDS,
@@ -94,6 +96,7 @@ STRONG_SIGNALS = frozenset(
         "place",
         "city",
         "id-label",
+        "number-label",
     }
 )
 
@@ -244,15 +247,20 @@ class NameModel:
         word, all capitals, a digit or underscore, no name-like word, a city, an id label:
         "Brindlewood Ltd"), or, however confident, a span all in capitals of which no word is a
         listed name (a booking code listed alone, "2. ZKPLMA"), a country or nationality that no
-        name list has ("Uruguay") or a span that ends with an organisation word ("Globex
-        Logistics"): no person, whoever proposed it. Lower-case words that no name list has
+        name list has ("Uruguay"), a span that ends with an organisation word ("Globex
+        Logistics") or a person label before its colon ("Payer:"): no person, whoever proposed
+        it. Lower-case words that no name list has
         ("pls chek") below the propagation bar are a person only after a person label."""
         signal = non_person_signal(tf, start, end)
         if signal == "upper" and last_first_value(tf.text, start) is not None:
             return False  # "Patient name: <LAST>, <FIRST>": a name in capitals, by its label
-        if signal == "upper" and not any(listed_name(w) for w in tf.text[start:end].split()):
+        label = label_before(tf.text, start) if signal == "upper" else None
+        if label is not None and person_field_key(label):
+            return False  # "Nom : <SURNAME>": capitals under a label that only a person fills
+        words = re.split(r"[\s-]+", tf.text[start:end])  # "<SURNAME>-<SURNAME>" by its parts
+        if signal == "upper" and not any(listed_name(w) for w in words if w):
             return True
-        if signal in ("place", "company"):  # "Uruguay"; "Globex Logistics"
+        if signal in ("place", "company", "label"):  # "Uruguay"; "Globex Logistics"; "Payer:"
             return True
         if signal == "lower" and p < self.propagate:
             # lower-case words no name list has ("pls chek"): a person only by a label's say

@@ -80,6 +80,7 @@ def decide_persons(text: str, spans: list) -> list:
 
 
 _FIRST_WORD = re.compile(r"(\S+)[ \t]+")
+_LAST_WORD = re.compile(r"[ \t]+(\S+)$")
 
 
 def without_titles(text: str, span: tuple) -> tuple | None:
@@ -87,11 +88,18 @@ def without_titles(text: str, span: tuple) -> tuple | None:
     (``features.is_title`` and ``is_role``: spaCy's "Bonjour Mme Charbonneau", "Producer Ines
     Vidal", the model's "holder Ines Vidal"), so that they stay in clear before the name's token;
     None when nothing else is left (spaCy's "Dear Madam"). A word that a name list has ("Don",
-    "Rose", "Hunter") stays in the span unless it is written in lower case ("account holder")."""
+    "Rose", "Hunter") stays in the span unless it is written in lower case ("account holder").
+    A span with a capital loses the lower-case words at its edges (spaCy's "los datos de <First>
+    <Last> para", "van <First> <Last>"); a name's particles between its words stay."""
     start, end = span[0], span[1]
     while (m := _FIRST_WORD.match(text, start, end)) and m.end() < end and _title(m.group(1)):
         start = m.end()
-    return None if _title(text[start:end]) else (start, *span[1:])
+    if any(c.isupper() for c in text[start:end]):
+        while (m := _FIRST_WORD.match(text, start, end)) and m.end() < end and m[1].islower():
+            start = m.end()
+        while (m := _LAST_WORD.search(text, start, end)) and m.start() > start and m[1].islower():
+            end = m.start()
+    return None if _title(text[start:end]) else (start, end, *span[2:])
 
 
 def _title(word: str) -> bool:

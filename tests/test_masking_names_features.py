@@ -1,0 +1,145 @@
+"""Issue #21: the name model's features of where a word stands (a chat line's speaker, a table's
+header line and column, a word after a city) and the rules around the model (a name inside a
+street line, lower-case words that no name list has). Each case is written so that it fails
+when its mechanism is taken out. Every sentence and name is written for this test."""
+
+from __future__ import annotations
+
+import pytest
+
+from agentic_pipeline.masking.csv_cells import csv_table
+from agentic_pipeline.masking.names import build
+from agentic_pipeline.masking.names.features import TextFeatures, _csv_header, word_info
+from agentic_pipeline.masking.names.model import load_model
+from agentic_pipeline.masking.names.recognizer import DETECTOR, decide_persons, without_titles
+
+
+@pytest.fixture(scope="module")
+def nlp():
+    return build._nlp()
+
+
+def _features(nlp, text: str, word: str) -> list[str]:
+    tf = TextFeatures(text, nlp(text))
+    i = tf.words.index(word)
+    return tf.features(i)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "[09:12] Oswy Quell: are we still on for the handover?",
+        "2026-11-30 14:05 - Oswy Quell : the parcel left the depot",
+        "9.05 pm Oswy Quell: on my way",
+    ],
+)
+def test_the_speaker_of_a_time_stamped_chat_line_is_a_feature(nlp, text):
+    assert "speaker" in _features(nlp, text, "Oswy")
+    assert "speaker" in _features(nlp, text, "Quell")
+
+
+@pytest.mark.parametrize(
+    ("text", "word"),
+    [
+        ("09:41 Meeting Room Four is booked: bring the slides", "Meeting"),
+        ("12.50 Parking at Dock Road: paid by card", "Parking"),
+        ("[08:00] Backup Job finished in 4 min", "Backup"),
+    ],
+)
+def test_a_time_stamped_sentence_or_log_line_has_no_speaker(nlp, text, word):
+    assert "speaker" not in _features(nlp, text, word)
+
+
+def test_only_the_header_line_of_a_table_under_a_title_is_its_header(nlp):
+    text = (
+        "Volunteer Rota Export\n"
+        "Volunteer,Shift,Station\n"
+        "Oswy Quell,early,North Gate\n"
+        "Tessaly Varno,late,Boathouse\n"
+    )
+    assert "csvheader" not in _features(nlp, text, "Rota")
+    assert "csvheader" in _features(nlp, text, "Shift")
+    tessaly = _features(nlp, text, "Tessaly")
+    assert "csvheader" not in tessaly
+    assert "csv=volunteer" in tessaly or "csv=<other>" in tessaly
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Name,Team\nOswy Quell,Harbour\n",
+        "Title line without commas\nName,Team\nOswy Quell,Harbour\nTessaly Varno,Depot\n",
+        # one line of four after a header-like first line holds its comma: prose, no table
+        "Hi all, quick one\nthe van is back\nkeys are in the box\nsee you, Oswy\nthanks\n",
+        "Hi all, quick one\nthe van is back, keys in the box\nsee you, Oswy\nthanks\n",
+    ],
+)
+def test_the_model_and_the_table_reader_agree_on_what_is_a_table(text):
+    assert (_csv_header(text) is None) == (csv_table(text) is None)
+
+
+def test_a_word_after_a_city_has_the_city_feature(nlp):
+    assert "p1city" in _features(nlp, "Our flight lands at Eindhoven Tessaly at noon.", "Tessaly")
+    assert "p1city" not in _features(nlp, "Our driver is Oswy Tessaly at noon.", "Tessaly")
+
+
+def test_a_name_inside_a_street_line_is_part_of_the_street():
+    text = "Deliver to Calle de Oswy Quell 45, bajo."
+    street = (text.index("Calle"), text.index(","), "STREET_ADDRESS", 0.9, "StreetLine")
+    person = (text.index("Oswy"), text.index(" 45"), "PERSON", 0.9, DETECTOR)
+    assert decide_persons(text, [street, person]) == [street]
+
+
+def test_a_name_above_a_phone_number_is_no_street():
+    text = "Oswy Quell\n+44 20 7946 0321"
+    street = (0, len(text), "STREET_ADDRESS", 0.9, "StreetLine")
+    person = (0, text.index("\n"), "PERSON", 0.9, DETECTOR)
+    assert person in decide_persons(text, [street, person])
+
+
+def test_lower_case_words_no_name_list_has_are_a_person_only_after_a_person_label(nlp):
+    model = load_model()
+    weak = model.propagate - 0.01
+    text = "plz verifyy the refund today"
+    tf = TextFeatures(text, nlp(text))
+    assert model.unlike_a_person(tf, 0, len("plz verifyy"), weak)
+    labelled = "Cardholder: oswy quell"
+    tf = TextFeatures(labelled, nlp(labelled))
+    start = labelled.index("oswy")
+    assert not model.unlike_a_person(tf, start, len(labelled), weak)
+
+
+def test_a_double_barrelled_name_is_listed_and_capitalised_by_its_parts():
+    _, shape, first, last, *_ = word_info("Vashti-Nowak")
+    assert shape == "cap" and last  # "Nowak" is a listed surname, "Vashti" need not be
+    _, shape, first, last, *_ = word_info("Oswy-Quell")
+    assert shape == "cap" and not first and not last
+    assert word_info("Check-In")[1] == "cap" and not any(word_info("Check-In")[2:4])
+
+
+def test_a_person_label_before_its_colon_is_no_name_however_confident(nlp):
+    model = load_model()
+    text = "Payer: Oswy Quell"
+    tf = TextFeatures(text, nlp(text))
+    assert model.unlike_a_person(tf, 0, len("Payer"), 0.99)
+    assert not model.unlike_a_person(tf, text.index("Oswy"), len(text), 0.99)
+
+
+def test_capitals_under_a_label_only_a_person_fills_are_a_name(nlp):
+    model = load_model()
+    for label, kept in (("Nom", True), ("Nazwisko", True), ("Customer", False)):
+        text = f"{label}: QUELLBRIDGE-VARNO"
+        tf = TextFeatures(text, nlp(text))
+        start = text.index("Q")
+        assert model.unlike_a_person(tf, start, len(text), 0.99) is not kept, label
+
+
+def test_a_person_span_loses_the_lower_case_words_at_its_edges_but_not_its_particles():
+    def kept(text):
+        span = without_titles(text, (0, len(text), "PERSON", 0.9, DETECTOR))
+        return None if span is None else text[span[0] : span[1]]
+
+    assert kept("los papeles de Oswy Quell para") == "Oswy Quell"
+    assert kept("van Tessaly Varno") == "Tessaly Varno"
+    assert kept("Tessaly van der Quell") == "Tessaly van der Quell"
+    assert kept("oswy quell") == "oswy quell"  # a name all in lower case stays whole
