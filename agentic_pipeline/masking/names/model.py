@@ -249,17 +249,18 @@ class NameModel:
         listed name (a booking code listed alone, "2. ZKPLMA"), a country or nationality that no
         name list has ("Uruguay"), a span that ends with an organisation word ("Globex
         Logistics") or a person label before its colon ("Payer:"): no person, whoever proposed
-        it. Lower-case words that no name list has
-        ("pls chek") below the propagation bar are a person only after a person label."""
+        it. Lower-case words that no name list has ("pls chek") below the propagation bar are a
+        person only after a person label."""
         signal = non_person_signal(tf, start, end)
-        if signal == "upper" and last_first_value(tf.text, start) is not None:
-            return False  # "Patient name: <LAST>, <FIRST>": a name in capitals, by its label
-        label = label_before(tf.text, start) if signal == "upper" else None
-        if label is not None and person_field_key(label):
-            return False  # "Nom : <SURNAME>": capitals under a label that only a person fills
-        words = re.split(r"[\s-]+", tf.text[start:end])  # "<SURNAME>-<SURNAME>" by its parts
-        if signal == "upper" and not any(listed_name(w) for w in words if w):
-            return True
+        if signal == "upper":
+            if last_first_value(tf.text, start) is not None:
+                return False  # "Patient name: <LAST>, <FIRST>": a name in capitals, by its label
+            label = label_before(tf.text, start)
+            if label is not None and person_field_key(label):
+                return False  # "Nom : <SURNAME>": capitals under a label only a person fills
+            words = re.split(r"[\s-]+", tf.text[start:end])  # "<SURNAME>-<SURNAME>" by parts
+            if not any(listed_name(w) for w in words if w):
+                return True
         if signal in ("place", "company", "label"):  # "Uruguay"; "Globex Logistics"; "Payer:"
             return True
         if signal == "lower" and p < self.propagate:
