@@ -91,6 +91,13 @@ def _gone(out: str, *raw: str) -> None:
         ("It's at 789 Larkfield, Tarnby. See you there!", ("789", "Larkfield", "Tarnby"), "!"),
         # a street name without a house number before "City, ST ZIP"
         ("Branch: Kestrel Street, Halloway, NV 89012\nTotal: 5", ("Kestrel", "Halloway"), ""),
+        # units between the street and the postcode: a unit word and a letter, a Polish flat
+        # ("m."), a Belgian box ("bte"), a Danish floor and side, a Portuguese ordinal floor
+        ("Mande a Calle Tordillos 88, depto. C, 28014 Madrid.", ("Tordillos", "depto. C"), "."),
+        ("Adres: ul. Wrzosowa 12 m. 7, 31-222 Kraków", ("Wrzosowa", "m. 7", "31-222"), ""),
+        ("Adresse: Rue des Pinsons 40 bte 3, 1000 Bruxelles", ("Pinsons", "bte 3", "1000"), ""),
+        ("Ny adresse: Kildevej 31, 3. th, 2000 Frederiksberg", ("Kildevej", "3. th", "2000"), ""),
+        ("Morada: Rua das Gaivotas 19, 2.º Dto., 4000-120 Porto", ("Gaivotas", "Dto", "4000"), ""),
     ],
 )
 def test_an_address_in_prose_is_one_span(masker, text, parts, after):

@@ -260,16 +260,30 @@ def test_vins_by_their_check_digit(masker):
         ("Plate number KA 05 MX 2291 was flagged at the gate.", "KA 05 MX 2291"),
         ("Targa FR 392 KL, parcheggio B", "FR 392 KL"),
         ("Kennzeichen: M-AB 1234 (silber)", "M-AB 1234"),
+        # a few words after the label in prose, in groups or one token
+        ("The plate on the tow truck read WQT 6620 as it left.", "WQT 6620"),
+        ("his registration, if I recall, was LM07 XZP", "LM07 XZP"),
+        ("Das Kennzeichen des Transporters lautet HH-QX 402.", "HH-QX 402"),
+        ("a licence plate ending in PRX8814 was seen", "PRX8814"),
     ],
 )
-def test_a_number_plate_in_groups_after_its_label_is_one_value(text, plate):
+def test_a_number_plate_after_its_label_is_one_value(text, plate):
     spans = VinRecognizer().analyze(text, [])
     assert [text[r.start : r.end] for r in spans] == [plate]
 
 
 @pytest.mark.parametrize(
     "text",
-    ["Registration: 12 MAY 2024", "Plate: ON HOLD", "Registration 2291 and more", "plate AB"],
+    [
+        "Registration: 12 MAY 2024",
+        "Plate: ON HOLD",
+        "Registration 2291 and more",
+        "plate AB",
+        "Registration for the course closes at 5 PM today.",
+        "the plate was first issued in TX 2019 for him",
+        "My plate. KRT 5528 is the room code.",
+        "put the plate on the AB 12 rack",
+    ],
 )
 def test_a_date_a_word_or_a_bare_number_after_a_vehicle_label_is_no_plate(text):
     assert VinRecognizer().analyze(text, []) == []

@@ -12,6 +12,7 @@ from conftest import cell_table, masked_cells
 from agentic_pipeline.masking import MASK_ENTITIES, Masker, pseudonym_for
 from agentic_pipeline.masking.detectors import label_entity, not_personal_types
 from agentic_pipeline.masking.detectors.bare_numbers import bare_number_entity
+from agentic_pipeline.masking.json_walker import embedded_structures, text_pieces
 from agentic_pipeline.masking.mask import SECOND_LINE, mask_leaks
 from agentic_pipeline.masking.scan import find_leaks
 from agentic_pipeline.masking.text_view import text_view
@@ -68,6 +69,12 @@ def test_every_personal_type_plain_presidio_reports_is_masked():
         ("order_id", None),
         ("item", None),
         ("flight number", None),
+        # a person's record's word and an id word: that person's id (``person_objects``)
+        ("Volunteer ID", "USER_ID"),
+        ("tenant_no", "USER_ID"),
+        ("attendeeId", "USER_ID"),
+        ("reservation_id", None),
+        ("Donation ID", None),
     ],
 )
 def test_labels_name_their_type(label, expected):
@@ -111,6 +118,40 @@ def test_ids_under_labelled_json_keys_and_python_dicts(masker):
     assert out["item_id"] == "8812093345"
     assert "Quillon" not in repr_cell and "GB33" not in repr_cell
     assert repr_cell.startswith("{'street': '<STREET_ADDRESS_")
+
+
+def test_objects_written_inside_a_text_are_read_as_objects(masker):
+    """An agent's observation line, a fenced block of a reply and a Python dict printed in a
+    sentence: keys type their values as in a JSON cell; the text around is read as text and
+    kept byte for byte; braces that hold no object stay as they are."""
+    record = {"rider": {"first_name": "odile", "plate": "MWZ3391", "city": "Leeds"}}
+    line, fenced, printed, code = _masked(
+        masker,
+        ("tool", "observation: HTTP 200 " + json.dumps(record) + " (cached)"),
+        ("assistant", "Found it:\n```json\n" + json.dumps({"item_id": "8812093345"}) + "\n```"),
+        ("tool", "saved " + repr({"street": "4 Pellow Lane", "nino": "QQ123456C"}) + " ok"),
+        ("user", "if (x) { y = {'a': 1}; }"),
+    )
+    assert line.startswith("observation: HTTP 200 {") and line.endswith("} (cached)")
+    rider = json.loads(line[len("observation: HTTP 200 ") : -len(" (cached)")])["rider"]
+    assert rider["first_name"].startswith("<PERSON_")
+    assert rider["plate"].startswith("<VEHICLE_ID_")
+    assert rider["city"] == "Leeds"  # a city with no street beside it
+    assert fenced == "Found it:\n```json\n" + json.dumps({"item_id": "8812093345"}) + "\n```"
+    assert printed.startswith("saved {'street': '<STREET_ADDRESS_") and printed.endswith("} ok")
+    assert "Pellow" not in printed and "QQ123456C" not in printed
+    assert code == "if (x) { y = {'a': 1}; }"
+
+
+def test_embedded_structures_stop_at_their_closing_brace_and_skip_broken_ones():
+    text = 'a {"k": "}{"} b {"broken": } c {\'x\': [1, {\'y\': 2}]}'
+    found = embedded_structures(text)
+    assert [(text[a:b], kind) for a, b, kind, _ in found] == [
+        ('{"k": "}{"}', "json"),
+        ("{'x': [1, {'y': 2}]}", "python"),
+    ]
+    assert text_pieces(text, found) == ["a ", ' b {"broken": } c ', ""]
+    assert embedded_structures('{"' * 5000) == []  # a hostile run of braces: a few scans
 
 
 def test_hostile_encodings_are_masked_where_they_stand(masker):
@@ -271,6 +312,23 @@ def test_a_bare_id_key_is_a_persons_only_in_a_persons_record(masker):
     assert data["customer"]["id"].startswith("<USER_ID_")
     assert data["contact"][0]["id"].startswith("<USER_ID_")
     assert data["payment_methods"]["card_x"]["id"] == "pm_5512093"
+
+
+def test_a_persons_record_word_and_an_id_word_as_a_key_beside_a_things_fields(masker):
+    """An amount and a payment method beside it make no thing's id of a person's: the key names
+    whose id it is, and the value is masked whatever its shape."""
+    (out,) = _masked(
+        masker,
+        (
+            "tool",
+            json.dumps(
+                {"Volunteer ID": "VT330918", "Shift": "late", "Amount": "$40.00", "Method": "ACH"}
+            ),
+        ),
+    )
+    data = json.loads(out)
+    assert data["Volunteer ID"].startswith("<USER_ID_")
+    assert data["Amount"] == "$40.00" and data["Method"] == "ACH"
 
 
 def test_a_bare_name_key_is_a_persons_unless_its_object_is_a_things(masker):

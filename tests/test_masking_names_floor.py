@@ -14,7 +14,7 @@ import pytest
 
 from agentic_pipeline.masking.names import build
 from agentic_pipeline.masking.names.features import TextFeatures, tag_words
-from agentic_pipeline.masking.names.floor import non_person_signal
+from agentic_pipeline.masking.names.floor import non_person_signal, vocabulary_word
 from agentic_pipeline.masking.names.model import (
     MODEL_ENV,
     MODEL_PATH,
@@ -23,6 +23,7 @@ from agentic_pipeline.masking.names.model import (
     load_model,
     model_path,
 )
+from agentic_pipeline.masking.vocabulary import compound_word
 
 
 @pytest.fixture(scope="module")
@@ -91,6 +92,8 @@ def test_without_a_veto_bar_the_model_alone_decides(nlp):
         ("Please scan your Aadhaar card.", "Aadhaar", "id-label"),
         ("Flights to Porto Alegre are full.", "Porto Alegre", "city"),
         ("- Seat 14C\n- Price: $88 per leg", "Price", "number-label"),
+        # two German words written as one, which no frequency list has whole
+        ("Betreff: Zahnarztpraxis Hundefutter", "Zahnarztpraxis Hundefutter", "vocabulary"),
     ],
 )
 def test_a_low_probability_entity_with_a_non_person_signal_is_vetoed(nlp, text, entity, signal):
@@ -260,3 +263,14 @@ def test_a_code_in_capitals_is_no_person_however_confident_the_model(nlp):
     # a listed name written in capitals stays a name
     text = "Passenger: HELENA BRANDVOLL"
     assert "HELENA BRANDVOLL" in _found(sure, text, nlp.make_doc(text))
+
+
+def test_a_compound_of_two_frequent_words_is_vocabulary_and_a_surname_stays_listed():
+    """German and Dutch write a compound as one word: it splits into two frequent words
+    ("Fahrrad|schloss"); a surname splits too ("Zimmer|mann"), which the name lists keep a name;
+    an English word as the last part is no such compound ("Thistle|more")."""
+    assert compound_word("Fahrradschloss") and compound_word("ziekenhuisopname")
+    assert not compound_word("Quellmark") and not compound_word("Brandt")
+    assert not compound_word("Thistlemore")
+    assert compound_word("Zimmermann") and not vocabulary_word("Zimmermann", alone=True)
+    assert vocabulary_word("Steuerbescheid", alone=True)

@@ -20,7 +20,13 @@ from agentic_pipeline.masking.detectors.redacted import HIDDEN_DIGITS, REDACTED_
 from agentic_pipeline.masking.detectors.things import THING_BEFORE
 from agentic_pipeline.masking.engine import Span
 from agentic_pipeline.masking.episode import NAME_SPLIT, SCAN_KNOWN, Episode
-from agentic_pipeline.masking.json_walker import dump_like, key_entity, last_key, walk
+from agentic_pipeline.masking.json_walker import (
+    dump_like,
+    key_entity,
+    last_key,
+    text_pieces,
+    walk,
+)
 from agentic_pipeline.masking.names import (
     COMMON_WORDS,
     is_name_pair,
@@ -228,9 +234,10 @@ class Partition:
 
     def apply_cell(self, item: tuple[str, Any], raw: str, ep: Episode, row: int, col: str) -> str:
         """Phase 3 of one cell: ``item`` is its plan (``("text", text)``, ``("json" | "python",
-        parsed)`` or ``("huge", text)``), ``raw`` its text. A JSON cell repeated in its episode
-        (the task goal on every row) is walked once: the same masked text, and the same audit
-        rows (field, type, detector, score, token) recorded again with each row's number."""
+        parsed)``, ``("mixed", embedded_structures)`` or ``("huge", text)``), ``raw`` its text.
+        A JSON cell repeated in its episode (the task goal on every row) is walked once: the same
+        masked text, and the same audit rows (field, type, detector, score, token) recorded
+        again with each row's number."""
         kind, value = item
         if kind == "huge":
             tok = self.masker.token(value, "TRUNCATED")
@@ -238,6 +245,10 @@ class Partition:
             return tok
         if kind == "text":
             return self.mask_text(value, ep, row, col)
+        if kind == "mixed":  # a text with objects inside it: each part masked as what it is
+            pieces = [self.mask_text(p, ep, row, col) for p in text_pieces(raw, value)]
+            inner = [self.apply_cell((k, obj), raw[a:b], ep, row, col) for a, b, k, obj in value]
+            return "".join(x for pair in zip(pieces, [*inner, ""], strict=True) for x in pair)
         done = self._applied.get((id(ep), col, raw))
         if done is not None:
             self.records.extend(replace(r, row=row) for r in done[1])

@@ -8,7 +8,9 @@ holds a street or postcode are masked with it. A bare number under a key that na
 typed by its own shape (a phone or card written as an integer). Keys go to the visitor too, so a
 personal value used as a key is masked like a value; schema keys stay as they are. A string that
 itself holds a JSON object or array is decoded, walked and re-encoded. Subtrees deeper than
-``max_depth`` go to the visitor's ``too_deep`` as a whole.
+``max_depth`` go to the visitor's ``too_deep`` as a whole. A JSON object or a Python dict written
+inside a text (``embedded_structures``: "observation: HTTP 200 {...}", a fenced block of a reply)
+is walked as one, the text around it read as text.
 """
 
 from __future__ import annotations
@@ -158,6 +160,74 @@ def parse_python_literal(text: str) -> Any:
     if not isinstance(obj, dict | list):
         raise JsonError("not a Python dict or list")
     return obj
+
+
+def parse_structure(text: str) -> tuple[str, Any] | None:
+    """``("json", obj)`` or ``("python", obj)`` for a text that is a JSON value or a Python
+    dict's or list's ``repr``; None when it is neither."""
+    try:
+        return "json", parse_json(text)
+    except JsonError:
+        pass
+    try:
+        return "python", parse_python_literal(text)
+    except JsonError:
+        return None
+
+
+#: Where a JSON object or a Python dict may begin inside a text: a brace, then a quoted key.
+_EMBEDDED_START = re.compile(r"\{\s*[\"']")
+#: Starts tried per text, and the longest object read inside a text: a hostile text of many
+#: braces costs a few bounded scans, no more.
+_EMBEDDED_TRIES = 16
+_EMBEDDED_MAX_CHARS = 100_000
+
+
+def _closing_brace(text: str, start: int) -> int | None:
+    """The end of the bracketed structure opening at ``start``, quotes and escapes honoured."""
+    depth, quote, i = 0, "", start
+    while i < min(len(text), start + _EMBEDDED_MAX_CHARS):
+        c = text[i]
+        if quote:
+            if c == "\\":
+                i += 1
+            elif c == quote:
+                quote = ""
+        elif c in "\"'":
+            quote = c
+        elif c in "{[":
+            depth += 1
+        elif c in "}]":
+            depth -= 1
+            if depth == 0:
+                return i + 1
+        i += 1
+    return None
+
+
+def embedded_structures(text: str) -> list[tuple[int, int, str, Any]]:
+    """The JSON objects and Python dicts written inside a text, in order, not overlapping:
+    ``(start, end, kind, parsed)`` (``kind`` as ``parse_structure``'s)."""
+    out: list[tuple[int, int, str, Any]] = []
+    pos = 0
+    for _ in range(_EMBEDDED_TRIES):
+        m = _EMBEDDED_START.search(text, pos)
+        if m is None:
+            break
+        end = _closing_brace(text, m.start())
+        parsed = parse_structure(text[m.start() : end]) if end is not None else None
+        if end is None or parsed is None or not isinstance(parsed[1], dict):
+            pos = m.start() + 1
+            continue
+        out.append((m.start(), end, *parsed))
+        pos = end
+    return out
+
+
+def text_pieces(text: str, inner: list[tuple[int, int, str, Any]]) -> list[str]:
+    """The parts of ``text`` around its ``embedded_structures`` (all of it when none)."""
+    cuts = [0, *(x for a, b, *_ in inner for x in (a, b)), len(text)]
+    return [text[cuts[i] : cuts[i + 1]] for i in range(0, len(cuts), 2)]
 
 
 def dump_like(obj: Any, original: str) -> str:

@@ -61,9 +61,11 @@ from agentic_pipeline.masking.json_walker import (
     MAX_DEPTH,
     JsonError,
     dump_like,
+    embedded_structures,
     looks_like_json,
     parse_json,
-    parse_python_literal,
+    parse_structure,
+    text_pieces,
     walk,
 )
 from agentic_pipeline.masking.names import decide_persons
@@ -350,24 +352,22 @@ def mask_steps(
                 plan.append(again[0])
                 continue
             n_guard = len(mp.records)
+            # JSON, or a Python dict's repr (as tools written in Python print results)
+            parsed = None
             if (col in JSON_COLUMNS or looks_like_json(text)) and text.strip():
-                kind = "json"
-                try:
-                    obj = parse_json(text)
-                except JsonError:
-                    try:  # a Python dict's repr, as tools written in Python print results
-                        obj, kind = parse_python_literal(text), "python"
-                    except JsonError:
-                        if col in JSON_COLUMNS:
-                            mp.record(row, col, "UNPARSEABLE", GUARD, 1.0, None)
-                        obj = None
-                if isinstance(obj, dict | list):
+                parsed = parse_structure(text)
+                if parsed is None and col in JSON_COLUMNS:
+                    mp.record(row, col, "UNPARSEABLE", GUARD, 1.0, None)
+            if parsed is not None and isinstance(parsed[1], dict | list):
+                walk(parsed[1], Collector(ep, to_analyse), max_depth=masker.max_depth)
+                plan.append(parsed)
+            else:  # a text, maybe with objects written inside it ("result: {...}")
+                inner = embedded_structures(text)
+                for *_, obj in inner:
                     walk(obj, Collector(ep, to_analyse), max_depth=masker.max_depth)
-                    plan.append((kind, obj))
-                    seen[(episode_ids[row], text)] = (plan[-1], len(mp.records) - n_guard)
-                    continue
-            queue_text(text, ep, to_analyse)
-            plan.append(("text", text))
+                for piece in text_pieces(text, inner):
+                    queue_text(piece, ep, to_analyse)
+                plan.append(("mixed", inner) if inner else ("text", text))
             seen[(episode_ids[row], text)] = (plan[-1], len(mp.records) - n_guard)
         cells[col] = plan
     t1 = time.perf_counter()

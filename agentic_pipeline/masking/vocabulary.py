@@ -155,6 +155,58 @@ def is_vocabulary(
     return len(w) >= 2 and zipf(w, languages) >= threshold
 
 
+#: Languages that write a compound noun as one word ("Steuerbescheid", "ziekenhuisopname").
+COMPOUND_LANGUAGES = ("de", "nl")
+#: Linking letters between the parts of a compound ("Identifikation-s-nummer", "Arzt-es-").
+_LINKS = ("", "s", "es", "n", "en", "e", "er")
+#: The shortest part of a compound counted (shorter heads match too much: "an", "ei").
+_PART_CHARS = 3
+#: A compound whose rarer part is this frequent (Zipf) is vocabulary, when no name list has it.
+COMPOUND_ZIPF = 3.5
+#: The shortest word read as a compound.
+COMPOUND_CHARS = 8
+
+
+@lru_cache(maxsize=len(COMPOUND_LANGUAGES) + 1)
+def _zipf_table(lang: str) -> dict[str, float]:
+    """Zipf frequency of every word of wordfreq's small list of ``lang`` (Zipf 3 and more)."""
+    import math
+
+    from wordfreq import get_frequency_dict
+
+    return {w: math.log10(f) + 9 for w, f in get_frequency_dict(lang, wordlist="small").items()}
+
+
+@lru_cache(maxsize=65536)
+def compound_zipf(word: str) -> float:
+    """The Zipf frequency of ``word`` read as a closed compound of two words of a language that
+    writes compounds as one word (``COMPOUND_LANGUAGES``, maybe a linking letter between them),
+    whose last part is more frequent there than in English: the rarer part's, at the best split
+    ("Kinder|zimmer" 4.97); 0 when it splits into no such two words. Surnames split as well
+    ("Zimmer|mann"): the caller tells them apart by its name lists."""
+    w = bare_word(word)
+    best = 0.0
+    english = _zipf_table("en")
+    for lang in COMPOUND_LANGUAGES:
+        table = _zipf_table(lang)
+        for i in range(_PART_CHARS, len(w) - _PART_CHARS + 1):
+            tail = table.get(w[i:], 0.0)
+            if tail <= best or english.get(w[i:], 0.0) >= tail:
+                continue  # the head noun is the language's own word, no English loan ("more")
+            head = w[:i]
+            for link in _LINKS:
+                if head.endswith(link) and len(head) - len(link) >= _PART_CHARS:
+                    h = table.get(head[: len(head) - len(link)], 0.0)
+                    best = max(best, min(h, tail))
+    return best
+
+
+def compound_word(word: str) -> bool:
+    """A long word that splits into two frequent words (``compound_zipf``): "Kinderzimmer",
+    "Fahrradschloss", also "Zimmermann" (a surname: the caller's name lists tell)."""
+    return len(word) >= COMPOUND_CHARS and compound_zipf(word) >= COMPOUND_ZIPF
+
+
 #: ``international``: a word is as frequent in at least this many of the other ``LANGUAGES`` ...
 INTERNATIONAL_LANGUAGES = 3
 #: ... within this many Zipf points of the language it is most frequent in.

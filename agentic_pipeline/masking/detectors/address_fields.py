@@ -47,9 +47,13 @@ def alternation(words: list[str]) -> str:
 _D = address_data()
 REGION_CODES = frozenset(c for codes in _D["region_codes"].values() for c in codes)
 COUNTRY_CODES = frozenset(_D["country_codes"])
+#: A unit: a unit word and its number or letter ("Apt 5", "depto. C", "m. 7"), a floor with an
+#: ordinal sign ("3º B", "2.º Dto."), a floor and its side ("3. th").
 UNIT = (
-    rf"(?:(?:(?:{alternation(_D['unit_words'])})\.?(?:[ \t]*No\.?)?|#)[ \t]*[A-Za-z]?\d[\w-]*"
-    r"|\d{1,2}[ºª°](?:[ \t]*(?:\d{1,2}[ºª°]?|[A-Za-z]{1,4}\.?)(?!\w))?)"
+    rf"(?:(?:(?:{alternation(_D['unit_words'])})\.?(?:[ \t]*No\.?)?|#)[ \t]*"
+    r"(?:[A-Za-z]?\d[\w-]*|[A-Z](?![\w-]))"
+    r"|\d{1,2}\.?[ºª°](?:[ \t]*(?:\d{1,2}[ºª°]?|[A-Za-z]{1,4}\.?)(?!\w))?"
+    rf"|\d{{1,2}}\.[ \t]*(?:{alternation(_D['floor_sides'])})\.?(?!\w))"
 )
 POSTCODE = "|".join(_D["postcodes"])
 WEAK_POSTCODE = "|".join(_D["weak_postcodes"])

@@ -95,6 +95,7 @@ def id_label_re() -> re.Pattern[str]:
         rf"|(?:{_stem_alternation()})(?=\.?[ \t_-]*(?:{idw})))"
         r"(?![^\W_])\.?"  # "Lic.", "Acct."
         rf"(?P<idw>(?:[ \t_-]*(?:{idw}))*)"  # "number", "no.", "#", "ID", a key's "_no"
+        r"(?:[\"'](?=[ \t]*[:=]))?"  # a quoted key of JSON or a Python dict in a text
         # a value glued to its label by a hyphen ("MRN-4471205"): one token, masked whole
         # a colon may end the label's line (a form's "MRN:" above its value); "|" parts a
         # table row's label and value ("| MRN | 00441203 |")
@@ -374,8 +375,12 @@ def label_entity(label: str, ids_first: bool = False) -> str | None:
     words = norm.split()
     for k in range(len(words)):
         # "provider_npi", "patient_mrn", "billing_account_number": a qualifier before the label,
-        # unless it names a thing ("order_reference") or leaves only "id"
-        if k and (THING_WORD_IN.search(" ".join(words[:k])) or words[k:] in (["id"], ["no"])):
+        # unless it names a thing ("order_reference") or leaves only "id" ("guest_id", "Donor
+        # ID": a person's record's id, as the JSON walker reads a bare "id" under "guests")
+        if k and words[k:] in (["id"], ["no"]):  # not "number": "contact number" is a phone
+            person = " ".join(words[:k]) in data_file("labels.yaml")["person_objects"]
+            return "USER_ID" if person else None
+        if k and THING_WORD_IN.search(" ".join(words[:k])):
             break
         et = _label_with_id_words(words[k:])
         if et is not None:

@@ -12,7 +12,10 @@ end) is masked where it stands at a lower score, and after its label ("VIN", "Fa
 A number plate has no check digit and a shape per country; after a vehicle label ("Kennzeichen",
 "Targa", ``VEHICLE_ID`` of ``labels.yaml``), maybe a few words and a colon after it ("Plate of
 the van:"), its groups of capitals and digits are one value ("B MK 4721", "4821 KTR", "KA 05 MX
-2291"), where the id label recognizer's value ends at a space before letters.
+2291"), where the id label recognizer's value ends at a space before letters. In prose, a plate
+a few words after the label, in the same sentence ("the plate on the van read KRT 5528"), is
+masked where it stands (``NEAR_PLATE_SCORE``): in groups or one token of capitals and two digits
+or more, five characters or more, no year or time in it.
 
 Our own code: python-stdnum (2.2) has no VIN module, and the check is a fixed public table.
 """
@@ -35,6 +38,10 @@ SCORE = 0.9
 SHAPE_SCORE = 0.5
 #: A number plate's score: an id after its label (``labels.LABEL_SCORE``).
 PLATE_SCORE = 0.87
+#: A plate a few words after its label: masked where it stands (``labels.NEAR_LABEL_SCORE``).
+NEAR_PLATE_SCORE = 0.6
+#: How many words of the same sentence may stand between a vehicle label and a plate in prose.
+_NEAR_WORDS = 6
 _VALUES = {
     **{str(d): d for d in range(10)},
     **dict(zip("ABCDEFGH", range(1, 9), strict=True)),
@@ -49,19 +56,34 @@ _WEIGHTS = (8, 7, 6, 5, 4, 3, 2, 10, 0, 9, 8, 7, 6, 5, 4, 3, 2)
 _PLATE = re.compile(r"[A-Z0-9]{1,4}(?:[ -][A-Z0-9]{1,5}){1,3}(?![\w-])")
 #: A group of letters this frequent in a main European language is a word ("12 MAY 2024").
 _WORD_ZIPF = 3.0
+#: A time of day in capitals ("9 AM", "10.30 PM"): no plate.
+_TIME = re.compile(r"\d{1,2}(?:[:.]\d\d)?[ -]?[AP]M")
+#: One token of a plate written without groups ("KRT5528", "7TRW204"): capitals and digits.
+_ONE_TOKEN = re.compile(r"[A-Z0-9]{5,8}(?![\w-])")
+#: A word of the sentence between a vehicle label and a plate in prose, maybe with its comma.
+_PROSE_WORD = re.compile(r",?[ \t]+[^\W\d_][\w'’]*,?(?=[ \t])")
+#: What stands between the label or a word and the next word: maybe a comma, then blanks.
+_GAP = re.compile(r",?[ \t]+")
+#: A year (1900-2099) as one group of a value: a model year or a date, no plate's group.
+_YEAR = re.compile(r"(?:19|20)\d\d")
+
+
+def _vehicle_labels() -> str:
+    """The vehicle labels of ``labels.yaml`` as one alternation, longest first."""
+    words = sorted(data_file("labels.yaml")["ids"][ENTITY], key=len, reverse=True)
+    return "|".join(re.escape(w) for w in words)
 
 
 def _plate_labels() -> re.Pattern[str]:
     """A vehicle label, then id words or a few words and a colon, then the separator."""
-    words = sorted(data_file("labels.yaml")["ids"][ENTITY], key=len, reverse=True)
-    label = "|".join(re.escape(w) for w in words)
     return re.compile(
-        rf"(?i:(?<!\w)(?:{label})(?:[ \t]*(?:no\.?|nr\.?|number|#))?"
+        rf"(?i:(?<!\w)(?:{_vehicle_labels()})(?:[ \t]*(?:no\.?|nr\.?|number|#))?"
         r"(?:(?:[ \t]+[^\W\d_]+){1,3}[ \t]*:|[ \t]*[:=#]?))[ \t]*"
     )
 
 
 _PLATE_LABEL = _plate_labels()
+_VEHICLE_LABEL = re.compile(rf"(?i:(?<!\w)(?:{_vehicle_labels()})(?!\w))")
 
 
 def plate_end(text: str, start: int) -> int | None:
@@ -70,8 +92,45 @@ def plate_end(text: str, start: int) -> int | None:
     m = _PLATE.match(text, start)
     if m is None or not (re.search(r"\d", m.group()) and re.search(r"[A-Z]", m.group())):
         return None
+    if _TIME.fullmatch(m.group()):
+        return None
     words = [g for g in re.split(r"[ -]", m.group()) if len(g) >= 3 and g.isalpha()]
     return None if any(zipf(g.lower()) >= _WORD_ZIPF for g in words) else m.end()
+
+
+def _prose_plate(text: str, start: int) -> int | None:
+    """The end of a plate in prose at ``start``: in groups (``plate_end``) or one token, with a
+    letter, two digits or more and five characters or more, and no group that is a year."""
+    end = plate_end(text, start)
+    if end is None:
+        m = _ONE_TOKEN.match(text, start)
+        end = m.end() if m and re.search(r"[A-Z]", m.group()) else None
+    if end is None:
+        return None
+    groups = re.split(r"[ -]", text[start:end])
+    chars = "".join(groups)
+    if len(chars) < 5 or sum(c.isdigit() for c in chars) < 2:
+        return None
+    return None if any(_YEAR.fullmatch(g) for g in groups) else end
+
+
+def near_plates(text: str) -> list[tuple[int, int]]:
+    """Plates up to ``_NEAR_WORDS`` words after a vehicle label in the same sentence ("the plate
+    on the van read KRT 5528", "registered under KRT5528")."""
+    out = []
+    for m in _VEHICLE_LABEL.finditer(text):
+        pos = m.end()
+        for _ in range(_NEAR_WORDS + 1):
+            gap = _GAP.match(text, pos)
+            at = gap.end() if gap else pos
+            if gap and (end := _prose_plate(text, at)) is not None:
+                out.append((at, end))
+                break
+            w = _PROSE_WORD.match(text, pos)
+            if w is None:
+                break
+            pos = w.end()
+    return out
 
 
 #: A 17-character token of the VIN alphabet (upper case, as VINs are written).
@@ -123,8 +182,17 @@ class VinRecognizer(LocalRecognizer):
             for m in _PLATE_LABEL.finditer(text)
             if (end := plate_end(text, m.end())) is not None
         )
-        return [
-            RecognizerResult(ENTITY, m.start(), m.end(), SCORE if is_vin(v) else SHAPE_SCORE)
-            for m in _CANDIDATE.finditer(text)
-            if vin_shape(v := m.group())
-        ] + [RecognizerResult(ENTITY, a, b, PLATE_SCORE) for a, b in plates]
+        labelled = list(dict.fromkeys(plates))
+        return (
+            [
+                RecognizerResult(ENTITY, m.start(), m.end(), SCORE if is_vin(v) else SHAPE_SCORE)
+                for m in _CANDIDATE.finditer(text)
+                if vin_shape(v := m.group())
+            ]
+            + [RecognizerResult(ENTITY, a, b, PLATE_SCORE) for a, b in labelled]
+            + [
+                RecognizerResult(ENTITY, a, b, NEAR_PLATE_SCORE)
+                for a, b in near_plates(text)
+                if not any(x <= a < y for x, y in labelled)
+            ]
+        )

@@ -44,13 +44,14 @@ from agentic_pipeline.masking.pseudonyms import fold_word as fold
 from agentic_pipeline.masking.vocabulary import (
     LANGUAGES,
     STOP_WORDS,
+    compound_word,
     is_city,
     is_place_or_calendar,
     zipf,
 )
 
 #: Bumped whenever a feature changes meaning: a model built on other features is refused.
-FEATURE_VERSION = "12"
+FEATURE_VERSION = "13"
 
 _OTHER_LANGUAGES = tuple(lang for lang in LANGUAGES if lang != "en")
 #: A word in no name list that is vocabulary of another main European language (Zipf bin at least
@@ -276,10 +277,10 @@ class TextFeatures:
             f"ent={ent}|zen={zen}",
             f"ent={ent}|listed={listed}",
         ]
-        # a listed name that is mostly a word; an occupation or a label's word ("Payer", "Nurse")
-        feats += [x for x, on in (("common", common), ("role", is_role(w))) if on]
-        # vocabulary of another main European language that English and the name lists lack
-        # ("Adresse", "Numéro", "Rechnung"): no name, though English has never seen it
+        # a listed name mostly a word; a role ("Payer"); an unlisted compound ("Hundefutter")
+        marks = (("common", common), ("role", is_role(w)), ("compound", compound_word(w)))
+        feats += [x for x, on in marks if on and (x != "compound" or listed == "-")]
+        # another European language's vocabulary that English and the name lists lack ("Adresse")
         feats.append(f"zen={zen}|zfo={zfo}")
         if listed == "-" and zfo != 9 and zfo >= FOREIGN_MIN_ZFO and zfo - zen >= FOREIGN_GAP:
             feats += ["foreign", f"foreign|shape={shape}", f"foreign|ent={ent}"]

@@ -32,6 +32,7 @@ from agentic_pipeline.masking.pseudonyms import fold_word as fold
 from agentic_pipeline.masking.vocabulary import (
     LANGUAGES,
     STOP_WORDS,
+    compound_word,
     international,
     is_city,
     is_place,
@@ -185,10 +186,13 @@ def _name_like(word: str) -> bool:
 
 def vocabulary_word(word: str, alone: bool = False) -> bool:
     """A word that is no name: a stop word of a main European language, a common, place or
-    calendar word, or vocabulary that no name list has. A word ``alone`` in its span that is as
-    frequent in several languages as in its own (``international``: a public figure's surname) is
-    a name here, as spaCy took it; in a phrase it is vocabulary ("Smart Thermostat": loan words)."""
+    calendar word, or vocabulary (or a compound of two words) that no name list has. A word
+    ``alone`` in its span that is as frequent in several languages as in its own
+    (``international``: a public figure's surname) is a name here, as spaCy took it; in a
+    phrase it is vocabulary ("Smart Thermostat": loan words)."""
     if fold(word).strip("'’.-") in european_stop_words() or listed_non_name(word):
+        return True
+    if compound_word(word) and not listed_name(word):  # "Zahnarztpraxis", "Wasserflasche"
         return True
     return not_a_name_word(word, LANGUAGES) and not (alone and international(word))
 
