@@ -3,13 +3,19 @@ false alarm on floats, arithmetic, amounts, timestamps and ids of things, and a 
 only its episode."""
 
 import json
+from collections import defaultdict
 
 import pyarrow as pa
 import pytest
+from conftest import cell_table
 
 from agentic_pipeline.masking import Masker, PIILeakError, mask_steps, scan_for_leaks
+from agentic_pipeline.masking.apply import Partition
+from agentic_pipeline.masking.episode import Episode
+from agentic_pipeline.masking.mask import mask_leaks
 from agentic_pipeline.masking.pseudonyms import TOKEN_HEX_CHARS  # noqa: E402
 from agentic_pipeline.masking.scan.detectors import name_findings
+from agentic_pipeline.masking.scan.leaks import find_leaks
 from agentic_pipeline.schema import STEP_SCHEMA
 
 _PAD = "0" * (TOKEN_HEX_CHARS - 8)  # test tokens: 8 digits written, padded to the width
@@ -148,3 +154,26 @@ def test_a_salutation_to_a_group_or_a_role_is_no_name_and_a_person_after_one_sti
         assert list(name_findings(text)) == [], text
     text = "Dear Mr Pennock, the support team will call you."
     assert [text[a:b] for a, b, *_ in name_findings(text)] == ["Pennock"]
+
+
+def test_the_second_line_reads_objects_inside_a_text_as_the_first_line_does(masker):
+    """A value inside an object written in a text, JSON-escaped ("Jo\\u00eblle"), is found by
+    the final scan decoded and masked by the second line with the token of the decoded value;
+    the text around the object stays byte for byte."""
+    obj = json.dumps({"holder": "Joëlle Skarvander", "tier": "gold"})  # ensure_ascii: escaped
+    cells = [f"HTTP 200 {obj} (cached)", "saved {'holder': 'Joëlle Skarvander'} ok"]
+    table = cell_table(*(("tool", c) for c in cells), episode_id="ep-inner")
+    found = find_leaks(table, {"ep-inner": ["Joëlle Skarvander"]})
+    assert [(leak.row, value) for leak, value in found] == [
+        (0, "Joëlle Skarvander"),
+        (1, "Joëlle Skarvander"),
+    ]
+    fixed, replaced = mask_leaks(
+        table, found, masker, defaultdict(Episode), ["ep-inner"] * 2, Partition(masker)
+    )
+    first, second = fixed.column("content").to_pylist()
+    token = masker.token("Joëlle Skarvander", "PERSON")
+    assert replaced == 2 and token in first and token in second
+    assert first.startswith("HTTP 200 {") and first.endswith("} (cached)")
+    assert "Skarvander" not in first + second and "u00eb" not in first
+    assert not find_leaks(fixed, {"ep-inner": ["Joëlle Skarvander"]})

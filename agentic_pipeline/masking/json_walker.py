@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from functools import lru_cache
 from typing import Any, Protocol
 
@@ -237,6 +238,51 @@ def dump_like(obj: Any, original: str) -> str:
     )
     seps = (",", ":") if compact else (", ", ": ")
     return strict_json_dumps(obj, ensure_ascii=False, separators=seps)
+
+
+def structures_in(text: str) -> tuple[list[str], list[Any]]:
+    """How the masking reads a cell's text: its plain-text parts and the structures it holds.
+    A JSON value or a Python dict's or list's repr is one structure and no text; a text with
+    objects written inside it (``embedded_structures``) is the text around them and them; any
+    other text is itself."""
+    parsed = parse_structure(text) if looks_like_json(text) else None
+    if parsed is not None and isinstance(parsed[1], dict | list):
+        return [], [parsed[1]]
+    inner = embedded_structures(text)
+    return text_pieces(text, inner), [obj for *_, obj in inner]
+
+
+def replace_leaves(obj: Any, replace: Callable[[str], str]) -> Any:
+    """``obj`` with ``replace`` applied to every string leaf and key, and to every number leaf
+    (a number that ``replace`` changes becomes its token, a string)."""
+    if isinstance(obj, dict):
+        return {replace(k): replace_leaves(v, replace) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [replace_leaves(v, replace) for v in obj]
+    if isinstance(obj, str):
+        return replace(obj)
+    if isinstance(obj, int | float) and not isinstance(obj, bool):
+        new = replace(str(obj))
+        return obj if new == str(obj) else new
+    return obj
+
+
+def replace_in_cell(text: str, replace: Callable[[str], str]) -> str:
+    """``text`` with ``replace`` applied where the masking reads it (``structures_in``): leaf by
+    leaf in a JSON value or a Python repr (written back as such when something changed, so a
+    value written with escapes is found decoded), and in the objects inside a text and the text
+    around them."""
+    parsed = parse_structure(text) if looks_like_json(text) else None
+    if parsed is not None and isinstance(parsed[1], dict | list):
+        kind, obj = parsed
+        new = replace_leaves(obj, replace)
+        if new == obj:
+            return text
+        return dump_like(new, text) if kind == "json" else repr(new)
+    inner = embedded_structures(text)
+    pieces = [replace(p) for p in text_pieces(text, inner)]
+    objects = [replace_in_cell(text[a:b], replace) for a, b, *_ in inner]
+    return "".join(x for pair in zip(pieces, [*objects, ""], strict=True) for x in pair)
 
 
 class Visitor(Protocol):

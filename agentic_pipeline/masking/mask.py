@@ -59,12 +59,10 @@ from agentic_pipeline.masking.engine import (
 from agentic_pipeline.masking.episode import Episode
 from agentic_pipeline.masking.json_walker import (
     MAX_DEPTH,
-    JsonError,
-    dump_like,
     embedded_structures,
     looks_like_json,
-    parse_json,
     parse_structure,
+    replace_in_cell,
     text_pieces,
     walk,
 )
@@ -208,19 +206,8 @@ def mask_leaks(
             continue
         rx = compile_values(values)
         tokens: list[tuple[str, str]] = []
-
         replace = partial(_replace_values, rx=rx, values=values, masker=masker, out=tokens)
-        obj = None
-        if looks_like_json(text):  # JSON stays JSON: values (and keys) replaced leaf by leaf
-            try:
-                obj = parse_json(text)
-            except JsonError:
-                obj = None
-        if isinstance(obj, dict | list):
-            new_obj = _replace_leaves(obj, replace)
-            cells[row] = text if new_obj == obj else dump_like(new_obj, text)
-        else:
-            cells[row] = replace(text)
+        cells[row] = replace_in_cell(text, replace)
         for et, token in tokens:
             mp.record(row, col, et, SECOND_LINE, 1.0, token)
         replaced += len(tokens)
@@ -251,21 +238,6 @@ def _replace_values(
         out.append((et, token))
         part = part[:a] + token + part[b:]
     return part
-
-
-def _replace_leaves(obj: Any, replace: Any) -> Any:
-    """``obj`` with ``replace`` applied to every string leaf and key, and to every number leaf
-    (a number that ``replace`` changes becomes its token, a string)."""
-    if isinstance(obj, dict):
-        return {replace(k): _replace_leaves(v, replace) for k, v in obj.items()}
-    if isinstance(obj, list):
-        return [_replace_leaves(v, replace) for v in obj]
-    if isinstance(obj, str):
-        return replace(obj)
-    if isinstance(obj, int | float) and not isinstance(obj, bool):
-        new = replace(str(obj))
-        return obj if new == str(obj) else new
-    return obj
 
 
 #: An answer longer than this is no reply to one question.

@@ -169,7 +169,9 @@ COMPOUND_CHARS = 8
 
 @lru_cache(maxsize=len(COMPOUND_LANGUAGES) + 1)
 def _zipf_table(lang: str) -> dict[str, float]:
-    """Zipf frequency of every word of wordfreq's small list of ``lang`` (Zipf 3 and more)."""
+    """Zipf frequency of every word of wordfreq's small list of ``lang`` (Zipf 3 and more), for
+    the split loop of ``compound_zipf``: exact parts looked up by the thousand, where ``zipf``
+    reads one word as written (wordfreq tokenizes it and rounds)."""
     import math
 
     from wordfreq import get_frequency_dict

@@ -278,8 +278,8 @@ class TextFeatures:
             f"ent={ent}|listed={listed}",
         ]
         # a listed name mostly a word; a role ("Payer"); an unlisted compound ("Hundefutter")
-        marks = (("common", common), ("role", is_role(w)), ("compound", compound_word(w)))
-        feats += [x for x, on in marks if on and (x != "compound" or listed == "-")]
+        marks = (("common", common), ("role", is_role(w)), ("compound", listed == "-"))
+        feats += [x for x, on in marks if on and (x != "compound" or compound_word(w))]
         # another European language's vocabulary that English and the name lists lack ("Adresse")
         feats.append(f"zen={zen}|zfo={zfo}")
         if listed == "-" and zfo != 9 and zfo >= FOREIGN_MIN_ZFO and zfo - zen >= FOREIGN_GAP:

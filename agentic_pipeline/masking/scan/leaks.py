@@ -17,7 +17,7 @@ from typing import Any
 import pyarrow as pa
 
 from agentic_pipeline.jsonutil import json_leaves
-from agentic_pipeline.masking.json_walker import JsonError, looks_like_json, parse_json
+from agentic_pipeline.masking.json_walker import structures_in
 from agentic_pipeline.masking.pseudonyms import TOKEN_RE, value_hash
 from agentic_pipeline.masking.scan.detectors import card_findings, independent_findings
 from agentic_pipeline.masking.text_view import text_view
@@ -97,17 +97,15 @@ def string_columns(table: Any) -> list[str]:
 
 
 def _json_leaves(text: str) -> tuple[list[str], list[int]] | None:
-    """For a JSON cell, its string values and keys, and its integers (floats are left out: a
-    float artefact such as ``113.71000000000004`` is not a card); ``None`` for other text."""
-    if not looks_like_json(text):
+    """For a cell the masking reads as structures (``structures_in``: a JSON value, a Python
+    repr, objects inside a text), the text around them and their string values and keys,
+    decoded, and their integers (floats are left out: a float artefact such as
+    ``113.71000000000004`` is not a card); ``None`` for plain text."""
+    strings, objects = structures_in(text)
+    if not objects:
         return None
-    try:
-        obj = parse_json(text)
-    except JsonError:
-        return None
-    strings: list[str] = []
     ints: list[int] = []
-    stack = [obj]
+    stack = list(objects)
     while stack:
         node = stack.pop()
         if isinstance(node, dict):
@@ -123,20 +121,16 @@ def _json_leaves(text: str) -> tuple[list[str], list[int]] | None:
 
 
 def _json_values_text(text: str) -> str:
-    """For a JSON cell, its values only: keys are schema, not data (a customer surnamed "Case"
-    must not make the key ``"case"`` a leak). Other text is returned as it is."""
-    if not looks_like_json(text):
-        return text
-    try:
-        obj = parse_json(text)
-    except JsonError:
-        return text
-    return "\n".join(str(leaf) for leaf in json_leaves(obj))
+    """A cell's text around its structures (``structures_in``) and their values, decoded: keys
+    are schema, not data (a customer surnamed "Case" must not make the key ``"case"`` a leak).
+    Plain text is returned as it is."""
+    pieces, objects = structures_in(text)
+    return "\n".join([*pieces, *(str(leaf) for leaf in json_leaves(objects))])
 
 
 def independent_leaks(text: str) -> list[tuple[str, str, str]]:
     """``(entity_type, detector, value)`` found by the scan's own detectors in one cell's text
-    (tokens already blanked): JSON cells leaf by leaf, keys included."""
+    (tokens already blanked): cells read as structures leaf by leaf, keys included."""
     leaves = _json_leaves(text)
     found: list[tuple[str, str, str]] = []
     if leaves is None:
