@@ -265,6 +265,9 @@ def test_vins_by_their_check_digit(masker):
         ("his registration, if I recall, was LM07 XZP", "LM07 XZP"),
         ("Das Kennzeichen des Transporters lautet HH-QX 402.", "HH-QX 402"),
         ("a licence plate ending in PRX8814 was seen", "PRX8814"),
+        ("the van with plates 4TWQ871 stood outside", "4TWQ871"),
+        ("tag number 9MZR304 on the pickup", "9MZR304"),
+        ("numer rejestracyjny KR 7731C", "KR 7731C"),
     ],
 )
 def test_a_number_plate_after_its_label_is_one_value(text, plate):

@@ -270,6 +270,28 @@ def test_generic_id_labels_and_ticket_ids(masker):
     assert "booking (ID: QW7TRZ)" in out and "parcel [ID: 5512093]" in out
 
 
+def test_labels_of_students_staff_and_customers_and_glued_german_stems(masker):
+    """Role labels in English and European languages, and the stem of a one-word German or
+    Dutch label glued to its id word ("Kundennummer") before any id word ("Kunden-Nr.")."""
+    from agentic_pipeline.masking.detectors.label_lists import stem_labels
+
+    assert stem_labels()["kunden"] == "USER_ID" and stem_labels()["matrikel"] == "USER_ID"
+    assert "pass" not in stem_labels()  # "Passnummer": "pass" is an English word
+    cells = [
+        "Your enrolment number is QX-41, keep it.",
+        "learner number QX-42 on the form",
+        "customer reference QX-43 needs a callback",
+        "numéro de salarié : QX-44",
+        "Kunden-Nr. QX-45, bitte angeben",
+        "Matrikel-Nr.: QX-46",
+        json.dumps({"kunden_nr": "QX-47", "ort": "Rostock"}),
+    ]
+    outs = _masked(masker, *(("user", c) for c in cells))
+    for i, out in enumerate(outs):
+        assert f"QX-4{i + 1}" not in out, out
+    assert "Rostock" in outs[-1]
+
+
 def test_ids_a_few_words_after_their_label_and_in_answers(masker):
     prose, ending, thing, qa, handle = _masked(
         masker,

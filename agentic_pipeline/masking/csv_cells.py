@@ -5,12 +5,8 @@ from __future__ import annotations
 
 from agentic_pipeline.masking.delimited import header_candidates, header_like
 from agentic_pipeline.masking.detectors.bare_numbers import thing_key
-from agentic_pipeline.masking.detectors.labels import (
-    handle_value_ok,
-    id_labels,
-    id_value_ok,
-    label_entity,
-)
+from agentic_pipeline.masking.detectors.label_lists import id_labels
+from agentic_pipeline.masking.detectors.labels import handle_value_ok, id_value_ok, label_entity
 from agentic_pipeline.masking.episode import PROPAGATE
 from agentic_pipeline.masking.json_walker import key_entity
 from agentic_pipeline.masking.pseudonyms import TOKEN_RE

@@ -15,3 +15,10 @@ def data_file(name: str) -> dict[str, Any]:
     """The parsed YAML data file ``name`` of this package, read once per process."""
     text = resources.files(__package__).joinpath(name).read_text(encoding="utf-8")
     return yaml.safe_load(text)
+
+
+@cache
+def word_set(file: str, name: str) -> frozenset[str]:
+    """The word list ``name`` of the data file ``file`` as a set, built once (for lists asked
+    of every key or JSON object)."""
+    return frozenset(data_file(file)[name])

@@ -26,7 +26,7 @@ from functools import lru_cache
 from presidio_analyzer import LocalRecognizer, RecognizerResult
 from presidio_analyzer.nlp_engine import NlpArtifacts
 
-from agentic_pipeline.masking.detectors.data_files import data_file
+from agentic_pipeline.masking.detectors.data_files import word_set
 from agentic_pipeline.masking.detectors.id_shapes import (  # noqa: F401  (public here too)
     UNIT_AFTER,
     handle_value_ok,
@@ -34,6 +34,16 @@ from agentic_pipeline.masking.detectors.id_shapes import (  # noqa: F401  (publi
     is_date,
 )
 from agentic_pipeline.masking.detectors.key_rules import key_entity, normalize_key  # noqa: F401
+from agentic_pipeline.masking.detectors.label_lists import (
+    handle_alternation,
+    id_labels,
+    id_word_set,
+    id_words,
+    label_alternation,
+    person_labels,
+    stem_alternation,
+    stem_labels,
+)
 from agentic_pipeline.masking.detectors.things import THING_WORD_BEFORE, THING_WORD_IN
 from agentic_pipeline.masking.vocabulary import STOP_WORDS, is_vocabulary
 
@@ -47,39 +57,6 @@ LABEL_SCORE = 0.87
 NEAR_LABEL_SCORE = 0.6
 
 
-def _phrase(label: str) -> str:
-    """Regex of a label phrase: words separated by spaces, underscores or hyphens."""
-    words = [re.escape(w) for w in re.split(r"[\s_-]+", label.strip()) if w]
-    return r"[\s_-]+".join(words)
-
-
-@lru_cache(maxsize=1)
-def id_labels() -> dict[str, str]:
-    """Folded label phrase -> entity type (longest phrases are matched first)."""
-    return {
-        " ".join(re.split(r"[\s_-]+", label.lower())): et
-        for et, labels in data_file("labels.yaml")["ids"].items()
-        for label in labels
-    }
-
-
-@lru_cache(maxsize=1)
-def person_labels() -> frozenset[str]:
-    """Folded labels whose value is masked as a person: ``person`` of ``labels.yaml`` but those
-    whose value is a company, a team or a place as often (``person_shared``)."""
-    data = data_file("labels.yaml")
-    shared = set(data["person_shared"])
-    return frozenset(
-        " ".join(re.split(r"[\s_-]+", x.lower())) for x in data["person"] if x not in shared
-    )
-
-
-@lru_cache(maxsize=1)
-def _id_words() -> str:
-    words = sorted({w.lower() for w in data_file("labels.yaml")["id_words"]}, key=len, reverse=True)
-    return "|".join(re.escape(w) + (r"(?!\w)" if w[-1].isalnum() else "") for w in words)
-
-
 #: "is" between a label and its value, in English and the main European languages ("Steuer-ID
 #: ist …", "mi NIF es …", "le numéro est …", "codice fiscale è …", "numer PESEL jest …").
 _COPULA = r"\b(?:is|was|ist|lautet|war|est|était|es|era|è|jest)\b"
@@ -88,11 +65,11 @@ _COPULA = r"\b(?:is|was|ist|lautet|war|est|était|es|era|è|jest)\b"
 @lru_cache(maxsize=1)
 def id_label_re() -> re.Pattern[str]:
     """``label [id words] [:|#|=|is] value``; group ``label`` and group ``value``."""
-    idw = _id_words()
+    idw = id_words()
     return re.compile(
-        rf"(?i)(?<![\w@.])(?P<label>{_label_alternation()}"
+        rf"(?i)(?<![\w@.])(?P<label>{label_alternation()}"
         # a stem of a label ("staff" of "staff number") counts only before an id word
-        rf"|(?:{_stem_alternation()})(?=\.?[ \t_-]*(?:{idw})))"
+        rf"|(?:{stem_alternation()})(?=\.?[ \t_-]*(?:{idw})))"
         r"(?![^\W_])\.?"  # "Lic.", "Acct."
         rf"(?P<idw>(?:[ \t_-]*(?:{idw}))*)"  # "number", "no.", "#", "ID", a key's "_no"
         r"(?:[\"'](?=[ \t]*[:=]))?"  # a quoted key of JSON or a Python dict in a text
@@ -115,7 +92,7 @@ _LETTERS = re.compile(r"[^\W\d_]+")
 
 @lru_cache(maxsize=1)
 def _label_first_words() -> frozenset[str]:
-    return frozenset(_LETTERS.match(label).group() for label in id_labels())
+    return frozenset(_LETTERS.match(label).group() for label in [*id_labels(), *stem_labels()])
 
 
 def _label_starts(text: str) -> list[int]:
@@ -147,52 +124,14 @@ def _label_finditer(rx: re.Pattern[str], text: str) -> Iterator[re.Match[str]]:
 
 
 @lru_cache(maxsize=1)
-def _label_alternation() -> str:
-    """The id labels as one regex alternation, longest first."""
-    return "|".join(_phrase(x) for x in sorted(id_labels(), key=len, reverse=True))
-
-
-@lru_cache(maxsize=1)
-def stem_labels() -> dict[str, str]:
-    """Stems of the labels that end with an id word ("staff" of "staff number", "record" of
-    "record no", "hospital" of "hospital number") -> the label's type: a stem followed by any id
-    word is that label ("Staff no.", "Record #", "Hospital ID"); alone it is no label."""
-    idw = _id_word_set()
-    excluded = frozenset(data_file("labels.yaml")["not_stems"])
-    out: dict[str, str] = {}
-    for label, et in id_labels().items():
-        words = label.split()
-        while len(words) > 1 and words[-1].rstrip(".") in idw:
-            words = words[:-1]
-            stem = " ".join(words)
-            if stem not in id_labels() and stem not in idw and stem not in excluded:
-                out.setdefault(stem, et)
-    return out
-
-
-@lru_cache(maxsize=1)
-def _stem_alternation() -> str:
-    """The label stems (``stem_labels``) as one regex alternation, longest first."""
-    return "|".join(_phrase(x) for x in sorted(stem_labels(), key=len, reverse=True))
-
-
-@lru_cache(maxsize=1)
-def _handle_alternation() -> str:
-    """The login-name labels (``handles``) as one regex alternation, longest first."""
-    return "|".join(
-        _phrase(x) for x in sorted(data_file("labels.yaml")["handles"], key=len, reverse=True)
-    )
-
-
-@lru_cache(maxsize=1)
 def near_label_re() -> re.Pattern[str]:
     """An id a few words after its label, in one clause ("account details like 30120045",
     "the card number ending in *4471"): ``label``, ``gap`` (up to four words without digits)
     and ``value`` (five digits in a row, or four among letters and hyphens), or ``tail`` (the
     last digits after "ending in")."""
     return re.compile(
-        rf"(?i)(?<![\w@.])(?P<label>{_label_alternation()})(?!\w)"
-        rf"(?:[ \t]*(?:{_id_words()}))*"
+        rf"(?i)(?<![\w@.])(?P<label>{label_alternation()})(?!\w)"
+        rf"(?:[ \t]*(?:{id_words()}))*"
         r"(?P<gap>(?:[ \t,]+[^\W\d][^\W\d'’-]*){1,4}?)[ \t,:]+"
         r"(?:(?P<ending>(?<=ending in )|(?<=ending with )|(?<=ends in )|(?<=ends with ))"
         r"[*xX•·.\- ]{0,12}(?P<tail>\d{2,6})(?!\d)"
@@ -206,7 +145,7 @@ def near_label_re() -> re.Pattern[str]:
 def handle_labels_re() -> re.Pattern[str]:
     """A login name after its label ("my username is quietfern77", "Login: r.okafor")."""
     return re.compile(
-        rf"(?i)(?<![\w@.])(?P<label>{_handle_alternation()})(?!\w)"
+        rf"(?i)(?<![\w@.])(?P<label>{handle_alternation()})(?!\w)"
         r"[ \t]*(?P<sep>[:=]|[–-](?=[ \t])|\bis\b|\bwas\b)?[ \t]*"
         r"(?:\bis\b[ \t]*)?[@'\"“‘(]?(?P<value>\w[\w.@+-]{1,38}\w)"
     )
@@ -216,7 +155,7 @@ def handle_labels_re() -> re.Pattern[str]:
 def question_label_re() -> re.Pattern[str]:
     """Any id or login label, alone (in a question asking for it)."""
     return re.compile(
-        rf"(?i)(?<![\w@.])(?:(?P<handle>{_handle_alternation()})|(?P<label>{_label_alternation()}))(?!\w)"
+        rf"(?i)(?<![\w@.])(?:(?P<handle>{handle_alternation()})|(?P<label>{label_alternation()}))(?!\w)"
     )
 
 
@@ -378,7 +317,7 @@ def label_entity(label: str, ids_first: bool = False) -> str | None:
         # unless it names a thing ("order_reference") or leaves only "id" ("guest_id", "Donor
         # ID": a person's record's id, as the JSON walker reads a bare "id" under "guests")
         if k and words[k:] in (["id"], ["no"]):  # not "number": "contact number" is a phone
-            person = " ".join(words[:k]) in data_file("labels.yaml")["person_objects"]
+            person = " ".join(words[:k]) in word_set("labels.yaml", "person_objects")
             return "USER_ID" if person else None
         if k and THING_WORD_IN.search(" ".join(words[:k])):
             break
@@ -400,7 +339,7 @@ def ends_with_id_label(text: str) -> bool:
     if m is None:
         return False
     words = m.group().split()
-    idw = _id_word_set()
+    idw = id_word_set()
     while len(words) > 1 and words[-1].lower().rstrip(".") in idw:
         words.pop()  # "order no", "SKU number"
     for k in range(len(words)):
@@ -412,15 +351,10 @@ def ends_with_id_label(text: str) -> bool:
     return False
 
 
-@lru_cache(maxsize=1)
-def _id_word_set() -> frozenset[str]:
-    return frozenset(w.lower().rstrip(".") for w in data_file("labels.yaml")["id_words"])
-
-
 def _label_with_id_words(words: list[str]) -> str | None:
     """The id type of a label phrase optionally followed by id words ("policy no", "member id")."""
     ids = id_labels()
-    idw = _id_word_set()
+    idw = id_word_set()
     while words:
         et = ids.get(" ".join(words))
         if et is not None:

@@ -74,7 +74,7 @@ OWN_TYPES = (
 def masked_types() -> tuple[str, ...]:
     """Every type masking replaces in free text: the predefined recognizers' personal types,
     our detectors' and the id labels' types, sorted."""
-    from agentic_pipeline.masking.detectors.labels import id_labels
+    from agentic_pipeline.masking.detectors.label_lists import id_labels
 
     return tuple(sorted(set(predefined_types()) | set(OWN_TYPES) | set(id_labels().values())))
 

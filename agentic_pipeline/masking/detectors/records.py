@@ -5,9 +5,7 @@ product's; and whether an object holds a product's options. The words are data (
 
 from __future__ import annotations
 
-from functools import cache
-
-from agentic_pipeline.masking.detectors.data_files import data_file
+from agentic_pipeline.masking.detectors.data_files import word_set
 from agentic_pipeline.masking.detectors.key_rules import key_entity, normalize_key
 from agentic_pipeline.masking.detectors.labels import GENERIC_LABELS, label_entity
 
@@ -15,11 +13,9 @@ from agentic_pipeline.masking.detectors.labels import GENERIC_LABELS, label_enti
 _PERSON_FIELD_TYPES = frozenset({"PERSON", "EMAIL_ADDRESS", "PHONE_NUMBER", "DATE_OF_BIRTH"})
 
 
-@cache
 def _words(name: str) -> frozenset[str]:
-    """The word list ``name`` of ``labels.yaml`` as a set, built once (it is asked of every JSON
-    object the walker meets)."""
-    return frozenset(data_file("labels.yaml")[name])
+    """The word list ``name`` of ``labels.yaml`` as a set."""
+    return word_set("labels.yaml", name)
 
 
 def generic_id_of_a_person(parent_key: str | None, keys: list[str]) -> bool:

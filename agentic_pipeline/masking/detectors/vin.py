@@ -28,6 +28,7 @@ from presidio_analyzer import LocalRecognizer, RecognizerResult
 from presidio_analyzer.nlp_engine import NlpArtifacts
 
 from agentic_pipeline.masking.detectors.data_files import data_file
+from agentic_pipeline.masking.detectors.label_lists import id_words
 from agentic_pipeline.masking.vocabulary import zipf
 
 ENTITY = "VEHICLE_ID"
@@ -71,19 +72,17 @@ _YEAR = re.compile(r"(?:19|20)\d\d")
 def _vehicle_labels() -> str:
     """The vehicle labels of ``labels.yaml`` as one alternation, longest first."""
     words = sorted(data_file("labels.yaml")["ids"][ENTITY], key=len, reverse=True)
-    return "|".join(re.escape(w) for w in words)
+    return rf"(?<!\w)(?:{'|'.join(re.escape(w) for w in words)})"
 
 
-def _plate_labels() -> re.Pattern[str]:
-    """A vehicle label, then id words or a few words and a colon, then the separator."""
-    return re.compile(
-        rf"(?i:(?<!\w)(?:{_vehicle_labels()})(?:[ \t]*(?:no\.?|nr\.?|number|#))?"
-        r"(?:(?:[ \t]+[^\W\d_]+){1,3}[ \t]*:|[ \t]*[:=#]?))[ \t]*"
-    )
-
-
-_PLATE_LABEL = _plate_labels()
-_VEHICLE_LABEL = re.compile(rf"(?i:(?<!\w)(?:{_vehicle_labels()})(?!\w))")
+#: A vehicle label, then id words (``labels.yaml``) or a few words and a colon, then the
+#: separator: a plate's value follows.
+_PLATE_LABEL = re.compile(
+    rf"(?i:{_vehicle_labels()}(?:[ \t]*(?:{id_words()}|#))?"
+    r"(?:(?:[ \t]+[^\W\d_]+){1,3}[ \t]*:|[ \t]*[:=#]?))[ \t]*"
+)
+#: A vehicle label as a word of a sentence: a plate may follow a few words on.
+_VEHICLE_LABEL = re.compile(rf"(?i:{_vehicle_labels()}(?!\w))")
 
 
 def plate_end(text: str, start: int) -> int | None:

@@ -10,7 +10,7 @@ import bisect
 import re
 from functools import lru_cache
 
-from agentic_pipeline.masking.detectors.labels import id_labels
+from agentic_pipeline.masking.detectors.label_lists import id_labels
 from agentic_pipeline.masking.names.features import (
     HAS_DIGIT,
     TextFeatures,

@@ -1,0 +1,102 @@
+"""The label word lists of ``labels.yaml`` as the label detectors read them: id labels and their
+types, person labels, id words, the stems of labels that end with an id word, and each as one
+regex alternation (longest first)."""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from agentic_pipeline.masking.detectors.data_files import data_file
+from agentic_pipeline.masking.vocabulary import zipf
+
+
+def label_phrase(label: str) -> str:
+    """Regex of a label phrase: words separated by spaces, underscores or hyphens."""
+    words = [re.escape(w) for w in re.split(r"[\s_-]+", label.strip()) if w]
+    return r"[\s_-]+".join(words)
+
+
+@lru_cache(maxsize=1)
+def id_labels() -> dict[str, str]:
+    """Folded label phrase -> entity type (longest phrases are matched first)."""
+    return {
+        " ".join(re.split(r"[\s_-]+", label.lower())): et
+        for et, labels in data_file("labels.yaml")["ids"].items()
+        for label in labels
+    }
+
+
+@lru_cache(maxsize=1)
+def person_labels() -> frozenset[str]:
+    """Folded labels whose value is masked as a person: ``person`` of ``labels.yaml`` but those
+    whose value is a company, a team or a place as often (``person_shared``)."""
+    data = data_file("labels.yaml")
+    shared = set(data["person_shared"])
+    return frozenset(
+        " ".join(re.split(r"[\s_-]+", x.lower())) for x in data["person"] if x not in shared
+    )
+
+
+@lru_cache(maxsize=1)
+def id_words() -> str:
+    """The id words of ``labels.yaml`` ("number", "no.", "nr", "n°") as one alternation."""
+    words = sorted({w.lower() for w in data_file("labels.yaml")["id_words"]}, key=len, reverse=True)
+    return "|".join(re.escape(w) + (r"(?!\w)" if w[-1].isalnum() else "") for w in words)
+
+
+@lru_cache(maxsize=1)
+def label_alternation() -> str:
+    """The id labels as one regex alternation, longest first."""
+    return "|".join(label_phrase(x) for x in sorted(id_labels(), key=len, reverse=True))
+
+
+#: Letters of an id word glued to the end of a one-word label ("nummer"), and of its stem.
+_GLUED_ID_WORD_CHARS = 4
+#: A glued stem this frequent in English is read as the English word ("Pass ID", "Fall no.").
+_ENGLISH_STEM_ZIPF = 3.0
+
+
+@lru_cache(maxsize=1)
+def stem_labels() -> dict[str, str]:
+    """Stems of the labels that end with an id word ("staff" of "staff number", "record" of
+    "record no", "hospital" of "hospital number"), or with one glued to them as German and Dutch
+    write it ("kunden" of "kundennummer") -> the label's type: a stem followed by any id word is
+    that label ("Staff no.", "Record #", "Hospital ID", "Kunden-Nr."); alone it is no label."""
+    idw = id_word_set()
+    excluded = frozenset(data_file("labels.yaml")["not_stems"])
+    glued = [w for w in idw if w.isalpha() and len(w) >= _GLUED_ID_WORD_CHARS]
+    out: dict[str, str] = {}
+    for label, et in id_labels().items():
+        words = label.split()
+        if len(words) == 1:
+            stem = next((label[: -len(w)] for w in glued if label.endswith(w)), "")
+            if len(stem) >= _GLUED_ID_WORD_CHARS and stem not in excluded | id_labels().keys():
+                if zipf(stem, ("en",)) < _ENGLISH_STEM_ZIPF:  # "pass", "fall": English words
+                    out.setdefault(stem, et)
+        while len(words) > 1 and words[-1].rstrip(".") in idw:
+            words = words[:-1]
+            stem = " ".join(words)
+            if stem not in id_labels() and stem not in idw and stem not in excluded:
+                out.setdefault(stem, et)
+    return out
+
+
+@lru_cache(maxsize=1)
+def stem_alternation() -> str:
+    """The label stems (``stem_labels``) as one regex alternation, longest first."""
+    return "|".join(label_phrase(x) for x in sorted(stem_labels(), key=len, reverse=True))
+
+
+@lru_cache(maxsize=1)
+def handle_alternation() -> str:
+    """The login-name labels (``handles``) as one regex alternation, longest first."""
+    return "|".join(
+        label_phrase(x) for x in sorted(data_file("labels.yaml")["handles"], key=len, reverse=True)
+    )
+
+
+@lru_cache(maxsize=1)
+def id_word_set() -> frozenset[str]:
+    """The id words of ``labels.yaml``, folded, without their full stops."""
+    return frozenset(w.lower().rstrip(".") for w in data_file("labels.yaml")["id_words"])
