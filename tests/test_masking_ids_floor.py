@@ -324,6 +324,19 @@ def test_a_csv_column_of_a_things_ids_stays_and_a_personal_one_goes(masker):
     assert "55120934" in out and "77104482" not in out, out
 
 
+def test_a_markdown_tables_columns_are_read_as_a_csvs(masker):
+    """A Markdown table (as agents write replies) is a table: its outer bars and rule line are
+    no cells, and an id column's cells are masked row by row; a thing's column stays."""
+    table = (
+        "Here are the records:\n\n"
+        "| Ward | Patient ID | Order ID |\n|:---|---:|---|\n"
+        "| B2 | QT-77104 | 55120934 |\n| C1 | QT-77105 | 55120935 |\n"
+    )
+    (out,) = masked_cells(masker, ("assistant", table))
+    assert "QT-77104" not in out and "QT-77105" not in out, out
+    assert "| B2 |" in out and "55120934" in out and "|:---|---:|---|" in out
+
+
 def test_a_checksum_that_holds_inside_a_longer_code_is_no_id(masker):
     # eleven digits inside a parcel code can pass a national id's checksum by chance
     code = "1Z8V2K590318827746"

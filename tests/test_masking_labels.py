@@ -326,6 +326,10 @@ def test_a_bare_id_key_is_a_persons_only_in_a_persons_record(masker):
                     "customer": {"id": "cu-4471209", "tier": "gold"},
                     "payment_methods": {"card_x": {"id": "pm_5512093", "brand": "visa"}},
                     "contact": [{"id": "881209", "email": "fern.walker@example.org"}],
+                    # a bare id word ("number", "no") too, and only in a person's record
+                    "member": {"no": "QT-7730", "since": 2019},
+                    "tenant": {"number": "QT-7731"},
+                    "parcel": {"number": "QT-7732", "weight_kg": 2},
                 }
             ),
         ),
@@ -334,6 +338,9 @@ def test_a_bare_id_key_is_a_persons_only_in_a_persons_record(masker):
     assert data["customer"]["id"].startswith("<USER_ID_")
     assert data["contact"][0]["id"].startswith("<USER_ID_")
     assert data["payment_methods"]["card_x"]["id"] == "pm_5512093"
+    assert data["member"]["no"].startswith("<USER_ID_") and data["member"]["since"] == 2019
+    assert data["tenant"]["number"].startswith("<USER_ID_")
+    assert data["parcel"]["number"] == "QT-7732"
 
 
 def test_a_persons_record_word_and_an_id_word_as_a_key_beside_a_things_fields(masker):

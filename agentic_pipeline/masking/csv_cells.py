@@ -3,7 +3,7 @@ whose column header names personal data, and the columns that hold things' ids."
 
 from __future__ import annotations
 
-from agentic_pipeline.masking.delimited import header_candidates, header_like
+from agentic_pipeline.masking.delimited import header_candidates, header_like, markdown_rows
 from agentic_pipeline.masking.detectors.bare_numbers import thing_key
 from agentic_pipeline.masking.detectors.label_lists import id_labels
 from agentic_pipeline.masking.detectors.labels import handle_value_ok, id_value_ok, label_entity
@@ -30,8 +30,9 @@ def thing_values(table: tuple[list[str], list[list[str]]]) -> set[str]:
 
 def csv_table(text: str) -> tuple[list[str], list[list[str]]] | None:
     """(header, rows) of CSV-like text (a header line, maybe under a title line or two, and rows,
-    most as long as the header, in one of ``DELIMITERS``), or None. Fields are counted as ``csv``
-    reads them: a quoted cell may hold the delimiter ("12 Oak Row, Springfield")."""
+    most as long as the header, in one of ``DELIMITERS``; a Markdown table too), or None. Fields
+    are counted as ``csv`` reads them: a quoted cell may hold the delimiter ("12 Oak Row,
+    Springfield")."""
     import csv
 
     lines = [ln for ln in text.splitlines() if ln.strip()]
@@ -39,6 +40,9 @@ def csv_table(text: str) -> tuple[list[str], list[list[str]]] | None:
         return None
     for skip, delim in header_candidates(lines):
         rows = list(csv.reader(lines[skip:], delimiter=delim))
+        rows = markdown_rows(rows) if delim == "|" else rows
+        if len(rows) < 2:
+            continue
         n = len(rows[0])
         if not header_like(rows[0]):
             continue

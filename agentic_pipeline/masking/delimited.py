@@ -4,18 +4,39 @@ line looks like. One test for the masking's table readers (``csv_cells``, the ad
 
 from __future__ import annotations
 
+import re
+
 #: The delimiters of CSV-like text, tried in this order.
 DELIMITERS = (",", "\t", ";", "|")
 #: Most words of a header cell ("Account Holder Name"); a longer cell is a sentence.
 HEADER_CELL_WORDS = 5
 
 
+def inner_cells(cells: list[str]) -> list[str]:
+    """``cells`` without the empty first and last ones that a Markdown table's outer bars make
+    ("| MRN | Ward |")."""
+    if len(cells) > 2 and not cells[0].strip() and not cells[-1].strip():
+        return cells[1:-1]
+    return cells
+
+
+#: A cell of a Markdown table's rule line ("---", ":--:").
+_RULE_CELL = re.compile(r"\s*:?-{3,}:?\s*")
+
+
+def markdown_rows(rows: list[list[str]]) -> list[list[str]]:
+    """Rows split on "|" as a Markdown table writes them: their ``inner_cells``, without the
+    table's rule line ("|---|:--:|")."""
+    rows = [inner_cells(row) for row in rows]
+    return [row for row in rows if not all(_RULE_CELL.fullmatch(c) for c in row)]
+
+
 def header_like(cells: list[str]) -> bool:
-    """The cells of a first line read as a table's header: every cell but the first (an index
-    column may have none) holds a word, and none more than ``HEADER_CELL_WORDS`` words. A
-    letter's salutation ("Dear Hiring Manager,") or a sentence with commas is no header, though
-    the lines after it hold as many commas."""
-    words = [len(c.split()) for c in cells]
+    """The cells of a first line read as a table's header (a Markdown table's too: its
+    ``inner_cells``): every cell but the first (an index column may have none) holds a word, and
+    none more than ``HEADER_CELL_WORDS`` words. A letter's salutation ("Dear Hiring Manager,") or
+    a sentence with commas is no header, though the lines after it hold as many commas."""
+    words = [len(c.split()) for c in inner_cells(cells)]
     return all(words[1:]) and max(words, default=0) <= HEADER_CELL_WORDS
 
 

@@ -24,6 +24,7 @@ from typing import Any, Protocol
 from agentic_pipeline.jsonutil import strict_json_dumps
 from agentic_pipeline.masking.detectors.addresses import address_part, is_address_object
 from agentic_pipeline.masking.detectors.bare_numbers import bare_number_entity
+from agentic_pipeline.masking.detectors.label_lists import id_word_set
 from agentic_pipeline.masking.detectors.labels import (  # noqa: F401  (key_entity: public here)
     GENERIC_LABELS,
     id_value_ok,
@@ -102,6 +103,12 @@ def label_id(key: str, value: Any) -> str | None:
     if not values or any(isinstance(v, dict | list | bool) or v is None for v in values):
         return None
     return et if all(id_value_ok(str(v)) for v in values) else None
+
+
+def _bare_id_word(key: str, value: Any) -> bool:
+    """A key that is an id word alone ("number", "no", "nr") over a scalar of an id's shape."""
+    scalar = isinstance(value, str | int) and not isinstance(value, bool)
+    return normalize_key(key) in id_word_set() and scalar and id_value_ok(str(value))
 
 
 _LAST_KEY = re.compile(
@@ -339,10 +346,13 @@ def walk(
                 product = getattr(visitor, "product_name", None)
                 if ent is None and product and product_record(key, keys):
                     product(v)  # a product's name, wherever the episode writes it
-            if ent is not None and isinstance(k, str) and normalize_key(k) in GENERIC_LABELS:
+            generic = isinstance(k, str) and normalize_key(k) in GENERIC_LABELS
+            # a bare id word of a person's record ({"customer": {"number": ...}}) is that id
+            id_word = ent is None and isinstance(k, str) and _bare_id_word(k, v)
+            if (ent is not None and generic) or id_word:
                 if person is None:
                     person = generic_id_of_a_person(key, [str(x) for x in obj])
-                ent = ent if person else None
+                ent = (ent or "USER_ID") if person else None
             if ent is None and address and address_part(str(k)) in _ADDRESS_PARTS:
                 ent = "LOCATION"
             if option is not None:  # "material": "glass" of a product's options
