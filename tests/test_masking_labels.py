@@ -292,6 +292,22 @@ def test_labels_of_students_staff_and_customers_and_glued_german_stems(masker):
     assert "Rostock" in outs[-1]
 
 
+def test_labels_written_without_their_accents_are_labels(masker):
+    """Keys and headers are often written in ASCII ("imie" for "imię", "numero" for "número")."""
+    (out,) = _masked(
+        masker,
+        (
+            "tool",
+            json.dumps(
+                {"imie": "Jarogniew", "nazwisko": "Trelka", "numero_cliente": "QX-49", "plan": "B"}
+            ),
+        ),
+    )
+    data = json.loads(out)
+    assert data["imie"].startswith("<PERSON_") and data["nazwisko"].startswith("<PERSON_")
+    assert data["numero_cliente"].startswith("<USER_ID_") and data["plan"] == "B"
+
+
 def test_ids_a_few_words_after_their_label_and_in_answers(masker):
     prose, ending, thing, qa, handle = _masked(
         masker,

@@ -72,6 +72,13 @@ def test_names_in_prose_lists_greetings_and_signatures_are_masked(masker, text, 
     assert _leaked(_masked(masker, text), *names) == []
 
 
+def test_a_kinship_word_before_a_name_is_a_form_of_address_not_part_of_it(masker):
+    """A kinship word before a name ("Uncle", "Oma", "zia": ``data/titles.txt``) stays."""
+    out = _masked(masker, "we stayed with Uncle Torvin at the lake", "Oma Hilke kommt.")
+    assert _leaked(out, "Torvin", "Hilke") == [] and "Uncle <PERSON_" in out, out
+    assert "Oma <PERSON_" in out, out
+
+
 def test_names_in_csv_columns_under_person_headers(masker):
     statement = (
         "Date,Payee,Amount,Memo\n"

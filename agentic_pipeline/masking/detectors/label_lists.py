@@ -5,6 +5,7 @@ regex alternation (longest first)."""
 from __future__ import annotations
 
 import re
+import unicodedata
 from functools import lru_cache
 
 from agentic_pipeline.masking.detectors.data_files import data_file
@@ -17,25 +18,38 @@ def label_phrase(label: str) -> str:
     return r"[\s_-]+".join(words)
 
 
+def unaccented(text: str) -> str:
+    """``text`` without its accents ("imię" -> "imie", "número" -> "numero"), as keys and
+    headers are often written; letters that Unicode does not decompose stay ("ł", "ß")."""
+    return "".join(c for c in unicodedata.normalize("NFD", text) if not unicodedata.combining(c))
+
+
+def _folded(label: str) -> list[str]:
+    """A label's words lower-cased and joined by one space, as written and without accents."""
+    words = " ".join(re.split(r"[\s_-]+", label.lower()))
+    return list(dict.fromkeys([words, unaccented(words)]))
+
+
 @lru_cache(maxsize=1)
 def id_labels() -> dict[str, str]:
-    """Folded label phrase -> entity type (longest phrases are matched first)."""
+    """Folded label phrase (also without its accents) -> entity type (longest phrases are
+    matched first)."""
     return {
-        " ".join(re.split(r"[\s_-]+", label.lower())): et
+        form: et
         for et, labels in data_file("labels.yaml")["ids"].items()
         for label in labels
+        for form in _folded(label)
     }
 
 
 @lru_cache(maxsize=1)
 def person_labels() -> frozenset[str]:
-    """Folded labels whose value is masked as a person: ``person`` of ``labels.yaml`` but those
-    whose value is a company, a team or a place as often (``person_shared``)."""
+    """Folded labels (also without their accents) whose value is masked as a person: ``person``
+    of ``labels.yaml`` but those whose value is a company, a team or a place as often
+    (``person_shared``)."""
     data = data_file("labels.yaml")
     shared = set(data["person_shared"])
-    return frozenset(
-        " ".join(re.split(r"[\s_-]+", x.lower())) for x in data["person"] if x not in shared
-    )
+    return frozenset(form for x in data["person"] if x not in shared for form in _folded(x))
 
 
 @lru_cache(maxsize=1)

@@ -10,11 +10,15 @@ import re
 from functools import lru_cache
 
 from agentic_pipeline.masking.detectors.data_files import data_file
+from agentic_pipeline.masking.detectors.label_lists import unaccented
 from agentic_pipeline.masking.detectors.labels import norm_label
 from agentic_pipeline.masking.json_walker import key_entity
 
-#: Labels and column headers whose value is a person (``person`` of ``detectors/labels.yaml``).
-PERSON_LABELS = frozenset(data_file("labels.yaml")["person"])
+#: Labels and column headers whose value is a person (``person`` of ``detectors/labels.yaml``),
+#: as written and without their accents (a key "imie" for "imię").
+PERSON_LABELS = frozenset(
+    form for x in data_file("labels.yaml")["person"] for form in (x, unaccented(x))
+)
 #: A field label right before a word on its line: "Name:", "**Payee** -", "Account holder =",
 #: "cardholder='" and '"holder": "' (a log line's ``key='value'``, JSON written in prose).
 LABEL_BEFORE = re.compile(r"([^\W\d_][\w .'/&()-]{0,40}?)[\s*_'\"]*[:=|][\s*_'\"]*$")
