@@ -79,15 +79,15 @@ def stem_labels() -> dict[str, str]:
     that label ("Staff no.", "Record #", "Hospital ID", "Kunden-Nr."); alone it is no label."""
     idw = id_word_set()
     excluded = frozenset(data_file("labels.yaml")["not_stems"])
-    glued = [w for w in idw if w.isalpha() and len(w) >= _GLUED_ID_WORD_CHARS]
+    glued = sorted((w for w in idw if w.isalpha() and len(w) >= _GLUED_ID_WORD_CHARS), key=len)
     out: dict[str, str] = {}
     for label, et in id_labels().items():
         words = label.split()
-        if len(words) == 1:
-            stem = next((label[: -len(w)] for w in glued if label.endswith(w)), "")
-            if len(stem) >= _GLUED_ID_WORD_CHARS and stem not in excluded | id_labels().keys():
-                if zipf(stem, ("en",)) < _ENGLISH_STEM_ZIPF:  # "pass", "fall": English words
-                    out.setdefault(stem, et)
+        if len(words) == 1:  # the longest glued id word it ends with ("kunden|nummer")
+            stem = next((label[: -len(w)] for w in reversed(glued) if label.endswith(w)), "")
+            if len(stem) >= _GLUED_ID_WORD_CHARS and stem not in excluded and stem not in out:
+                if stem not in id_labels() and zipf(stem, ("en",)) < _ENGLISH_STEM_ZIPF:
+                    out[stem] = et  # not "pass", "fall": English words
         while len(words) > 1 and words[-1].rstrip(".") in idw:
             words = words[:-1]
             stem = " ".join(words)
