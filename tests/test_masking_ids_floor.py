@@ -324,6 +324,19 @@ def test_a_csv_column_of_a_things_ids_stays_and_a_personal_one_goes(masker):
     assert "55120934" in out and "77104482" not in out, out
 
 
+def test_an_id_under_a_header_that_also_names_a_person_has_the_ids_token(masker):
+    """A header "Student #" names a student and a student's id: over an id the cell is that
+    id, so the same value gets the same token in the table and in prose (joins keep working)."""
+    table, prose = masked_cells(
+        masker,
+        ("tool", "Student #,Course\nQT-55017,Botany\nQT-55018,Geology"),
+        ("assistant", "The student ID QT-55017 is enrolled in Botany."),
+    )
+    token = masker.token("QT-55017", "USER_ID")
+    assert token in table and token in prose, (table, prose)
+    assert "QT-55018" not in table and "Botany" in table
+
+
 def test_a_markdown_tables_columns_are_read_as_a_csvs(masker):
     """A Markdown table (as agents write replies) is a table: its outer bars and rule line are
     no cells, and an id column's cells are masked row by row; a thing's column stays."""

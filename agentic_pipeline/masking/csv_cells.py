@@ -65,10 +65,14 @@ def tabular_values(
     header = [key_entity(h.strip()) or label_entity(h.strip()) for h in names]
     if not any(header):
         return []
+    # a header of both lists ("Student #", "Patient") over an id names that id, as in prose
+    as_id = [label_entity(h.strip(), ids_first=True) for h in names]
     out = []
     for row in rows:
-        for et, cell in zip(header, row, strict=False):
+        for et, id_et, cell in zip(header, as_id, row, strict=False):
             cell = cell.strip()
+            if et == "PERSON" and id_et not in (None, "PERSON") and _id_cell(cell):
+                et = id_et
             if et not in PROPAGATE or not cell or TOKEN_RE.fullmatch(cell):
                 continue
             if et == "PERSON" and not any(c.isalpha() for c in cell):
@@ -79,3 +83,8 @@ def tabular_values(
                 continue  # an id column's cell must look like an id
             out.append((cell, et))
     return out
+
+
+def _id_cell(cell: str) -> bool:
+    """A cell with a digit and an id's shape ("QX-4471", "20114587"), no name."""
+    return any(c.isdigit() for c in cell) and id_value_ok(cell)
