@@ -34,6 +34,12 @@ def _masked(masker, *cells: tuple[str, str]) -> list[str]:
     return masked_cells(masker, *cells)
 
 
+def _masked_record(masker, record: dict) -> dict:
+    """``record`` as a JSON tool result, masked and read back."""
+    (out,) = _masked(masker, ("tool", json.dumps(record)))
+    return json.loads(out)
+
+
 def test_every_personal_type_plain_presidio_reports_is_masked():
     """Never below plain Presidio by construction: each type of Presidio's default English
     registry, other than dates, places, organisations, NRP, URLs and uuids, is masked."""
@@ -294,16 +300,10 @@ def test_labels_of_students_staff_and_customers_and_glued_german_stems(masker):
 
 def test_labels_written_without_their_accents_are_labels(masker):
     """Keys and headers are often written in ASCII ("imie" for "imię", "numero" for "número")."""
-    (out,) = _masked(
+    data = _masked_record(
         masker,
-        (
-            "tool",
-            json.dumps(
-                {"imie": "Jarogniew", "nazwisko": "Trelka", "numero_cliente": "QX-49", "plan": "B"}
-            ),
-        ),
+        {"imie": "Jarogniew", "nazwisko": "Trelka", "numero_cliente": "QX-49", "plan": "B"},
     )
-    data = json.loads(out)
     assert data["imie"].startswith("<PERSON_") and data["nazwisko"].startswith("<PERSON_")
     assert data["numero_cliente"].startswith("<USER_ID_") and data["plan"] == "B"
 
@@ -333,24 +333,18 @@ def test_ids_a_few_words_after_their_label_and_in_answers(masker):
 
 
 def test_a_bare_id_key_is_a_persons_only_in_a_persons_record(masker):
-    (out,) = _masked(
+    data = _masked_record(
         masker,
-        (
-            "tool",
-            json.dumps(
-                {
-                    "customer": {"id": "cu-4471209", "tier": "gold"},
-                    "payment_methods": {"card_x": {"id": "pm_5512093", "brand": "visa"}},
-                    "contact": [{"id": "881209", "email": "fern.walker@example.org"}],
-                    # a bare id word ("number", "no") too, and only in a person's record
-                    "member": {"no": "QT-7730", "since": 2019},
-                    "tenant": {"number": "QT-7731"},
-                    "parcel": {"number": "QT-7732", "weight_kg": 2},
-                }
-            ),
-        ),
+        {
+            "customer": {"id": "cu-4471209", "tier": "gold"},
+            "payment_methods": {"card_x": {"id": "pm_5512093", "brand": "visa"}},
+            "contact": [{"id": "881209", "email": "fern.walker@example.org"}],
+            # a bare id word ("number", "no") too, and only in a person's record
+            "member": {"no": "QT-7730", "since": 2019},
+            "tenant": {"number": "QT-7731"},
+            "parcel": {"number": "QT-7732", "weight_kg": 2},
+        },
     )
-    data = json.loads(out)
     assert data["customer"]["id"].startswith("<USER_ID_")
     assert data["contact"][0]["id"].startswith("<USER_ID_")
     assert data["payment_methods"]["card_x"]["id"] == "pm_5512093"
@@ -362,37 +356,25 @@ def test_a_bare_id_key_is_a_persons_only_in_a_persons_record(masker):
 def test_a_persons_record_word_and_an_id_word_as_a_key_beside_a_things_fields(masker):
     """An amount and a payment method beside it make no thing's id of a person's: the key names
     whose id it is, and the value is masked whatever its shape."""
-    (out,) = _masked(
+    data = _masked_record(
         masker,
-        (
-            "tool",
-            json.dumps(
-                {"Volunteer ID": "VT330918", "Shift": "late", "Amount": "$40.00", "Method": "ACH"}
-            ),
-        ),
+        {"Volunteer ID": "VT330918", "Shift": "late", "Amount": "$40.00", "Method": "ACH"},
     )
-    data = json.loads(out)
     assert data["Volunteer ID"].startswith("<USER_ID_")
     assert data["Amount"] == "$40.00" and data["Method"] == "ACH"
 
 
 def test_a_bare_name_key_is_a_persons_unless_its_object_is_a_things(masker):
-    (out,) = _masked(
+    data = _masked_record(
         masker,
-        (
-            "tool",
-            json.dumps(
-                {
-                    "lines": [{"name": "Folding Step Stool", "sku": "FS-2210", "price": 31.5}],
-                    "product": {"name": "Kitchen Scale", "variants": 4},
-                    "buyer": {"name": "Odalys Fenwick", "sku": "FS-22", "email": "of@example.net"},
-                    "reviewer": {"name": "Bertrand Okonjo"},
-                    "assignee": {"name": "Marguerite Tallis", "item_count": 2},
-                }
-            ),
-        ),
+        {
+            "lines": [{"name": "Folding Step Stool", "sku": "FS-2210", "price": 31.5}],
+            "product": {"name": "Kitchen Scale", "variants": 4},
+            "buyer": {"name": "Odalys Fenwick", "sku": "FS-22", "email": "of@example.net"},
+            "reviewer": {"name": "Bertrand Okonjo"},
+            "assignee": {"name": "Marguerite Tallis", "item_count": 2},
+        },
     )
-    data = json.loads(out)
     assert data["lines"][0]["name"] == "Folding Step Stool"
     assert data["product"]["name"] == "Kitchen Scale"
     assert data["buyer"]["name"].startswith("<PERSON_")  # a person's record wins

@@ -247,14 +247,23 @@ def dump_like(obj: Any, original: str) -> str:
     return strict_json_dumps(obj, ensure_ascii=False, separators=seps)
 
 
+def whole_structure(text: str) -> tuple[str, dict | list] | None:
+    """A cell that is one object or array as a whole, JSON or a Python repr: ``(kind, value)``
+    with ``kind`` as ``parse_structure`` gives it; None for any other text."""
+    parsed = parse_structure(text) if looks_like_json(text) else None
+    if parsed is not None and isinstance(parsed[1], dict | list):
+        return parsed
+    return None
+
+
 def structures_in(text: str) -> tuple[list[str], list[Any]]:
     """How the masking reads a cell's text: its plain-text parts and the structures it holds.
     A JSON value or a Python dict's or list's repr is one structure and no text; a text with
     objects written inside it (``embedded_structures``) is the text around them and them; any
     other text is itself."""
-    parsed = parse_structure(text) if looks_like_json(text) else None
-    if parsed is not None and isinstance(parsed[1], dict | list):
-        return [], [parsed[1]]
+    whole = whole_structure(text)
+    if whole is not None:
+        return [], [whole[1]]
     inner = embedded_structures(text)
     return text_pieces(text, inner), [obj for *_, obj in inner]
 
@@ -279,9 +288,9 @@ def replace_in_cell(text: str, replace: Callable[[str], str]) -> str:
     leaf in a JSON value or a Python repr (written back as such when something changed, so a
     value written with escapes is found decoded), and in the objects inside a text and the text
     around them."""
-    parsed = parse_structure(text) if looks_like_json(text) else None
-    if parsed is not None and isinstance(parsed[1], dict | list):
-        kind, obj = parsed
+    whole = whole_structure(text)
+    if whole is not None:
+        kind, obj = whole
         new = replace_leaves(obj, replace)
         if new == obj:
             return text

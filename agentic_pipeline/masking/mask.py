@@ -60,11 +60,11 @@ from agentic_pipeline.masking.episode import Episode
 from agentic_pipeline.masking.json_walker import (
     MAX_DEPTH,
     embedded_structures,
-    looks_like_json,
     parse_structure,
     replace_in_cell,
     text_pieces,
     walk,
+    whole_structure,
 )
 from agentic_pipeline.masking.names import decide_persons
 from agentic_pipeline.masking.names.model import MASK_SCORE as FLOOR_SCORE
@@ -325,14 +325,13 @@ def mask_steps(
                 continue
             n_guard = len(mp.records)
             # JSON, or a Python dict's repr (as tools written in Python print results)
-            parsed = None
-            if (col in JSON_COLUMNS or looks_like_json(text)) and text.strip():
-                parsed = parse_structure(text)
-                if parsed is None and col in JSON_COLUMNS:
+            whole = whole_structure(text)
+            if whole is None and col in JSON_COLUMNS and text.strip():
+                if parse_structure(text) is None:  # a JSON column may hold a scalar, not this
                     mp.record(row, col, "UNPARSEABLE", GUARD, 1.0, None)
-            if parsed is not None and isinstance(parsed[1], dict | list):
-                walk(parsed[1], Collector(ep, to_analyse), max_depth=masker.max_depth)
-                plan.append(parsed)
+            if whole is not None:
+                walk(whole[1], Collector(ep, to_analyse), max_depth=masker.max_depth)
+                plan.append(whole)
             else:  # a text, maybe with objects written inside it ("result: {...}")
                 inner = embedded_structures(text)
                 for *_, obj in inner:

@@ -13,11 +13,6 @@ from agentic_pipeline.masking.detectors.labels import GENERIC_LABELS, label_enti
 _PERSON_FIELD_TYPES = frozenset({"PERSON", "EMAIL_ADDRESS", "PHONE_NUMBER", "DATE_OF_BIRTH"})
 
 
-def _words(name: str) -> frozenset[str]:
-    """The word list ``name`` of ``labels.yaml`` as a set."""
-    return word_set("labels.yaml", name)
-
-
 def generic_id_of_a_person(parent_key: str | None, keys: list[str]) -> bool:
     """Whether a bare ``id`` key of a JSON object names a person's id: the object sits under a
     key naming a person's record (``person_objects`` of ``labels.yaml``: ``customer``,
@@ -25,7 +20,7 @@ def generic_id_of_a_person(parent_key: str | None, keys: list[str]) -> bool:
     payment method, an order or a flight is a thing's."""
     if parent_key is not None:
         words = set(normalize_key(parent_key).split("_"))
-        if not words.isdisjoint(_words("person_objects")):
+        if not words.isdisjoint(word_set("labels.yaml", "person_objects")):
             return True
     return any(
         key_entity(k) in _PERSON_FIELD_TYPES or label_entity(k) == "PERSON"
@@ -60,12 +55,12 @@ def product_options(parent_key: str | None) -> bool:
     "glass", "armrest": "adjustable")."""
     if parent_key is None:
         return False
-    return normalize_key(parent_key) in _words("option_fields")
+    return normalize_key(parent_key) in word_set("labels.yaml", "option_fields")
 
 
 def _has_field(parent_key: str | None, keys: list[str], words: str) -> bool:
     """``parent_key`` or one of ``keys`` has a word of the list ``words`` of ``labels.yaml``."""
-    fields = _words(words)
+    fields = word_set("labels.yaml", words)
     return any(
         not fields.isdisjoint(normalize_key(k).split("_"))
         for k in ([parent_key] if parent_key else []) + keys

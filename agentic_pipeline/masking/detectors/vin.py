@@ -75,14 +75,17 @@ def _vehicle_labels() -> str:
     return rf"(?<!\w)(?:{'|'.join(re.escape(w) for w in words)})"
 
 
+_VEHICLE_LABELS = _vehicle_labels()
+
+
 #: A vehicle label, then id words (``labels.yaml``) or a few words and a colon, then the
 #: separator: a plate's value follows.
 _PLATE_LABEL = re.compile(
-    rf"(?i:{_vehicle_labels()}(?:[ \t]*(?:{id_words()}|#))?"
+    rf"(?i:{_VEHICLE_LABELS}(?:[ \t]*(?:{id_words()}|#))?"
     r"(?:(?:[ \t]+[^\W\d_]+){1,3}[ \t]*:|[ \t]*[:=#]?))[ \t]*"
 )
 #: A vehicle label as a word of a sentence: a plate may follow a few words on.
-_VEHICLE_LABEL = re.compile(rf"(?i:{_vehicle_labels()}(?!\w))")
+_VEHICLE_LABEL = re.compile(rf"(?i:{_VEHICLE_LABELS}(?!\w))")
 
 
 def plate_end(text: str, start: int) -> int | None:

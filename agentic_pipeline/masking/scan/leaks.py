@@ -96,14 +96,10 @@ def string_columns(table: Any) -> list[str]:
     return [c for c in table.columns if str(table[c].dtype) in ("object", "string", "str")]
 
 
-def _json_leaves(text: str) -> tuple[list[str], list[int]] | None:
-    """For a cell the masking reads as structures (``structures_in``: a JSON value, a Python
-    repr, objects inside a text), the text around them and their string values and keys,
-    decoded, and their integers (floats are left out: a float artefact such as
-    ``113.71000000000004`` is not a card); ``None`` for plain text."""
-    strings, objects = structures_in(text)
-    if not objects:
-        return None
+def _decoded_leaves(objects: list[Any]) -> tuple[list[str], list[int]]:
+    """The string values and keys of ``objects``, decoded, and their integers (floats are left
+    out: a float artefact such as ``113.71000000000004`` is not a card)."""
+    strings: list[str] = []
     ints: list[int] = []
     stack = list(objects)
     while stack:
@@ -120,24 +116,22 @@ def _json_leaves(text: str) -> tuple[list[str], list[int]] | None:
     return strings, ints
 
 
-def _json_values_text(text: str) -> str:
-    """A cell's text around its structures (``structures_in``) and their values, decoded: keys
-    are schema, not data (a customer surnamed "Case" must not make the key ``"case"`` a leak).
-    Plain text is returned as it is."""
-    pieces, objects = structures_in(text)
+def _values_text(pieces: list[str], objects: list[Any]) -> str:
+    """A cell's text around its structures and their values, decoded: keys are schema, not data
+    (a customer surnamed "Case" must not make the key ``"case"`` a leak)."""
     return "\n".join([*pieces, *(str(leaf) for leaf in json_leaves(objects))])
 
 
-def independent_leaks(text: str) -> list[tuple[str, str, str]]:
+def independent_leaks(
+    text: str, parts: tuple[list[str], list[Any]] | None = None
+) -> list[tuple[str, str, str]]:
     """``(entity_type, detector, value)`` found by the scan's own detectors in one cell's text
-    (tokens already blanked): cells read as structures leaf by leaf, keys included."""
-    leaves = _json_leaves(text)
+    (tokens already blanked), read as the masking reads it (``structures_in``, or ``parts`` when
+    the caller has it): structures leaf by leaf, keys included, and the text around them."""
+    pieces, objects = structures_in(text) if parts is None else parts
+    strings, ints = _decoded_leaves(objects)
     found: list[tuple[str, str, str]] = []
-    if leaves is None:
-        parts, ints = [text], []
-    else:
-        parts, ints = leaves
-    for part in parts:
+    for part in [*pieces, *strings]:
         for s, e, et, det in independent_findings(part):
             found.append((et, det, part[s:e]))
     for number in ints:
@@ -199,7 +193,7 @@ def find_leaks(
             scanned = found.get(cell)
             if scanned is None:
                 scanned = found[cell] = _scan_cell(cell, independent)
-            text, hits = scanned
+            values_text, hits = scanned
             for et, det, value, digest in hits:
                 leaks.append((Leak(col, row, et, digest, det), value))
             rx = global_rx if episodes is None else per_episode.get(episodes[row])
@@ -209,7 +203,7 @@ def find_leaks(
                 if values is None:
                     values = known[key] = [
                         (m.group(), value_hash(m.group().casefold()))
-                        for m in rx.finditer(_json_values_text(text))
+                        for m in rx.finditer(values_text)
                     ]
                 for value, digest in values:
                     leaks.append((Leak(col, row, "KNOWN_VALUE", digest, "known_value"), value))
@@ -217,13 +211,16 @@ def find_leaks(
 
 
 def _scan_cell(cell: str, independent: bool) -> tuple[str, list[tuple[str, str, str, str]]]:
-    """One cell's text as scanned (tokens blanked; full-width, %XX-encoded, &#64; decoded) and
-    its findings ``(entity type, detector, value, value hash)`` by the patterns and, with
-    ``independent``, the scan's own detectors."""
+    """One cell as scanned: the text searched for known values (tokens blanked; full-width,
+    %XX-encoded, &#64; decoded; its structures' values decoded, keys left out) and its findings
+    ``(entity type, detector, value, value hash)`` by the patterns and, with ``independent``,
+    the scan's own detectors. The cell's structures are read once for both."""
     text = TOKEN_RE.sub(" ", cell)
     view = text_view(text)
     text = view.text if view else text
+    parts = structures_in(text)
     hits = [(et, "pattern", text[s:e]) for s, e, et in strict_matches(text)]
     if independent:
-        hits += independent_leaks(text)
-    return text, [(et, det, value, value_hash(value)) for et, det, value in hits]
+        hits += independent_leaks(text, parts)
+    findings = [(et, det, value, value_hash(value)) for et, det, value in hits]
+    return _values_text(*parts), findings
