@@ -19,11 +19,12 @@ The data lives outside the repo (``../shared/external`` beside the checkout, or 
 in ``$AGENTIC_PIPELINE_EXTERNAL``); the presidio-evaluator templates are read from its wheel
 without importing the package (``pip download --no-deps presidio-evaluator==0.3.2 -d /tmp/pe``).
 
-Three hand-labelled corpora live in the repo (``benchmarks/fresh_corpus/``), each written blind
-to the masking rules and to the others. ``fresh-blind`` and ``fresh-blind-2`` were held out until
-fresh-blind-3 was written; they are development corpora now (in ``TEXT_CORPORA``: the name model
-trains on them, their misses are read). ``fresh-blind-3`` is held out: measured, never tuned on,
-in ``LOADERS`` and ``HELD_OUT_CORPORA`` but not in ``TEXT_CORPORA``/``TAU_CORPORA``.
+Four hand-labelled corpora live in the repo (``benchmarks/fresh_corpus/``), each written blind
+to the masking rules and to the others. ``fresh-blind``, ``fresh-blind-2`` and ``fresh-blind-3``
+were each held out until the next one was written; they are development corpora now (in
+``TEXT_CORPORA``: the name model trains on them, their misses are read). ``fresh-blind-4`` is
+held out: measured, never tuned on, in ``LOADERS`` and ``HELD_OUT_CORPORA`` but not in
+``TEXT_CORPORA``/``TAU_CORPORA``.
 
 Used by the masking benchmark (``benchmarks/masking_eval``), the corpus-value test and the name
 model's training: keep the ``LabelledText`` contract stable.
@@ -103,6 +104,7 @@ TAU2_AIRLINE = "tau2-airline"
 FRESH_BLIND = "fresh-blind"
 FRESH_BLIND_2 = "fresh-blind-2"
 FRESH_BLIND_3 = "fresh-blind-3"
+FRESH_BLIND_4 = "fresh-blind-4"
 
 
 def external_root() -> Path:
@@ -744,6 +746,7 @@ def load_tau(corpus: str, limit: int | None = None) -> list[LabelledText]:
 FRESH_BLIND_FILE = Path(__file__).resolve().parents[1] / "fresh_corpus" / "fresh_blind.jsonl"
 FRESH_BLIND_2_FILE = FRESH_BLIND_FILE.with_name("fresh_blind_2.jsonl")
 FRESH_BLIND_3_FILE = FRESH_BLIND_FILE.with_name("fresh_blind_3.jsonl")
+FRESH_BLIND_4_FILE = FRESH_BLIND_FILE.with_name("fresh_blind_4.jsonl")
 
 
 def _label_spans(text: str, labels: list[list[Any]], doc_id: str) -> list[Span]:
@@ -783,7 +786,7 @@ def load_fresh_blind(
 ) -> list[LabelledText]:
     """The first corpus written blind to the masking rules (forms, letters, financial payloads,
     medical notes, provider directories, social posts, ambiguity probes, other agents' logs;
-    ``benchmarks/fresh_corpus/README.md``); development since fresh-blind-3."""
+    ``benchmarks/fresh_corpus/README.md``); development since fresh-blind-3 was written."""
     return _load_labelled_jsonl(Path(path or FRESH_BLIND_FILE), FRESH_BLIND, limit)
 
 
@@ -791,16 +794,24 @@ def load_fresh_blind_2(
     limit: int | None = None, path: str | Path | None = None
 ) -> list[LabelledText]:
     """The second, written blind to the masking rules and to the first one (same genres);
-    development since fresh-blind-3."""
+    development since fresh-blind-3 was written."""
     return _load_labelled_jsonl(Path(path or FRESH_BLIND_2_FILE), FRESH_BLIND_2, limit)
 
 
 def load_fresh_blind_3(
     limit: int | None = None, path: str | Path | None = None
 ) -> list[LabelledText]:
-    """The held-out corpus, written blind to the masking rules and to the first two (their
-    genres and chat transcripts; ``benchmarks/fresh_corpus/README.md``)."""
+    """The third, written blind to the masking rules and to the first two (their genres and
+    chat transcripts); development since fresh-blind-4 was written."""
     return _load_labelled_jsonl(Path(path or FRESH_BLIND_3_FILE), FRESH_BLIND_3, limit)
+
+
+def load_fresh_blind_4(
+    limit: int | None = None, path: str | Path | None = None
+) -> list[LabelledText]:
+    """The held-out corpus, written blind to the masking rules and to the first three (their
+    genres; ``benchmarks/fresh_corpus/README.md``)."""
+    return _load_labelled_jsonl(Path(path or FRESH_BLIND_4_FILE), FRESH_BLIND_4, limit)
 
 
 # ------------------------------------------------------------------------------------- registry
@@ -816,14 +827,24 @@ LOADERS: dict[str, Callable[..., list[LabelledText]]] = {
     FRESH_BLIND: load_fresh_blind,
     FRESH_BLIND_2: load_fresh_blind_2,
     FRESH_BLIND_3: load_fresh_blind_3,
+    FRESH_BLIND_4: load_fresh_blind_4,
 }
-#: The four outsider corpora of ``pii-dev/``, the evaluator templates and the first two
+#: The four outsider corpora of ``pii-dev/``, the evaluator templates and the first three
 #: hand-labelled corpora (text corpora); the tau files are whole agent logs (``limit`` counts
 #: episodes there).
-TEXT_CORPORA = (CONTEXTUAL, BTC, NANNIGALAXY, DLP, TEMPLATES, FRESH_BLIND, FRESH_BLIND_2)
+TEXT_CORPORA = (
+    CONTEXTUAL,
+    BTC,
+    NANNIGALAXY,
+    DLP,
+    TEMPLATES,
+    FRESH_BLIND,
+    FRESH_BLIND_2,
+    FRESH_BLIND_3,
+)
 TAU_CORPORA = (TAU_AIRLINE, TAU_RETAIL, TAU2_AIRLINE)
 #: Corpora measured, never trained or tuned on (not in the two tuples above).
-HELD_OUT_CORPORA = (FRESH_BLIND_3,)
+HELD_OUT_CORPORA = (FRESH_BLIND_4,)
 
 
 def available() -> bool:

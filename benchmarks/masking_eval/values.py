@@ -2,8 +2,8 @@
 source files (the corpus-value test, issue #21: no corpus value or sentence in detector modules
 or tests).
 
-Values: every labelled span of the text corpora (the repo's ``fresh-blind`` and
-``fresh-blind-2`` among them) and of the held-out corpus (``fresh-blind-3``) except ``OTHER:*``
+Values: every labelled span of the text corpora (the repo's ``fresh-blind``, ``-2`` and ``-3``
+among them) and of the held-out corpus (``fresh-blind-4``) except ``OTHER:*``
 (names, emails, streets, addresses, ids, companies, organisations, places...), the personal
 values of the tau users files
 and the FakeNameGenerator people file of the presidio-evaluator templates (names, streets,
@@ -157,7 +157,14 @@ def _sentences() -> Iterator[Needle]:
     for t in templates:
         for chunk in re.split(r"{{\w+}}", t):
             yield Needle(words(chunk), "TEMPLATE", C.TEMPLATES)
-    for corpus in (C.DLP, C.NANNIGALAXY, C.FRESH_BLIND, C.FRESH_BLIND_2, *C.HELD_OUT_CORPORA):
+    for corpus in (
+        C.DLP,
+        C.NANNIGALAXY,
+        C.FRESH_BLIND,
+        C.FRESH_BLIND_2,
+        C.FRESH_BLIND_3,
+        *C.HELD_OUT_CORPORA,
+    ):
         for doc in C.load(corpus, None):
             for sentence in _SENTENCE_END.split(doc.text):
                 yield Needle(words(sentence), "SENTENCE", corpus)
