@@ -300,6 +300,14 @@ COUNTRY_ADDRESSES = [
     ("Please send it to ", "Rua Visconde de Itamar 880, apto 52, Serra Alta - MG, 30140-212", "."),
     # Ireland: a street with an apostrophe, a postal district and an Eircode
     ("Send it to ", "9 Carrick's Lane, Dunmore 6, K67 WX2N", "."),
+    # a floor after its number, in English, French and Spanish; a Swedish flat number
+    ("Ship to ", "4 Elmsworth Road, 2nd floor, Harlowby LS6 2AB", ""),
+    ("Mon adresse est ", "12 bis rue des Griottes, 3e étage, 35000 Kervennec", "."),
+    ("Skicka det till ", "Tallbacksvägen 7 B, lgh 1204, 113 47 Norrvika", "."),
+    # Argentina's postcode (CPA); postcodes after a country's prefix
+    ("Dirección de envío: ", "Av. Quillahue 1234, piso 3, C1043AAZ CABA", ""),
+    ("Adresse : ", "7 Rue des Églantiers, L-2450 Luxembourg", ""),
+    ("Anschrift: ", "Birkenhainstraße 5, D-80331 Oberwald", ""),
 ]
 
 
