@@ -46,6 +46,8 @@ def _doc(nlp, text: str, *persons: str):
 
 #: A model that finds no name by itself: every probability is about 0.
 _BLIND = NameModel(weights={}, intercept=-12.0, threshold=0.3, propagate=0.85, veto=0.3)
+#: A model that calls every candidate word a name: every probability is about 1.
+_EAGER = NameModel(weights={}, intercept=12.0, threshold=0.3, propagate=0.85, veto=0.3)
 
 
 def _found(model: NameModel, text: str, doc) -> list[str]:
@@ -274,3 +276,25 @@ def test_a_compound_of_two_frequent_words_is_vocabulary_and_a_surname_stays_list
     assert not compound_word("Thistlemore")
     assert compound_word("Zimmermann") and not vocabulary_word("Zimmermann", alone=True)
     assert vocabulary_word("Steuerbescheid", alone=True)
+
+
+def test_a_spacy_person_of_two_people_joined_by_a_conjunction_is_judged_name_by_name(nlp):
+    """A lower-case stop word of a main European language inside a spaCy person ("und", "och",
+    "et") joins two people; a name's particle ("van", "de") stays inside the name."""
+    text = "Herzliche Grüße, Frauke und Torben"
+    assert _found(_BLIND, text, _doc(nlp, text, "Frauke und Torben")) == ["Frauke", "Torben"]
+    text = "Signed: Ruairí van Dunleavy"
+    found = _found(_BLIND, text, _doc(nlp, text, "Ruairí van Dunleavy"))
+    assert found == ["Ruairí van Dunleavy"]
+    # the model's own spans do not join two people over such a word either
+    text = "Frauke und Torben kamen gestern an."
+    assert "Frauke und Torben" not in _found(_EAGER, text, _doc(nlp, text))
+
+
+def test_a_stop_word_of_another_language_at_a_spacy_persons_edge_stays_out(nlp):
+    text = "Soy Maricruz, de soporte."  # Spanish "I am", which spaCy's English model takes in
+    assert _found(_BLIND, text, _doc(nlp, text, "Soy Maricruz")) == ["Maricruz"]
+    # an English word there may be a name's ("Will"): the span stays whole
+    text = "Will Brackenbury phoned twice."
+    found = _found(_BLIND, text, _doc(nlp, text, "Will Brackenbury"))
+    assert found == ["Will Brackenbury"]

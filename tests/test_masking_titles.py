@@ -21,6 +21,9 @@ def masker():
         ("Bonjour Mme Charbonneau, votre colis arrive demain.", "Mme", "Charbonneau"),
         ("Szanowna Pani Wierzbicka, dziękujemy za wiadomość.", "Pani", "Wierzbicka"),
         ("Please ask Mr. Tobiason to call the front desk.", "Mr.", "Tobiason"),
+        # greetings of Portuguese and the Nordic languages
+        ("Olá Ilídia, o seu pedido já foi enviado.", "Olá", "Ilídia"),
+        ("Hejsan Eilif! Paketet kommer i morgon.", "Hejsan", "Eilif"),
     ],
 )
 def test_the_title_stays_and_the_name_goes(masker, text, title, name):
@@ -32,5 +35,5 @@ def test_the_title_stays_and_the_name_goes(masker, text, title, name):
 def test_the_titles_module_function():
     from agentic_pipeline.masking.names.features import is_title
 
-    assert is_title("Frau") and is_title("mevr.") and is_title("Dr.")
+    assert is_title("Frau") and is_title("mevr.") and is_title("Dr.") and is_title("Hej")
     assert not is_title("Wendtland") and not is_title("Order")

@@ -125,8 +125,8 @@ def countries() -> frozenset[str]:
 
 
 #: Languages whose common words are vocabulary too: text of European users is not all English
-#: ("Je suis", "votre", "Bestellung" are no names).
-LANGUAGES = ("en", "de", "fr", "es", "it", "nl", "pl")
+#: ("Je suis", "votre", "Bestellung", "Obrigado", "och" are no names).
+LANGUAGES = ("en", "de", "fr", "es", "it", "nl", "pl", "pt", "sv", "da", "nb")
 
 
 @lru_cache(maxsize=65536)

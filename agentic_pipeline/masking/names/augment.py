@@ -298,8 +298,9 @@ def upper_case_texts(
     return out
 
 
-#: Languages whose frequent words ``foreign_words`` writes around the names (the main European
-#: languages of ``vocabulary.LANGUAGES`` but English).
+#: Languages whose frequent words ``foreign_words`` writes around the names: the first six of
+#: ``vocabulary.LANGUAGES`` after English (Portuguese and the Nordic languages, read as
+#: vocabulary since feature version 16, are not written into the training texts yet).
 _FOREIGN = ("de", "fr", "es", "it", "nl", "pl")
 
 

@@ -42,6 +42,9 @@ from agentic_pipeline.masking.vocabulary import (
 #: Words that make a capitalised phrase an organisation or a product ("... Airlines", "... Inc",
 #: "... Bank"): ``data/organisation_words.txt``.
 ORGANISATION_WORDS = read_lines(DATA / "organisation_words.txt")
+#: Lower-case words between the words of one person's name ("van", "de la", "bin"):
+#: ``data/name_particles.txt``.
+NAME_PARTICLES = read_lines(DATA / "name_particles.txt")
 #: A label's colon before a number or an amount ("Price: $105", "Total = 3").
 _NUMBER_AFTER_LABEL = re.compile(r"[ \t]*[:=][ \t]*[$€£¥]?[ \t]*\d")
 #: A label's colon ("Payer: ...").
@@ -126,6 +129,63 @@ def non_person_signal(tf: TextFeatures, start: int, end: int) -> str | None:
         ):
             return "elsewhere"
     return None
+
+
+def person_parts(
+    tf: TextFeatures, probs: dict[int, float], start: int, end: int, bar: float
+) -> list[tuple[int, int]]:
+    """The parts of the span ``start:end`` (a spaCy PERSON entity) that may be a person's name,
+    each judged on its own: the span is split at a lower-case stop word of a main European
+    language that is no name particle (``NAME_PARTICLES``: "<First> och <First>", "<First> und
+    <First>"), and a part loses the capitalised words at its edges that are another language's
+    stop words and that the model puts below ``bar`` (``_stop_word_edge``: "Soy <First>",
+    "Pode <First>": a verb spaCy took in). A unit that is no candidate of the model (no key of
+    ``probs``) counts as below ``bar``."""
+    ks = [
+        k for k in range(bisect.bisect_right(tf.ends, start), len(tf.words)) if tf.starts[k] < end
+    ]
+    groups: list[list[int]] = [[]]
+    for k in ks:
+        if between_names(tf.words[k]) and probs.get(k, 0.0) < bar:
+            groups.append([])
+        else:
+            groups[-1].append(k)
+    groups = [g for g in groups if g]
+    if not groups:
+        return [(start, end)]
+    out = []
+    for i, g in enumerate(groups):
+        while len(g) > 1 and _stop_word_edge(tf, probs, g[0], bar):
+            g = g[1:]
+        while len(g) > 1 and _stop_word_edge(tf, probs, g[-1], bar):
+            g = g[:-1]
+        a = start if i == 0 and g[0] == ks[0] else tf.starts[g[0]]
+        b = end if i == len(groups) - 1 and g[-1] == ks[-1] else tf.ends[g[-1]]
+        out.append((a, b))
+    return out
+
+
+def between_names(word: str) -> bool:
+    """``word`` is a lower-case stop word of a main European language and no name particle: it
+    stands between two people's names ("och", "und", "et"), not inside one ("van", "de")."""
+    f = fold(word)
+    return word.islower() and f in european_stop_words() and f not in NAME_PARTICLES
+
+
+def _stop_word_edge(tf: TextFeatures, probs: dict[int, float], k: int, bar: float) -> bool:
+    """Unit ``k`` is a capitalised stop word of another main language than English, below
+    ``bar``, that no name list has: spaCy's English model takes such words into a name ("Soy",
+    "Pode"), not English ones ("Will Smith" is a name), and a word of another language's
+    vocabulary may be a name's ("Lindo", "Mele")."""
+    w = tf.words[k]
+    f = fold(w).strip("'’.-")
+    return (
+        w[:1].isupper()
+        and probs.get(k, 0.0) < bar
+        and f in european_stop_words()
+        and f not in STOP_WORDS
+        and not listed_name(f)
+    )
 
 
 @lru_cache(maxsize=1)

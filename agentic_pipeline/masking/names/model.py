@@ -50,7 +50,9 @@ from agentic_pipeline.masking.names.fields import (
 )
 from agentic_pipeline.masking.names.floor import (
     ORGANISATION_WORDS,
+    between_names,
     non_person_signal,
+    person_parts,
     vocabulary_word,
 )
 from agentic_pipeline.masking.names.lexicon import (
@@ -181,6 +183,7 @@ class NameModel:
         # "Ann." at a sentence end: the name without its period
         out = [(s, e - 1 if text[e - 1] == "." else e, p) for s, e, p in out]
         out = [sp for sp in out if not self.unlike_a_person(tf, *sp)]
+        out = [sp for sp in out if sp[2] >= self.propagate or not _inside_a_place(tf, doc, *sp[:2])]
         floor = self.floor_spans(tf, doc, probs) + self.entity_floor_spans(tf, doc, probs)
         out = _union(out, floor) if floor else out
         # a person label's value written surname first ("Patient: <LAST>, <FIRST>") is a name by
@@ -217,7 +220,7 @@ class NameModel:
         Brown")."""
         names = {i for i, p in probs.items() if p >= self.threshold}
         if self.extend is None or not names:
-            return _with_surnames(tf, probs, names)
+            return _two_people(tf, _with_surnames(tf, probs, names))
         maybe = sorted(
             i
             for i, p in probs.items()
@@ -235,7 +238,7 @@ class NameModel:
                 ):
                     names.add(i)
                     grown = True
-        return _with_surnames(tf, probs, names)
+        return _two_people(tf, _with_surnames(tf, probs, names))
 
     @staticmethod
     def _joined(tf: TextFeatures, a: int, b: int) -> bool:
@@ -277,10 +280,16 @@ class NameModel:
             return []
         out = []
         pieces = [
-            _without_codes(tf.text, ent.start_char + m.start(), ent.start_char + m.end())
+            part
             for ent in doc.ents
             if ent.label_ == "PERSON"
             for m in _PIECE.finditer(ent.text)
+            for part in person_parts(
+                tf,
+                probs,
+                *_without_codes(tf.text, ent.start_char + m.start(), ent.start_char + m.end()),
+                self.threshold,
+            )
         ]
         for s, e in pieces:
             if s >= e:
@@ -400,6 +409,26 @@ def _with_surnames(tf: TextFeatures, probs: dict[int, float], names: set[int]) -
             if tf.text[tf.ends[i] : tf.starts[j]] == " ":
                 out.add(j)
     return out
+
+
+def _inside_a_place(tf: TextFeatures, doc: Doc, start: int, end: int) -> bool:
+    """The span is part of a longer spaCy entity that names a city or a country ("Alegre" of
+    "Porto Alegre", when the model put "Porto" below its bar as Portuguese vocabulary)."""
+    return any(
+        ent.start_char <= start
+        and end <= ent.end_char
+        and end - start < len(ent.text)
+        and non_person_signal(tf, ent.start_char, ent.end_char) in ("city", "place")
+        for ent in doc.ents
+    )
+
+
+def _two_people(tf: TextFeatures, names: set[int]) -> set[int]:
+    """``names`` without a word that joins two of them as two people's ("<First> und <First>":
+    ``floor.between_names``)."""
+    return {
+        i for i in names if not (i - 1 in names and i + 1 in names and between_names(tf.words[i]))
+    }
 
 
 #: A space-separated token that is no part of a name: a URL, an e-mail address or a handle.
