@@ -298,3 +298,12 @@ def test_a_stop_word_of_another_language_at_a_spacy_persons_edge_stays_out(nlp):
     text = "Will Brackenbury phoned twice."
     found = _found(_BLIND, text, _doc(nlp, text, "Will Brackenbury"))
     assert found == ["Will Brackenbury"]
+
+
+def test_a_common_word_labelling_an_amount_is_no_person_in_markdown_emphasis_too(nlp):
+    """Agents write labels in bold ("**Price**: **$249.00**"): a surname that is mostly a word
+    ("Price") labelling an amount is no person, with or without the emphasis."""
+    for text in ("Price: $249.00", "**Price**: **$249.00**", "- **Price:** $260 each"):
+        tf = TextFeatures(text, nlp(text))
+        start = text.index("Price")
+        assert non_person_signal(tf, start, start + len("Price")) == "number-label", text

@@ -45,10 +45,11 @@ ORGANISATION_WORDS = read_lines(DATA / "organisation_words.txt")
 #: Lower-case words between the words of one person's name ("van", "de la", "bin"):
 #: ``data/name_particles.txt``.
 NAME_PARTICLES = read_lines(DATA / "name_particles.txt")
-#: A label's colon before a number or an amount ("Price: $105", "Total = 3").
-_NUMBER_AFTER_LABEL = re.compile(r"[ \t]*[:=][ \t]*[$€£¥]?[ \t]*\d")
-#: A label's colon ("Payer: ...").
-_COLON_AFTER = re.compile(r"[ \t]*:")
+#: A label's colon before a number or an amount ("Price: $105", "Total = 3"), maybe in Markdown
+#: emphasis as agents write labels ("**Price:** $105", "**Price**: **$105**").
+_NUMBER_AFTER_LABEL = re.compile(r"[ \t*_]*[:=][ \t*_]*[$€£¥]?[ \t]*\d")
+#: A label's colon ("Payer: ...", "**Payer**: ...").
+_COLON_AFTER = re.compile(r"[ \t*_]*:")
 
 
 def non_person_signal(tf: TextFeatures, start: int, end: int) -> str | None:
