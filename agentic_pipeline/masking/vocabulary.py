@@ -129,6 +129,24 @@ def countries() -> frozenset[str]:
 LANGUAGES = ("en", "de", "fr", "es", "it", "nl", "pl", "pt", "sv", "da", "nb")
 
 
+@lru_cache(maxsize=1)
+def european_stop_words() -> frozenset[str]:
+    """spaCy's stop words of the main European languages (``LANGUAGES``): the articles and
+    pronouns spaCy's English model takes into an entity ("Die Bestellung", "La Fattura")."""
+    import importlib
+
+    words: set[str] = set()
+    for lang in LANGUAGES:
+        words |= importlib.import_module(f"spacy.lang.{lang}.stop_words").STOP_WORDS
+    return frozenset(words)
+
+
+def foreign_stop_word(folded: str) -> bool:
+    """``folded`` (a folded word) is a stop word of another main European language and not of
+    English ("sie", "votre", "soy")."""
+    return folded not in STOP_WORDS and folded in european_stop_words()
+
+
 @lru_cache(maxsize=65536)
 def zipf(word: str, languages: tuple[str, ...] = LANGUAGES) -> float:
     """Highest Zipf frequency of ``word`` in ``languages`` (0 for unknown words)."""

@@ -45,6 +45,7 @@ from agentic_pipeline.masking.vocabulary import (
     LANGUAGES,
     STOP_WORDS,
     compound_word,
+    foreign_stop_word,
     is_city,
     is_place_or_calendar,
     zipf,
@@ -284,7 +285,7 @@ class TextFeatures:
         feats.append(f"zen={zen}|zfo={zfo}")
         if listed == "-" and zfo != 9 and zfo >= FOREIGN_MIN_ZFO and zfo - zen >= FOREIGN_GAP:
             feats += ["foreign", f"foreign|shape={shape}", f"foreign|ent={ent}"]
-        if f not in STOP_WORDS and f in european_stop_words():
+        if foreign_stop_word(f):
             feats += ["stopother", f"stopother|listed={listed}"]  # "Sie", "Votre", "Uw"
         elsewhere = self.labels_of.get(w, ())
         for lab in ("PERSON", "ORG", "GPE", "PRODUCT"):
@@ -485,15 +486,3 @@ def tag_words(body: str) -> list[str]:
         firsts, lasts = listed_names()
         return [body] if fold(body) in firsts or fold(body) in lasts else []
     return _CAMEL_PART.findall(body)
-
-
-@lru_cache(maxsize=1)
-def european_stop_words() -> frozenset[str]:
-    """spaCy's stop words of the main European languages (``vocabulary.LANGUAGES``): the articles
-    and pronouns spaCy's English model takes into an entity ("Die Bestellung", "La Fattura")."""
-    import importlib
-
-    words: set[str] = set()
-    for lang in LANGUAGES:
-        words |= importlib.import_module(f"spacy.lang.{lang}.stop_words").STOP_WORDS
-    return frozenset(words)

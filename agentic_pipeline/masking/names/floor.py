@@ -14,7 +14,6 @@ from agentic_pipeline.masking.detectors.label_lists import id_labels
 from agentic_pipeline.masking.names.features import (
     HAS_DIGIT,
     TextFeatures,
-    european_stop_words,
     wordlike,
 )
 from agentic_pipeline.masking.names.fields import PERSON_LABELS
@@ -33,6 +32,8 @@ from agentic_pipeline.masking.vocabulary import (
     LANGUAGES,
     STOP_WORDS,
     compound_word,
+    european_stop_words,
+    foreign_stop_word,
     international,
     is_city,
     is_place,
@@ -181,11 +182,7 @@ def _stop_word_edge(tf: TextFeatures, probs: dict[int, float], k: int, bar: floa
     w = tf.words[k]
     f = fold(w).strip("'’.-")
     return (
-        w[:1].isupper()
-        and probs.get(k, 0.0) < bar
-        and f in european_stop_words()
-        and f not in STOP_WORDS
-        and not listed_name(f)
+        w[:1].isupper() and probs.get(k, 0.0) < bar and foreign_stop_word(f) and not listed_name(f)
     )
 
 
