@@ -38,3 +38,41 @@ def test_a_csv_login_column_is_masked_row_by_row(masker):
     (out,) = masked_cells(masker, ("tool", csv))
     assert "marrowfen" not in out and "t.okwu7" not in out
     assert out.startswith("team,login,last_seen\nblue,<USER_ID_") and "2026-01-03" in out
+
+
+def test_hyphenated_and_dotted_handles_are_masked_whole(masker):
+    (out,) = masked_cells(masker, ("user", "@wren-path-42 paid @dana.r-holt for lunch"))
+    assert "wren" not in out and "path" not in out and "holt" not in out, out
+    assert out.count("<USER_ID_") == 2 and out.endswith(" for lunch")
+
+
+def test_chat_speakers_shaped_like_login_names_are_masked(masker):
+    """A pasted chat transcript: time-stamped speakers and a Slack or Discord copy's header
+    lines. Roles and capitalised speakers are not login names (the name model has the latter)."""
+    chat = (
+        "[09:02] quillfox: who has the keys\n"
+        "[09:03] dana.r7: me, by the door\n"
+        "[09:04] Support: noted\n"
+        "10:05 Status: done, see https://example.org/x\n"
+        "wrenpath  9:15 AM\n"
+        "lunch?\n"
+        "mossbyte_7 — Yesterday at 10:01 PM\n"
+        "sure"
+    )
+    (out,) = masked_cells(masker, ("tool", chat))
+    for handle in ("quillfox", "dana.r7", "wrenpath", "mossbyte_7"):
+        assert handle not in out, out
+    assert "[09:04] Support: noted" in out and "10:05 Status: done" in out
+    assert "https://example.org/x" in out and "lunch?" in out
+
+
+def test_a_login_under_a_user_key_in_a_log_line_and_in_json(masker):
+    log = 'ts=2026-05-01T10:00:00Z user=tkessler op=READ usr="z.huang" user=the'
+    record = '{"user": "U09XY12AB", "text": "moved the nightstand", "role": "user"}'
+    chat = '{"user": "I need a new paperweight", "assistant": "Sure."}'
+    outs = masked_cells(masker, ("tool", log), ("tool", record), ("tool", chat))
+    assert "tkessler" not in outs[0] and "z.huang" not in outs[0] and "user=the" in outs[0]
+    assert "U09XY12AB" not in outs[1] and "moved the nightstand" in outs[1]
+    assert '"role": "user"' in outs[1]
+    assert outs[2] == chat
+

@@ -32,6 +32,7 @@ from agentic_pipeline.masking.detectors.labels import (  # noqa: F401  (key_enti
     label_entity,
     normalize_key,
 )
+from agentic_pipeline.masking.detectors.login_names import handle_under_key
 from agentic_pipeline.masking.detectors.records import (
     generic_id_of_a_person,
     name_of_a_thing,
@@ -346,6 +347,8 @@ def walk(
         option = getattr(visitor, "product_option", None) if product_options(key) else None
         for k, v in obj.items():
             ent = None if is_call and k == "name" else child_entity(k, entity) or label_id(k, v)
+            if ent is None and isinstance(k, str) and handle_under_key(k, v):
+                ent = "USER_ID"  # "user": "U07ZT3RQ9"
             if ent in _DIGIT_TYPES and ent == entity and _no_digit(v) and key_entity(k) is None:
                 ent = None  # inherited: "brand": "visa" under "card", "type": "mobile"
             if ent == "PERSON" and isinstance(k, str) and normalize_key(k) == "name":

@@ -35,6 +35,8 @@ from presidio_analyzer import LocalRecognizer, RecognizerResult
 from presidio_analyzer.nlp_engine import NlpArtifacts
 
 from agentic_pipeline.masking.detectors.addresses import street_types
+from agentic_pipeline.masking.detectors.hl7 import Hl7FieldRecognizer
+from agentic_pipeline.masking.detectors.login_names import LoginNameRecognizer
 from agentic_pipeline.masking.detectors.numbers import (  # noqa: F401
     PHONE_CONTEXT_WORDS,
     PHONE_REGIONS,
@@ -287,10 +289,12 @@ def customer_id_recognizer() -> ContextGroupRecognizer:
     )
 
 
-#: A social-media handle in text ("thanks @fern_walker88"): an account name, masked where it
-#: stands. Not an email's second half (no word character or dot before the "@").
+#: A social-media handle in text ("thanks @fern_walker88"), with the dots and hyphens that
+#: payment, chat and code platforms allow inside ("@fern-walker-88", "@f.walker"): an account
+#: name, masked where it stands. Not an email's second half (no word character or dot before
+#: the "@").
 SOCIAL_HANDLE_RE = re.compile(
-    r"(?<![\w.@/])@[A-Za-z][A-Za-z0-9_]{1,29}(?:\.[A-Za-z0-9_]+)*(?![\w@])"
+    r"(?<![\w.@/])@[A-Za-z][A-Za-z0-9_]{1,29}(?:[.-][A-Za-z0-9_]+)*(?![\w@])"
     r"|(?<![\w/])u/[A-Za-z0-9_-]{3,20}(?![\w/])"  # a Reddit user ("u/fern_walker")
 )
 
@@ -313,6 +317,8 @@ def outsider_recognizers() -> list[LocalRecognizer]:
         NameModelRecognizer(),
         customer_id_recognizer(),
         social_handle_recognizer(),
+        LoginNameRecognizer(),
+        Hl7FieldRecognizer(),
         RedactedIdRecognizer(),
         VinRecognizer(),
     ]

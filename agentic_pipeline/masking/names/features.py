@@ -28,6 +28,7 @@ from functools import lru_cache
 from spacy.tokens import Doc
 
 from agentic_pipeline.masking.delimited import header_candidates, header_like
+from agentic_pipeline.masking.detectors.login_names import SPEAKER_PREFIX
 from agentic_pipeline.masking.names.fields import (
     PERSON_LABELS,
     after_person_label,
@@ -67,15 +68,6 @@ LOWER_NAME_MAX_ZEN = 5
 CONTEXT_WORD_ZIPF = 3.5
 _BULLET = re.compile(r"\s*(?:[-*•·▪‣◦>+–]|\(?\d{1,3}[.)]|\(?[a-zA-Z][.)])?\s*")
 HAS_DIGIT = re.compile(r"\d")
-#: What stands before a chat line's speaker: a time stamp, bracketed or not, maybe after a date
-#: ("[10:18 AM] ", "14:05 - ", "12/03/26, 14:05 - ", "[2026-03-12 09:41] ", "9.05 pm "); a
-#: period separates hours from minutes only before am/pm ("12.50" is a price as often).
-_AM_PM = r"[ \t]*[AaPp]\.?[Mm]\.?"
-_SPEAKER_PREFIX = re.compile(
-    r"[ \t]*[\[(]?(?:\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4},?[ \t]+)?"
-    rf"\d{{1,2}}(?::\d{{2}}(?::\d{{2}})?(?:{_AM_PM})?|\.\d{{2}}{_AM_PM})"
-    r"[\])]?[ \t]*[-–—]?[ \t]*"
-)
 #: The units features are computed on (spaCy's tokens keep "2025-02-03,Anna" or "Name:Anna"
 #: whole): a short capitalised abbreviation with its period ("Dr.", "Ms."), a word with inner
 #: apostrophes or hyphens ("O'Dwyer", "Anne-Marie"; a possessive "'s" apart), or one other
@@ -370,8 +362,8 @@ class TextFeatures:
                 feats.append("labelperson")
         if not text[start + len(w) : line_end].strip(" \t.,;"):
             feats.append("linelast")
-        if _SPEAKER_PREFIX.fullmatch(text, line_start, start) or (
-            run_before and _SPEAKER_PREFIX.fullmatch(text, line_start, self.starts[i - run_before])
+        if SPEAKER_PREFIX.fullmatch(text, line_start, start) or (
+            run_before and SPEAKER_PREFIX.fullmatch(text, line_start, self.starts[i - run_before])
         ):
             # the speaker of a chat line: a capitalised run after its time stamp and before a
             # colon ("[10:18 AM] <name>: ..."), not a time-stamped sentence or log line

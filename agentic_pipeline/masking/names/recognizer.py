@@ -4,7 +4,8 @@ model alone decide the person spans of a string.
 ``NameModelRecognizer`` reads the spaCy document Presidio already made (``nlp_artifacts.tokens``):
 on strings routed without NER (no entity annotation) it reports nothing. ``decide_persons`` drops
 the person spans of the other detectors (spaCy's own PERSON entities: the model reads their labels
-as a feature and decides), keeping every other type.
+as a feature and decides), keeping every other type and the names that a structure's position
+decides (an HL7 name field, ``detectors/hl7.py``).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from presidio_analyzer import LocalRecognizer, RecognizerResult
 from presidio_analyzer.nlp_engine import NlpArtifacts
 
 from agentic_pipeline.masking.detectors.address_fields import inline_place_values
+from agentic_pipeline.masking.detectors.hl7 import DETECTOR as HL7_DETECTOR
 from agentic_pipeline.masking.names.features import is_role, is_title
 from agentic_pipeline.masking.names.lexicon import listed_name
 from agentic_pipeline.masking.names.model import NameModel, default_model
@@ -70,6 +72,7 @@ def decide_persons(text: str, spans: list) -> list:
         without_titles(text, sp) if sp[2] == "PERSON" else sp
         for sp in spans
         if sp[2] != "PERSON"
+        or sp[4] == HL7_DETECTOR
         or (
             sp[4] == DETECTOR
             and (sp[0], sp[1]) not in places

@@ -1,0 +1,154 @@
+"""Personal fields of HL7 version 2 messages pasted into a log (a clinical tool's result, a ticket):
+the patient's, next of kin's, guarantor's and insured's names, ids, birth dates, addresses and
+phone numbers, and the clinicians' names and ids (``hl7.yaml``: segment, field number and data
+type, and the id type codes of HL7 table 0203).
+
+A segment is found where a line (HL7 ends segments with a carriage return) starts with a segment
+id of ``hl7.yaml`` and the field separator. The separators are the message's own, read from its
+MSH segment, else the standard ``|^~\\&``. A name in an HL7 field is written in capitals and
+split by ``^`` ("FAMILY^GIVEN^M"): the name model, reading prose, does not take it, so the field's
+position decides. Our own reader: a whole-message parser (``hl7``, ``hl7apy``) expects a message
+that starts with MSH and is complete, where logs carry excerpts of a segment or two inside text.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from functools import lru_cache
+
+from presidio_analyzer import LocalRecognizer, RecognizerResult
+from presidio_analyzer.nlp_engine import NlpArtifacts
+
+from agentic_pipeline.masking.detectors.data_files import data_file
+
+#: The standard separators: field, component, repetition (MSH-1 and MSH-2).
+_DEFAULT = ("|", "^", "~")
+_MSH = re.compile(r"(?:^|(?<=[\r\n]))[ \t]*MSH(?P<field>[^\w\s])(?P<comp>[^\w\s])(?P<rep>[^\w\s])")
+#: Components of a name (family, given, middle, suffix) and of an XCN's name (after its id).
+_NAME_COMPONENTS = range(0, 4)
+_XCN_NAME_COMPONENTS = range(1, 5)
+#: Components of an address: street, other designation, city, state, postcode, country.
+_ADDRESS_COMPONENTS = range(0, 6)
+#: The score of a field found by its position: as sure as a value under its label, ahead of the
+#: pattern detectors that would take part of it ("555-0168" of "(740)555-0168").
+SCORE = 0.95
+#: The detector name recorded in the audit; its person spans are decided by position, not by the
+#: name model (``names/recognizer.decide_persons``).
+DETECTOR = "Hl7FieldRecognizer"
+#: Whole-field types and the entity each is masked as.
+_WHOLE = {"SSN": "US_SSN", "DLN": "US_DRIVER_LICENSE", "POLICY": "INSURANCE_ID"}
+
+
+@lru_cache(maxsize=1)
+def _table() -> tuple[dict[str, dict[int, str]], dict[str, str], str]:
+    data = data_file("hl7.yaml")
+    segments = {
+        seg: {int(k): v for k, v in fields.items()} for seg, fields in data["segments"].items()
+    }
+    return segments, data["id_types"], data["default_id"]
+
+
+@lru_cache(maxsize=8)
+def _segment_re(field: str) -> re.Pattern[str]:
+    ids = "|".join(sorted(_table()[0]))
+    return re.compile(rf"(?:^|(?<=[\r\n]))[ \t]*(?P<id>{ids}){re.escape(field)}(?P<body>[^\r\n]*)")
+
+
+def _parts(text: str, start: int, end: int, sep: str) -> Iterator[tuple[int, int]]:
+    """(start, end) of each part of ``text[start:end]`` split at ``sep``."""
+    pos = start
+    while True:
+        cut = text.find(sep, pos, end)
+        if cut < 0:
+            yield pos, end
+            return
+        yield pos, cut
+        pos = cut + 1
+
+
+def _span(parts: list[tuple[int, int]], wanted: range) -> tuple[int, int] | None:
+    """From the first to the last non-empty part among the ``wanted`` indices."""
+    full = [parts[i] for i in wanted if i < len(parts) and parts[i][1] > parts[i][0]]
+    return (full[0][0], full[-1][1]) if full else None
+
+
+def _id_type(text: str, parts: list[tuple[int, int]], index: int) -> str:
+    _, id_types, default = _table()
+    code = text[slice(*parts[index])].strip() if index < len(parts) else ""
+    return id_types.get(code.upper(), default)
+
+
+def _field_entities(
+    text: str, start: int, end: int, kind: str, comp: str, rep: str
+) -> Iterator[tuple[int, int, str]]:
+    """(start, end, entity type) of the personal values of one field."""
+    if kind in _WHOLE:
+        first = next(_parts(text, start, end, comp))
+        if first[1] > first[0]:
+            yield first[0], first[1], _WHOLE[kind]
+        return
+    for r_start, r_end in _parts(text, start, end, rep):
+        parts = list(_parts(text, r_start, r_end, comp))
+        spans: list[tuple[tuple[int, int] | None, str]] = []
+        if kind == "XPN":
+            spans.append((_span(parts, _NAME_COMPONENTS), "PERSON"))
+        elif kind == "XCN":
+            spans.append((_span(parts, range(0, 1)), _id_type(text, parts, 12)))
+            spans.append((_span(parts, _XCN_NAME_COMPONENTS), "PERSON"))
+        elif kind == "XAD":
+            spans.append((_span(parts, _ADDRESS_COMPONENTS), "STREET_ADDRESS"))
+        elif kind == "XTN":  # the formatted number, else the whole (an e-mail, parts of one)
+            whole = (r_start, r_end) if r_end > r_start else None
+            spans.append((_span(parts, range(0, 1)) or whole, "PHONE_NUMBER"))
+        elif kind == "CX":
+            spans.append((_span(parts, range(0, 1)), _id_type(text, parts, 4)))
+        elif kind == "DOB":
+            spans.append((_span(parts, range(0, 1)), "DATE_OF_BIRTH"))
+        for span, entity in spans:
+            if span is not None:
+                yield span[0], span[1], entity
+
+
+def hl7_fields(text: str) -> list[tuple[int, int, str]]:
+    """(start, end, entity type) of every personal value in the HL7 segments of ``text``."""
+    m = _MSH.search(text)
+    if m is None and "|" not in text:
+        return []
+    field, comp, rep = (m.group("field"), m.group("comp"), m.group("rep")) if m else _DEFAULT
+    segments = _table()[0]
+    out = []
+    for seg in _segment_re(field).finditer(text):
+        wanted = segments[seg.group("id")]
+        for number, (f_start, f_end) in enumerate(
+            _parts(text, seg.start("body"), seg.end("body"), field), start=1
+        ):
+            kind = wanted.get(number)
+            if kind is not None and f_end > f_start:
+                out.extend(_field_entities(text, f_start, f_end, kind, comp, rep))
+    return out
+
+
+class Hl7FieldRecognizer(LocalRecognizer):
+    """The personal fields of HL7 v2 segments (``hl7_fields``)."""
+
+    def __init__(self) -> None:
+        entities = sorted(
+            {"PERSON", "STREET_ADDRESS", "PHONE_NUMBER", "DATE_OF_BIRTH", *_WHOLE.values()}
+            | set(_table()[1].values())
+            | {_table()[2]}
+        )
+        super().__init__(supported_entities=entities, name=DETECTOR)
+
+    def load(self) -> None:  # noqa: D102
+        pass
+
+    def analyze(
+        self, text: str, entities: list[str], nlp_artifacts: NlpArtifacts | None = None
+    ) -> list[RecognizerResult]:
+        """Report each personal value of the text's HL7 segments."""
+        return [
+            RecognizerResult(et, s, e, SCORE)
+            for s, e, et in hl7_fields(text)
+            if not entities or et in entities
+        ]

@@ -1,0 +1,116 @@
+"""Login names by where they stand, beside the labelled ones of ``labels.py`` ("username: x").
+
+* A login name under a key that holds one in logs and exports: ``user=quietfern`` in a log line,
+  ``"user": "U07ZT3RQ9"`` in JSON (``handle_keys`` of ``labels.yaml``).
+* A login name that speaks in a chat transcript pasted into a log (a tool result, a ticket): the
+  speaker of a time-stamped line ("[10:14] quietfern: ...", "09:41 - r.okafor: ..."), and the
+  header line of a copied Slack or Discord message, a handle and a time alone ("quietfern
+  11:48 PM", "quietfern — Today at 7:42 PM").
+
+Only a value shaped like a login name is one (``login_name``): a digit or ``_ . -`` inside, or a
+lower-case word that no main European language has. A capitalised speaker is the name model's to
+decide (``names/features.py``, its ``speaker`` feature); a role ("agent:", "Dad:") and a chat's
+message text under a "user" key are vocabulary and stay."""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from presidio_analyzer import LocalRecognizer, RecognizerResult
+from presidio_analyzer.nlp_engine import NlpArtifacts
+
+from agentic_pipeline.masking.detectors.data_files import data_file
+from agentic_pipeline.masking.detectors.key_rules import normalize_key
+from agentic_pipeline.masking.vocabulary import STOP_WORDS, zipf
+
+ENTITY = "USER_ID"
+#: The score of a login name found by where it stands.
+SCORE = 0.6
+
+#: What stands before a chat line's speaker: a time stamp, bracketed or not, maybe after a date
+#: ("[10:18 AM] ", "14:05 - ", "12/03/26, 14:05 - ", "[2026-03-12 09:41] ", "9.05 pm "); a
+#: period separates hours from minutes only before am/pm ("12.50" is a price as often).
+_AM_PM = r"[ \t]*[AaPp]\.?[Mm]\.?"
+SPEAKER_PREFIX = re.compile(
+    r"[ \t]*[\[(]?(?:\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4},?[ \t]+)?"
+    rf"\d{{1,2}}(?::\d{{2}}(?::\d{{2}})?(?:{_AM_PM})?|\.\d{{2}}{_AM_PM})"
+    r"[\])]?[ \t]*[-–—]?[ \t]*"
+)
+#: A login name's characters: a letter or digit at both ends, ``_ . -`` inside.
+_HANDLE = r"(?P<handle>[A-Za-z0-9][\w.-]{1,38}[A-Za-z0-9])"
+#: The speaker of a time-stamped chat line, before its colon (not a URL's "://").
+_SPEAKER_LINE = re.compile(rf"(?m)^{SPEAKER_PREFIX.pattern}{_HANDLE}[ \t]*:(?!//)")
+#: A copied message's header: a handle and its time alone on a line ("Today at", "Yesterday at"
+#: as Discord writes it).
+_HEADER_LINE = re.compile(
+    rf"(?m)^[ \t]*{_HANDLE}[ \t]+(?:[-–—][ \t]*)?(?:(?:Today|Yesterday)(?:[ \t]+at)?[ \t]+)?"
+    rf"\d{{1,2}}:\d{{2}}(?:{_AM_PM})?[ \t]*$"
+)
+#: A word of a main European language at least this frequent (Zipf) is vocabulary, no login
+#: name ("admin", "kernel"): wordfreq's small lists start at 3.
+_WORD_ZIPF = 3.0
+
+
+def login_name(speaker: str) -> bool:
+    """``speaker`` is shaped like a login name: a digit or ``_ . -`` inside ("tamsin.v",
+    "NorthKestrel42"), or lower-case letters that are no stop word and no word of the main European
+    languages ("quietfern")."""
+    if any(c.isdigit() or c in "_.-" for c in speaker):
+        return any(c.isalpha() for c in speaker)
+    return speaker.islower() and speaker not in STOP_WORDS and zipf(speaker) < _WORD_ZIPF
+
+
+@lru_cache(maxsize=1)
+def handle_keys() -> frozenset[str]:
+    """The keys that hold a login name in logs and exports (``handle_keys`` of ``labels.yaml``)."""
+    return frozenset(normalize_key(k) for k in data_file("labels.yaml")["handle_keys"])
+
+
+def handle_under_key(key: str, value: object) -> bool:
+    """``value`` under ``key`` is a login name: a handle key over one word shaped like one
+    (``"user": "U07ZT3RQ9"``; not ``"user": "<a message>"``)."""
+    return (
+        isinstance(value, str)
+        and normalize_key(key) in handle_keys()
+        and _HANDLE_VALUE.fullmatch(value) is not None
+        and login_name(value)
+    )
+
+
+_HANDLE_VALUE = re.compile(_HANDLE)
+
+
+@lru_cache(maxsize=1)
+def _key_value_re() -> re.Pattern[str]:
+    """``key=value`` of a handle key in a log line, the value maybe quoted."""
+    keys = "|".join(sorted(map(re.escape, handle_keys()), key=len, reverse=True))
+    return re.compile(rf"(?i)(?<![\w.-])(?:{keys})=[\"']?{_HANDLE}(?![\w@])")
+
+
+def login_name_spans(text: str) -> list[tuple[int, int]]:
+    """Spans of the login names of ``text`` found by where they stand (see module doc)."""
+    return [
+        m.span("handle")
+        for rx in (_key_value_re(), _SPEAKER_LINE, _HEADER_LINE)
+        for m in rx.finditer(text)
+        if login_name(m.group("handle"))
+    ]
+
+
+class LoginNameRecognizer(LocalRecognizer):
+    """The login names of ``login_name_spans`` as ``USER_ID``."""
+
+    def __init__(self) -> None:
+        super().__init__(supported_entities=[ENTITY], name="LoginNameRecognizer")
+
+    def load(self) -> None:  # noqa: D102
+        pass
+
+    def analyze(
+        self, text: str, entities: list[str], nlp_artifacts: NlpArtifacts | None = None
+    ) -> list[RecognizerResult]:
+        """Report each login name found by where it stands."""
+        if entities and ENTITY not in entities:
+            return []
+        return [RecognizerResult(ENTITY, s, e, SCORE) for s, e in login_name_spans(text)]
