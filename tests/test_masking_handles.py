@@ -76,3 +76,17 @@ def test_a_login_under_a_user_key_in_a_log_line_and_in_json(masker):
     assert '"role": "user"' in outs[1]
     assert outs[2] == chat
 
+
+def test_a_placeholder_under_a_personal_key_stays_and_a_value_beside_it_is_masked(masker):
+    """Where a personal value was removed or never given ("[email protected]", "N/A", "***"),
+    nothing identifies anybody: the placeholder stays, in JSON and in a CSV column."""
+    record = (
+        '{"email": "[email protected]", "phone": "N/A", "ssn": "***-**-****", '
+        '"name": "Ilvy Dornquist", "backup_email": "ilvy.d@example.org"}'
+    )
+    csv = "name,email\nOrrin Vale,N/A\nTessa Moor,[redacted]\n"
+    out_json, out_csv = masked_cells(masker, ("tool", record), ("tool", csv))
+    for kept in ('"[email protected]"', '"phone": "N/A"', '"***-**-****"'):
+        assert kept in out_json, out_json
+    assert "Dornquist" not in out_json and "ilvy.d@example.org" not in out_json
+    assert ",N/A\n" in out_csv and ",[redacted]\n" in out_csv and "Orrin" not in out_csv

@@ -12,6 +12,7 @@ from agentic_pipeline.masking.names import build
 from agentic_pipeline.masking.names.features import TextFeatures, _csv_header, word_info
 from agentic_pipeline.masking.names.model import load_model
 from agentic_pipeline.masking.names.recognizer import DETECTOR, decide_persons, without_titles
+from agentic_pipeline.masking.vocabulary import english_compound
 
 
 @pytest.fixture(scope="module")
@@ -143,3 +144,14 @@ def test_a_person_span_loses_the_lower_case_words_at_its_edges_but_not_its_parti
     assert kept("van Tessaly Varno") == "Tessaly Varno"
     assert kept("Tessaly van der Quell") == "Tessaly van der Quell"
     assert kept("oswy quell") == "oswy quell"  # a name all in lower case stays whole
+
+
+def test_an_english_closed_compound_that_no_list_has_is_a_feature(nlp):
+    """ "Nightstand" splits into two frequent English words and wordfreq's small list lacks it: a
+    product noun written closed; a listed name that splits ("Cantwell") has no such feature,
+    nor a word the list has ("Keyboard") or one that splits into no two words ("Quellmark")."""
+    assert english_compound("Nightstand") and english_compound("paperweight")
+    assert not english_compound("Keyboard") and not english_compound("Quellmark")
+    text = "Delivered: Nightstand (Oak, 2 drawers), shipped by Mara Cantwell"
+    assert "encompound" in _features(nlp, text, "Nightstand")
+    assert "encompound" not in _features(nlp, text, "Cantwell")

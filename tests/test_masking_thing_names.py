@@ -115,3 +115,11 @@ def test_a_products_options_are_no_persons_and_a_person_named_like_them_is(maske
     )
     assert outs == said
     assert "Hunter" not in called and "Sterling" not in called, called
+
+
+def test_a_closed_compound_names_a_product_though_no_frequency_list_has_it(masker):
+    """ "Loveseat" is rarer than the frequency lists' floor, but it splits into two frequent
+    English words: the catalog's record makes it a thing's name in prose as well."""
+    listing = "Your order:\n- Loveseat (Oak, 2 seats)\n- Desk Lamp (Brass)"
+    _, said = masked_cells(masker, ("tool", _catalog("Loveseat")), ("assistant", listing))
+    assert said == listing

@@ -16,7 +16,11 @@ from agentic_pipeline.masking.detectors.bare_numbers import thing_key
 from agentic_pipeline.masking.detectors.id_floor import FLOOR_DETECTOR, FLOOR_TYPE
 from agentic_pipeline.masking.detectors.numbers import CARD_SHAPE, phone_context_before
 from agentic_pipeline.masking.detectors.presidio_set import predefined_types
-from agentic_pipeline.masking.detectors.redacted import HIDDEN_DIGITS, REDACTED_DETECTOR
+from agentic_pipeline.masking.detectors.redacted import (
+    HIDDEN_DIGITS,
+    REDACTED_DETECTOR,
+    placeholder_value,
+)
 from agentic_pipeline.masking.detectors.things import THING_BEFORE
 from agentic_pipeline.masking.engine import Span
 from agentic_pipeline.masking.episode import NAME_SPLIT, SCAN_KNOWN, Episode
@@ -39,7 +43,7 @@ from agentic_pipeline.masking.pseudonyms import TOKEN_RE, fold
 from agentic_pipeline.masking.router import Route, route
 from agentic_pipeline.masking.tables import AuditRecord
 from agentic_pipeline.masking.text_view import TextView, map_spans, text_view
-from agentic_pipeline.masking.vocabulary import is_vocabulary
+from agentic_pipeline.masking.vocabulary import english_compound, is_vocabulary
 
 GUARD = "guard"
 #: Zipf frequency from which a word of a product's name is vocabulary ("Thermostat" 3.1; the
@@ -57,7 +61,7 @@ class Collector:
         self.to_analyse = to_analyse
 
     def leaf(self, path: str, value: Any, entity: str | None) -> Any:
-        if entity is not None:
+        if entity is not None and not placeholder_value(value):  # "email": "N/A": nobody's
             if entity == "PERSON" and isinstance(value, str) and free_name(path, value):
                 queue_text(value, self.ep, self.to_analyse)
                 self.ep.name_fields.add(value)
@@ -65,7 +69,7 @@ class Collector:
                 self.ep.numbers.setdefault(str(value), entity)  # unless a thing's id
             elif isinstance(value, str | int | float):
                 self.ep.add_known(str(value), entity, "key_rule")
-        else:
+        elif entity is None:
             if isinstance(value, str | int) and thing_key(last_key(path)):
                 self.ep.thing_ids.add(str(value).strip())
             if isinstance(value, str):
@@ -90,10 +94,10 @@ class Collector:
     def product_name(self, value: Any) -> None:
         """The name of a product's record (``json_walker``) is a thing's name in the whole
         episode (``Episode.thing_names``) when a word of it is vocabulary that no name list has
-        ("Garden Hose", "Smart Thermostat"; never "Marta Vellacott" or "Ilse Brandvold", whatever
-        record holds them)."""
+        ("Garden Hose", "Smart Thermostat", a closed compound "Nightstand"; never "Marta
+        Vellacott" or "Ilse Brandvold", whatever record holds them)."""
         if isinstance(value, str) and any(
-            is_vocabulary(w, THING_WORD_ZIPF) and not listed_name(w)
+            (is_vocabulary(w, THING_WORD_ZIPF) or english_compound(w)) and not listed_name(w)
             for w in NAME_SPLIT.split(value)
             if w
         ):
@@ -187,7 +191,8 @@ class Applier:
             if self.ep.is_thing_id(value):
                 entity = None  # a catalog's "Tea Kettle": "9832717871": the product's id
         if entity is not None:
-            if isinstance(value, str) and (not value.strip() or TOKEN_RE.fullmatch(value)):
+            blank = isinstance(value, str) and (not value.strip() or TOKEN_RE.fullmatch(value))
+            if blank or placeholder_value(value):  # a placeholder as the collector kept it
                 return value
             if entity == "PERSON" and isinstance(value, str) and free_name(path, value):
                 return self.mp.mask_text(value, self.ep, self.row, fld)  # a tool/product name

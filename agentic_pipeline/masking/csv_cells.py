@@ -7,6 +7,7 @@ from agentic_pipeline.masking.delimited import header_candidates, header_like, m
 from agentic_pipeline.masking.detectors.bare_numbers import thing_key
 from agentic_pipeline.masking.detectors.label_lists import id_labels
 from agentic_pipeline.masking.detectors.labels import handle_value_ok, id_value_ok, label_entity
+from agentic_pipeline.masking.detectors.redacted import placeholder_value
 from agentic_pipeline.masking.episode import PROPAGATE
 from agentic_pipeline.masking.json_walker import key_entity
 from agentic_pipeline.masking.pseudonyms import TOKEN_RE
@@ -75,6 +76,8 @@ def tabular_values(
                 et = id_et
             if et not in PROPAGATE or not cell or TOKEN_RE.fullmatch(cell):
                 continue
+            if placeholder_value(cell):
+                continue  # "N/A", "[redacted]": nobody's value
             if et == "PERSON" and not any(c.isalpha() for c in cell):
                 continue
             if et == "USER_ID" and not handle_value_ok(cell):

@@ -4,6 +4,9 @@
   an SSN or a card, as "ending in 4471" is): "XXX-XX-1234", "***-**-1234", "************4471",
   "4532 **** **** 4471". The digits and the mask characters around them are masked as one span,
   typed by the shape (SSN groups 3-2-4, card length 13-19).
+* A value that stands where a personal value was removed or never given ("[email protected]",
+  "N/A", "***": ``placeholders`` of ``redacted.yaml``) identifies nobody: under a personal key
+  it stays as it is (``placeholder_value``).
 * A UPI payment address (India's Unified Payments Interface, "name@oksbi") has the shape of an
   e-mail address without a domain: it is found by the payment service's handle after the "@"
   (``upi_handles`` of ``redacted.yaml``) and masked as the bank account it aliases.
@@ -50,6 +53,26 @@ def upi_re() -> re.Pattern[str]:
     handles = sorted(data_file("redacted.yaml")["upi_handles"], key=len, reverse=True)
     alternation = "|".join(re.escape(h) for h in handles)
     return re.compile(rf"(?i)(?<![\w.@+-])[a-z0-9][\w.\-]{{1,63}}@(?:{alternation})(?![\w@]|\.\w)")
+
+
+#: A value made of mask characters and separators alone ("***", "XXXX-XXXX", "•••• ••••").
+_MASK_ONLY = re.compile(rf"(?:{_HID}|[-\s./])*{_HID}(?:{_HID}|[-\s./])*")
+
+
+@lru_cache(maxsize=1)
+def _placeholders() -> frozenset[str]:
+    return frozenset(
+        " ".join(p.lower().split()) for p in data_file("redacted.yaml")["placeholders"]
+    )
+
+
+def placeholder_value(value: object) -> bool:
+    """``value`` stands where a personal value was removed or never given: a listed placeholder
+    ("[email protected]", "N/A"; ``redacted.yaml``) or mask characters alone ("***")."""
+    if not isinstance(value, str):
+        return False
+    folded = " ".join(value.lower().split())
+    return folded in _placeholders() or _MASK_ONLY.fullmatch(folded) is not None
 
 
 def _digits(span: str) -> int:

@@ -46,6 +46,7 @@ from agentic_pipeline.masking.vocabulary import (
     LANGUAGES,
     STOP_WORDS,
     compound_word,
+    english_compound,
     foreign_stop_word,
     is_city,
     is_place_or_calendar,
@@ -53,7 +54,7 @@ from agentic_pipeline.masking.vocabulary import (
 )
 
 #: Bumped whenever a feature changes meaning: a model built on other features is refused.
-FEATURE_VERSION = "16"
+FEATURE_VERSION = "17"
 
 _OTHER_LANGUAGES = tuple(lang for lang in LANGUAGES if lang != "en")
 #: A word in no name list that is vocabulary of another main European language (Zipf bin at least
@@ -270,9 +271,12 @@ class TextFeatures:
             f"ent={ent}|zen={zen}",
             f"ent={ent}|listed={listed}",
         ]
-        # a listed name mostly a word; a role ("Payer"); an unlisted compound ("Hundefutter")
+        # a listed name mostly a word; a role ("Payer"); an unlisted compound ("Hundefutter"),
+        # in English one that the frequency list lacks ("Bookshelf")
         marks = (("common", common), ("role", is_role(w)), ("compound", listed == "-"))
         feats += [x for x, on in marks if on and (x != "compound" or compound_word(w))]
+        if listed == "-" and english_compound(w):
+            feats += ["encompound", f"encompound|ent={ent}"]
         # another European language's vocabulary that English and the name lists lack ("Adresse")
         feats.append(f"zen={zen}|zfo={zfo}")
         if listed == "-" and zfo != 9 and zfo >= FOREIGN_MIN_ZFO and zfo - zen >= FOREIGN_GAP:
