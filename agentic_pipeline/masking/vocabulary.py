@@ -236,8 +236,8 @@ def english_compound(word: str) -> bool:
     """A word that wordfreq's small English list lacks and that splits into two of its words of
     at least ``COMPOUND_ZIPF`` ("Book|shelf", "Arm|rest", "Night|stand"): a household or product
     noun written closed, which the list, counting words of Zipf 3 and more, leaves out. Some
-    surnames split too ("Bright|water"): the caller's name lists and the model weigh it, so it
-    is a feature of the name model only, never a rule."""
+    surnames split too ("Bright|water"): in prose it is a feature the name model weighs, never a
+    rule; only a product record's name makes it a thing's word (``apply.Collector``)."""
     w = bare_word(word)
     if len(w) < ENGLISH_COMPOUND_CHARS or not w.isalpha():
         return False

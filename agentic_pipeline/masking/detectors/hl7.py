@@ -112,9 +112,9 @@ def _field_entities(
 
 def hl7_fields(text: str) -> list[tuple[int, int, str]]:
     """(start, end, entity type) of every personal value in the HL7 segments of ``text``."""
-    m = _MSH.search(text)
-    if m is None and "|" not in text:
+    if "|" not in text and "MSH" not in text:  # no segment with the standard or its own separator
         return []
+    m = _MSH.search(text)
     field, comp, rep = (m.group("field"), m.group("comp"), m.group("rep")) if m else _DEFAULT
     segments = _table()[0]
     out = []

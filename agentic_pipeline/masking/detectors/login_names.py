@@ -17,9 +17,6 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from presidio_analyzer import LocalRecognizer, RecognizerResult
-from presidio_analyzer.nlp_engine import NlpArtifacts
-
 from agentic_pipeline.masking.detectors.data_files import data_file
 from agentic_pipeline.masking.detectors.key_rules import normalize_key
 from agentic_pipeline.masking.vocabulary import STOP_WORDS, zipf
@@ -39,6 +36,7 @@ SPEAKER_PREFIX = re.compile(
 )
 #: A login name's characters: a letter or digit at both ends, ``_ . -`` inside.
 _HANDLE = r"(?P<handle>[A-Za-z0-9][\w.-]{1,38}[A-Za-z0-9])"
+_HANDLE_VALUE = re.compile(_HANDLE)
 #: The speaker of a time-stamped chat line, before its colon (not a URL's "://").
 _SPEAKER_LINE = re.compile(rf"(?m)^{SPEAKER_PREFIX.pattern}{_HANDLE}[ \t]*:(?!//)")
 #: A copied message's header: a handle and its time alone on a line ("Today at", "Yesterday at"
@@ -78,9 +76,6 @@ def handle_under_key(key: str, value: object) -> bool:
     )
 
 
-_HANDLE_VALUE = re.compile(_HANDLE)
-
-
 @lru_cache(maxsize=1)
 def _key_value_re() -> re.Pattern[str]:
     """``key=value`` of a handle key in a log line, the value maybe quoted."""
@@ -88,29 +83,8 @@ def _key_value_re() -> re.Pattern[str]:
     return re.compile(rf"(?i)(?<![\w.-])(?:{keys})=[\"']?{_HANDLE}(?![\w@])")
 
 
-def login_name_spans(text: str) -> list[tuple[int, int]]:
-    """Spans of the login names of ``text`` found by where they stand (see module doc)."""
-    return [
-        m.span("handle")
-        for rx in (_key_value_re(), _SPEAKER_LINE, _HEADER_LINE)
-        for m in rx.finditer(text)
-        if login_name(m.group("handle"))
-    ]
-
-
-class LoginNameRecognizer(LocalRecognizer):
-    """The login names of ``login_name_spans`` as ``USER_ID``."""
-
-    def __init__(self) -> None:
-        super().__init__(supported_entities=[ENTITY], name="LoginNameRecognizer")
-
-    def load(self) -> None:  # noqa: D102
-        pass
-
-    def analyze(
-        self, text: str, entities: list[str], nlp_artifacts: NlpArtifacts | None = None
-    ) -> list[RecognizerResult]:
-        """Report each login name found by where it stands."""
-        if entities and ENTITY not in entities:
-            return []
-        return [RecognizerResult(ENTITY, s, e, SCORE) for s, e in login_name_spans(text)]
+def login_name_regexes() -> tuple[re.Pattern[str], ...]:
+    """The places a login name stands, each with its ``handle`` group: a handle key's
+    ``key=value``, a chat line's speaker, a copied message's header (see module doc); the
+    ``handle`` is one when ``login_name`` says so."""
+    return (_key_value_re(), _SPEAKER_LINE, _HEADER_LINE)

@@ -34,9 +34,9 @@ from collections.abc import Callable
 from presidio_analyzer import LocalRecognizer, RecognizerResult
 from presidio_analyzer.nlp_engine import NlpArtifacts
 
+from agentic_pipeline.masking.detectors import login_names
 from agentic_pipeline.masking.detectors.addresses import street_types
 from agentic_pipeline.masking.detectors.hl7 import Hl7FieldRecognizer
-from agentic_pipeline.masking.detectors.login_names import LoginNameRecognizer
 from agentic_pipeline.masking.detectors.numbers import (  # noqa: F401
     PHONE_CONTEXT_WORDS,
     PHONE_REGIONS,
@@ -181,7 +181,7 @@ class ContextGroupRecognizer(LocalRecognizer):
         regexes: tuple[re.Pattern[str], ...],
         score: float,
         name: str,
-        group: int = 1,
+        group: int | str = 1,
         keep: Callable[[str], bool] | None = None,
     ) -> None:
         self.entity = entity
@@ -306,6 +306,18 @@ def social_handle_recognizer() -> ContextGroupRecognizer:
     )
 
 
+def login_name_recognizer() -> ContextGroupRecognizer:
+    """Login names found by where they stand (``detectors/login_names.py``) as ``USER_ID``."""
+    return ContextGroupRecognizer(
+        login_names.ENTITY,
+        login_names.login_name_regexes(),
+        login_names.SCORE,
+        "LoginNameRecognizer",
+        group="handle",
+        keep=login_names.login_name,
+    )
+
+
 def outsider_recognizers() -> list[LocalRecognizer]:
     """The recognizers added for text the project never wrote (issue #12)."""
     return [
@@ -317,7 +329,7 @@ def outsider_recognizers() -> list[LocalRecognizer]:
         NameModelRecognizer(),
         customer_id_recognizer(),
         social_handle_recognizer(),
-        LoginNameRecognizer(),
+        login_name_recognizer(),
         Hl7FieldRecognizer(),
         RedactedIdRecognizer(),
         VinRecognizer(),
