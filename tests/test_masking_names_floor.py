@@ -90,12 +90,13 @@ def test_without_a_veto_bar_the_model_alone_decides(nlp):
         ("Fenwright's Foods restocked the shelves.", "Fenwright", "company"),
         ("Parcels from Tolliver & Sons arrive daily.", "Tolliver", "company"),
         ("Invoices from Quinley Ltd arrive monthly.", "Quinley", "business"),
-        ("Our rep at Bank Orvelle said no.", "Bank Orvelle", "organisation"),
+        ("Our rep at Bank Orvelle said no.", "Bank Orvelle", "company"),
+        ("Quellmark Bank Orvelle said no.", "Quellmark Bank Orvelle", "organisation"),
         ("Please scan your Aadhaar card.", "Aadhaar", "id-label"),
         ("Flights to Porto Alegre are full.", "Porto Alegre", "city"),
         ("- Seat 14C\n- Price: $88 per leg", "Price", "number-label"),
         # two German words written as one, which no frequency list has whole
-        ("Betreff: Zahnarztpraxis Hundefutter", "Zahnarztpraxis Hundefutter", "vocabulary"),
+        ("Betreff: Gartenschlauch Hundefutter", "Gartenschlauch Hundefutter", "vocabulary"),
     ],
 )
 def test_a_low_probability_entity_with_a_non_person_signal_is_vetoed(nlp, text, entity, signal):
@@ -131,10 +132,10 @@ def test_a_common_word_before_a_colon_is_a_label_only_of_a_number(nlp):
 
 
 def test_a_confident_model_keeps_a_name_the_signals_would_veto(nlp):
-    text = "Our rep at Bank Orvelle said no."
-    doc = _doc(nlp, text, "Bank Orvelle")
+    text = "Our rep Standing Desk said no."
+    doc = _doc(nlp, text, "Standing Desk")
     sure = dataclasses.replace(_BLIND, intercept=12.0)  # every candidate about 1
-    assert any("Orvelle" in f for f in _found(sure, text, doc))
+    assert any("Desk" in f for f in _found(sure, text, doc))
     # but never a code in capitals that no name list has, nor a name ending with an
     # organisation word (a company's)
     text = "The shuttle leaves from LHR at noon."

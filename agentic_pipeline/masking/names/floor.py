@@ -10,7 +10,7 @@ import bisect
 import re
 from functools import lru_cache
 
-from agentic_pipeline.masking.detectors.label_lists import id_labels
+from agentic_pipeline.masking.detectors.label_lists import id_labels, unaccented
 from agentic_pipeline.masking.names.features import (
     HAS_DIGIT,
     TextFeatures,
@@ -63,11 +63,12 @@ def non_person_signal(tf: TextFeatures, start: int, end: int) -> str | None:
     that no name list has, a stop word of one of them, a place or a calendar word: "Desk Lamp",
     "Ich komme aus", "Die Bestellung"), ``"thing"`` (the last of several words is an English
     common noun that no name list has and the first is no listed first name: "Vacuum Cleaner"),
-    ``"company"`` (the last word is an organisation word that no name list has: "Globex
-    Logistics"; or one follows the span after a possessive or "&": "Marlowe's Foods", "Ashby &
-    Sons"), ``"business"`` (one follows it after a space: "Quint Ltd"; "Meet Ana Hotel staff" is a
-    title-case sentence as often), ``"organisation"`` (an organisation or product word elsewhere,
-    ``data/organisation_words.txt``),
+    ``"company"`` (the first or last word is an organisation word that no name list has: "Globex
+    Logistics", "Klinik Brenner"; or one stands before the span, maybe with stop words between:
+    "Stiftung zur Rose" (``organisation_before``); or one follows the span after a possessive or
+    "&": "Marlowe's Foods", "Ashby & Sons"), ``"business"`` (one follows it after a space:
+    "Quint Ltd"; "Meet Ana Hotel staff" is a title-case sentence as often), ``"organisation"``
+    (an organisation or product word elsewhere, ``data/organisation_words.txt``),
     ``"id-label"`` (every word labels an identifier and no name list has it: "Aadhaar", "IBAN"),
     ``"number-label"`` (one word that is mostly an ordinary word, ``COMMON_WORDS``, labels the
     number or amount after its colon: "Price: $105"), ``"label"`` (one word that is a person
@@ -107,11 +108,13 @@ def non_person_signal(tf: TextFeatures, start: int, end: int) -> str | None:
     if len(words) == 1 and words[0].lower() in PERSON_LABELS and _COLON_AFTER.match(tf.text, end):
         return "label"
     folded = [fold(w).strip("'’.-") for w in words]
-    if folded[-1] in ORGANISATION_WORDS and not listed_name(folded[-1]):
+    if organisation_word(words[-1]) or organisation_word(words[0]):
+        return "company"
+    if organisation_before(tf.text, start):
         return "company"
     if after := _organisation_after(tf.text, end):
         return after
-    if any(f in ORGANISATION_WORDS for f in folded):
+    if any(organisation_word(w) for w in words):
         return "organisation"
     if all(f in _one_word_id_labels() and not listed_name(f) for f in folded):
         return "id-label"
@@ -213,6 +216,87 @@ _AFTER_NAME = re.compile(
 )
 
 
+#: The words on a span's line before it, each followed by spaces or tabs alone (up to three).
+_WORDS_BEFORE = re.compile(r"(?:[^\W\d_]+[ \t]+){1,3}$")
+#: An organisation word at least this long also ends a compound of the Germanic languages
+#: ("Hausarztpraxis", "Musikschule", "Wohnstiftung"): ``organisation_word``.
+_COMPOUND_HEAD = 5
+
+
+@lru_cache(maxsize=65536)
+def organisation_word(word: str) -> bool:
+    """An organisation word that no name list has (``data/organisation_words.txt``: "Ltd",
+    "Klinik", "Bakery"; accents aside: "Collège"), or a compound ending in one of at least five
+    letters after at least three ("Tierklinik", "Grundschule"; German, Dutch and the Nordic
+    languages write them so)."""
+    f = fold(word).strip("'’.-")
+    if listed_name(f):
+        return False
+    if f in ORGANISATION_WORDS or unaccented(f) in _unaccented_organisation_words():
+        return True
+    return len(f) >= _COMPOUND_HEAD + 3 and any(
+        f.endswith(o) and len(o) >= _COMPOUND_HEAD for o in _compound_heads(f[-1])
+    )
+
+
+@lru_cache(maxsize=1)
+def _unaccented_organisation_words() -> frozenset[str]:
+    return frozenset(unaccented(o) for o in ORGANISATION_WORDS)
+
+
+@lru_cache(maxsize=64)
+def _compound_heads(last_letter: str) -> tuple[str, ...]:
+    return tuple(o for o in ORGANISATION_WORDS if o.endswith(last_letter))
+
+
+def organisation_before(text: str, start: int) -> bool:
+    """An organisation word stands before ``start`` on its line, after spaces alone or with stop
+    words between ("Bäckerei <NAME>", "Stiftung zur <NAME>", "Universidad de <NAME>"): the
+    span names the organisation, as a street is named after a person."""
+    m = _WORDS_BEFORE.search(text, max(0, start - 80), start)
+    if m is None:
+        return False
+    for word in reversed(m.group(0).split()):
+        if organisation_word(word):
+            return True
+        if fold(word) not in european_stop_words():
+            return False
+    return False
+
+
+_SPAN_WORD = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*")
+
+
+def person_extents(text: str, spans: list[tuple[int, int, float]]) -> list[tuple[int, int, float]]:
+    """``spans`` cut where a person's name ends: before their first organisation word (the words
+    from it on name the organisation: "<NAME> - Bakery <NAME>"; a span it starts or ends after
+    a space is none: "<NAME> Lettings"; words before it are judged alone, ``non_person_signal``
+    then finds it after them: "<NAME> Hotel Staff"), and without the lower-case words that end
+    or start a span with a capitalised word ("<First> <Last> von der" before "Musikschule": a
+    particle ends no name; "till <First>": only a name particle starts one, "van <Last>")."""
+    out = []
+    for s, e, p in spans:
+        words = list(_SPAN_WORD.finditer(text, s, e))
+        k = next((i for i, m in enumerate(words) if organisation_word(m.group(0))), None)
+        last = k == len(words) - 1
+        if k == 0 or last and not text[words[k - 1].end() : words[k].start()].strip():
+            continue  # "<NAME> Logistics": a company's name
+        if k is not None:
+            words = words[:k]
+            e = words[-1].end()
+        if words and not all(m.group(0).islower() for m in words):
+            n = len(words)
+            while words[-1].group(0).islower():
+                words.pop()
+            e = words[-1].end() if len(words) < n else e
+            n = len(words)
+            while words[0].group(0).islower() and fold(words[0].group(0)) not in NAME_PARTICLES:
+                words.pop(0)
+            s = words[0].start() if len(words) < n else s
+        out.append((s, e, p))
+    return out
+
+
 def _organisation_after(text: str, end: int) -> str | None:
     """``"company"`` when a capitalised organisation word that no name list has follows ``end``
     on the line after a possessive or "&" ("Marlowe's Foods", "Ashby & Sons"), ``"business"``
@@ -220,8 +304,7 @@ def _organisation_after(text: str, end: int) -> str | None:
     m = _AFTER_NAME.match(text, end)
     if m is None or "\n" in m.group(0):
         return None
-    word = fold(m.group(2)).strip("'’.")
-    if word not in ORGANISATION_WORDS or listed_name(word):
+    if not organisation_word(m.group(2)):
         return None
     return "company" if m.group("joint") else "business"
 

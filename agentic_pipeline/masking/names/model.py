@@ -49,9 +49,10 @@ from agentic_pipeline.masking.names.fields import (
     person_field_key,
 )
 from agentic_pipeline.masking.names.floor import (
-    ORGANISATION_WORDS,
     between_names,
     non_person_signal,
+    organisation_word,
+    person_extents,
     person_parts,
     vocabulary_word,
 )
@@ -182,7 +183,7 @@ class NameModel:
             out.append((cur[0], cur[1], cur[2]))
         # "Ann." at a sentence end: the name without its period
         out = [(s, e - 1 if text[e - 1] == "." else e, p) for s, e, p in out]
-        out = [sp for sp in out if not self.unlike_a_person(tf, *sp)]
+        out = [sp for sp in person_extents(text, out) if not self.unlike_a_person(tf, *sp)]
         out = [sp for sp in out if sp[2] >= self.propagate or not _inside_a_place(tf, doc, *sp[:2])]
         floor = self.floor_spans(tf, doc, probs) + self.entity_floor_spans(tf, doc, probs)
         out = _union(out, floor) if floor else out
@@ -195,8 +196,7 @@ class NameModel:
             for a, b in values
             if non_person_signal(tf, a, b) in (None, "upper", "elsewhere")
             and not any(
-                fold(w) in ORGANISATION_WORDS or vocabulary_word(w)
-                for w in _WORD.findall(tf.text[a:b])
+                organisation_word(w) or vocabulary_word(w) for w in _WORD.findall(tf.text[a:b])
             )
         ]
         # a span inside a value that its words say is none ("Contact: Sales, Marketing") goes,
@@ -252,8 +252,8 @@ class NameModel:
         listed name (a booking code listed alone, "2. ZKPLMA"), a country or nationality that no
         name list has ("Uruguay"), a span that ends with an organisation word ("Globex
         Logistics") or a person label before its colon ("Payer:"): no person, whoever proposed
-        it. Lower-case words that no name list has ("pls chek") below the propagation bar are a
-        person only after a person label."""
+        it. Lower-case words that no name list has ("pls chek") or that are all vocabulary ("dos")
+        below the propagation bar are a person only after a person label."""
         signal = non_person_signal(tf, start, end)
         if signal == "upper":
             if last_first_value(tf.text, start) is not None:
@@ -266,7 +266,8 @@ class NameModel:
                 return True
         if signal in ("place", "company", "label"):  # "Uruguay"; "Globex Logistics"; "Payer:"
             return True
-        if signal == "lower" and p < self.propagate:
+        lower = signal == "lower" or signal == "vocabulary" and tf.text[start:end].islower()
+        if lower and p < self.propagate:
             # lower-case words no name list has ("pls chek"): a person only by a label's say
             return not after_person_label(tf.text, start)
         return p < self.propagate and signal in STRONG_SIGNALS
@@ -291,9 +292,7 @@ class NameModel:
                 self.threshold,
             )
         ]
-        for s, e in pieces:
-            if s >= e:
-                continue
+        for s, e, _ in person_extents(tf.text, [(s, e, 0.0) for s, e in pieces if s < e]):
             ps = [p for i, p in probs.items() if tf.starts[i] < e and s < tf.ends[i]]
             best = max(ps, default=0.0)
             by_label = last_first_value(tf.text, s) is not None  # "Patient: <LAST>, <FIRST>"
