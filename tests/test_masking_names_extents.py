@@ -53,7 +53,7 @@ def _found(model: NameModel, text: str, doc) -> list[str]:
         ("Klinik", True),
         ("Tierklinik", True),  # a compound ending in an organisation word
         ("Tanzschule", True),
-        ("Collège", True),  # accents aside ("college")
+        ("Ecole", True),  # accents aside ("école")
         ("Ltd.", True),
         ("Fairbank", False),  # "bank" is too short to end a compound
         ("Ingolf", False),

@@ -219,14 +219,14 @@ _AFTER_NAME = re.compile(
 #: The words on a span's line before it, each followed by spaces or tabs alone (up to three).
 _WORDS_BEFORE = re.compile(r"(?:[^\W\d_]+[ \t]+){1,3}$")
 #: An organisation word at least this long also ends a compound of the Germanic languages
-#: ("Hausarztpraxis", "Musikschule", "Wohnstiftung"): ``organisation_word``.
+#: ("Hausarztpraxis", "Tanzschule", "Wohnstiftung"): ``organisation_word``.
 _COMPOUND_HEAD = 5
 
 
 @lru_cache(maxsize=65536)
 def organisation_word(word: str) -> bool:
     """An organisation word that no name list has (``data/organisation_words.txt``: "Ltd",
-    "Klinik", "Bakery"; accents aside: "Collège"), or a compound ending in one of at least five
+    "Klinik", "Bakery"; accents aside: "Ecole"), or a compound ending in one of at least five
     letters after at least three ("Tierklinik", "Grundschule"; German, Dutch and the Nordic
     languages write them so)."""
     f = fold(word).strip("'’.-")
@@ -272,7 +272,7 @@ def person_extents(text: str, spans: list[tuple[int, int, float]]) -> list[tuple
     from it on name the organisation: "<NAME> - Bakery <NAME>"; a span it starts or ends after
     a space is none: "<NAME> Lettings"; words before it are judged alone, ``non_person_signal``
     then finds it after them: "<NAME> Hotel Staff"), and without the lower-case words that end
-    or start a span with a capitalised word ("<First> <Last> von der" before "Musikschule": a
+    or start a span with a capitalised word ("<First> <Last> von der" before "Tanzschule": a
     particle ends no name; "till <First>": only a name particle starts one, "van <Last>")."""
     out = []
     for s, e, p in spans:
