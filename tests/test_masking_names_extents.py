@@ -69,6 +69,9 @@ def test_an_organisation_word_before_a_span_makes_it_the_organisation_s_name():
     assert organisation_before(text, text.index("Kessing"))  # stop words between
     assert not organisation_before(text, text.index("Bäckerei"))
     assert not organisation_before("Bäckerei, Holmgaard", len("Bäckerei, "))  # a mark parts them
+    # a legal form that is also a lower-case word ("AS", "as") counts only capitalised
+    text = "It rained, just as Ingolf Kessing said."
+    assert not organisation_before(text, text.index("Ingolf"))
 
 
 def test_a_spacy_person_after_an_organisation_word_is_no_person(nlp):
@@ -104,6 +107,8 @@ def test_lower_case_vocabulary_below_the_propagation_bar_is_no_person(nlp):
     assert not [s for s in _found(_MIDDLING, text, _doc(nlp, text, "durante dos")) if s.islower()]
     text = "Paciente: durante"  # after a person label it is one
     assert _found(_MIDDLING, text, _doc(nlp, text, "durante")) == ["durante"]
+    text = "ring tía durante tonight"  # and after a title or kinship word
+    assert any("durante" in f for f in _found(_MIDDLING, text, _doc(nlp, text, "durante")))
 
 
 def _at(text: str, value: str) -> tuple[int, int]:

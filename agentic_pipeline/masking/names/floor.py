@@ -14,6 +14,7 @@ from agentic_pipeline.masking.detectors.label_lists import id_labels, unaccented
 from agentic_pipeline.masking.names.features import (
     HAS_DIGIT,
     TextFeatures,
+    is_title,
     wordlike,
 )
 from agentic_pipeline.masking.names.fields import PERSON_LABELS
@@ -257,7 +258,7 @@ def organisation_before(text: str, start: int) -> bool:
     if m is None:
         return False
     for word in reversed(m.group(0).split()):
-        if organisation_word(word):
+        if word[:1].isupper() and organisation_word(word):  # not "as" (Norwegian "AS")
             return True
         if fold(word) not in european_stop_words():
             return False
@@ -277,7 +278,7 @@ def person_extents(text: str, spans: list[tuple[int, int, float]]) -> list[tuple
     out = []
     for s, e, p in spans:
         words = list(_SPAN_WORD.finditer(text, s, e))
-        k = next((i for i, m in enumerate(words) if organisation_word(m.group(0))), None)
+        k = next((i for i, m in enumerate(words) if _capitalised_organisation(m.group(0))), None)
         last = k == len(words) - 1
         if k == 0 or last and not text[words[k - 1].end() : words[k].start()].strip():
             continue  # "<NAME> Logistics": a company's name
@@ -295,6 +296,17 @@ def person_extents(text: str, spans: list[tuple[int, int, float]]) -> list[tuple
             s = words[0].start() if len(words) < n else s
         out.append((s, e, p))
     return out
+
+
+def _capitalised_organisation(word: str) -> bool:
+    return word[:1].isupper() and organisation_word(word)
+
+
+def after_title(text: str, start: int) -> bool:
+    """A title, form of address or kinship word stands right before ``start`` ("auntie <name>",
+    "Frau <name>"; ``features.is_title``)."""
+    m = _WORDS_BEFORE.search(text, max(0, start - 40), start)
+    return m is not None and is_title(m.group(0).split()[-1])
 
 
 def _organisation_after(text: str, end: int) -> str | None:

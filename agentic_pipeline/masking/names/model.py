@@ -49,6 +49,7 @@ from agentic_pipeline.masking.names.fields import (
     person_field_key,
 )
 from agentic_pipeline.masking.names.floor import (
+    after_title,
     between_names,
     non_person_signal,
     organisation_word,
@@ -253,7 +254,7 @@ class NameModel:
         name list has ("Uruguay"), a span that ends with an organisation word ("Globex
         Logistics") or a person label before its colon ("Payer:"): no person, whoever proposed
         it. Lower-case words that no name list has ("pls chek") or that are all vocabulary ("dos")
-        below the propagation bar are a person only after a person label."""
+        below the propagation bar are a person only after a person label or a title ("auntie")."""
         signal = non_person_signal(tf, start, end)
         if signal == "upper":
             if last_first_value(tf.text, start) is not None:
@@ -269,7 +270,7 @@ class NameModel:
         lower = signal == "lower" or signal == "vocabulary" and tf.text[start:end].islower()
         if lower and p < self.propagate:
             # lower-case words no name list has ("pls chek"): a person only by a label's say
-            return not after_person_label(tf.text, start)
+            return not after_person_label(tf.text, start) and not after_title(tf.text, start)
         return p < self.propagate and signal in STRONG_SIGNALS
 
     def floor_spans(
