@@ -1,4 +1,4 @@
-"""Shared fixtures: a throw-away data root and the tau-bench file."""
+"""Shared fixtures: a throw-away data root, the tau-bench file and the spaCy pipeline."""
 
 import json
 import os
@@ -23,6 +23,14 @@ def data_root(tmp_path: Path) -> Path:
     root = tmp_path / "data"
     (root / "landing").mkdir(parents=True)
     return root
+
+
+@pytest.fixture(scope="session")
+def nlp():
+    """The analyzer's spaCy pipeline, as the name model reads it (``names.build._nlp``)."""
+    from agentic_pipeline.masking.names import build
+
+    return build._nlp()
 
 
 @pytest.fixture(scope="session")

@@ -9,18 +9,10 @@ the shipped model says. Every sentence and name is written for this test."""
 
 from __future__ import annotations
 
-import pytest
-
-from agentic_pipeline.masking.names import build
 from agentic_pipeline.masking.names.features import TextFeatures
 from agentic_pipeline.masking.names.floor import non_person_signal
 from agentic_pipeline.masking.names.model import NameModel, load_model
 from agentic_pipeline.masking.vocabulary import international
-
-
-@pytest.fixture(scope="module")
-def nlp():
-    return build._nlp()
 
 
 class _Fixed(NameModel):

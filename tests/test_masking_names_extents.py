@@ -8,8 +8,10 @@ sentence and name is written for this test."""
 from __future__ import annotations
 
 import pytest
+from name_docs import BLIND as _BLIND
+from name_docs import person_doc as _doc
+from name_docs import spans_found as _found
 
-from agentic_pipeline.masking.names import build
 from agentic_pipeline.masking.names.features import TextFeatures
 from agentic_pipeline.masking.names.floor import (
     non_person_signal,
@@ -19,32 +21,8 @@ from agentic_pipeline.masking.names.floor import (
 )
 from agentic_pipeline.masking.names.model import NameModel
 
-
-@pytest.fixture(scope="module")
-def nlp():
-    return build._nlp()
-
-
-def _doc(nlp, text: str, *persons: str):
-    doc = nlp.make_doc(text)
-    spans = []
-    for p in persons:
-        start = text.index(p)
-        span = doc.char_span(start, start + len(p), label="PERSON")
-        assert span is not None, p
-        spans.append(span)
-    doc.ents = spans
-    return doc
-
-
-#: Every probability about 0: only spaCy's (hand-set) persons are proposed.
-_BLIND = NameModel(weights={}, intercept=-12.0, threshold=0.3, propagate=0.85, veto=0.3)
 #: Every probability 0.5: above the masking bar, below the propagation bar.
 _MIDDLING = NameModel(weights={}, intercept=0.0, threshold=0.3, propagate=0.85, veto=0.3)
-
-
-def _found(model: NameModel, text: str, doc) -> list[str]:
-    return [text[s:e] for s, e, _ in model.spans(text, doc)]
 
 
 @pytest.mark.parametrize(

@@ -11,6 +11,9 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
+from name_docs import BLIND as _BLIND
+from name_docs import person_doc as _doc
+from name_docs import spans_found as _found
 
 from agentic_pipeline.masking.names import build
 from agentic_pipeline.masking.names.features import TextFeatures, tag_words
@@ -25,33 +28,8 @@ from agentic_pipeline.masking.names.model import (
 )
 from agentic_pipeline.masking.vocabulary import compound_word
 
-
-@pytest.fixture(scope="module")
-def nlp():
-    return build._nlp()
-
-
-def _doc(nlp, text: str, *persons: str):
-    """``text``'s document with exactly the PERSON entities ``persons`` (by their text)."""
-    doc = nlp.make_doc(text)
-    ents = []
-    for p in persons:
-        start = text.index(p)
-        span = doc.char_span(start, start + len(p), label="PERSON")
-        assert span is not None, p
-        ents.append(span)
-    doc.ents = ents
-    return doc
-
-
-#: A model that finds no name by itself: every probability is about 0.
-_BLIND = NameModel(weights={}, intercept=-12.0, threshold=0.3, propagate=0.85, veto=0.3)
 #: A model that calls every candidate word a name: every probability is about 1.
 _EAGER = NameModel(weights={}, intercept=12.0, threshold=0.3, propagate=0.85, veto=0.3)
-
-
-def _found(model: NameModel, text: str, doc) -> list[str]:
-    return [text[s:e] for s, e, _ in model.spans(text, doc)]
 
 
 def test_a_spacy_person_running_past_a_colon_or_a_comma_is_judged_part_by_part(nlp):

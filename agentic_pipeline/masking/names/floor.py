@@ -235,9 +235,7 @@ def organisation_word(word: str) -> bool:
         return False
     if f in ORGANISATION_WORDS or unaccented(f) in _unaccented_organisation_words():
         return True
-    return len(f) >= _COMPOUND_HEAD + 3 and any(
-        f.endswith(o) and len(o) >= _COMPOUND_HEAD for o in _compound_heads(f[-1])
-    )
+    return len(f) >= _COMPOUND_HEAD + 3 and any(f.endswith(o) for o in _compound_heads(f[-1]))
 
 
 @lru_cache(maxsize=1)
@@ -247,7 +245,10 @@ def _unaccented_organisation_words() -> frozenset[str]:
 
 @lru_cache(maxsize=64)
 def _compound_heads(last_letter: str) -> tuple[str, ...]:
-    return tuple(o for o in ORGANISATION_WORDS if o.endswith(last_letter))
+    """The organisation words that can end a compound, by their last letter."""
+    return tuple(
+        o for o in ORGANISATION_WORDS if o.endswith(last_letter) and len(o) >= _COMPOUND_HEAD
+    )
 
 
 def organisation_before(text: str, start: int) -> bool:
@@ -265,7 +266,8 @@ def organisation_before(text: str, start: int) -> bool:
     return False
 
 
-_SPAN_WORD = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*")
+#: A word of a span, with its inner apostrophes and hyphens ("D'Quennith", "Ulla-Brit").
+SPAN_WORD = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*")
 
 
 def person_extents(text: str, spans: list[tuple[int, int, float]]) -> list[tuple[int, int, float]]:
@@ -277,23 +279,21 @@ def person_extents(text: str, spans: list[tuple[int, int, float]]) -> list[tuple
     particle ends no name; "till <First>": only a name particle starts one, "van <Last>")."""
     out = []
     for s, e, p in spans:
-        words = list(_SPAN_WORD.finditer(text, s, e))
+        words = list(SPAN_WORD.finditer(text, s, e))
         k = next((i for i, m in enumerate(words) if _capitalised_organisation(m.group(0))), None)
-        last = k == len(words) - 1
-        if k == 0 or last and not text[words[k - 1].end() : words[k].start()].strip():
-            continue  # "<NAME> Logistics": a company's name
         if k is not None:
-            words = words[:k]
-            e = words[-1].end()
+            spaced = k > 0 and not text[words[k - 1].end() : words[k].start()].strip()
+            if k == 0 or spaced and k == len(words) - 1:
+                continue  # "Bakery <NAME>", "<NAME> Logistics": a company's name
+            words, e = words[:k], words[k - 1].end()
         if words and not all(m.group(0).islower() for m in words):
-            n = len(words)
-            while words[-1].group(0).islower():
-                words.pop()
-            e = words[-1].end() if len(words) < n else e
-            n = len(words)
-            while words[0].group(0).islower() and fold(words[0].group(0)) not in NAME_PARTICLES:
-                words.pop(0)
-            s = words[0].start() if len(words) < n else s
+            a, b = 0, len(words)
+            while words[b - 1].group(0).islower():
+                b -= 1
+            while words[a].group(0).islower() and fold(words[a].group(0)) not in NAME_PARTICLES:
+                a += 1
+            s = words[a].start() if a else s
+            e = words[b - 1].end() if b < len(words) else e
         out.append((s, e, p))
     return out
 

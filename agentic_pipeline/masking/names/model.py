@@ -49,6 +49,7 @@ from agentic_pipeline.masking.names.fields import (
     person_field_key,
 )
 from agentic_pipeline.masking.names.floor import (
+    SPAN_WORD,
     after_title,
     between_names,
     non_person_signal,
@@ -84,7 +85,6 @@ _PIECE = re.compile(rf"{_PIECE_CHAR}(?:(?:[^\n\t|,;:]|:(?=\S))*{_PIECE_CHAR})?")
 #: spaCy labels that plain Presidio masks as an organisation, a place or a group (the entity
 #: floor reads them).
 ENTITY_FLOOR_LABELS = frozenset({"ORG", "GPE", "NORP", "LOC", "FAC"})
-_WORD = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*")
 
 
 #: Non-person signals (``floor.non_person_signal``) that overrule a probability below the
@@ -197,7 +197,7 @@ class NameModel:
             for a, b in values
             if non_person_signal(tf, a, b) in (None, "upper", "elsewhere")
             and not any(
-                organisation_word(w) or vocabulary_word(w) for w in _WORD.findall(tf.text[a:b])
+                organisation_word(w) or vocabulary_word(w) for w in SPAN_WORD.findall(tf.text[a:b])
             )
         ]
         # a span inside a value that its words say is none ("Contact: Sales, Marketing") goes,
@@ -325,7 +325,7 @@ class NameModel:
                 continue
             for m in _PIECE.finditer(ent.text):
                 s, e = ent.start_char + m.start(), ent.start_char + m.end()
-                words = _WORD.findall(tf.text[s:e])
+                words = SPAN_WORD.findall(tf.text[s:e])
                 if not (len(words) == 1 or len(words) == 2 and is_name_pair(*words)):
                     continue
                 ps = [p for i, p in probs.items() if tf.starts[i] < e and s < tf.ends[i]]
