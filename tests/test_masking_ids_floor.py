@@ -268,6 +268,10 @@ def test_vins_by_their_check_digit(masker):
         ("the van with plates 4TWQ871 stood outside", "4TWQ871"),
         ("tag number 9MZR304 on the pickup", "9MZR304"),
         ("numer rejestracyjny KR 7731C", "KR 7731C"),
+        # a few words after a vehicle's word, and a British plate of the current system anywhere
+        ("no tax disc on the van, reg shown as QWT 5528 by the gate", "QWT 5528"),
+        ("Bilen med JTX 40P stod parkerad vid porten.", "JTX 40P"),
+        ("Seen twice near the school: GH68 WNP, silver.", "GH68 WNP"),
     ],
 )
 def test_a_number_plate_after_its_label_is_one_value(text, plate):
@@ -286,6 +290,9 @@ def test_a_number_plate_after_its_label_is_one_value(text, plate):
         "the plate was first issued in TX 2019 for him",
         "My plate. KRT 5528 is the room code.",
         "put the plate on the AB 12 rack",
+        "Car 2 of 3 and van 12 arrived at 9 AM.",
+        "the car was a 2019 model with 40000 km on it",
+        "Meeting room GH41 WNP? No: a 2-letter code, then GH90 WNP.",  # no age identifier 41, 90
     ],
 )
 def test_a_date_a_word_or_a_bare_number_after_a_vehicle_label_is_no_plate(text):

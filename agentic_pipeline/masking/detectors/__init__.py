@@ -3,6 +3,7 @@ beside them (``labels.yaml``, ``presidio.yaml``).
 
 - ``presidio_set``: the predefined Presidio recognizers that run and the personal types they report;
 - ``labels``: ids of people found by their label, in prose, lines, headers and keys;
+- ``checked_ids``: national ids without a label, by their written shape and check digits;
 - ``field_labels``: the values of ``label: value`` lines whose label names personal data;
 - ``records``: whether a JSON object is a person's record or a thing's (bare ``id`` and ``name``);
 - ``redacted``: partly redacted SSNs and cards, UPI payment addresses;

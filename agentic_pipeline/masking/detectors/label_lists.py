@@ -96,6 +96,34 @@ def stem_labels() -> dict[str, str]:
     return out
 
 
+#: Letters of a label that may end a compound written as one word, and of what stands before it.
+_COMPOUND_HEAD_CHARS = 7
+_COMPOUND_PREFIX_CHARS = 3
+
+
+@lru_cache(maxsize=1)
+def compound_heads() -> frozenset[str]:
+    """One-word labels that end a compound as German, Dutch and the Nordic languages write one
+    ("Wunsch|kennzeichen", "Kranken|versichertennummer", "Barn|pass"... ): seven letters or more
+    and no English word ("registration" ends "preregistration", no id's label)."""
+    return frozenset(
+        label
+        for label in id_labels()
+        if label.isalpha() and len(label) >= _COMPOUND_HEAD_CHARS and zipf(label, ("en",)) < 3.0
+    )
+
+
+def compound_head_at(word: str) -> int | None:
+    """Where a label that ends the compound ``word`` begins (``compound_heads``), the longest
+    head first; None when ``word`` ends with none after three letters or more."""
+    low = word.lower()
+    heads = compound_heads()
+    for i in range(_COMPOUND_PREFIX_CHARS, len(low) - _COMPOUND_HEAD_CHARS + 1):
+        if low[i:] in heads:
+            return i
+    return None
+
+
 @lru_cache(maxsize=1)
 def stem_alternation() -> str:
     """The label stems (``stem_labels``) as one regex alternation, longest first."""

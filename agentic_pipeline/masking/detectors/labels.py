@@ -35,6 +35,7 @@ from agentic_pipeline.masking.detectors.id_shapes import (  # noqa: F401  (publi
 )
 from agentic_pipeline.masking.detectors.key_rules import key_entity, normalize_key  # noqa: F401
 from agentic_pipeline.masking.detectors.label_lists import (
+    compound_head_at,
     handle_alternation,
     id_labels,
     id_word_set,
@@ -67,11 +68,14 @@ def id_label_re() -> re.Pattern[str]:
     """``label [id words] [:|#|=|is] value``; group ``label`` and group ``value``."""
     idw = id_words()
     return re.compile(
-        rf"(?i)(?<![\w@.])(?P<label>{label_alternation()}"
+        # where a label may begin is ``_label_starts``'s to say (not after a digit, "_", "@", ".")
+        rf"(?i)(?P<label>{label_alternation()}"
         # a stem of a label ("staff" of "staff number") counts only before an id word
         rf"|(?:{stem_alternation()})(?=\.?[ \t_-]*(?:{idw})))"
         r"(?![^\W_])\.?"  # "Lic.", "Acct."
         rf"(?P<idw>(?:[ \t_-]*(?:{idw}))*)"  # "number", "no.", "#", "ID", a key's "_no"
+        # a second label after a slash, before a colon ("NRIC/FIN:", "Passport/ID no.:")
+        rf"(?:[ \t]*/[ \t]*[^\W\d_][\w.'-]{{0,20}}(?:[ \t]*(?:{idw}))*(?=[ \t]*[:=#]))?"
         r"(?:[\"'](?=[ \t]*[:=]))?"  # a quoted key of JSON or a Python dict in a text
         # a value glued to its label by a hyphen ("MRN-4471205"): one token, masked whole
         # a colon may end the label's line (a form's "MRN:" above its value); "|" parts a
@@ -96,12 +100,20 @@ def _label_first_words() -> frozenset[str]:
 
 
 def _label_starts(text: str) -> list[int]:
-    """Where an id label may begin in ``text``: the letter runs that are a label's first word.
-    A label regex tried only there finds what a search of the whole text finds (a label begins
-    at a letter run, after no word character), several times faster than scanning the long
-    alternation at every position."""
-    first = _label_first_words()
-    return [m.start() for m in _LETTERS.finditer(text) if m.group().lower() in first]
+    """Where an id label may begin in ``text``: the letter runs that are a label's first word,
+    after no digit, "_", "@" or ".", and the label that ends a compound ("Wunschkennzeichen":
+    ``label_lists.compound_head_at``). A label regex tried only there finds what a search of
+    the whole text would, several times faster than scanning the long alternation at every
+    position."""
+    first, out = _label_first_words(), []
+    for m in _LETTERS.finditer(text):
+        if m.start() and (text[m.start() - 1] in "_@." or text[m.start() - 1].isdigit()):
+            continue
+        if m.group().lower() in first:
+            out.append(m.start())
+        elif (head := compound_head_at(m.group())) is not None:
+            out.append(m.start() + head)
+    return out
 
 
 def _match_from(
@@ -130,7 +142,7 @@ def near_label_re() -> re.Pattern[str]:
     and ``value`` (five digits in a row, or four among letters and hyphens), or ``tail`` (the
     last digits after "ending in")."""
     return re.compile(
-        rf"(?i)(?<![\w@.])(?P<label>{label_alternation()})(?!\w)"
+        rf"(?i)(?P<label>{label_alternation()})(?!\w)"  # at ``_label_starts`` only
         rf"(?:[ \t]*(?:{id_words()}))*"
         r"(?P<gap>(?:[ \t,]+[^\W\d][^\W\d'’-]*){1,4}?)[ \t,:]+"
         r"(?:(?P<ending>(?<=ending in )|(?<=ending with )|(?<=ends in )|(?<=ends with ))"
@@ -296,7 +308,7 @@ def _answers(text: str, entities: list[str]) -> list[RecognizerResult]:
 def norm_label(label: str) -> str:
     """``Account-Number``, ``account_no``, ``patientId`` -> ``account number``, ``patient id``."""
     label = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", label.strip())
-    words = [w for w in re.split(r"[\s_\-:.#]+", label.lower()) if w]
+    words = [w for w in re.split(r"[\s_\-:.#º°]+", label.lower()) if w]
     return " ".join(words)
 
 
@@ -311,7 +323,13 @@ def label_entity(label: str, ids_first: bool = False) -> str | None:
         return None
     if norm in person_labels() and not (ids_first and norm in id_labels()):
         return "PERSON"
+    if "/" in norm and norm not in id_labels():  # "NRIC/FIN", "Tax ID/SSN": either label
+        parts = (label_entity(part, ids_first) for part in label.split("/"))
+        return next((et for et in parts if et is not None), None)
     words = norm.split()
+    head = None if norm in id_labels() else compound_head_at(words[-1])
+    if head is not None:  # "Wunschkennzeichen"; not "Sozialversicherungsnummer", a label
+        words[-1] = words[-1][head:]
     for k in range(len(words)):
         # "provider_npi", "patient_mrn", "billing_account_number": a qualifier before the label,
         # unless it names a thing ("order_reference") or leaves only "id" ("guest_id", "Donor
@@ -360,7 +378,9 @@ def _label_with_id_words(words: list[str]) -> str | None:
         if et is not None:
             return et
         if words[-1] not in idw:
-            return None
+            glued = next((w for w in idw if w.isalpha() and words[-1].endswith(w)), "")
+            stem = words[-1][: -len(glued)] if glued else ""  # "kunden" of "kundennr"
+            return stem_labels().get(" ".join([*words[:-1], stem])) if stem else None
         words = words[:-1]
         et = stem_labels().get(" ".join(words))  # "staff no", "record id"
         if et is not None:
@@ -388,6 +408,17 @@ def _starts_with_a_word(value: str) -> bool:
 _GLUED_VALUE = re.compile(r"\d[\d./-]*\d[A-Za-z]{0,2}")
 
 
+#: A British or Irish bank sort code ("20-18-33"): three pairs of digits, written as a date may be.
+_SORT_CODE = re.compile(r"\d\d-\d\d-\d\d")
+
+
+def _bank_sort_code(label: str, value: str) -> bool:
+    """A sort code after a bank label ("sort code 20-18-33", "Bank code: 40-12-07"): read as
+    the bank's code, not as a date."""
+    bank = label_entity(label, ids_first=True) in ("BANK_ACCOUNT", "ABA_ROUTING_NUMBER")
+    return bank and _SORT_CODE.fullmatch(value) is not None
+
+
 class IdLabelRecognizer(LocalRecognizer):
     """Ids right after an id label, in prose and ``label: value`` lines, whatever their shape."""
 
@@ -406,7 +437,7 @@ class IdLabelRecognizer(LocalRecognizer):
         while (m := _match_from(rx, text, pos, starts)) is not None:
             value, glued = m.group("value"), m.group("glue") is not None
             if (
-                not id_value_ok(value)
+                not (id_value_ok(value) or _bank_sort_code(m.group("label"), value))
                 or _starts_with_a_word(value)
                 or (glued and not _GLUED_VALUE.fullmatch(value))
             ):

@@ -10,9 +10,10 @@ Dependencies, chosen on purpose:
 
 * ``phonenumbers`` (already installed and pinned as Presidio's own dependency): Google's
   libphonenumber metadata knows the numbering plan of every region, offline.
-* ``python-stdnum`` NOT used: national ids are accepted on format + context words, not on check
-  digits, because outsider data (and typos) carry ids with wrong check digits, and a checksum
-  adds nothing once a context word says "this is an id".
+* ``python-stdnum`` not used here: national ids are accepted on format + context words, not on
+  check digits, because outsider data (and typos) carry ids with wrong check digits, and a
+  checksum adds nothing once a context word says "this is an id". Ids found without any word
+  need their check digits: ``checked_ids.py``.
 """
 
 from __future__ import annotations

@@ -36,6 +36,7 @@ from presidio_analyzer.nlp_engine import NlpArtifacts
 
 from agentic_pipeline.masking.detectors import login_names
 from agentic_pipeline.masking.detectors.addresses import street_types
+from agentic_pipeline.masking.detectors.checked_ids import CheckedIdRecognizer
 from agentic_pipeline.masking.detectors.hl7 import Hl7FieldRecognizer
 from agentic_pipeline.masking.detectors.numbers import (  # noqa: F401
     PHONE_CONTEXT_WORDS,
@@ -325,6 +326,7 @@ def outsider_recognizers() -> list[LocalRecognizer]:
         CardRecognizer(),
         IbanShapeRecognizer(),
         NationalIdRecognizer(),
+        CheckedIdRecognizer(),
         StreetLineRecognizer(),
         NameModelRecognizer(),
         customer_id_recognizer(),

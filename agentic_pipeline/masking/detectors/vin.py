@@ -15,7 +15,9 @@ the van:"), its groups of capitals and digits are one value ("B MK 4721", "4821 
 2291"), where the id label recognizer's value ends at a space before letters. In prose, a plate
 a few words after the label, in the same sentence ("the plate on the van read KRT 5528"), is
 masked where it stands (``NEAR_PLATE_SCORE``): in groups or one token of capitals and two digits
-or more, five characters or more, no year or time in it.
+or more, five characters or more, no year or time in it; so is one a few words after a vehicle's
+word ("the van", "fordonet": ``vehicle_words`` of ``labels.yaml``), and a British plate of the
+current system anywhere ("AB12 CDE": its age identifier and letters are a strict format).
 
 Our own code: python-stdnum (2.2) has no VIN module, and the check is a fixed public table.
 """
@@ -69,13 +71,15 @@ _GAP = re.compile(r",?[ \t]+")
 _YEAR = re.compile(r"(?:19|20)\d\d")
 
 
-def _vehicle_labels() -> str:
-    """The vehicle labels of ``labels.yaml`` as one alternation, longest first."""
-    words = sorted(data_file("labels.yaml")["ids"][ENTITY], key=len, reverse=True)
-    return rf"(?<!\w)(?:{'|'.join(re.escape(w) for w in words)})"
+def _vehicle_labels(*lists: str) -> str:
+    """The vehicle labels of ``labels.yaml`` (and its ``vehicle_words``) as one alternation,
+    longest first."""
+    data = data_file("labels.yaml")
+    words = {w for name in lists for w in (data["ids"][ENTITY] if name == "ids" else data[name])}
+    return rf"(?<!\w)(?:{'|'.join(re.escape(w) for w in sorted(words, key=len, reverse=True))})"
 
 
-_VEHICLE_LABELS = _vehicle_labels()
+_VEHICLE_LABELS = _vehicle_labels("ids")
 
 
 #: A vehicle label, then id words (``labels.yaml``) or a few words and a colon, then the
@@ -84,8 +88,13 @@ _PLATE_LABEL = re.compile(
     rf"(?i:{_VEHICLE_LABELS}(?:[ \t]*(?:{id_words()}|#))?"
     r"(?:(?:[ \t]+[^\W\d_]+){1,3}[ \t]*:|[ \t]*[:=#]?))[ \t]*"
 )
-#: A vehicle label as a word of a sentence: a plate may follow a few words on.
-_VEHICLE_LABEL = re.compile(rf"(?i:{_VEHICLE_LABELS}(?!\w))")
+#: A vehicle label or a vehicle's word as a word of a sentence: a plate may follow a few words on.
+_VEHICLE_LABEL = re.compile(rf"(?i:{_vehicle_labels('ids', 'vehicle_words')}(?!\w))")
+#: A British plate of the current system, without a label: two letters, the age identifier
+#: (02-29, 51-79), a space, three letters ("AB12 CDE"; no I, Q, or Z in the first groups).
+_GB_PLATE = re.compile(
+    r"(?<![\w-])[A-HJ-PR-Y]{2}(?:0[2-9]|[12]\d|5[1-9]|[67]\d) [A-HJ-PR-Z]{3}(?![\w-])"
+)
 
 
 def plate_end(text: str, start: int) -> int | None:
@@ -114,6 +123,11 @@ def _prose_plate(text: str, start: int) -> int | None:
     if len(chars) < 5 or sum(c.isdigit() for c in chars) < 2:
         return None
     return None if any(_YEAR.fullmatch(g) for g in groups) else end
+
+
+def _gb_plates(text: str) -> list[tuple[int, int]]:
+    """British plates of the current system, wherever they stand (``_GB_PLATE``)."""
+    return [(m.start(), m.end()) for m in _GB_PLATE.finditer(text)]
 
 
 def near_plates(text: str) -> list[tuple[int, int]]:
@@ -175,8 +189,9 @@ class VinRecognizer(LocalRecognizer):
     def analyze(
         self, text: str, entities: list[str], nlp_artifacts: NlpArtifacts | None = None
     ) -> list[RecognizerResult]:
-        """Report every VIN-shaped token, checked ones at the higher score, and every number
-        plate in groups after its label."""
+        """Report every VIN-shaped token, checked ones at the higher score, every number plate
+        in groups after its label, and plates in prose (after a vehicle's word, British ones
+        anywhere) at the lower score."""
         if entities and ENTITY not in entities:
             return []
         plates = (
@@ -194,7 +209,7 @@ class VinRecognizer(LocalRecognizer):
             + [RecognizerResult(ENTITY, a, b, PLATE_SCORE) for a, b in labelled]
             + [
                 RecognizerResult(ENTITY, a, b, NEAR_PLATE_SCORE)
-                for a, b in near_plates(text)
+                for a, b in dict.fromkeys([*near_plates(text), *_gb_plates(text)])
                 if not any(x <= a < y for x, y in labelled)
             ]
         )

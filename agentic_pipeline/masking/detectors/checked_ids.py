@@ -1,0 +1,78 @@
+"""Personal ids found without a label by their country's check digits (python-stdnum).
+
+A form row whose label was lost, a value in a list, an id pasted in a chat: "12.531.909-2",
+"85.07.30-033.28", "00000000 0 ZZ4" carry their check digits, and their written form says which
+country's id they may be. Each id of ``checked_ids.yaml`` counts where it stands when it has its
+country's written shape and python-stdnum validates it. Shapes of digits alone are absent: a
+mod-10 check passes one order number in ten.
+
+python-stdnum (maintained, offline) holds the check of each country's id; our code only says
+which written shapes count without a label.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+from functools import lru_cache
+from types import ModuleType
+
+from presidio_analyzer import LocalRecognizer, RecognizerResult
+from presidio_analyzer.nlp_engine import NlpArtifacts
+
+from agentic_pipeline.masking.detectors.data_files import data_file
+
+#: Score of a checked id: a strict national format's (``numbers.NationalIdRecognizer``).
+SCORE = 0.85
+
+
+@lru_cache(maxsize=1)
+def checked_ids() -> tuple[tuple[ModuleType, str], ...]:
+    """(python-stdnum module, entity type) of each id of ``checked_ids.yaml``, in its order."""
+    return tuple(
+        (importlib.import_module(f"stdnum.{x['module']}"), x["entity"])
+        for x in data_file("checked_ids.yaml")["ids"]
+    )
+
+
+@lru_cache(maxsize=1)
+def _shapes() -> re.Pattern[str]:
+    """The ids' shapes as one regex, group ``i<n>`` for the n-th id, each a whole token."""
+    shapes = "|".join(
+        f"(?P<i{n}>{x['shape']})" for n, x in enumerate(data_file("checked_ids.yaml")["ids"])
+    )
+    return re.compile(rf"(?<![\w.-])(?:{shapes})(?![\w]|[.-]\w)")
+
+
+def find_checked_ids(text: str) -> list[tuple[int, int, str]]:
+    """(start, end, entity type) of each value of ``text`` with an id's shape whose check
+    digits hold."""
+    out = []
+    ids = checked_ids()
+    for m in _shapes().finditer(text):
+        n = int(m.lastgroup[1:])
+        module, entity = ids[n]
+        if module.is_valid(m.group()):
+            out.append((m.start(), m.end(), entity))
+    return out
+
+
+class CheckedIdRecognizer(LocalRecognizer):
+    """Ids of ``checked_ids.yaml`` without a label, by their shape and check digits."""
+
+    def __init__(self) -> None:
+        entities = sorted({entity for _, entity in checked_ids()})
+        super().__init__(supported_entities=entities, name="CheckedIdRecognizer")
+
+    def load(self) -> None:  # noqa: D102
+        pass
+
+    def analyze(
+        self, text: str, entities: list[str], nlp_artifacts: NlpArtifacts | None = None
+    ) -> list[RecognizerResult]:
+        """Report each checked id as its type."""
+        return [
+            RecognizerResult(entity, a, b, SCORE)
+            for a, b, entity in find_checked_ids(text)
+            if not entities or entity in entities
+        ]
