@@ -22,6 +22,7 @@ from agentic_pipeline.masking.detectors.address_blocks import (
     prose_postcode_spans,
     region_words,
 )
+from agentic_pipeline.masking.detectors.data_files import data_file
 from agentic_pipeline.masking.pseudonyms import fold_word as fold
 from agentic_pipeline.masking.vocabulary import LW as _LW
 from agentic_pipeline.masking.vocabulary import (
@@ -42,8 +43,15 @@ _STREET_WORD = (
     r"i)(?![\w'’])|"
     rf"[ld]['’][{_UP}][{_UP}{_LW}'’-]*)"
 )
-#: A house number: "12", "12 a", "12-14", "12/3", a Dutch "221-H".
-_HOUSE = r"\d{1,5}(?:\s?[a-zA-Z](?![\w])|-[A-Za-z](?![\w-]))?(?:\s?[/-]\s?\d{1,4}[a-zA-Z]?)?"
+_D = data_file("addresses.yaml")
+#: What may follow a house number after a hyphen ("61-II", "212-bis"), data of addresses.yaml.
+HOUSE_SUFFIX = "|".join(sorted(map(re.escape, _D["house_suffixes"]), key=len, reverse=True))
+#: A house number: "12", "12 a", "12-14", "12/3", a Dutch "221-H", an Austrian house, staircase
+#: and door ("214/2/9"), a storey or second house after a hyphen ("61-II", "212-bis").
+_HOUSE = (
+    r"\d{1,5}(?:\s?[a-zA-Z](?![\w])|-[A-Za-z](?![\w-]))?(?:\s?[/-]\s?\d{1,4}[a-zA-Z]?){0,2}"
+    rf"(?:-(?:{HOUSE_SUFFIX})(?![\w-]))?"
+)
 _EU_PREFIX = (
     r"Via|Viale|Piazza|Piazzale|Corso|Largo|Vicolo|Strada|Contrada|Borgo|Canale|Incrocio|Rotonda|"
     r"Salita|Stretto|Calle|C/|Avenida|Avda\.?|Trg|"
@@ -55,7 +63,9 @@ _EU_PREFIX = (
     r"οδός|Οδός|οδ\.|πλατεία|Πλατεία|πλ\.|λεωφόρος|Λεωφόρος|λεωφ\.|Λεωφ\.|ул\.|улица|"
     r"пр\.|проспект|пер\.|переулок|бул\.|булевард|"
     # Portuguese "R" (Rua) before a capitalised word of 3+ letters ("R Tomé Varela 9")
-    rf"R\.?(?=[ \t]+[{_UP}][{_LW}]{{2}})"
+    rf"R\.?(?=[ \t]+[{_UP}][{_LW}]{{2}})|"
+    # and those of the data file (Polish "os.", Greek "Odos", Romanian "Calea")
+    + "|".join(sorted(map(re.escape, _D["street_prefixes"]), key=len, reverse=True))
 )
 _EU_SUFFIX = (
     r"straße|strasse|str\.|weg|gasse|allee|platz|ring|damm|ufer|chaussee|steig|pfad|markt|"
@@ -95,9 +105,11 @@ EU_STREET_RES: tuple[re.Pattern[str], ...] = (
         r"(?!\w)"
     ),
     # post-office boxes (a number before "/" and digits is a ratio: "BP 120/80" is a blood pressure)
+    # maybe with the post office's five-digit code after a hyphen (Kenya: "P.O. Box 4120-00200")
     re.compile(
         r"(?i)(?<!\w)(?:P\.?\s?O\.?\s?Box|Postfach|Boîte postale|BP|Apartado"
-        r"(?: de correos)?|Casella postale|Skrytka pocztowa)\s+\d{1,6}(?!\w|\s*/\s*\d)"
+        r"(?: de correos)?|Casella postale|Skrytka pocztowa)\s+\d{1,6}(?:-\d{5}(?![\w-]))?"
+        r"(?!\w|\s*/\s*\d)"
     ),
     # "4417 53rd Street", "22 E 14th St", "310 West 82nd Street"
     re.compile(
@@ -298,6 +310,30 @@ POSTCODE_RES: tuple[re.Pattern[str], ...] = (
 )
 
 
+def _street_ok(i: int, m: re.Match[str]) -> bool:
+    """The words of a match of ``EU_STREET_RES[i]`` can name a street (``_street_words``)."""
+    g = 1 if m.re.groups else 0
+    # a hyphenated compound ending in its street word is one ("Sankt-Anna-Platz 91")
+    compound = i == 2 and "-" in m.group(g).split()[0]
+    if i in _WORD_NUMBER_RES and not _street_words(m.group(g), not compound):
+        return False
+    # Norwegian "gate" is an English word too: "Arnes gate 71", not "Boarding gate 5"
+    return i not in _ADDRESS_LINE_RES or _street_words(m.group(g), False)
+
+
+def _street_match(i: int, rx: re.Pattern[str], text: str, m: re.Match[str]) -> re.Match[str] | None:
+    """``m`` if its words can name a street, else the same family's match from the next word
+    of it on, if that one can: the optional given name of "Jan van Galenstraat 4" took the word
+    before the street ("Miete Januar Fontanestr. 12": the month rejected the longer match)."""
+    if _street_ok(i, m):
+        return m
+    if i != 2:
+        return None
+    nxt = re.search(r"\s+", m.group())
+    m2 = rx.match(text, m.start() + nxt.end()) if nxt else None
+    return m2 if m2 is not None and m2.end() == m.end() and _street_ok(i, m2) else None
+
+
 #: Position in ``POSTCODE_RES`` of the postcode closing an address line ("Brugg, 8021").
 _CLOSING_POSTCODE = 6
 
@@ -321,15 +357,10 @@ class StreetLineRecognizer(LocalRecognizer):
         found: list[tuple[int, int, str]] = []
         for i, rx in enumerate(EU_STREET_RES):
             for m in rx.finditer(text):
-                g = 1 if rx.groups else 0
-                # a hyphenated compound ending in its street word is one ("Sankt-Anna-Platz 91")
-                compound = i == 2 and "-" in m.group(g).split()[0]
-                if i in _WORD_NUMBER_RES and not _street_words(m.group(g), not compound):
-                    continue
-                # Norwegian "gate" is an English word too: "Arnes gate 71", not "Boarding gate 5"
-                if i in _ADDRESS_LINE_RES and not _street_words(m.group(g), False):
-                    continue
-                found.append((m.start(g), m.end(g), "STREET_ADDRESS"))
+                m = _street_match(i, rx, text, m)
+                if m is not None:
+                    g = 1 if rx.groups else 0
+                    found.append((m.start(g), m.end(g), "STREET_ADDRESS"))
         for i, rx in enumerate(POSTCODE_RES):
             for m in rx.finditer(text):
                 g = "code" if "code" in rx.groupindex else 1 if rx.groups else 0
