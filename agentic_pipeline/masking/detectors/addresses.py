@@ -225,8 +225,12 @@ def join_addresses(text: str, spans: list[Span]) -> list[Span]:
         if et == "STREET_ADDRESS":
             new_end, strong = _join_after(text, e)
             if new_end > e:  # the units and places before a street joined to its city
-                s = extend_before(text, _unit_line_before(text, _particle_before(text, s)), True)
-                sp = (s, new_end, ADDRESS, max(score, JOINED_SCORE) if strong else score, det)
+                start = extend_before(
+                    text, _unit_line_before(text, _particle_before(text, s)), True
+                )
+                # a postcode, a region or a unit before it: above a phone-shaped run of its digits
+                strong = strong or "," in text[start:s]
+                sp = (start, new_end, ADDRESS, max(score, JOINED_SCORE) if strong else score, det)
         elif et in ("ZIP_CODE", "UK_POSTCODE"):
             sp = _join_before(text, sp)
             if sp[2] == ADDRESS:  # a city and region before it: as strong as a joined street
@@ -316,6 +320,7 @@ def _merge_overlapping(spans: list[Span]) -> list[Span]:
 #: street-type word ("555 Larkfield, ..."), an address only when a city and a postcode or a
 #: region or country code follow it, or a city after an address cue ("lives at 12 Larkfield,
 #: Tarnby.").
+_NAME_TYPES = frozenset({"PERSON", "LOCATION", "ORGANIZATION", "NRP"})
 _BARE_STREET = re.compile(
     rf"(?<![\w.,/:-])\d{{1,5}}[A-Za-z]?[ \t]+{_CAP_WORD}(?:[ \t]+{_CAP_WORD}){{0,2}}(?=,)"
 )
@@ -324,8 +329,8 @@ _BARE_STREET = re.compile(
 def _bare_street_spans(text: str, spans: list[Span]) -> list[Span]:
     out: list[Span] = []
     for m in _BARE_STREET.finditer(text):
-        if any(a < m.end() and m.start() < b for a, b, *_ in spans):
-            continue
+        if any(a < m.end() and m.start() < b for a, b, t, *_ in spans if t not in _NAME_TYPES):
+            continue  # a name-shaped street word is the address's
         # a country after the city proves nothing here: "45 Widgets, Lyon, France"
         end, strong = _join_after(text, m.end(), country=False)
         words = m.group().split(None, 1)[1]
@@ -333,7 +338,8 @@ def _bare_street_spans(text: str, spans: list[Span]) -> list[Span]:
             continue  # "at 5 PM, Tarnby": a time
         start = extend_before(text, m.start(), True)  # "Flat 8, 19 Larkway, ..."
         if strong or _ADDRESS_CUE.search(text, max(0, start - 40), start):
-            out.append((start, end, ADDRESS, 0.7, DETECTOR))
+            score = JOINED_SCORE if strong or start < m.start() else 0.7
+            out.append((start, end, ADDRESS, score, DETECTOR))
     return out
 
 
