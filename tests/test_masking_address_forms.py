@@ -111,6 +111,13 @@ def masker():
             ("TULSI", "KORAVALLI", "VENRAPUR", "625014"),
             "\n:70:GIFT",
         ),
+        # a numbered street, the house's number, the streets it lies between, a state's
+        # abbreviation after the city
+        (
+            "Dirección: Calle 47 No. 312 x 60 y 62, Centro, 97148 Tixbalam, Yuc.\nTeléfono: 5",
+            ("Calle 47", "312", "x 60 y 62", "Centro", "97148", "Tixbalam", "Yuc."),
+            "\nTeléfono: 5",
+        ),
         # a quadrant after the street type
         (
             "Ship it to 418 Corvell Ridge Rd NW, Tarnby, GA 30468 please.",
@@ -131,11 +138,14 @@ def test_a_fixed_width_table_column_and_a_country_after_the_city(masker):
     table = (
         "pkg     consignee          address                                  tel\n"
         "P-1     Ilse Brandor       Meerstraatje 9, 8400 Oostvelde, Belgium  +32 9 555 10 10\n"
+        "P-2     Maelle Durandin    4 Rue des Lavandiers, L-2786 Weilerbach  +352 555 000 111\n"
     )
     (out,) = masked_cells(masker, ("tool", table))
-    for value in ("Meerstraatje", "8400", "Oostvelde", "Belgium"):
+    for value in ("Meerstraatje", "8400", "Oostvelde", "Belgium", "Lavandiers", "Weilerbach"):
         assert value not in out, (value, out)
-    assert out.count("<STREET_ADDRESS_") == 1, out
+    # one token per address, starting in its column (the consignee's name is no part of it)
+    assert out.count("<STREET_ADDRESS_") == 2, out
+    assert out.count("    <STREET_ADDRESS_") == 2, out
     assert "consignee" in out
 
 

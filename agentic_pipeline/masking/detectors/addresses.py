@@ -106,6 +106,9 @@ _PART = re.compile(
 #: What may follow a city that closes an address: the end of a clause, line, field or text (a
 #: word before a colon is the next field's label: "41 Oak Row | Plan: gold").
 _CITY_END = re.compile(rf"[ \t]*(?:$|[.,;!?)\]}}\"'’\r\n])|[ \t]+[{LW}]")
+#: A region's abbreviation after a city and postcode ("Yuc.", "Jal."): a capital, two or three
+#: lower-case letters and a full stop.
+_REGION_ABBREVIATION = re.compile(r"[A-Z][a-z]{1,3}\.")
 #: What may follow a weak (3-4 digit) postcode: the end of the address.
 _WEAK_END = re.compile(r"[ \t]*(?:$|[.,;:!?)\]}\"'’\r\n])")
 
@@ -173,6 +176,10 @@ def _join_after(text: str, end: int, city: bool = False, country: bool = True) -
                     break
             elif postcode and "\n" not in sep:  # "10115 Berlin"
                 committed, city = m.end(), True
+            elif city and postcode and _REGION_ABBREVIATION.fullmatch(value):
+                if not _WEAK_END.match(text, m.end()):
+                    break
+                committed = m.end()  # "97000 Tarnby, Yuc.": a state's abbreviation at the end
             elif city or postcode:
                 if not _is_postcode_next(text, m.end()):
                     break  # a region name counts only before its postcode ("Texas 78701")

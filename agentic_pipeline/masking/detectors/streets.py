@@ -73,6 +73,12 @@ _EU_SUFFIX = (
     r"gatan|vägen|gata|veien|alléen|allé|"
     r"vegen|tie|katu|utca|út|tér|ská|ova|ní|cká|boulevard|park|kai|berg|feld|garten"
 )
+#: Words of a numbered street ("Calle 14", "Carrera 9"), data of addresses.yaml.
+_NUMBERED_STREET = "|".join(
+    sorted(map(re.escape, _D["numbered_street_words"]), key=len, reverse=True)
+)
+#: A gap between the columns of a table printed as text: never inside a street line.
+_COLUMN_GAP = re.compile(r"[ ]{3,}|\t")
 #: First words of a "Word 12" line that is not a street.
 _NOT_STREET = (
     "Flight|Seat|Gate|Room|Order|Item|Total|Step|Page|Chapter|Table|Figure|Version|Terminal|"
@@ -181,6 +187,13 @@ EU_STREET_RES: tuple[re.Pattern[str], ...] = (
     re.compile(
         rf"(?<![\w.,])[{_UP}][{_LW}'’-]*(?:[ \t]+[{_UP}][{_LW}'’-]+){{0,2}}[ \t]+\d{{1,5}}[a-z]?"
         r"(?=[ \t]+(?:street\b|St\.))"
+    ),
+    # a numbered street, the house's number after "No." or "#", maybe the streets it lies between
+    # (Mexico, Colombia: "Calle 14 No. 205 x 21 y 23", "Carrera 9 # 41-17")
+    re.compile(
+        rf"(?<!\w)(?:{_NUMBERED_STREET})[ \t]+\d{{1,3}}[A-Z]?(?:[ \t]+[Bb]is)?[ \t]+"
+        r"(?:No\.?|N[º°o]\.?|#)[ \t]?\d{1,5}[A-Z]?(?:-\d{1,3})?"
+        r"(?:[ \t]+(?:x|entre)[ \t]+\d{1,3}[A-Z]?[ \t]+[ye][ \t]+\d{1,3}[A-Z]?)?(?![\w-])"
     ),
 )
 #: The families of ``EU_STREET_RES`` without a street word of their own ("words + house
@@ -325,13 +338,19 @@ def _street_match(i: int, rx: re.Pattern[str], text: str, m: re.Match[str]) -> r
     """``m`` if its words can name a street, else the same family's match from the next word
     of it on, if that one can: the optional given name of "Jan van Galenstraat 4" took the word
     before the street ("Miete Januar Fontanestr. 12": the month rejected the longer match)."""
-    if _street_ok(i, m):
+    g = 1 if rx.groups else 0
+    gaps = list(_COLUMN_GAP.finditer(m.group(g)))
+    if not gaps and _street_ok(i, m):
         return m
-    if i != 2:
+    if gaps:  # "P-12   Ilse Brand   4 Rue ...": the street starts after the last column gap
+        nxt: re.Match[str] | None = gaps[-1]
+    elif i == 2:
+        nxt = re.search(r"\s+", m.group(g))
+    else:
         return None
-    nxt = re.search(r"\s+", m.group())
-    m2 = rx.match(text, m.start() + nxt.end()) if nxt else None
-    return m2 if m2 is not None and m2.end() == m.end() and _street_ok(i, m2) else None
+    m2 = rx.match(text, m.start(g) + nxt.end()) if nxt else None
+    ok = m2 is not None and m2.end(g) == m.end(g) and not _COLUMN_GAP.search(m2.group(g))
+    return m2 if ok and _street_ok(i, m2) else None
 
 
 #: Position in ``POSTCODE_RES`` of the postcode closing an address line ("Brugg, 8021").
