@@ -118,6 +118,14 @@ def masker():
             ("Calle 47", "312", "x 60 y 62", "Centro", "97148", "Tixbalam", "Yuc."),
             "\nTeléfono: 5",
         ),
+        # Latvian and Lithuanian postcodes after the country's letters, a street word after
+        # the name ("iela", "g.")
+        (
+            "Adrese: Zvaigžņu iela 14, LV-1048 Ozolmala\nTālr.: 5",
+            ("Zvaigžņu", "14", "LV-1048", "Ozolmala"),
+            "\nTālr.: 5",
+        ),
+        ("Adresas: Liepų g. 7, LT-01123 Berželiai", ("Liepų", "g. 7", "01123", "Berželiai"), ""),
         # a quadrant after the street type
         (
             "Ship it to 418 Corvell Ridge Rd NW, Tarnby, GA 30468 please.",

@@ -180,7 +180,7 @@ EU_STREET_RES: tuple[re.Pattern[str], ...] = (
     re.compile(
         rf"(?<!\w)[{_UP}][{_LW}'’-]+(?:[ \t]+[{_UP}][{_LW}'’-]+){{0,2}}[ \t]+(?:vei|veien|vegen|"
         r"vej|vejen|gata|gatan|gate|väg|vägen|gade|stræde|allé|plass|torg|tee|põik|tn\.?|mnt\.?|"
-        rf"iela|gatvė|tänav|puiestee|tie|katu|kuja|sokak|sokağı|caddesi)[ \t]+{_HOUSE}(?!\w)"
+        rf"iela|gatvė|g\.|tänav|puiestee|tie|katu|kuja|sokak|sokağı|caddesi)[ \t]+{_HOUSE}(?!\w)"
     ),
     # a name and house number before the word "street" or "St.": "Egekrogen 55 street in
     # Vejlby", "enter on Aromo 9127 St."
