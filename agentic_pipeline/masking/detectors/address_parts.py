@@ -80,7 +80,7 @@ def any_case_spans(text: str) -> list[Span]:
 #: A house number: "12", "12a", "412-2", "221-H", "12/3", a Japanese block, lot and building
 #: ("3-14-2"), an ordinal ("14th"), a block and number ("B-12").
 _HOUSE_NO = (
-    r"(?:\d{1,5}[A-Za-z]?(?:[/-]\d{1,4}[A-Za-z]?(?:[/-]\d{1,4})?|-[A-Za-z](?![\w-]))?"
+    r"(?:\d{1,5}[A-Za-z]?(?:[/-]\d{1,4}[A-Za-z]?(?:-\d{1,3}|/\d{1,3})?|-[A-Za-z](?![\w-]))?"
     rf"(?:-(?:{alternation(_D['house_suffixes'])})(?![\w-]))?"
     r"|\d{1,3}(?:st|nd|rd|th)"
     r"|[A-Z]{1,2}-\d{1,4}[A-Za-z]?)"
@@ -114,6 +114,8 @@ def _numbered_ok(part: str, m: re.Match[str], whole: bool = True) -> bool:
     if m.group("unit") or m.group("box"):
         return True
     if m.group("house"):  # "B-12, Lajpat Road, ...", "12, rue ...": a part of its own
+        if part.count("/") > 1:
+            return False  # "11/12/26": a date, no house, staircase and door alone
         return whole or not part.isdigit()
     words = _LETTERS.findall(_NUMBER_TOKEN.sub(" ", part))
     if not words or not region_words(part) or any(is_place(w) for w in words):

@@ -49,7 +49,8 @@ HOUSE_SUFFIX = "|".join(sorted(map(re.escape, _D["house_suffixes"]), key=len, re
 #: A house number: "12", "12 a", "12-14", "12/3", a Dutch "221-H", an Austrian house, staircase
 #: and door ("214/2/9"), a storey or second house after a hyphen ("61-II", "212-bis").
 _HOUSE = (
-    r"\d{1,5}(?:\s?[a-zA-Z](?![\w])|-[A-Za-z](?![\w-]))?(?:\s?[/-]\s?\d{1,4}[a-zA-Z]?){0,2}"
+    r"\d{1,5}(?:\s?[a-zA-Z](?![\w])|-[A-Za-z](?![\w-]))?(?:\s?[/-]\s?\d{1,4}[a-zA-Z]?)?"
+    r"(?:/\d{1,3}(?![\d/]))?"
     rf"(?:-(?:{HOUSE_SUFFIX})(?![\w-]))?"
 )
 _EU_PREFIX = (
