@@ -178,3 +178,14 @@ def test_fine_postcodes():
     assert fine_postcode("1015 KJ") == "street"
     assert fine_postcode("K2P 1L4") == "street"
     assert fine_postcode("97001") == ""
+
+
+def test_a_date_or_a_tax_id_before_an_address_is_no_part_of_it(masker):
+    """A date of two slashes is no house number ("11/12/26"), nor a tax id's groups a house's."""
+    statement = "Date,Description,Amount\n03/11/2026,DEBIT CARD BARROW OIL 6178,-41.10\n"
+    form = "Recipient: Ada Vellery, TIN 412-55-9087, 88 Corvell Ave, Tarnby, FL 33190, box 7"
+    line, out = masked_cells(masker, ("tool", statement), ("user", form))
+    assert "<STREET_ADDRESS_" not in line and "03/11/2026,DEBIT CARD BARROW OIL" in line, line
+    assert out.count("<STREET_ADDRESS_") == 1 and "TIN <" in out, out
+    for value in ("Corvell", "Tarnby", "33190"):
+        assert value not in out, (value, out)
