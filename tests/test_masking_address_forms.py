@@ -95,14 +95,14 @@ def masker():
         ),
         # an Irish house name and townland before the county and an Eircode
         (
-            "Mr Ciarán Dunne\nTeach Bán, Glenmoy, Co. Ardlow, V23 K7P2\n\nDear Mr Dunne,",
+            "Mr Fiachra Dunleavy\nTeach Bán, Glenmoy, Co. Ardlow, V23 K7P2\n\nDear Mr Dunleavy,",
             ("Teach", "Glenmoy", "Ardlow", "V23"),
             "\n\nDear Mr <",
         ),
         # a flat before a street in lower case, a lower-case UK postcode
         (
-            "we can stay at hers, flat 12, 9 thornbury rise, kelsford kf4 2pq if you want",
-            ("flat 12", "thornbury", "kelsford", "kf4"),
+            "we can stay at hers, flat 29, 9 thornbury rise, kelsford kf4 2pq if you want",
+            ("flat 29", "thornbury", "kelsford", "kf4"),
             " if you want",
         ),
         # capitals, a locality after the street, the city and PIN on the next line

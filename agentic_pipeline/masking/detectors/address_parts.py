@@ -71,7 +71,7 @@ def any_case_spans(text: str) -> list[Span]:
         words = m.group().split()[1:-1]
         if not place_words(" ".join(words).title(), False):
             continue
-        start = extend_before(text, m.start(), True)  # "flat 4, 9 harlow rise, ..."
+        start = extend_before(text, m.start(), True)  # a unit before the street
         out.append((start, tail.end(), ADDRESS, JOINED_SCORE, DETECTOR))
     return out
 
