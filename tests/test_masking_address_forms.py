@@ -126,6 +126,14 @@ def masker():
             "\nTālr.: 5",
         ),
         ("Adresas: Liepų g. 7, LT-01123 Berželiai", ("Liepų", "g. 7", "01123", "Berželiai"), ""),
+        # a preposition and article opening the street's name, German and Dutch, the postcode
+        # after a comma or on the next line
+        (
+            "Anschrift: Unter den Eichen 4, 31157 Tarnau\nTel.: 5",
+            ("Eichen", "31157", "Tarnau"),
+            "\nTel.: 5",
+        ),
+        ("Adres: Aan de Vaart 12\n7411 Doren\nTel: 5", ("Vaart", "7411", "Doren"), "\nTel: 5"),
         # a quadrant after the street type
         (
             "Ship it to 418 Corvell Ridge Rd NW, Tarnby, GA 30468 please.",
@@ -165,6 +173,7 @@ def test_a_fixed_width_table_column_and_a_country_after_the_city(masker):
         "The Old Mill is a pub in Sandpit Lane, it serves lunch.",
         "Meeting notes: No. 3, Agenda, Berlin, Germany.",
         "Costs: 45 Widgets, Lyon, France and 12 Gadgets, Madrid, Spain.",
+        "In den Jahren 2019 und 2020 waren wir oft in Tarnau.",
     ],
 )
 def test_places_and_numbers_without_an_address_stay(masker, text):

@@ -153,7 +153,8 @@ def _join_after(text: str, end: int, city: bool = False, country: bool = True) -
         elif kind == "weak":
             # "Hafnarvegur 3, Vik, 570": after a city, at the address's end; "Tarnby VIC 3065":
             # after a region code (which the 3-4 digits follow on the same line)
-            if not (region or (city and _WEAK_END.match(text, m.end()))):
+            town = pos == end and _town_after(text, m.end())  # "Vaart 12\n7411 Doren"
+            if not (region or town or (city and _WEAK_END.match(text, m.end()))):
                 break
             committed, postcode = m.end(), True
             strong = True
@@ -176,7 +177,7 @@ def _join_after(text: str, end: int, city: bool = False, country: bool = True) -
                     break
             elif postcode and "\n" not in sep:  # "10115 Berlin"
                 committed, city = m.end(), True
-            elif city and postcode and _REGION_ABBREVIATION.fullmatch(value):
+            elif city and postcode and "\n" not in sep and _REGION_ABBREVIATION.fullmatch(value):
                 if not _WEAK_END.match(text, m.end()):
                     break
                 committed = m.end()  # "97000 Tarnby, Yuc.": a state's abbreviation at the end
@@ -197,6 +198,12 @@ def _join_after(text: str, end: int, city: bool = False, country: bool = True) -
         region = kind == "code" or (last in REGION_CODES and _is_postcode_next(text, m.end()))
         pos = m.end()
     return committed, strong
+
+
+def _town_after(text: str, pos: int) -> bool:
+    """A town's name follows ``pos`` on its line (a 3-4 digit postcode right after a street)."""
+    m = _CITY_AFTER.match(text, pos)
+    return m is not None and region_words(m.group()) and not is_place(m.group())
 
 
 def _city_part(words: str) -> str:

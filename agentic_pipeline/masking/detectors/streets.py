@@ -78,6 +78,10 @@ _EU_SUFFIX = (
 _NUMBERED_STREET = "|".join(
     sorted(map(re.escape, _D["numbered_street_words"]), key=len, reverse=True)
 )
+#: A preposition and article opening a street's name ("Unter den"), data of addresses.yaml.
+_PREPOSITIONS = "|".join(
+    sorted(map(re.escape, _D["street_prepositions"]), key=len, reverse=True)
+).replace(r"\ ", r"[ \t]+")
 #: A gap between the columns of a table printed as text: never inside a street line.
 _COLUMN_GAP = re.compile(r"[ ]{3,}|\t")
 #: First words of a "Word 12" line that is not a street.
@@ -195,6 +199,12 @@ EU_STREET_RES: tuple[re.Pattern[str], ...] = (
         rf"(?<!\w)(?:{_NUMBERED_STREET})[ \t]+\d{{1,3}}[A-Z]?(?:[ \t]+[Bb]is)?[ \t]+"
         r"(?:No\.?|N[º°o]\.?|#)[ \t]?\d{1,5}[A-Z]?(?:-\d{1,3})?"
         r"(?:[ \t]+(?:x|entre)[ \t]+\d{1,3}[A-Z]?[ \t]+[ye][ \t]+\d{1,3}[A-Z]?)?(?![\w-])"
+    ),
+    # a preposition and article before the name, right before a 4-5 digit postcode and its town
+    # ("Unter den Eichen 4, 31157 Tarnau", "Aan de Vaart 12\n7411 Doren")
+    re.compile(
+        rf"(?<![\w.,])(?:{_PREPOSITIONS})[ \t]+[{_UP}][{_LW}'’-]+(?:[ \t]+[{_UP}][{_LW}'’-]+)?"
+        rf"[ \t]+{_HOUSE}(?!\w)(?=,?[ \t]*(?:\r?\n[ \t]*)?(?:[A-Z]{{1,2}}-)?\d{{4,5}}[ \t]+[{_UP}])"
     ),
 )
 #: The families of ``EU_STREET_RES`` without a street word of their own ("words + house
