@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 
 from agentic_pipeline.masking.detectors.address_blocks import (
+    EIRCODE,
     looks_like_year,
     place_words,
     region_words,
@@ -21,14 +22,20 @@ from agentic_pipeline.masking.detectors.address_fields import (
     REGION_CODES,
     Span,
     address_data,
+    alternation,
 )
 from agentic_pipeline.masking.detectors.address_fields import CAP_WORD as _CAP_WORD
 from agentic_pipeline.masking.detectors.address_fields import CITY as _CITY
 from agentic_pipeline.masking.detectors.address_fields import POSTCODE as _POSTCODE
 from agentic_pipeline.masking.detectors.address_fields import UNIT as _UNIT
 from agentic_pipeline.masking.detectors.address_fields import WEAK_POSTCODE as _WEAK_POSTCODE
-from agentic_pipeline.masking.detectors.address_fields import alternation as _alternation
-from agentic_pipeline.masking.vocabulary import LW, UP, is_place, is_vocabulary
+from agentic_pipeline.masking.vocabulary import (
+    LW,
+    UP,
+    is_place,
+    is_place_or_calendar,
+    is_vocabulary,
+)
 
 _D = address_data()
 
@@ -37,11 +44,12 @@ _D = address_data()
 #: be an address: maybe a unit, a city, maybe a region code, and a postcode.
 _ANY_CASE_STREET = re.compile(
     rf"(?i)(?<![\w.,/:-])\d{{1,5}}[a-z]?[ \t]+(?:[a-z][a-z'’-]*\.?[ \t]+){{1,3}}"
-    rf"(?:{_alternation(_D['street_types'])})\.?(?!\w)"
+    rf"(?:{alternation(_D['street_types'])})\.?(?!\w)"
 )
+_ANY_CASE_WORDS = r"[a-z][a-z'’-]*(?:[ \t]+[a-z][a-z'’-]*){0,2}"
 _ANY_CASE_TAIL = re.compile(
-    rf"(?i)(?:,?[ \t]+(?:{_UNIT}))?,?[ \t]+"
-    rf"(?P<city>[a-z][a-z'’-]*(?:[ \t]+[a-z][a-z'’-]*){{0,2}}),?"
+    rf"(?i)(?:,?[ \t]+(?:{_UNIT}))?(?:,[ \t]*(?P<locality>{_ANY_CASE_WORDS}))?"
+    rf"(?:,?[ \t]+|,?[ \t]*\r?\n[ \t]*)(?P<city>{_ANY_CASE_WORDS}),?"
     rf"[ \t]+(?:(?P<region>[a-z]{{2,3}})\.?,?[ \t]+)?(?:{_POSTCODE})(?![\w-])"
 )
 
@@ -55,13 +63,16 @@ def any_case_spans(text: str) -> list[Span]:
         tail = _ANY_CASE_TAIL.match(text, m.end())
         if tail is None or not region_words(tail.group("city").title()):
             continue
+        if tail["locality"] and not region_words(tail["locality"].title()):
+            continue
         region = tail.group("region")
         if region is not None and region.upper() not in REGION_CODES:
             continue
         words = m.group().split()[1:-1]
         if not place_words(" ".join(words).title(), False):
             continue
-        out.append((m.start(), tail.end(), ADDRESS, JOINED_SCORE, DETECTOR))
+        start = extend_before(text, m.start(), True)  # a unit before the street
+        out.append((start, tail.end(), ADDRESS, JOINED_SCORE, DETECTOR))
     return out
 
 
@@ -69,14 +80,15 @@ def any_case_spans(text: str) -> list[Span]:
 #: A house number: "12", "12a", "412-2", "221-H", "12/3", a Japanese block, lot and building
 #: ("3-14-2"), an ordinal ("14th"), a block and number ("B-12").
 _HOUSE_NO = (
-    r"(?:\d{1,5}[A-Za-z]?(?:[/-]\d{1,4}[A-Za-z]?(?:-\d{1,3})?|-[A-Za-z](?![\w-]))?"
+    r"(?:\d{1,5}[A-Za-z]?(?:[/-]\d{1,4}[A-Za-z]?(?:-\d{1,3}|/\d{1,3})?|-[A-Za-z](?![\w-]))?"
+    rf"(?:-(?:{alternation(_D['house_suffixes'])})(?![\w-]))?"
     r"|\d{1,3}(?:st|nd|rd|th)"
     r"|[A-Z]{1,2}-\d{1,4}[A-Za-z]?)"
 )
 #: A word of a street's name: capitalised, or a lower-case word (checked by ``_numbered_ok``).
 _NAME_WORD = rf"(?:{_CAP_WORD}|[{LW}][{LW}'’-]*\.?)"
 #: A post-office box; a number before "/" and digits is a ratio ("BP 120/80": a blood pressure).
-_PO_BOX = rf"(?i:{_alternation(_D['po_box_words'])})\.?[ \t]*\d{{1,7}}(?!\d|\s*/\s*\d)"
+_PO_BOX = rf"(?i:{alternation(_D['po_box_words'])})\.?[ \t]*\d{{1,7}}(?:-\d{{5}})?(?!\d|\s*/\s*\d)"
 #: A part of an address that holds a house or unit number: a unit ("Flat 302", "3º B"), a street
 #: line with its number before or after the name ("14th Cross", "Calle Alta 70"), a PO box.
 _NUMBERED = re.compile(
@@ -102,6 +114,8 @@ def _numbered_ok(part: str, m: re.Match[str], whole: bool = True) -> bool:
     if m.group("unit") or m.group("box"):
         return True
     if m.group("house"):  # "B-12, Lajpat Road, ...", "12, rue ...": a part of its own
+        if part.count("/") > 1:
+            return False  # "11/12/26": a date, no house, staircase and door alone
         return whole or not part.isdigit()
     words = _LETTERS.findall(_NUMBER_TOKEN.sub(" ", part))
     if not words or not region_words(part) or any(is_place(w) for w in words):
@@ -115,8 +129,9 @@ def _numbered_ok(part: str, m: re.Match[str], whole: bool = True) -> bool:
     return all(w in _LOWER_OK or (len(w) > 2 and not is_vocabulary(w, 3.0)) for w in lower)
 
 
-#: Where a part of an address begins: after a separator, a colon, a bracket or a quote.
-_PART_START = re.compile(r"[,|;:()\[\]{}\"]")
+#: Where a part of an address begins: after a separator, a colon, a bracket, a quote, or a gap
+#: of three spaces or a tab between the columns of a table printed as text.
+_PART_START = re.compile(r"[,|;:()\[\]{}\"]|[ ]{3,}|\t")
 #: The separator before a part: a comma, a bar, or a spaced dash ("Cidade Nova - MG").
 _SEP_BEFORE = re.compile(r"(?:[ \t]*[,|]|[ \t]+[–-])[ \t]*$")
 
@@ -133,16 +148,58 @@ def _numbered_tail(part: str, numbered: bool = False) -> int | None:
     return None
 
 
-def extend_before(text: str, start: int, numbered: bool = False) -> int:
+#: A locality or district with a number in its name ("Lekki Phase 1", "Jayanagar 4th Block",
+#: "Sector 5"): passed over like a place name, never a part that makes an address.
+_NUMBERED_PLACE = re.compile(
+    rf"{_CAP_WORD}(?:[ \t]+{_CAP_WORD}){{0,3}}[ \t]+{_HOUSE_NO}(?:[ \t]+{_CAP_WORD}){{0,2}}"
+)
+#: A street named without a house number ("Sandpit Lane"): a part of an address whose postcode
+#: is as fine as a street (``fine``).
+_NAMED_STREET = re.compile(
+    rf"{_CAP_WORD}(?:[ \t]+{_CAP_WORD}){{0,3}}[ \t]+(?:{alternation(_D['street_types'])})\.?"
+)
+#: A house's name before its street, at the end of a part ("... is The Mill House").
+_HOUSE_NAME = re.compile(rf"(?<![\w'’-])(?:The[ \t]+)?{_CAP_WORD}(?:[ \t]+{_CAP_WORD}){{0,3}}$")
+#: Postcodes as fine as a street or finer (UK, Canada, Netherlands) and those of one dwelling
+#: (an Irish Eircode).
+_STREET_POSTCODE = re.compile(
+    r"[A-Z]{1,2}\d[A-Z\d]?[ \t]?\d[A-Z]{2}|[A-Z]\d[A-Z][ \t]?\d[A-Z]\d|[1-9]\d{3}[ \t]?[A-Z]{2}"
+)
+_DWELLING_POSTCODE = re.compile(EIRCODE)
+
+
+def fine_postcode(code: str) -> str:
+    """``"dwelling"`` for a postcode of one address (an Eircode), ``"street"`` for one of a
+    street's side (UK, Canada, Netherlands), else ``""``."""
+    code = code.strip(" \t\"'")
+    if _DWELLING_POSTCODE.fullmatch(code):
+        return "dwelling"
+    return "street" if _STREET_POSTCODE.fullmatch(code) else ""
+
+
+def _place_part(part: str) -> bool:
+    """``part`` can be a building, locality or district passed over before a street or city."""
+    if len(part.split()) <= 5 and re.fullmatch(_CITY, part) and region_words(part):
+        return True
+    if _NUMBERED_PLACE.fullmatch(part) is None:
+        return False
+    return not any(is_place_or_calendar(w) for w in _LETTERS.findall(part))
+
+
+def extend_before(text: str, start: int, numbered: bool = False, fine: str = "") -> int:
     """``start`` of an address moved left over the parts written before it on its line and
     separated by commas: a unit ("Flat 2, 17 Rowan Road, ..."), a street line without a
     street-type word ("Calle Alta 70, Villamar, SA 37250"), and the building, locality or
     district names between them ("Flat 3, Birch Residency, 14th Cross, Indiranagar, ..."): the
     span reaches the leftmost numbered part, place names alone before it are left. A house
     number alone ("B-12, Lajpat Road, ...") counts only for an address without one yet
-    (``numbered``): in "C-101, Ilse Brand, Larch Row 14, ..." it is a row's id."""
+    (``numbered``): in "C-101, Ilse Brand, Larch Row 14, ..." it is a row's id. After a postcode
+    as fine as a street (``fine_postcode``), a street without a number counts too, and a house's
+    name right before it ("The Mill House, Sandpit Lane, Bury NR12 4LT"); after one of a
+    dwelling, every place part of the line does ("Teach Bán, Glenmoy, Co. Kerry, V23 K7P2")."""
     committed = pos = start
     line_start = text.rfind("\n", 0, start) + 1
+    after_street = False
     for _ in range(MAX_PARTS):
         sep = _SEP_BEFORE.search(text, line_start, pos)
         if sep is None:
@@ -159,11 +216,23 @@ def extend_before(text: str, start: int, numbered: bool = False) -> int:
         if m is not None and _numbered_ok(part, m) and not (numbered and m.group("house")):
             committed = pos = begin
             numbered = numbered or not m.group("unit")
+            after_street = False
             continue
-        if len(part.split()) <= 5 and re.fullmatch(_CITY, part) and region_words(part):
+        if fine and _NAMED_STREET.fullmatch(part) and place_words(part, False):
+            committed = pos = begin  # "Sandpit Lane, Bury NR12 4LT"
+            after_street = True
+            continue
+        if after_street:  # a house's name before its street
+            name = _HOUSE_NAME.search(part)
+            if name is not None and place_words(re.sub(r"^The\s+", "", name.group()), False):
+                committed = begin + name.start()
+            break
+        if _place_part(part):
             if is_place(part):
                 break  # a country is no part before a street
             pos = begin  # a building, locality or district: kept only with a number before it
+            if fine == "dwelling":
+                committed = pos
             continue
         tail = _numbered_tail(part, numbered)
         if tail is not None:
@@ -186,7 +255,8 @@ _TAIL_SEPARATORS = " \t,–-"
 #: ("Dublin 8, D08 …").
 _DISTRICT_TO_POSTCODE = r"(?:[ \t]+\d{1,2})?[ \t]*[,–-]?[ \t]*$"
 _PLACE_BEFORE = re.compile(
-    rf"(?<![\w-]){_CITY}(?:(?:[ \t]*,|[ \t]+[–-])[ \t]*(?:{_CITY}))?{_DISTRICT_TO_POSTCODE}"
+    rf"(?<![\w-]){_CITY}(?:(?:[ \t]*,|[ \t]+[–-])[ \t]*(?P<second>{_CITY}))?"
+    rf"{_DISTRICT_TO_POSTCODE}"
 )
 #: The last place alone (the first of two may be a street: "14 Usher's Quay, Dublin 8, …").
 _LAST_PLACE_BEFORE = re.compile(rf"(?<![\w-]){_CITY}{_DISTRICT_TO_POSTCODE}")
@@ -211,17 +281,21 @@ def tail_spans(text: str, spans: list[Span]) -> list[Span]:
             continue
         line_start = text.rfind("\n", 0, a) + 1
         place = _PLACE_BEFORE.search(text, max(line_start, a - 80), a)
+        if place is not None and place["second"] and not region_words(place.group()):
+            # "Malleswaram 2nd Stage, Mysuru 570012": the city alone, its locality is a part
+            place = _LAST_PLACE_BEFORE.search(text, place.start("second"), a)
         if place is None or not region_words(place.group()) or is_place(place.group()):
             continue
         if sum(c.isalpha() for c in place.group()) < 3:
             continue  # "MR-7731,R-44120": a letter before a number is an id's prefix, no city
         if looks_like_year(m.group("pc")):
             continue
-        start = extend_before(text, place.start())
+        fine = fine_postcode(m.group("pc"))
+        start = extend_before(text, place.start(), fine=fine)
         if start == place.start():  # "14 Usher's Quay, Dublin 8, D08 …": a street, not a region
             city = _LAST_PLACE_BEFORE.search(text, place.start(), a)
             if city is not None and city.start() > place.start():
-                start = extend_before(text, city.start())
+                start = extend_before(text, city.start(), fine=fine)
                 start = start if start < city.start() else place.start()
         if start < place.start():
             out.append((start, b, ADDRESS, JOINED_SCORE, DETECTOR))

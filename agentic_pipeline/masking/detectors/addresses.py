@@ -70,6 +70,7 @@ from agentic_pipeline.masking.detectors.address_fields import alternation as _al
 from agentic_pipeline.masking.detectors.address_parts import (
     any_case_spans,
     extend_before,
+    fine_postcode,
     tail_spans,
 )
 from agentic_pipeline.masking.vocabulary import LW, is_place
@@ -99,11 +100,15 @@ _SEP = r"[ \t]*(?:[,|][ \t]*)?(?:\r?\n[ \t]*)?"
 _PART = re.compile(
     rf"{_SEP}(?:(?P<unit>{_UNIT})(?![\w-])"
     rf"|(?P<postcode>{_POSTCODE})(?![\w-])|(?P<weak>{_WEAK_POSTCODE})(?![\w-])"
+    rf"|(?P<pcity>{'|'.join(_D['postcodes_before_city'])})(?=[ \t]+{_CAP_WORD})"
     rf"|(?P<code>[A-Z](?:\.?[A-Z]){{0,2}}\.?)(?![\w'’-])|(?P<words>{_CITY}))"
 )
 #: What may follow a city that closes an address: the end of a clause, line, field or text (a
 #: word before a colon is the next field's label: "41 Oak Row | Plan: gold").
 _CITY_END = re.compile(rf"[ \t]*(?:$|[.,;!?)\]}}\"'’\r\n])|[ \t]+[{LW}]")
+#: A region's abbreviation after a city and postcode ("Yuc.", "Jal."): a capital, two or three
+#: lower-case letters and a full stop.
+_REGION_ABBREVIATION = re.compile(r"[A-Z][a-z]{1,3}\.")
 #: What may follow a weak (3-4 digit) postcode: the end of the address.
 _WEAK_END = re.compile(r"[ \t]*(?:$|[.,;:!?)\]}\"'’\r\n])")
 
@@ -124,11 +129,12 @@ def _is_tail_next(text: str, pos: int) -> bool:
     return bool(m.group("code")) and _is_postcode_next(text, m.end())
 
 
-def _join_after(text: str, end: int) -> tuple[int, bool]:
-    """The end of the address that starts with a street ending at ``end``, and whether a
-    postcode or a region or country code closes it."""
+def _join_after(text: str, end: int, city: bool = False, country: bool = True) -> tuple[int, bool]:
+    """The end of the address that starts with a street ending at ``end`` (or with a city, when
+    ``city``), and whether a postcode, a region or country code or (with ``country``) a country
+    closes it."""
     committed, pos = end, end
-    city = postcode = strong = region = False
+    postcode = strong = region = False
     for _ in range(MAX_PARTS):
         m = _PART.match(text, pos)
         if m is None or m.end() == pos:
@@ -141,13 +147,14 @@ def _join_after(text: str, end: int) -> tuple[int, bool]:
         if kind == "unit":
             if committed == pos:  # "12 Oak Row, Apt 5"
                 committed = m.end()
-        elif kind == "postcode":
+        elif kind in ("postcode", "pcity"):
             committed, postcode = m.end(), True
             strong = True
         elif kind == "weak":
             # "Hafnarvegur 3, Vik, 570": after a city, at the address's end; "Tarnby VIC 3065":
             # after a region code (which the 3-4 digits follow on the same line)
-            if not (region or (city and _WEAK_END.match(text, m.end()))):
+            town = pos == end and _town_after(text, m.end())  # "Vaart 12\n7411 Doren"
+            if not (region or town or (city and _WEAK_END.match(text, m.end()))):
                 break
             committed, postcode = m.end(), True
             strong = True
@@ -163,13 +170,17 @@ def _join_after(text: str, end: int) -> tuple[int, bool]:
         else:  # words
             if is_place(value):  # a country
                 if city or postcode:
-                    committed = m.end()
+                    committed, strong = m.end(), strong or country
                 elif _is_postcode_next(text, m.end()) and "\n" not in sep:
                     city = True  # a city-state before its postcode: ", Singapore 640218"
                 else:
                     break
             elif postcode and "\n" not in sep:  # "10115 Berlin"
                 committed, city = m.end(), True
+            elif city and postcode and "\n" not in sep and _REGION_ABBREVIATION.fullmatch(value):
+                if not _WEAK_END.match(text, m.end()):
+                    break
+                committed = m.end()  # "97000 Tarnby, Yuc.": a state's abbreviation at the end
             elif city or postcode:
                 if not _is_postcode_next(text, m.end()):
                     break  # a region name counts only before its postcode ("Texas 78701")
@@ -189,6 +200,12 @@ def _join_after(text: str, end: int) -> tuple[int, bool]:
     return committed, strong
 
 
+def _town_after(text: str, pos: int) -> bool:
+    """A town's name follows ``pos`` on its line (a 3-4 digit postcode right after a street)."""
+    m = _CITY_AFTER.match(text, pos)
+    return m is not None and region_words(m.group()) and not is_place(m.group())
+
+
 def _city_part(words: str) -> str:
     """A city's words without the region code written after them ("Tarnby CA": "CA" is a stop
     word of the vocabulary too)."""
@@ -205,7 +222,7 @@ def _line_ends(text: str, pos: int) -> bool:
 #: "City, ST 62704" (or "City ST 62704"), maybe with a street name without a house number before
 #: it ("Mill Street, "), ending right before a postcode that has no street before it.
 _CITY_BEFORE = re.compile(
-    rf"(?:(?:{_CAP_WORD}[ \t]+){{1,3}}(?:{_alternation(street_types())})\.?,[ \t]*)?"
+    rf"(?<![\w'’-])(?:(?:{_CAP_WORD}[ \t]+){{1,3}}(?:{_alternation(street_types())})\.?,[ \t]*)?"
     rf"{_CITY},?[ \t]*(?:[A-Z]{{1,3}}[ \t]+)?$"
 )
 
@@ -221,16 +238,18 @@ def join_addresses(text: str, spans: list[Span]) -> list[Span]:
         s, e, et, score, det = sp
         if et == "STREET_ADDRESS":
             new_end, strong = _join_after(text, e)
-            if new_end > e:
-                if strong:
-                    s = extend_before(
-                        text, _unit_line_before(text, _particle_before(text, s)), True
-                    )
-                sp = (s, new_end, ADDRESS, max(score, JOINED_SCORE) if strong else score, det)
+            if new_end > e:  # the units and places before a street joined to its city
+                start = extend_before(
+                    text, _unit_line_before(text, _particle_before(text, s)), True
+                )
+                # a postcode, a region or a unit before it: above a phone-shaped run of its digits
+                strong = strong or "," in text[start:s]
+                sp = (start, new_end, ADDRESS, max(score, JOINED_SCORE) if strong else score, det)
         elif et in ("ZIP_CODE", "UK_POSTCODE"):
             sp = _join_before(text, sp)
             if sp[2] == ADDRESS:  # a city and region before it: as strong as a joined street
-                sp = (extend_before(text, sp[0]), sp[1], ADDRESS, max(sp[3], JOINED_SCORE), sp[4])
+                start = extend_before(text, sp[0], fine=fine_postcode(text[s:e]))
+                sp = (start, sp[1], ADDRESS, max(sp[3], JOINED_SCORE), sp[4])
             else:
                 sp = _street_before_postcode(text, sp)
         out.append(sp)
@@ -273,6 +292,7 @@ def _inside_rows(sp: Span, cells: list[Span], text: str) -> bool:
 #: A capitalised particle or saint's title that opens a street's name ("De Veurs Comberg 4",
 #: "La Canada 7", "Sint Jansstraat 2"), left out by street patterns that start at a name word.
 _OPENERS = [w.capitalize() for w in _D["city_particles"] if len(w) > 1] + _D["saints"]
+_OPENERS += [w for w in _D["street_prefixes"] if w.endswith(".")]  # "os. Zielna 4"
 _NAME_OPENER = re.compile(rf"(?<![\w'’-])(?:{_alternation(_OPENERS)})[ \t]+$")
 
 
@@ -314,6 +334,7 @@ def _merge_overlapping(spans: list[Span]) -> list[Span]:
 #: street-type word ("555 Larkfield, ..."), an address only when a city and a postcode or a
 #: region or country code follow it, or a city after an address cue ("lives at 12 Larkfield,
 #: Tarnby.").
+_NAME_TYPES = frozenset({"PERSON", "LOCATION", "ORGANIZATION", "NRP"})
 _BARE_STREET = re.compile(
     rf"(?<![\w.,/:-])\d{{1,5}}[A-Za-z]?[ \t]+{_CAP_WORD}(?:[ \t]+{_CAP_WORD}){{0,2}}(?=,)"
 )
@@ -322,14 +343,17 @@ _BARE_STREET = re.compile(
 def _bare_street_spans(text: str, spans: list[Span]) -> list[Span]:
     out: list[Span] = []
     for m in _BARE_STREET.finditer(text):
-        if any(a < m.end() and m.start() < b for a, b, *_ in spans):
-            continue
-        end, strong = _join_after(text, m.end())
+        if any(a < m.end() and m.start() < b for a, b, t, *_ in spans if t not in _NAME_TYPES):
+            continue  # a name-shaped street word is the address's
+        # a country after the city proves nothing here: "45 Widgets, Lyon, France"
+        end, strong = _join_after(text, m.end(), country=False)
         words = m.group().split(None, 1)[1]
         if end == m.end() or words.isupper() or not region_words(words):
             continue  # "at 5 PM, Tarnby": a time
-        if strong or _ADDRESS_CUE.search(text, max(0, m.start() - 40), m.start()):
-            out.append((m.start(), end, ADDRESS, 0.7, DETECTOR))
+        start = extend_before(text, m.start(), True)  # "Flat 8, 19 Larkway, ..."
+        if strong or _ADDRESS_CUE.search(text, max(0, start - 40), start):
+            score = JOINED_SCORE if strong or start < m.start() else 0.7
+            out.append((start, end, ADDRESS, score, DETECTOR))
     return out
 
 
@@ -365,10 +389,11 @@ def _street_before_postcode(text: str, sp: Span) -> Span:
     city = _CITY_AFTER.match(text, e)
     if city is None or not region_words(city.group()) or is_place(city.group()):
         return sp
-    start = extend_before(text, s)
+    start = extend_before(text, s, fine=fine_postcode(text[s:e]))
     if start == s:
         return sp
-    return (start, city.end(), ADDRESS, max(score, JOINED_SCORE), DETECTOR)
+    end = max(city.end(), _join_after(text, city.end(), city=True)[0])  # ", Belgium"
+    return (start, end, ADDRESS, max(score, JOINED_SCORE), DETECTOR)
 
 
 def _join_before(text: str, sp: Span) -> Span:

@@ -138,6 +138,8 @@ STREET_RE = re.compile(
     # maybe a unit before a slash: "3/27 Wattle Crescent" (Australia, New Zealand)
     rf"\b(?:\d{{1,4}}[A-Za-z]?/)?\d{{1,6}}\s+(?:[A-Z][A-Za-z'-]*\.?\s+){{1,4}}"
     rf"(?:{_STREET_SUFFIX})\b\.?"
+    # a quadrant after the type: "1207 Larch Hollow Ave NW" (Washington, Atlanta, Calgary)
+    r"(?:[ \t](?:NE|NW|SE|SW|N|S|E|W)(?![\w'’-]))?"
     # a numbered street of its estate after the type: "Blk 12 Tampines Ave 4" (Singapore)
     rf"(?:[ \t]\d{{1,3}}[A-Za-z]?(?=,))?"
     rf"(?:,?\s+{_UNIT})?"

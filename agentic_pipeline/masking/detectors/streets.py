@@ -22,6 +22,7 @@ from agentic_pipeline.masking.detectors.address_blocks import (
     prose_postcode_spans,
     region_words,
 )
+from agentic_pipeline.masking.detectors.data_files import data_file
 from agentic_pipeline.masking.pseudonyms import fold_word as fold
 from agentic_pipeline.masking.vocabulary import LW as _LW
 from agentic_pipeline.masking.vocabulary import (
@@ -42,8 +43,16 @@ _STREET_WORD = (
     r"i)(?![\w'’])|"
     rf"[ld]['’][{_UP}][{_UP}{_LW}'’-]*)"
 )
-#: A house number: "12", "12 a", "12-14", "12/3", a Dutch "221-H".
-_HOUSE = r"\d{1,5}(?:\s?[a-zA-Z](?![\w])|-[A-Za-z](?![\w-]))?(?:\s?[/-]\s?\d{1,4}[a-zA-Z]?)?"
+_D = data_file("addresses.yaml")
+#: What may follow a house number after a hyphen ("61-II", "212-bis"), data of addresses.yaml.
+HOUSE_SUFFIX = "|".join(sorted(map(re.escape, _D["house_suffixes"]), key=len, reverse=True))
+#: A house number: "12", "12 a", "12-14", "12/3", a Dutch "221-H", an Austrian house, staircase
+#: and door ("214/2/9"), a storey or second house after a hyphen ("61-II", "212-bis").
+_HOUSE = (
+    r"\d{1,5}(?:\s?[a-zA-Z](?![\w])|-[A-Za-z](?![\w-]))?(?:\s?[/-]\s?\d{1,4}[a-zA-Z]?)?"
+    r"(?:/\d{1,3}(?![\d/]))?"
+    rf"(?:-(?:{HOUSE_SUFFIX})(?![\w-]))?"
+)
 _EU_PREFIX = (
     r"Via|Viale|Piazza|Piazzale|Corso|Largo|Vicolo|Strada|Contrada|Borgo|Canale|Incrocio|Rotonda|"
     r"Salita|Stretto|Calle|C/|Avenida|Avda\.?|Trg|"
@@ -55,7 +64,9 @@ _EU_PREFIX = (
     r"οδός|Οδός|οδ\.|πλατεία|Πλατεία|πλ\.|λεωφόρος|Λεωφόρος|λεωφ\.|Λεωφ\.|ул\.|улица|"
     r"пр\.|проспект|пер\.|переулок|бул\.|булевард|"
     # Portuguese "R" (Rua) before a capitalised word of 3+ letters ("R Tomé Varela 9")
-    rf"R\.?(?=[ \t]+[{_UP}][{_LW}]{{2}})"
+    rf"R\.?(?=[ \t]+[{_UP}][{_LW}]{{2}})|"
+    # and those of the data file (Polish "os.", Greek "Odos", Romanian "Calea")
+    + "|".join(sorted(map(re.escape, _D["street_prefixes"]), key=len, reverse=True))
 )
 _EU_SUFFIX = (
     r"straße|strasse|str\.|weg|gasse|allee|platz|ring|damm|ufer|chaussee|steig|pfad|markt|"
@@ -63,6 +74,16 @@ _EU_SUFFIX = (
     r"gatan|vägen|gata|veien|alléen|allé|"
     r"vegen|tie|katu|utca|út|tér|ská|ova|ní|cká|boulevard|park|kai|berg|feld|garten"
 )
+#: Words of a numbered street ("Calle 14", "Carrera 9"), data of addresses.yaml.
+_NUMBERED_STREET = "|".join(
+    sorted(map(re.escape, _D["numbered_street_words"]), key=len, reverse=True)
+)
+#: A preposition and article opening a street's name ("Unter den"), data of addresses.yaml.
+_PREPOSITIONS = "|".join(
+    sorted(map(re.escape, _D["street_prepositions"]), key=len, reverse=True)
+).replace(r"\ ", r"[ \t]+")
+#: A gap between the columns of a table printed as text: never inside a street line.
+_COLUMN_GAP = re.compile(r"[ ]{3,}|\t")
 #: First words of a "Word 12" line that is not a street.
 _NOT_STREET = (
     "Flight|Seat|Gate|Room|Order|Item|Total|Step|Page|Chapter|Table|Figure|Version|Terminal|"
@@ -95,9 +116,11 @@ EU_STREET_RES: tuple[re.Pattern[str], ...] = (
         r"(?!\w)"
     ),
     # post-office boxes (a number before "/" and digits is a ratio: "BP 120/80" is a blood pressure)
+    # maybe with the post office's five-digit code after a hyphen (Kenya: "P.O. Box 4120-00200")
     re.compile(
         r"(?i)(?<!\w)(?:P\.?\s?O\.?\s?Box|Postfach|Boîte postale|BP|Apartado"
-        r"(?: de correos)?|Casella postale|Skrytka pocztowa)\s+\d{1,6}(?!\w|\s*/\s*\d)"
+        r"(?: de correos)?|Casella postale|Skrytka pocztowa)\s+\d{1,6}(?:-\d{5}(?![\w-]))?"
+        r"(?!\w|\s*/\s*\d)"
     ),
     # "4417 53rd Street", "22 E 14th St", "310 West 82nd Street"
     re.compile(
@@ -162,13 +185,26 @@ EU_STREET_RES: tuple[re.Pattern[str], ...] = (
     re.compile(
         rf"(?<!\w)[{_UP}][{_LW}'’-]+(?:[ \t]+[{_UP}][{_LW}'’-]+){{0,2}}[ \t]+(?:vei|veien|vegen|"
         r"vej|vejen|gata|gatan|gate|väg|vägen|gade|stræde|allé|plass|torg|tee|põik|tn\.?|mnt\.?|"
-        rf"iela|gatvė|tänav|puiestee|tie|katu|kuja|sokak|sokağı|caddesi)[ \t]+{_HOUSE}(?!\w)"
+        rf"iela|gatvė|g\.|tänav|puiestee|tie|katu|kuja|sokak|sokağı|caddesi)[ \t]+{_HOUSE}(?!\w)"
     ),
     # a name and house number before the word "street" or "St.": "Egekrogen 55 street in
     # Vejlby", "enter on Aromo 9127 St."
     re.compile(
         rf"(?<![\w.,])[{_UP}][{_LW}'’-]*(?:[ \t]+[{_UP}][{_LW}'’-]+){{0,2}}[ \t]+\d{{1,5}}[a-z]?"
         r"(?=[ \t]+(?:street\b|St\.))"
+    ),
+    # a numbered street, the house's number after "No." or "#", maybe the streets it lies between
+    # (Mexico, Colombia: "Calle 14 No. 205 x 21 y 23", "Carrera 9 # 41-17")
+    re.compile(
+        rf"(?<!\w)(?:{_NUMBERED_STREET})[ \t]+\d{{1,3}}[A-Z]?(?:[ \t]+[Bb]is)?[ \t]+"
+        r"(?:No\.?|N[º°o]\.?|#)[ \t]?\d{1,5}[A-Z]?(?:-\d{1,3})?"
+        r"(?:[ \t]+(?:x|entre)[ \t]+\d{1,3}[A-Z]?[ \t]+[ye][ \t]+\d{1,3}[A-Z]?)?(?![\w-])"
+    ),
+    # a preposition and article before the name, right before a 4-5 digit postcode and its town
+    # ("Unter den Eichen 4, 31157 Tarnau", "Aan de Vaart 12\n7411 Doren")
+    re.compile(
+        rf"(?<![\w.,])(?:{_PREPOSITIONS})[ \t]+[{_UP}][{_LW}'’-]+(?:[ \t]+[{_UP}][{_LW}'’-]+)?"
+        rf"[ \t]+{_HOUSE}(?!\w)(?=,?[ \t]*(?:\r?\n[ \t]*)?(?:[A-Z]{{1,2}}-)?\d{{4,5}}[ \t]+[{_UP}])"
     ),
 )
 #: The families of ``EU_STREET_RES`` without a street word of their own ("words + house
@@ -298,6 +334,36 @@ POSTCODE_RES: tuple[re.Pattern[str], ...] = (
 )
 
 
+def _street_ok(i: int, m: re.Match[str]) -> bool:
+    """The words of a match of ``EU_STREET_RES[i]`` can name a street (``_street_words``)."""
+    g = 1 if m.re.groups else 0
+    # a hyphenated compound ending in its street word is one ("Sankt-Anna-Platz 91")
+    compound = i == 2 and "-" in m.group(g).split()[0]
+    if i in _WORD_NUMBER_RES and not _street_words(m.group(g), not compound):
+        return False
+    # Norwegian "gate" is an English word too: "Arnes gate 71", not "Boarding gate 5"
+    return i not in _ADDRESS_LINE_RES or _street_words(m.group(g), False)
+
+
+def _street_match(i: int, rx: re.Pattern[str], text: str, m: re.Match[str]) -> re.Match[str] | None:
+    """``m`` if its words can name a street, else the same family's match from the next word
+    of it on, if that one can: the optional given name of "Jan van Galenstraat 4" took the word
+    before the street ("Miete Januar Fontanestr. 12": the month rejected the longer match)."""
+    g = 1 if rx.groups else 0
+    gaps = list(_COLUMN_GAP.finditer(m.group(g)))
+    if not gaps and _street_ok(i, m):
+        return m
+    if gaps:  # "P-12   Ilse Brand   4 Rue ...": the street starts after the last column gap
+        nxt: re.Match[str] | None = gaps[-1]
+    elif i == 2:
+        nxt = re.search(r"\s+", m.group(g))
+    else:
+        return None
+    m2 = rx.match(text, m.start(g) + nxt.end()) if nxt else None
+    ok = m2 is not None and m2.end(g) == m.end(g) and not _COLUMN_GAP.search(m2.group(g))
+    return m2 if ok and _street_ok(i, m2) else None
+
+
 #: Position in ``POSTCODE_RES`` of the postcode closing an address line ("Brugg, 8021").
 _CLOSING_POSTCODE = 6
 
@@ -321,15 +387,10 @@ class StreetLineRecognizer(LocalRecognizer):
         found: list[tuple[int, int, str]] = []
         for i, rx in enumerate(EU_STREET_RES):
             for m in rx.finditer(text):
-                g = 1 if rx.groups else 0
-                # a hyphenated compound ending in its street word is one ("Sankt-Anna-Platz 91")
-                compound = i == 2 and "-" in m.group(g).split()[0]
-                if i in _WORD_NUMBER_RES and not _street_words(m.group(g), not compound):
-                    continue
-                # Norwegian "gate" is an English word too: "Arnes gate 71", not "Boarding gate 5"
-                if i in _ADDRESS_LINE_RES and not _street_words(m.group(g), False):
-                    continue
-                found.append((m.start(g), m.end(g), "STREET_ADDRESS"))
+                m = _street_match(i, rx, text, m)
+                if m is not None:
+                    g = 1 if rx.groups else 0
+                    found.append((m.start(g), m.end(g), "STREET_ADDRESS"))
         for i, rx in enumerate(POSTCODE_RES):
             for m in rx.finditer(text):
                 g = "code" if "code" in rx.groupindex else 1 if rx.groups else 0
