@@ -72,6 +72,8 @@ def test_without_a_veto_bar_the_model_alone_decides(nlp):
         ("Quellmark Bank Orvelle said no.", "Quellmark Bank Orvelle", "organisation"),
         ("Please scan your Aadhaar card.", "Aadhaar", "id-label"),
         ("Flights to Porto Alegre are full.", "Porto Alegre", "city"),
+        # a house number before it, a street type last in it
+        ("Courier it to 27 Tamvika Nagar today.", "Tamvika Nagar", "street"),
         ("- Seat 14C\n- Price: $88 per leg", "Price", "number-label"),
         # two German words written as one, which no frequency list has whole
         ("Betreff: Gartenschlauch Hundefutter", "Gartenschlauch Hundefutter", "vocabulary"),

@@ -76,8 +76,9 @@ def test_a_two_word_bank_after_a_preposition_stays(masker):
     assert _lost(out, "Harrow Fargo") == []
 
 
-@pytest.mark.xfail(strict=True, reason="known miss: a person spaCy calls a place (no entity floor)")
 def test_a_person_spacy_calls_a_place_in_a_post_goes(masker):
+    """A known miss until the model of feature version 18 (the world's name lists): an unlisted
+    name that spaCy calls a place, in a post, is a person by its context."""
     assert _leaked(_masked(masker, "so proud of Kaelani tonight, what a goal!!"), "Kaelani") == []
 
 
@@ -91,14 +92,14 @@ def test_the_entity_floor_judges_one_word_organisations_and_places_by_the_model(
 
     shipped = default_model()
     assert shipped.entity_floor is None
-    text = "so proud of Kaelani tonight, what a goal!! Then on to Paris and the IBM office."
+    text = "so proud of Vastrid tonight, what a goal!! Then on to Paris and the IBM office."
     doc = _nlp()(text)
     labels = {e.text: e.label_ for e in doc.ents}
-    assert labels.get("Kaelani") in {"GPE", "LOC", "ORG", "NORP", "FAC"}, labels
+    assert labels.get("Vastrid") in {"GPE", "LOC", "ORG", "NORP", "FAC"}, labels
     on = dataclasses.replace(shipped, entity_floor=0.1)
     found = [text[s:e] for s, e, _ in on.spans(text, doc)]
-    assert "Kaelani" in found and "Paris" not in found and "IBM" not in found
-    assert "Kaelani" not in [text[s:e] for s, e, _ in shipped.spans(text, doc)]
+    assert "Vastrid" in found and "Paris" not in found and "IBM" not in found
+    assert "Vastrid" not in [text[s:e] for s, e, _ in shipped.spans(text, doc)]
 
 
 # ------------------------------------------------------- false persons of the floor

@@ -94,6 +94,34 @@ NAME_LOCALES = (
     "el_GR",
     "ro_RO",
 )
+#: Faker locales of the other continents (Africa, South Asia, Latin America, Turkey, Indonesia,
+#: Oceania) and Europe's smaller ones: their names join the gazetteer unless they are frequent
+#: words of the main European languages ("Blessing", "Santa", "Porto" stay words).
+WORLD_NAME_LOCALES = (
+    "en_IN",
+    "en_PK",
+    "en_NG",
+    "yo_NG",
+    "ig_NG",
+    "ha_NG",
+    "en_KE",
+    "sw",
+    "tw_GH",
+    "zu_ZA",
+    "es_MX",
+    "es_AR",
+    "es_CL",
+    "es_CO",
+    "pt_BR",
+    "tr_TR",
+    "id_ID",
+    "fr_BE",
+    "nl_BE",
+    "fr_CA",
+    "lt_LT",
+    "lv_LV",
+    "en_NZ",
+)
 #: Faker address locales whose country names are places: a user writes "Noordelijke Marianen".
 COUNTRY_LOCALES = ("en", "de_DE", "fr_FR", "es_ES", "it_IT", "nl_NL", "pl_PL", "pt_PT")
 

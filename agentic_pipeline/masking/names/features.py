@@ -54,7 +54,7 @@ from agentic_pipeline.masking.vocabulary import (
 )
 
 #: Bumped whenever a feature changes meaning: a model built on other features is refused.
-FEATURE_VERSION = "17"
+FEATURE_VERSION = "18"
 
 _OTHER_LANGUAGES = tuple(lang for lang in LANGUAGES if lang != "en")
 #: A word in no name list that is vocabulary of another main European language (Zipf bin at least

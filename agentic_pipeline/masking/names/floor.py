@@ -10,6 +10,7 @@ import bisect
 import re
 from functools import lru_cache
 
+from agentic_pipeline.masking.detectors.address_fields import street_types
 from agentic_pipeline.masking.detectors.label_lists import id_labels, unaccented
 from agentic_pipeline.masking.names.features import (
     HAS_DIGIT,
@@ -74,6 +75,7 @@ def non_person_signal(tf: TextFeatures, start: int, end: int) -> str | None:
     ``"number-label"`` (one word that is mostly an ordinary word, ``COMMON_WORDS``, labels the
     number or amount after its colon: "Price: $105"), ``"label"`` (one word that is a person
     label, ``fields.PERSON_LABELS``, before a colon: "Payer: <name>"),
+    ``"street"`` (a house number before it and a street type last in it: "14 <word> Nagar"),
     ``"place"`` (a country or nationality that no name list has: "Uruguay", "Danish"), ``"city"``
     (a city of 15,000 people or more that is no name: "Brno"; ``_named_place``),
     ``"elsewhere"`` (spaCy calls one of its words an organisation, product or place elsewhere in
@@ -109,6 +111,10 @@ def non_person_signal(tf: TextFeatures, start: int, end: int) -> str | None:
     if len(words) == 1 and words[0].lower() in PERSON_LABELS and _COLON_AFTER.match(tf.text, end):
         return "label"
     folded = [fold(w).strip("'’.-") for w in words]
+    if words[-1] in _street_types() and _HOUSE_NUMBER_BEFORE.search(
+        tf.text, max(0, start - 16), start
+    ):
+        return "street"
     if organisation_word(words[-1]) or organisation_word(words[0]):
         return "company"
     if organisation_before(tf.text, start):
@@ -135,6 +141,16 @@ def non_person_signal(tf: TextFeatures, start: int, end: int) -> str | None:
         ):
             return "elsewhere"
     return None
+
+
+#: A house number right before a span, on its line ("14 <word> Nagar", "22 <word> Road").
+_HOUSE_NUMBER_BEFORE = re.compile(r"(?:^|(?<=[\s,(]))\d{1,5}[A-Za-z]?[ \t]+$")
+
+
+@lru_cache(maxsize=1)
+def _street_types() -> frozenset[str]:
+    """The street-type words of ``addresses.yaml`` as written, capitalised ("Road", "Nagar")."""
+    return frozenset(street_types())
 
 
 def person_parts(

@@ -1,7 +1,8 @@
 """Name lists and word lists the name model reads: first and last names of 26 European and
 North-American locales (Faker's person providers, a maintained offline list; the women's forms
-of surnames included) and the common words that are names in some locale but mostly ordinary
-words (``data/common_words.txt``).
+of surnames included) and those of 23 locales of Africa, South Asia, Latin America, Turkey,
+Indonesia and Oceania that are no frequent word, and the common words that are names in some
+locale but mostly ordinary words (``data/common_words.txt``).
 
 Because the lists come from Faker, an evaluation corpus must not draw its names from Faker (it
 would measure the list against itself).
@@ -19,6 +20,7 @@ from agentic_pipeline.masking.vocabulary import (
     NAME_LOCALES,
     STOP_WORDS,
     VOCAB_ZIPF,
+    WORLD_NAME_LOCALES,
     bare_word,
     is_place_or_calendar,
     is_vocabulary,
@@ -73,6 +75,8 @@ def _locale_names(locale: str) -> tuple[set[str], set[str]]:
         return out
     for attr, dest in _NAME_ATTRIBUTES:
         vals = getattr(prov, attr, ())
+        if not isinstance(vals, dict | list | tuple):  # a locale's computed attribute
+            continue
         for v in vals.keys() if isinstance(vals, dict) else vals:
             out[dest].update(fold(p) for p in str(v).split() if len(p) >= 2)
     if locale == "pl_PL":
@@ -83,13 +87,19 @@ def _locale_names(locale: str) -> tuple[set[str], set[str]]:
 @lru_cache(maxsize=1)
 def listed_names() -> tuple[frozenset[str], frozenset[str]]:
     """(first names, last names), folded lower-case, from Faker's locale providers of Europe and
-    North America (``NAME_LOCALES``, offline), common words included ("Guy", "Mark")."""
+    North America (``NAME_LOCALES``, offline), common words included ("Guy", "Mark"), and those
+    of the other continents' locales (``WORLD_NAME_LOCALES``) that are no frequent word of a
+    main European language ("Blessing", "Santa" stay words)."""
     firsts: set[str] = set()
     lasts: set[str] = set()
     for loc in NAME_LOCALES:
         f, la = _locale_names(loc)
         firsts |= f
         lasts |= la
+    for loc in WORLD_NAME_LOCALES:
+        f, la = _locale_names(loc)
+        firsts |= {w for w in f if w.isalpha() and not is_vocabulary(w)}
+        lasts |= {w for w in la if w.replace("-", "").isalpha() and not is_vocabulary(w)}
     return frozenset(firsts), frozenset(lasts)
 
 

@@ -265,7 +265,7 @@ class NameModel:
             words = re.split(r"[\s-]+", tf.text[start:end])  # "<SURNAME>-<SURNAME>" by parts
             if not any(listed_name(w) for w in words if w):
                 return True
-        if signal in ("place", "company", "label"):  # "Uruguay"; "Globex Logistics"; "Payer:"
+        if signal in ("place", "company", "label", "street"):  # "Uruguay"; "Globex Logistics"
             return True
         lower = signal == "lower" or signal == "vocabulary" and tf.text[start:end].islower()
         if lower and p < self.propagate:
