@@ -47,9 +47,9 @@ def masker():
         ),
         # a Greek street word in Latin letters, a postcode in two groups
         (
-            "He gave his address as Odos Pelargonion 17, 114 73 Thalassia. His car was red.",
+            "Deliveries now go to Odos Pelargonion 17, 114 73 Thalassia. Ring twice.",
             ("Odos", "Pelargonion", "114 73", "Thalassia"),
-            ". His car was red.",
+            ". Ring twice.",
         ),
         # a German street abbreviation after a month in a bank statement's cell
         (
@@ -101,15 +101,15 @@ def masker():
         ),
         # a flat before a street in lower case, a lower-case UK postcode
         (
-            "we can stay at hers, flat 29, 9 thornbury rise, kelsford kf4 2pq if you want",
+            "post the keys to flat 29, 9 thornbury rise, kelsford kf4 2pq when ur back",
             ("flat 29", "thornbury", "kelsford", "kf4"),
-            " if you want",
+            " when ur back",
         ),
         # capitals, a locality after the street, the city and PIN on the next line
         (
-            "KARTHIK\n7 TULSI NAGAR, KORAVALLI\nVENRAPUR 625014\n:70:GIFT",
+            "Beneficiary block:\n7 TULSI NAGAR, KORAVALLI\nVENRAPUR 625014\nPurpose: GIFT",
             ("TULSI", "KORAVALLI", "VENRAPUR", "625014"),
-            "\n:70:GIFT",
+            "\nPurpose: GIFT",
         ),
         # a numbered street, the house's number, the streets it lies between, a state's
         # abbreviation after the city
@@ -152,7 +152,7 @@ def test_an_address_of_another_form_is_one_span(masker, text, parts, after):
 
 def test_a_fixed_width_table_column_and_a_country_after_the_city(masker):
     table = (
-        "pkg     consignee          address                                  tel\n"
+        "ref     recipient          address                                  phone\n"
         "P-1     Ilse Brandor       Meerstraatje 9, 8400 Oostvelde, Belgium  +32 9 555 10 10\n"
         "P-2     Maelle Durandin    4 Rue des Lavandiers, L-2786 Weilerbach  +352 555 000 111\n"
     )
@@ -162,7 +162,7 @@ def test_a_fixed_width_table_column_and_a_country_after_the_city(masker):
     # one token per address, starting in its column (the consignee's name is no part of it)
     assert out.count("<STREET_ADDRESS_") == 2, out
     assert out.count("    <STREET_ADDRESS_") == 2, out
-    assert "consignee" in out
+    assert "recipient" in out
 
 
 @pytest.mark.parametrize(
