@@ -11,7 +11,7 @@ import re
 from functools import lru_cache
 
 from agentic_pipeline.masking.delimited import header_candidates
-from agentic_pipeline.masking.detectors.data_files import data_file
+from agentic_pipeline.masking.detectors.data_files import alternation, data_file
 from agentic_pipeline.masking.vocabulary import LW, UP
 
 #: A detection: (start, end, entity type, score, detector), as ``engine.Span`` (not imported:
@@ -37,11 +37,6 @@ def address_data() -> dict:
 def street_types() -> list[str]:
     """Street-type words ("Street", "Lane", "Crescent"...)."""
     return list(address_data()["street_types"])
-
-
-def alternation(words: list[str]) -> str:
-    """A regex alternation of ``words``, longest first."""
-    return "|".join(re.escape(w) for w in sorted(set(words), key=len, reverse=True))
 
 
 _D = address_data()

@@ -22,13 +22,13 @@ from agentic_pipeline.masking.detectors.address_fields import (
     REGION_CODES,
     Span,
     address_data,
-    alternation,
 )
 from agentic_pipeline.masking.detectors.address_fields import CAP_WORD as _CAP_WORD
 from agentic_pipeline.masking.detectors.address_fields import CITY as _CITY
 from agentic_pipeline.masking.detectors.address_fields import POSTCODE as _POSTCODE
 from agentic_pipeline.masking.detectors.address_fields import UNIT as _UNIT
 from agentic_pipeline.masking.detectors.address_fields import WEAK_POSTCODE as _WEAK_POSTCODE
+from agentic_pipeline.masking.detectors.data_files import alternation
 from agentic_pipeline.masking.vocabulary import (
     LW,
     UP,

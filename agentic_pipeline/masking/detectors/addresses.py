@@ -66,13 +66,13 @@ from agentic_pipeline.masking.detectors.address_fields import CITY as _CITY
 from agentic_pipeline.masking.detectors.address_fields import POSTCODE as _POSTCODE
 from agentic_pipeline.masking.detectors.address_fields import UNIT as _UNIT
 from agentic_pipeline.masking.detectors.address_fields import WEAK_POSTCODE as _WEAK_POSTCODE
-from agentic_pipeline.masking.detectors.address_fields import alternation as _alternation
 from agentic_pipeline.masking.detectors.address_parts import (
     any_case_spans,
     extend_before,
     fine_postcode,
     tail_spans,
 )
+from agentic_pipeline.masking.detectors.data_files import alternation as _alternation
 from agentic_pipeline.masking.vocabulary import LW, is_place
 
 __all__ = [

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterable
 from functools import cache
 from importlib import resources
 from typing import Any
@@ -22,3 +24,8 @@ def word_set(file: str, name: str) -> frozenset[str]:
     """The word list ``name`` of the data file ``file`` as a set, built once (for lists asked
     of every key or JSON object)."""
     return frozenset(data_file(file)[name])
+
+
+def alternation(words: Iterable[str]) -> str:
+    """A word list as one regex alternation, longest first (so "Str." wins over "St")."""
+    return "|".join(re.escape(w) for w in sorted(set(words), key=len, reverse=True))

@@ -65,6 +65,17 @@ def label_alternation() -> str:
     return "|".join(label_phrase(x) for x in sorted(id_labels(), key=len, reverse=True))
 
 
+#: Id types whose labels name a person's own document ("passport", "Steuer-ID", "SSN").
+DOCUMENT_TYPES = ("ID_DOCUMENT", "TAX_ID", "US_SSN")
+
+
+@lru_cache(maxsize=1)
+def document_label_alternation() -> str:
+    """The labels of a person's documents (``DOCUMENT_TYPES``) as one alternation."""
+    labels = [x for x, et in id_labels().items() if et in DOCUMENT_TYPES]
+    return "|".join(label_phrase(x) for x in sorted(labels, key=len, reverse=True))
+
+
 #: Letters of an id word glued to the end of a one-word label ("nummer"), and of its stem.
 _GLUED_ID_WORD_CHARS = 4
 #: A glued stem this frequent in English is read as the English word ("Pass ID", "Fall no.").
@@ -116,7 +127,12 @@ def compound_heads() -> frozenset[str]:
 def compound_head_at(word: str) -> int | None:
     """Where a label that ends the compound ``word`` begins (``compound_heads``), the longest
     head first; None when ``word`` ends with none after three letters or more."""
-    low = word.lower()
+    return _compound_head_at(word.lower())
+
+
+@lru_cache(maxsize=65536)
+def _compound_head_at(low: str) -> int | None:
+    """``compound_head_at`` of a lower-cased word, cached: it runs for every long word."""
     heads = compound_heads()
     for i in range(_COMPOUND_PREFIX_CHARS, len(low) - _COMPOUND_HEAD_CHARS + 1):
         if low[i:] in heads:

@@ -412,10 +412,10 @@ _GLUED_VALUE = re.compile(r"\d[\d./-]*\d[A-Za-z]{0,2}")
 _SORT_CODE = re.compile(r"\d\d-\d\d-\d\d")
 
 
-def _bank_sort_code(label: str, value: str) -> bool:
+def _bank_sort_code(entity: str | None, value: str) -> bool:
     """A sort code after a bank label ("sort code 20-18-33", "Bank code: 40-12-07"): read as
     the bank's code, not as a date."""
-    bank = label_entity(label, ids_first=True) in ("BANK_ACCOUNT", "ABA_ROUTING_NUMBER")
+    bank = entity in ("BANK_ACCOUNT", "ABA_ROUTING_NUMBER")
     return bank and _SORT_CODE.fullmatch(value) is not None
 
 
@@ -436,8 +436,11 @@ class IdLabelRecognizer(LocalRecognizer):
         out, pos, rx, starts = [], 0, id_label_re(), _label_starts(text)
         while (m := _match_from(rx, text, pos, starts)) is not None:
             value, glued = m.group("value"), m.group("glue") is not None
+            et = label_entity(m.group("label"), ids_first=True) or stem_labels().get(
+                norm_label(m.group("label"))
+            )
             if (
-                not (id_value_ok(value) or _bank_sort_code(m.group("label"), value))
+                not (id_value_ok(value) or _bank_sort_code(et, value))
                 or _starts_with_a_word(value)
                 or (glued and not _GLUED_VALUE.fullmatch(value))
             ):
@@ -448,9 +451,6 @@ class IdLabelRecognizer(LocalRecognizer):
                 text, max(0, m.start("label") - 30), m.start("label")
             ):
                 continue  # "Order ID: 54321": the generic label belongs to a thing
-            et = label_entity(m.group("label"), ids_first=True) or stem_labels().get(
-                norm_label(m.group("label"))
-            )
             if et is None or (entities and et not in entities):
                 continue
             start = m.start("label") if glued else m.start("value")  # "MRN-4471205" whole

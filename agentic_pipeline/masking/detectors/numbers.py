@@ -25,6 +25,7 @@ import phonenumbers
 from presidio_analyzer import LocalRecognizer, RecognizerResult
 from presidio_analyzer.nlp_engine import NlpArtifacts
 
+from agentic_pipeline.masking.detectors.label_lists import document_label_alternation
 from agentic_pipeline.masking.detectors.labels import ends_with_id_label
 from agentic_pipeline.pii_patterns import IBAN_LENGTHS, luhn_valid
 
@@ -281,20 +282,10 @@ NATIONAL_ID_RES: tuple[re.Pattern[str], ...] = (
     # Spanish DNI / NIE (number + letter)
     re.compile(r"(?<![\w-])(?:\d{8}|[XYZ]\d{7})-?[A-HJ-NP-TV-Z](?![\w-])"),
 )
-_ID_WORDS = (
-    r"passport(?:\s+(?:number|no\.?|#))?|id\s+card|identity\s+(?:card|number)|personal\s+id|"
-    r"(?:citizen|resident|voter|personal)\s+(?:id|number)|"
-    r"national\s+(?:id|identity|insurance)(?:\s+(?:number|no\.?))?|nino|ni\s+number|"
-    r"social\s+security(?:\s+number)?|ssn|sin|tax\s+(?:id|number|code)|tin|"
-    r"steuer-?id|steueridentifikationsnummer|steuernummer|personalausweis(?:nummer)?|ausweis"
-    r"(?:nummer)?|reisepass(?:nummer)?|sozialversicherungsnummer|passeport|"
-    r"num[ée]ro\s+de\s+s[ée]curit[ée]\s+sociale|insee|nir|bsn|burgerservicenummer|sofinummer|"
-    r"pesel|nip|ahv|avs|dni|nie|nif|codice\s+fiscale|pasaporte|passaporto|paspoort|"
-    r"driver'?s?\s+licen[cs]e(?:\s+(?:number|no\.?))?|driving\s+licen[cs]e|licen[cs]e\s+number"
-)
-#: Ids of things (orders, items, flights...) are kept: no id word alone is person context.
+#: A person's document label of ``labels.yaml`` and its value. Ids of things (orders, items,
+#: flights...) are kept: no id word alone is person context.
 ID_CONTEXT_RE = re.compile(
-    rf"(?i)(?<!\w)(?:{_ID_WORDS})(?!\w)[^\w\n]{{0,4}}"
+    rf"(?i)(?<!\w)(?:{document_label_alternation()})(?!\w)[^\w\n]{{0,4}}"
     r"(?:(?:(?:is|number|no|nr|ist|est|es|è|jest)(?!\w)|:)\W{0,3})?"
     r"((?=[A-Z0-9 .\-/]*\d)[A-Z0-9](?:[A-Z0-9.\-/]|\s(?=\d)){4,20}[A-Z0-9])(?![\w-])"
 )

@@ -22,7 +22,7 @@ from agentic_pipeline.masking.detectors.address_blocks import (
     prose_postcode_spans,
     region_words,
 )
-from agentic_pipeline.masking.detectors.data_files import data_file
+from agentic_pipeline.masking.detectors.data_files import alternation, data_file
 from agentic_pipeline.masking.pseudonyms import fold_word as fold
 from agentic_pipeline.masking.vocabulary import LW as _LW
 from agentic_pipeline.masking.vocabulary import (
@@ -45,7 +45,7 @@ _STREET_WORD = (
 )
 _D = data_file("addresses.yaml")
 #: What may follow a house number after a hyphen ("61-II", "212-bis"), data of addresses.yaml.
-HOUSE_SUFFIX = "|".join(sorted(map(re.escape, _D["house_suffixes"]), key=len, reverse=True))
+HOUSE_SUFFIX = alternation(_D["house_suffixes"])
 #: A house number: "12", "12 a", "12-14", "12/3", a Dutch "221-H", an Austrian house, staircase
 #: and door ("214/2/9"), a storey or second house after a hyphen ("61-II", "212-bis").
 _HOUSE = (
@@ -64,9 +64,8 @@ _EU_PREFIX = (
     r"οδός|Οδός|οδ\.|πλατεία|Πλατεία|πλ\.|λεωφόρος|Λεωφόρος|λεωφ\.|Λεωφ\.|ул\.|улица|"
     r"пр\.|проспект|пер\.|переулок|бул\.|булевард|"
     # Portuguese "R" (Rua) before a capitalised word of 3+ letters ("R Tomé Varela 9")
-    rf"R\.?(?=[ \t]+[{_UP}][{_LW}]{{2}})|"
+    rf"R\.?(?=[ \t]+[{_UP}][{_LW}]{{2}})|" + alternation(_D["street_prefixes"])
     # and those of the data file (Polish "os.", Greek "Odos", Romanian "Calea")
-    + "|".join(sorted(map(re.escape, _D["street_prefixes"]), key=len, reverse=True))
 )
 _EU_SUFFIX = (
     r"straße|strasse|str\.|weg|gasse|allee|platz|ring|damm|ufer|chaussee|steig|pfad|markt|"
@@ -75,13 +74,9 @@ _EU_SUFFIX = (
     r"vegen|tie|katu|utca|út|tér|ská|ova|ní|cká|boulevard|park|kai|berg|feld|garten"
 )
 #: Words of a numbered street ("Calle 14", "Carrera 9"), data of addresses.yaml.
-_NUMBERED_STREET = "|".join(
-    sorted(map(re.escape, _D["numbered_street_words"]), key=len, reverse=True)
-)
+_NUMBERED_STREET = alternation(_D["numbered_street_words"])
 #: A preposition and article opening a street's name ("Unter den"), data of addresses.yaml.
-_PREPOSITIONS = "|".join(
-    sorted(map(re.escape, _D["street_prepositions"]), key=len, reverse=True)
-).replace(r"\ ", r"[ \t]+")
+_PREPOSITIONS = alternation(_D["street_prepositions"]).replace(r"\ ", r"[ \t]+")
 #: A gap between the columns of a table printed as text: never inside a street line.
 _COLUMN_GAP = re.compile(r"[ ]{3,}|\t")
 #: First words of a "Word 12" line that is not a street.

@@ -29,7 +29,7 @@ import re
 from presidio_analyzer import LocalRecognizer, RecognizerResult
 from presidio_analyzer.nlp_engine import NlpArtifacts
 
-from agentic_pipeline.masking.detectors.data_files import data_file
+from agentic_pipeline.masking.detectors.data_files import alternation, data_file
 from agentic_pipeline.masking.detectors.label_lists import id_words
 from agentic_pipeline.masking.vocabulary import zipf
 
@@ -71,15 +71,9 @@ _GAP = re.compile(r",?[ \t]+")
 _YEAR = re.compile(r"(?:19|20)\d\d")
 
 
-def _vehicle_labels(*lists: str) -> str:
-    """The vehicle labels of ``labels.yaml`` (and its ``vehicle_words``) as one alternation,
-    longest first."""
-    data = data_file("labels.yaml")
-    words = {w for name in lists for w in (data["ids"][ENTITY] if name == "ids" else data[name])}
-    return rf"(?<!\w)(?:{'|'.join(re.escape(w) for w in sorted(words, key=len, reverse=True))})"
-
-
-_VEHICLE_LABELS = _vehicle_labels("ids")
+_VEHICLE_IDS: list[str] = data_file("labels.yaml")["ids"][ENTITY]
+_VEHICLE_WORDS: list[str] = data_file("labels.yaml")["vehicle_words"]
+_VEHICLE_LABELS = rf"(?<!\w)(?:{alternation(_VEHICLE_IDS)})"
 
 
 #: A vehicle label, then id words (``labels.yaml``) or a few words and a colon, then the
@@ -89,7 +83,7 @@ _PLATE_LABEL = re.compile(
     r"(?:(?:[ \t]+[^\W\d_]+){1,3}[ \t]*:|[ \t]*[:=#]?))[ \t]*"
 )
 #: A vehicle label or a vehicle's word as a word of a sentence: a plate may follow a few words on.
-_VEHICLE_LABEL = re.compile(rf"(?i:{_vehicle_labels('ids', 'vehicle_words')}(?!\w))")
+_VEHICLE_LABEL = re.compile(rf"(?i:(?<!\w)(?:{alternation(_VEHICLE_IDS + _VEHICLE_WORDS)})(?!\w))")
 #: A British plate of the current system, without a label: two letters, the age identifier
 #: (02-29, 51-79), a space, three letters ("AB12 CDE"; no I, Q, or Z in the first groups).
 _GB_PLATE = re.compile(
