@@ -52,6 +52,7 @@ from agentic_pipeline.masking.detectors.streets import (  # noqa: F401
     POSTCODE_RES,
     StreetLineRecognizer,
 )
+from agentic_pipeline.masking.detectors.swift import SwiftFieldRecognizer
 from agentic_pipeline.masking.detectors.vin import VinRecognizer
 
 # the recognizers of the other families, re-exported: ``recognizers`` is the masking package's
@@ -335,6 +336,7 @@ def outsider_recognizers() -> list[LocalRecognizer]:
         social_handle_recognizer(),
         login_name_recognizer(),
         Hl7FieldRecognizer(),
+        SwiftFieldRecognizer(),
         RedactedIdRecognizer(),
         VinRecognizer(),
     ]

@@ -5,7 +5,7 @@ model alone decide the person spans of a string.
 on strings routed without NER (no entity annotation) it reports nothing. ``decide_persons`` drops
 the person spans of the other detectors (spaCy's own PERSON entities: the model reads their labels
 as a feature and decides), keeping every other type and the names that a structure's position
-decides (an HL7 name field, ``detectors/hl7.py``).
+decides (an HL7 name field, ``detectors/hl7.py``; a SWIFT party's name, ``detectors/swift.py``).
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from presidio_analyzer.nlp_engine import NlpArtifacts
 
 from agentic_pipeline.masking.detectors.address_fields import inline_place_values
 from agentic_pipeline.masking.detectors.hl7 import DETECTOR as HL7_DETECTOR
+from agentic_pipeline.masking.detectors.swift import DETECTOR as SWIFT_DETECTOR
 from agentic_pipeline.masking.names.features import is_role, is_title
 from agentic_pipeline.masking.names.lexicon import listed_name
 from agentic_pipeline.masking.names.model import NameModel, default_model
@@ -56,6 +57,11 @@ class NameModelRecognizer(LocalRecognizer):
         ]
 
 
+#: Detectors whose person spans a format's field position decides (an HL7 name field, a SWIFT
+#: party's name line): the name model, reading prose, does not judge them.
+_BY_POSITION = (HL7_DETECTOR, SWIFT_DETECTOR)
+
+
 def decide_persons(text: str, spans: list) -> list:
     """The detections of ``text`` with only the model's person spans (sorted), none of them the
     value of a city, region or country key written inline (``{'city': 'Tarnby'}``) or the start
@@ -72,7 +78,7 @@ def decide_persons(text: str, spans: list) -> list:
         without_titles(text, sp) if sp[2] == "PERSON" else sp
         for sp in spans
         if sp[2] != "PERSON"
-        or sp[4] == HL7_DETECTOR
+        or sp[4] in _BY_POSITION
         or (
             sp[4] == DETECTOR
             and (sp[0], sp[1]) not in places
