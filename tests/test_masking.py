@@ -399,17 +399,18 @@ def test_known_value_scan_reads_json_values_not_keys():
 
 
 def test_a_span_only_spacy_calls_a_person_is_masked_where_it_stands(masker):
-    """The name model's floor keeps spaCy's PERSON entities (never below plain Presidio), but a
-    product heading spaCy alone calls a person is not repeated through the episode."""
+    """The name model's floor keeps spaCy's PERSON entities that carry no non-person signal
+    (never below plain Presidio), but a product heading spaCy alone calls a person is not
+    repeated through the episode."""
     from conftest import masked_cells
 
     heading, question = masked_cells(
         masker,
-        ("assistant", "### Salad Spinner (Product ID: 5512093345)\n- **Large, Steel, Green**: $45"),
-        ("user", "Does the salad spinner come with a lid?"),
+        ("assistant", "### Salad Spiralizer (Product ID: 5512093345)\n- **Large, Steel**: $45"),
+        ("user", "Does the salad spiralizer come with a lid?"),
     )
-    assert "Salad Spinner" not in heading  # what plain Presidio would mask too
-    assert question == "Does the salad spinner come with a lid?"
+    assert "Salad Spiralizer" not in heading  # what plain Presidio would mask too
+    assert question == "Does the salad spiralizer come with a lid?"
 
 
 def test_a_birth_date_after_a_casual_birthday_word(masker):

@@ -33,6 +33,18 @@ def test_the_speaker_of_a_time_stamped_chat_line_is_a_feature(nlp, text):
     assert "speaker" in _features(nlp, text, "Quell")
 
 
+def test_a_lower_case_listed_name_speaking_on_a_time_stamped_chat_line_is_a_candidate(nlp):
+    text = "[21:03] yusra: running late, start without me\n[21:04] dorian: ok"
+    tf = TextFeatures(text, nlp(text))
+    speakers = {tf.words.index("yusra"), tf.words.index("dorian")}
+    assert speakers <= set(tf.candidates())
+    assert all("speaker" in tf.features(i) for i in speakers)
+    # the same names in lower case inside a sentence are no candidates
+    prose = "running late, yusra and i will start without dorian"
+    tf = TextFeatures(prose, nlp(prose))
+    assert tf.words.index("yusra") not in tf.candidates()
+
+
 @pytest.mark.parametrize(
     ("text", "word"),
     [
@@ -123,7 +135,7 @@ def test_a_person_label_before_its_colon_is_no_name_however_confident(nlp):
 def test_capitals_under_a_label_only_a_person_fills_are_a_name(nlp):
     model = load_model()
     for label, kept in (("Nom", True), ("Nazwisko", True), ("Customer", False)):
-        text = f"{label}: QUELLBRIDGE-VARNO"
+        text = f"{label}: QUELLBRIDGE-TARVOSK"
         tf = TextFeatures(text, nlp(text))
         start = text.index("Q")
         assert model.unlike_a_person(tf, start, len(text), 0.99) is not kept, label

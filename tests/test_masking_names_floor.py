@@ -77,6 +77,10 @@ def test_without_a_veto_bar_the_model_alone_decides(nlp):
         ("- Seat 14C\n- Price: $88 per leg", "Price", "number-label"),
         # two German words written as one, which no frequency list has whole
         ("Betreff: Gartenschlauch Hundefutter", "Gartenschlauch Hundefutter", "vocabulary"),
+        # an everyday word of another language, rarer in writing than VOCAB_ZIPF (Dutch "love",
+        # Italian "hugs")
+        ("Liefs, tot zondag!", "Liefs", "vocabulary"),
+        ("Abbracci a tutti.", "Abbracci", "vocabulary"),
     ],
 )
 def test_a_low_probability_entity_with_a_non_person_signal_is_vetoed(nlp, text, entity, signal):
@@ -275,6 +279,9 @@ def test_a_spacy_person_of_two_people_joined_by_a_conjunction_is_judged_name_by_
 def test_a_stop_word_of_another_language_at_a_spacy_persons_edge_stays_out(nlp):
     text = "Soy Maricruz, de soporte."  # Spanish "I am", which spaCy's English model takes in
     assert _found(_BLIND, text, _doc(nlp, text, "Soy Maricruz")) == ["Maricruz"]
+    # a word of another language, not only a stop word (a greeting, German "Servus")
+    text = "Servus Ottavina, bis morgen."
+    assert _found(_BLIND, text, _doc(nlp, text, "Servus Ottavina")) == ["Ottavina"]
     # an English word there may be a name's ("Will"): the span stays whole
     text = "Will Brackenbury phoned twice."
     found = _found(_BLIND, text, _doc(nlp, text, "Will Brackenbury"))
@@ -288,3 +295,13 @@ def test_a_common_word_labelling_an_amount_is_no_person_in_markdown_emphasis_too
         tf = TextFeatures(text, nlp(text))
         start = text.index("Price")
         assert non_person_signal(tf, start, start + len("Price")) == "number-label", text
+
+
+def test_a_month_spacy_reads_as_a_date_is_no_person(nlp):
+    text = "The lease runs since May."
+    doc = nlp(text)
+    start = text.index("May")
+    assert [e.label_ for e in doc.ents if e.text == "May"] == ["DATE"]
+    assert non_person_signal(TextFeatures(text, doc), start, start + 3) == "calendar"
+    model = default_model()
+    assert model.unlike_a_person(TextFeatures(text, doc), start, start + 3, model.propagate - 0.01)

@@ -24,6 +24,9 @@ def masker():
         # greetings of Portuguese and the Nordic languages
         ("Olá Ilídia, o seu pedido já foi enviado.", "Olá", "Ilídia"),
         ("Hejsan Eilif! Paketet kommer i morgon.", "Hejsan", "Eilif"),
+        # a relative named before a name is a role: no part of the name's span
+        ("Husband Dorian Quellwood asked for the discharge letter.", "Husband", "Quellwood"),
+        ("Tochter Zinovia holt die Unterlagen morgen ab.", "Tochter", "Zinovia"),
     ],
 )
 def test_the_title_stays_and_the_name_goes(masker, text, title, name):

@@ -11,7 +11,8 @@ Dependencies, chosen on purpose:
 
 from __future__ import annotations
 
-from functools import lru_cache
+from collections.abc import Iterable
+from functools import cache, lru_cache
 
 from agentic_pipeline.masking.pseudonyms import fold_word as fold
 
@@ -155,6 +156,8 @@ def countries() -> frozenset[str]:
 #: Languages whose common words are vocabulary too: text of European users is not all English
 #: ("Je suis", "votre", "Bestellung", "Obrigado", "och" are no names).
 LANGUAGES = ("en", "de", "fr", "es", "it", "nl", "pl", "pt", "sv", "da", "nb")
+#: The main European languages but English.
+OTHER_LANGUAGES = tuple(lang for lang in LANGUAGES if lang != "en")
 
 
 @lru_cache(maxsize=1)
@@ -173,6 +176,12 @@ def foreign_stop_word(folded: str) -> bool:
     """``folded`` (a folded word) is a stop word of another main European language and not of
     English ("sie", "votre", "soy")."""
     return folded not in STOP_WORDS and folded in european_stop_words()
+
+
+def foreign_word(folded: str, threshold: float) -> bool:
+    """``folded`` (a folded word) is a word of another main European language from Zipf
+    ``threshold`` and rare in English ("servus", "groetjes"; not "hotel")."""
+    return zipf(folded, OTHER_LANGUAGES) >= threshold and zipf(folded, ("en",)) < threshold
 
 
 @lru_cache(maxsize=65536)
@@ -213,7 +222,7 @@ COMPOUND_ZIPF = 3.5
 COMPOUND_CHARS = 8
 
 
-@lru_cache(maxsize=len(COMPOUND_LANGUAGES) + 1)
+@cache
 def _zipf_table(lang: str) -> dict[str, float]:
     """Zipf frequency of every word of wordfreq's small list of ``lang`` (Zipf 3 and more), for
     the split loop of ``compound_zipf``: exact parts looked up by the thousand, where ``zipf``
@@ -247,6 +256,13 @@ def compound_zipf(word: str) -> float:
                     h = table.get(head[: len(head) - len(link)], 0.0)
                     best = max(best, min(h, tail))
     return best
+
+
+def vocabulary_of(words: Iterable[str], threshold: float = VOCAB_ZIPF) -> set[str]:
+    """Those of ``words`` (single words, folded) that are frequent words of ``LANGUAGES``: as
+    ``is_vocabulary``, looked up in the frequency tables, for word lists by the ten thousand."""
+    tables = [_zipf_table(lang) for lang in LANGUAGES]
+    return {w for w in words if len(w) >= 2 and any(t.get(w, 0.0) >= threshold for t in tables)}
 
 
 def compound_word(word: str) -> bool:

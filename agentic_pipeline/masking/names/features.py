@@ -43,7 +43,7 @@ from agentic_pipeline.masking.names.lexicon import (
 )
 from agentic_pipeline.masking.pseudonyms import fold_word as fold
 from agentic_pipeline.masking.vocabulary import (
-    LANGUAGES,
+    OTHER_LANGUAGES,
     STOP_WORDS,
     compound_word,
     english_compound,
@@ -54,9 +54,8 @@ from agentic_pipeline.masking.vocabulary import (
 )
 
 #: Bumped whenever a feature changes meaning: a model built on other features is refused.
-FEATURE_VERSION = "18"
+FEATURE_VERSION = "19"
 
-_OTHER_LANGUAGES = tuple(lang for lang in LANGUAGES if lang != "en")
 #: A word in no name list that is vocabulary of another main European language (Zipf bin at least
 #: ``FOREIGN_MIN_ZFO``) and ``FOREIGN_GAP`` bins more frequent there than in English ("Sie",
 #: "Adresse") is that language's vocabulary (the ``foreign`` features).
@@ -106,7 +105,7 @@ def word_info(word: str) -> tuple[str, str, bool, bool, bool, int, int, bool]:
         any(p in lasts for p in parts),
         bare in COMMON_WORDS,
         min(7, int(zipf(bare, ("en",)))) if len(bare) > 1 else 9,
-        min(7, int(zipf(bare, _OTHER_LANGUAGES))) if len(bare) > 1 else 9,
+        min(7, int(zipf(bare, OTHER_LANGUAGES))) if len(bare) > 1 else 9,
         is_place_or_calendar(bare),
     )
 
@@ -198,7 +197,7 @@ class TextFeatures:
                 and f not in STOP_WORDS
                 and len(f) > 2
                 and word_info(w)[5] < LOWER_NAME_MAX_ZEN
-                and self._lower_name_context(i)
+                and (self._lower_name_context(i) or self._speaker(i))
             ):
                 out.append(i)
             elif self.csv is not None and person_key(self._csv_header_of(i) or ""):
@@ -219,6 +218,16 @@ class TextFeatures:
         if any((x in firsts or x in lasts) and x not in STOP_WORDS for x in nb):
             return True
         return i > 0 and is_title(self.words[i - 1]) and self.neighbours(i)[0] == i - 1
+
+    def _speaker(self, i: int) -> bool:
+        """Unit ``i`` alone names the speaker of a chat line: after the line's time stamp, if
+        any, and before a colon ("tolu: on my way")."""
+        start, end = self.starts[i], self.ends[i]
+        line_start = self.text.rfind("\n", 0, start) + 1
+        return (
+            SPEAKER_PREFIX.fullmatch(self.text, line_start, start) is not None
+            and self.text[end : end + 1] == ":"
+        )
 
     def _neighbour(self, i: int, step: int) -> tuple[int, bool]:
         """The next unit from ``i`` in direction ``step`` (-1 when none) and whether a line

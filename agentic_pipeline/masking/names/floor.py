@@ -32,10 +32,14 @@ from agentic_pipeline.masking.names.lexicon import (
 from agentic_pipeline.masking.pseudonyms import fold_word as fold
 from agentic_pipeline.masking.vocabulary import (
     LANGUAGES,
+    MONTHS,
     STOP_WORDS,
+    VOCAB_ZIPF,
+    WEEKDAYS,
     compound_word,
     european_stop_words,
     foreign_stop_word,
+    foreign_word,
     international,
     is_city,
     is_place,
@@ -76,6 +80,7 @@ def non_person_signal(tf: TextFeatures, start: int, end: int) -> str | None:
     number or amount after its colon: "Price: $105"), ``"label"`` (one word that is a person
     label, ``fields.PERSON_LABELS``, before a colon: "Payer: <name>"),
     ``"street"`` (a house number before it and a street type last in it: "14 <word> Nagar"),
+    ``"calendar"`` (a month or weekday that spaCy reads as a date: "since May"),
     ``"place"`` (a country or nationality that no name list has: "Uruguay", "Danish"), ``"city"``
     (a city of 15,000 people or more that is no name: "Brno"; ``_named_place``),
     ``"elsewhere"`` (spaCy calls one of its words an organisation, product or place elsewhere in
@@ -127,7 +132,9 @@ def non_person_signal(tf: TextFeatures, start: int, end: int) -> str | None:
         return "id-label"
     if place := _named_place(words):
         return place
-    if all(vocabulary_word(w, alone=len(words) == 1) for w in words):
+    if len(ks) == 1 and tf.ent[ks[0]] == "DATE" and fold(words[0]).strip(".") in CALENDAR_WORDS:
+        return "calendar"
+    if all(vocabulary_word(w, len(words) == 1, FLOOR_VOCAB_ZIPF) for w in words):
         return "vocabulary"
     if len(words) > 1 and _thing_name(words, folded):
         return "thing"
@@ -143,6 +150,13 @@ def non_person_signal(tf: TextFeatures, start: int, end: int) -> str | None:
     return None
 
 
+#: The Zipf frequency from which a word of a span that the model rejects is vocabulary for the
+#: floor: below ``VOCAB_ZIPF``, as a language's everyday words that are rarer in writing
+#: ("Groetjes", "Betreff": 3 to 4) are no person once the model also says so. Listed names are
+#: never vocabulary.
+FLOOR_VOCAB_ZIPF = 3.0
+#: Months and weekdays of the main European languages, folded.
+CALENDAR_WORDS = MONTHS | WEEKDAYS
 #: A house number right before a span, on its line ("14 <word> Nagar", "22 <word> Road").
 _HOUSE_NUMBER_BEFORE = re.compile(r"(?:^|(?<=[\s,(]))\d{1,5}[A-Za-z]?[ \t]+$")
 
@@ -195,14 +209,17 @@ def between_names(word: str) -> bool:
 
 
 def _stop_word_edge(tf: TextFeatures, probs: dict[int, float], k: int, bar: float) -> bool:
-    """Unit ``k`` is a capitalised stop word of another main language than English, below
-    ``bar``, that no name list has: spaCy's English model takes such words into a name ("Soy",
-    "Pode"), not English ones ("Will Smith" is a name), and a word of another language's
-    vocabulary may be a name's ("Lindo", "Mele")."""
+    """Unit ``k`` is a capitalised stop word or word (from ``FLOOR_VOCAB_ZIPF``) of another
+    main language than English, below ``bar``, that no name list has: spaCy's English model
+    takes such words into a name ("Soy", "Pode", "Servus"), not English ones ("Will Smith" is a
+    name; "Rose Garden" is judged whole), and a listed name may be a word ("Lindo", "Mele")."""
     w = tf.words[k]
     f = fold(w).strip("'’.-")
     return (
-        w[:1].isupper() and probs.get(k, 0.0) < bar and foreign_stop_word(f) and not listed_name(f)
+        w[:1].isupper()
+        and probs.get(k, 0.0) < bar
+        and (foreign_stop_word(f) or foreign_word(f, FLOOR_VOCAB_ZIPF))
+        and not listed_name(f)
     )
 
 
@@ -353,17 +370,17 @@ def _name_like(word: str) -> bool:
     return listed_name(word) or (word[:1].isupper() and international(word))
 
 
-def vocabulary_word(word: str, alone: bool = False) -> bool:
+def vocabulary_word(word: str, alone: bool = False, threshold: float = VOCAB_ZIPF) -> bool:
     """A word that is no name: a stop word of a main European language, a common, place or
-    calendar word, or vocabulary (or a compound of two words) that no name list has. A word
-    ``alone`` in its span that is as frequent in several languages as in its own
-    (``international``: a public figure's surname) is a name here, as spaCy took it; in a
-    phrase it is vocabulary ("Smart Thermostat": loan words)."""
+    calendar word, or vocabulary (from Zipf ``threshold``; or a compound of two words) that no
+    name list has. A word ``alone`` in its span that is as frequent in several languages as in
+    its own (``international``: a public figure's surname) is a name here, as spaCy took it; in
+    a phrase it is vocabulary ("Smart Thermostat": loan words)."""
     if fold(word).strip("'’.-") in european_stop_words() or listed_non_name(word):
         return True
     if compound_word(word) and not listed_name(word):  # "Zahnarztpraxis", "Wasserflasche"
         return True
-    return not_a_name_word(word, LANGUAGES) and not (alone and international(word))
+    return not_a_name_word(word, LANGUAGES, threshold) and not (alone and international(word))
 
 
 def _thing_name(words: list[str], folded: list[str]) -> bool:

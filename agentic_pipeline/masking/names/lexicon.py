@@ -1,17 +1,21 @@
 """Name lists and word lists the name model reads: first and last names of 26 European and
 North-American locales (Faker's person providers, a maintained offline list; the women's forms
-of surnames included) and those of 23 locales of Africa, South Asia, Latin America, Turkey,
-Indonesia and Oceania that are no frequent word, and the common words that are names in some
-locale but mostly ordinary words (``data/common_words.txt``).
+of surnames included); those of 23 locales of Africa, South Asia, Latin America, Turkey,
+Indonesia and Oceania, the given names of many countries (``nomquamgender``'s data) and the
+surnames of the United States census (the ``names`` package's data) that are no frequent word;
+and the common words that are names in some locale but mostly ordinary words
+(``data/common_words.txt``).
 
-Because the lists come from Faker, an evaluation corpus must not draw its names from Faker (it
-would measure the list against itself).
+Because the lists come from Faker and those data sets, an evaluation corpus must not draw its
+names from them (it would measure the lists against themselves).
 """
 
 from __future__ import annotations
 
 import importlib
+import importlib.metadata
 import re
+from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
 
@@ -24,6 +28,7 @@ from agentic_pipeline.masking.vocabulary import (
     bare_word,
     is_place_or_calendar,
     is_vocabulary,
+    vocabulary_of,
 )
 
 DATA = Path(__file__).parent / "data"
@@ -84,23 +89,94 @@ def _locale_names(locale: str) -> tuple[set[str], set[str]]:
     return out
 
 
+#: A given name of ``nomquamgender``'s data counts when this many of its sources list it...
+GIVEN_NAME_SOURCES = 5
+#: ... this many times in all (fewer is mostly noise of its scraped sources: "the", "bed").
+GIVEN_NAME_COUNT = 50
+#: A given name of ``nomquamgender``'s JSON: the name, its number of sources, its count.
+_GIVEN_NAME_ENTRY = re.compile(r'"([^\W\d_]+)": \[(\d+), (\d+),')
+#: A name of those data sets that is also a word from this Zipf frequency (below ``VOCAB_ZIPF``)
+#: in a main European language is listed only when it is a frequent name: given this many
+#: times in ``nomquamgender``'s sources ("Archie", "Rex"; not "Jetty", "Utopia")...
+WORD_NAME_COUNT = 1000
+#: ... or among this many most frequent surnames of the census ("Hitchcock"; not "Cellar").
+WORD_SURNAME_RANK = 2000
+_WORD_NAME_ZIPF = 3.0
+
+
+def _package_file(dist: str, path: str) -> Path:
+    """A data file inside an installed distribution, found without importing its code."""
+    return Path(str(importlib.metadata.distribution(dist).locate_file(path)))
+
+
+def _given_names() -> dict[str, int]:
+    """Given names of many countries from ``nomquamgender`` (MIT; a research data set of about
+    720,000 given names compiled from 36 national and scientific sources), those listed by
+    ``GIVEN_NAME_SOURCES`` sources and ``GIVEN_NAME_COUNT`` times or more (about 42,000), with
+    their counts. Read from its JSON file with a regex: its module loads pandas and the whole
+    file as a dict."""
+    text = _package_file("nomquamgender", "nomquamgender/name_data.json").read_text("utf-8")
+    return {
+        fold(name): int(count)
+        for name, sources, count in _GIVEN_NAME_ENTRY.findall(text)
+        if int(sources) >= GIVEN_NAME_SOURCES and int(count) >= GIVEN_NAME_COUNT
+    }
+
+
+def _census_surnames() -> dict[str, int]:
+    """The 88,799 surnames of the 1990 United States census (public domain) with their ranks,
+    as the ``names`` package (MIT) ships them: a surname, its frequencies and its rank a line."""
+    lines = _package_file("names", "names/dist.all.last").read_text("ascii").splitlines()
+    return {fold(parts[0]): int(parts[3]) for ln in lines if len(parts := ln.split()) == 4}
+
+
+def _names_not_words(names: dict[str, int], frequent: Callable[[int], bool]) -> set[str]:
+    """The ``names`` that are no frequent word of a main European language (``VOCAB_ZIPF``), no
+    common, place or calendar word ("may") and, if they are a word from ``_WORD_NAME_ZIPF``,
+    that are ``frequent`` names by their number."""
+    words = vocabulary_of(names, _WORD_NAME_ZIPF)
+    common = vocabulary_of(words, VOCAB_ZIPF)
+    return {
+        n
+        for n in names
+        if (n not in words or n not in common and frequent(names[n])) and not listed_non_name(n)
+    }
+
+
 @lru_cache(maxsize=1)
 def listed_names() -> tuple[frozenset[str], frozenset[str]]:
     """(first names, last names), folded lower-case, from Faker's locale providers of Europe and
-    North America (``NAME_LOCALES``, offline), common words included ("Guy", "Mark"), and those
-    of the other continents' locales (``WORLD_NAME_LOCALES``) that are no frequent word of a
-    main European language ("Blessing", "Santa" stay words)."""
+    North America (``NAME_LOCALES``, offline), common words included ("Guy", "Mark"); and, where
+    they are no frequent word of a main European language ("Blessing", "Santa" stay words), those
+    of Faker's other continents' locales (``WORLD_NAME_LOCALES``), the given names of many
+    countries (``_given_names``) and the surnames of the United States census
+    (``_census_surnames``)."""
     firsts: set[str] = set()
     lasts: set[str] = set()
     for loc in NAME_LOCALES:
         f, la = _locale_names(loc)
         firsts |= f
         lasts |= la
+    more_firsts: set[str] = set()
+    more_lasts: set[str] = set()
     for loc in WORLD_NAME_LOCALES:
         f, la = _locale_names(loc)
-        firsts |= {w for w in f if w.isalpha() and not is_vocabulary(w)}
-        lasts |= {w for w in la if w.replace("-", "").isalpha() and not is_vocabulary(w)}
+        more_firsts |= {w for w in f if w.isalpha()}
+        more_lasts |= {w for w in la if w.replace("-", "").isalpha()}
+    firsts |= more_firsts - vocabulary_of(more_firsts - firsts)
+    lasts |= more_lasts - vocabulary_of(more_lasts - lasts)
+    firsts |= _names_not_words(_given_names(), lambda count: count >= WORD_NAME_COUNT)
+    lasts |= _names_not_words(_census_surnames(), lambda rank: rank <= WORD_SURNAME_RANK)
     return frozenset(firsts), frozenset(lasts)
+
+
+@lru_cache(maxsize=1)
+def surnames_after_a_first_name() -> frozenset[str]:
+    """The last names, and the census's ``WORD_SURNAME_RANK`` most frequent surnames even where
+    they are frequent words ("Sterling", "Bishop"): a surname right after a first name that is
+    masked is no word (``model._with_surnames``)."""
+    frequent = {n for n, rank in _census_surnames().items() if rank <= WORD_SURNAME_RANK}
+    return frozenset(listed_names()[1] | (frequent - STOP_WORDS))
 
 
 @lru_cache(maxsize=1)
@@ -136,8 +212,10 @@ def listed_non_name(word: str) -> bool:
     return f in STOP_WORDS or f in COMMON_WORDS or is_place_or_calendar(f)
 
 
-def not_a_name_word(word: str, languages: tuple[str, ...] = ("en",)) -> bool:
+def not_a_name_word(
+    word: str, languages: tuple[str, ...] = ("en",), threshold: float = VOCAB_ZIPF
+) -> bool:
     """``word`` is a stop word, a common word, a place or calendar word, or vocabulary of
-    ``languages`` that no name list has."""
+    ``languages`` (from Zipf ``threshold``) that no name list has."""
     f = bare_word(word)
-    return listed_non_name(f) or (is_vocabulary(f, VOCAB_ZIPF, languages) and not listed_name(f))
+    return listed_non_name(f) or (is_vocabulary(f, threshold, languages) and not listed_name(f))

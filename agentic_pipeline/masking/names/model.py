@@ -61,8 +61,8 @@ from agentic_pipeline.masking.names.floor import (
 from agentic_pipeline.masking.names.lexicon import (
     is_name_pair,
     listed_name,
-    listed_names,
     not_a_name_word,
+    surnames_after_a_first_name,
 )
 from agentic_pipeline.masking.pseudonyms import fold_word as fold
 from agentic_pipeline.masking.vocabulary import LANGUAGES, STOP_WORDS
@@ -98,6 +98,7 @@ STRONG_SIGNALS = frozenset(
         "business",
         "organisation",
         "place",
+        "calendar",
         "city",
         "id-label",
         "number-label",
@@ -395,10 +396,11 @@ def _whole_last_first(
 
 def _with_surnames(tf: TextFeatures, probs: dict[int, float], names: set[int]) -> set[int]:
     """``names`` with the capitalised listed surname right after a capitalised name among them,
-    whatever its probability: a surname that is also a word ("Brown", "White", "Long") is no
-    vocabulary after a first name that is masked, listed or not ("<first> Green: hi" in a chat),
-    and half a name left in clear names the person."""
-    _, lasts = listed_names()
+    whatever its probability: a surname that is also a word ("Brown", "White", "Long", and the
+    census's frequent ones, ``surnames_after_a_first_name``) is no vocabulary after a first name
+    that is masked, listed or not ("<first> Green: hi" in a chat), and half a name left in clear
+    names the person."""
+    lasts = surnames_after_a_first_name()
     out = set(names)
     for i in sorted(names):
         j = i + 1
