@@ -17,10 +17,8 @@ import re
 from functools import lru_cache
 from types import ModuleType
 
-from presidio_analyzer import LocalRecognizer, RecognizerResult
-from presidio_analyzer.nlp_engine import NlpArtifacts
-
 from agentic_pipeline.masking.detectors.data_files import data_file
+from agentic_pipeline.masking.detectors.span_finder import SpanFinderRecognizer
 
 #: Score of a checked id: a strict national format's (``numbers.NationalIdRecognizer``).
 SCORE = 0.85
@@ -57,22 +55,9 @@ def find_checked_ids(text: str) -> list[tuple[int, int, str]]:
     return out
 
 
-class CheckedIdRecognizer(LocalRecognizer):
+class CheckedIdRecognizer(SpanFinderRecognizer):
     """Ids of ``checked_ids.yaml`` without a label, by their shape and check digits."""
 
     def __init__(self) -> None:
-        entities = sorted({entity for _, entity in checked_ids()})
-        super().__init__(supported_entities=entities, name="CheckedIdRecognizer")
-
-    def load(self) -> None:  # noqa: D102
-        pass
-
-    def analyze(
-        self, text: str, entities: list[str], nlp_artifacts: NlpArtifacts | None = None
-    ) -> list[RecognizerResult]:
-        """Report each checked id as its type."""
-        return [
-            RecognizerResult(entity, a, b, SCORE)
-            for a, b, entity in find_checked_ids(text)
-            if not entities or entity in entities
-        ]
+        entities = {entity for _, entity in checked_ids()}
+        super().__init__(find_checked_ids, entities, "CheckedIdRecognizer", SCORE)

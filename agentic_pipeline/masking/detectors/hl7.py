@@ -17,10 +17,8 @@ import re
 from collections.abc import Iterator
 from functools import lru_cache
 
-from presidio_analyzer import LocalRecognizer, RecognizerResult
-from presidio_analyzer.nlp_engine import NlpArtifacts
-
 from agentic_pipeline.masking.detectors.data_files import data_file
+from agentic_pipeline.masking.detectors.span_finder import SpanFinderRecognizer
 
 #: The standard separators: field, component, repetition (MSH-1 and MSH-2).
 _DEFAULT = ("|", "^", "~")
@@ -129,26 +127,13 @@ def hl7_fields(text: str) -> list[tuple[int, int, str]]:
     return out
 
 
-class Hl7FieldRecognizer(LocalRecognizer):
+class Hl7FieldRecognizer(SpanFinderRecognizer):
     """The personal fields of HL7 v2 segments (``hl7_fields``)."""
 
     def __init__(self) -> None:
-        entities = sorted(
+        entities = (
             {"PERSON", "STREET_ADDRESS", "PHONE_NUMBER", "DATE_OF_BIRTH", *_WHOLE.values()}
             | set(_table()[1].values())
             | {_table()[2]}
         )
-        super().__init__(supported_entities=entities, name=DETECTOR)
-
-    def load(self) -> None:  # noqa: D102
-        pass
-
-    def analyze(
-        self, text: str, entities: list[str], nlp_artifacts: NlpArtifacts | None = None
-    ) -> list[RecognizerResult]:
-        """Report each personal value of the text's HL7 segments."""
-        return [
-            RecognizerResult(et, s, e, SCORE)
-            for s, e, et in hl7_fields(text)
-            if not entities or et in entities
-        ]
+        super().__init__(hl7_fields, entities, DETECTOR, SCORE)

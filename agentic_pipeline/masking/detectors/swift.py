@@ -17,10 +17,8 @@ import re
 from collections.abc import Iterator
 from functools import lru_cache
 
-from presidio_analyzer import LocalRecognizer, RecognizerResult
-from presidio_analyzer.nlp_engine import NlpArtifacts
-
 from agentic_pipeline.masking.detectors.data_files import data_file
+from agentic_pipeline.masking.detectors.span_finder import SpanFinderRecognizer
 
 #: The detector name recorded in the audit; its person spans are decided by position, not by the
 #: name model (``names/recognizer.decide_persons``).
@@ -130,22 +128,9 @@ _READERS = {
 }
 
 
-class SwiftFieldRecognizer(LocalRecognizer):
+class SwiftFieldRecognizer(SpanFinderRecognizer):
     """The parties of SWIFT MT payment fields (``swift_parties``)."""
 
     def __init__(self) -> None:
         entities = {"PERSON", "STREET_ADDRESS", "BANK_ACCOUNT"} | set(_fields()[1].values())
-        super().__init__(supported_entities=sorted(entities - {"continues"}), name=DETECTOR)
-
-    def load(self) -> None:  # noqa: D102
-        pass
-
-    def analyze(
-        self, text: str, entities: list[str], nlp_artifacts: NlpArtifacts | None = None
-    ) -> list[RecognizerResult]:
-        """Report each party value of the text's SWIFT fields."""
-        return [
-            RecognizerResult(et, s, e, SCORE)
-            for s, e, et in swift_parties(text)
-            if not entities or et in entities
-        ]
+        super().__init__(swift_parties, entities - {"continues"}, DETECTOR, SCORE)
