@@ -123,9 +123,11 @@ def _given_names() -> dict[str, int]:
     }
 
 
+@lru_cache(maxsize=1)
 def _census_surnames() -> dict[str, int]:
     """The 88,799 surnames of the 1990 United States census (public domain) with their ranks,
-    as the ``names`` package (MIT) ships them: a surname, its frequencies and its rank a line."""
+    as the ``names`` package (MIT) ships them: a surname, its frequencies and its rank a line.
+    Read once: the name lists and ``surnames_after_a_first_name`` both ask for it."""
     lines = _package_file("names", "names/dist.all.last").read_text("ascii").splitlines()
     return {fold(parts[0]): int(parts[3]) for ln in lines if len(parts := ln.split()) == 4}
 
