@@ -308,6 +308,12 @@ COUNTRY_ADDRESSES = [
     ("Dirección de envío: ", "Av. Quillahue 1234, piso 3, C1043AAZ CABA", ""),
     ("Adresse : ", "7 Rue des Églantiers, L-2450 Luxembourg", ""),
     ("Anschrift: ", "Birkenhainstraße 5, D-80331 Oberwald", ""),
+    # Norway: a genitive name and the separate word "gate" (a word of Norwegian, not English)
+    ("Lever det til ", "Ansgar Kvilums gate 14, 0465 Vesterby", " i morgen."),
+    # a district and a city after the street, a country closing them (no postcode)
+    ("Our office is at ", "7 Muthangari Drive, Lavingwood, Karimbi, Kenya", "."),
+    # Brazil: a country after the CEP that closes the address
+    ("Ship it to ", "Rua Pedro Alvarenga 318, apto 41, Campinhas - SP, 13015-010, Brazil", "."),
 ]
 
 

@@ -135,6 +135,7 @@ def _join_after(text: str, end: int, city: bool = False, country: bool = True) -
     closes it."""
     committed, pos = end, end
     postcode = strong = region = False
+    places = 0  # places after the city, waiting for a country or code to close them
     for _ in range(MAX_PARTS):
         m = _PART.match(text, pos)
         if m is None or m.end() == pos:
@@ -183,7 +184,12 @@ def _join_after(text: str, end: int, city: bool = False, country: bool = True) -
                 committed = m.end()  # "97000 Tarnby, Yuc.": a state's abbreviation at the end
             elif city or postcode:
                 if not _is_postcode_next(text, m.end()):
-                    break  # a region name counts only before its postcode ("Texas 78701")
+                    # a region name counts only before its postcode ("Texas 78701"), a district
+                    # or city after a city only when a country or code closes them ("Kilimani,
+                    # Nairobi, Kenya")
+                    if postcode or places >= 2 or "\n" in sep or not region_words(value):
+                        break
+                    places += 1
             elif ("," in sep or "\n" in sep or "|" in sep) and region_words(_city_part(value)):
                 city = True
                 end_ok = _CITY_END.match(text, m.end())
@@ -198,6 +204,12 @@ def _join_after(text: str, end: int, city: bool = False, country: bool = True) -
         region = kind == "code" or (last in REGION_CODES and _is_postcode_next(text, m.end()))
         pos = m.end()
     return committed, strong
+
+
+def _country_after(text: str, end: int) -> int:
+    """``end`` of an address that closes with a postcode, moved over the country (or region
+    code) written after it: "..., 01304-001, Brazil"."""
+    return max(end, _join_after(text, end, city=True)[0])
 
 
 def _town_after(text: str, pos: int) -> bool:
@@ -249,13 +261,14 @@ def join_addresses(text: str, spans: list[Span]) -> list[Span]:
             sp = _join_before(text, sp)
             if sp[2] == ADDRESS:  # a city and region before it: as strong as a joined street
                 start = extend_before(text, sp[0], fine=fine_postcode(text[s:e]))
-                sp = (start, sp[1], ADDRESS, max(sp[3], JOINED_SCORE), sp[4])
+                end = _country_after(text, sp[1])
+                sp = (start, end, ADDRESS, max(sp[3], JOINED_SCORE), sp[4])
             else:
                 sp = _street_before_postcode(text, sp)
         out.append(sp)
     out += _bare_street_spans(text, out)
     out += any_case_spans(text)
-    out += tail_spans(text, out)
+    out += [(s, _country_after(text, e), *rest) for s, e, *rest in tail_spans(text, out)]
     if "\n" in text:
         table = table_spans(text)
         if table:  # a table's cells decide: a prose join does not run on into its next column

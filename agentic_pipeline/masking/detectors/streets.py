@@ -216,7 +216,7 @@ def _norwegian_gate(span: str) -> bool:
     """ "Arnes gate 71": the word before "gate" is a genitive that is no English word (not
     "Boarding gate 12", "Arrivals gate 3")."""
     before = span.rsplit(" gate ", 1)[0].split()[-1]
-    return before.endswith("s") and not is_vocabulary(before, 3.0)
+    return before.endswith("s") and not is_vocabulary(before, 3.0, ("en",))
 
 
 def _street_words(span: str, vocabulary: bool = True) -> bool:
