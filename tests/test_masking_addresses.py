@@ -312,6 +312,9 @@ COUNTRY_ADDRESSES = [
     ("Lever det til ", "Ansgar Kvilums gate 14, 0465 Vesterby", " i morgen."),
     # a district and a city after the street, a country closing them (no postcode)
     ("Our office is at ", "7 Muthangari Drive, Lavingwood, Karimbi, Kenya", "."),
+    # a range of house numbers; a state written out that closes an address without a postcode
+    ("The address is ", "15-17 Corrimal Street, Wollongvale NSW 2500, Australia", "."),
+    ("My home is ", "12 Oakhurst Street, Pinebrook, Illinois", ", for now."),
     # Brazil: a country after the CEP that closes the address
     ("Ship it to ", "Rua Pedro Alvarenga 318, apto 41, Campinhas - SP, 13015-010, Brazil", "."),
 ]
@@ -416,12 +419,16 @@ def test_address_fields_of_calls_and_log_lines(masker):
     directory = (
         "Dr. Ama Lenzing | Cardiology | 1200 Harwell Pkwy Ste 300 | Dunmore, PA 18512 | Mon-Fri"
     )
-    out_call, out_log, out_dir = _masked(
-        masker, ("tool", call), ("tool", logfmt), ("tool", directory)
+    xml = (
+        '<customer id="c_9"><address type="home"><street>12 Oakmere Row</street>'
+        "<city>Tarnby</city><zip>97001</zip></address><tier>gold</tier></customer>"
     )
-    for out in (out_call, out_log):
+    out_call, out_log, out_dir, out_xml = _masked(
+        masker, ("tool", call), ("tool", logfmt), ("tool", directory), ("tool", xml)
+    )
+    for out in (out_call, out_log, out_xml):
         _gone(out, "Oakmere", "Tarnby", "97001")
-        assert "status=ok" in out or "customer_id=" in out
+        assert "status=ok" in out or "customer_id=" in out or "<tier>gold</tier>" in out
     _gone(out_dir, "Harwell", "Dunmore", "18512")
     assert out_dir.count("<STREET_ADDRESS_") == 1 and "| Cardiology |" in out_dir
 

@@ -56,3 +56,24 @@ def test_a_frequent_census_surname_that_is_a_word_joins_a_masked_first_name_only
 def test_vocabulary_of_agrees_with_is_vocabulary():
     words = ["kitchen", "fenster", "gracias", "zinovia", "quimby", "maison", "a", "ordinateur"]
     assert vocabulary_of(words) == {w for w in words if is_vocabulary(w)}
+
+
+def test_a_frequent_given_name_that_is_a_word_joins_a_masked_name_only():
+    """ "Lucky", "Blessing" are words (not listed alone) and frequent given names: right before a
+    masked name they are its first name; a modal verb as frequent as "will" never is."""
+    from agentic_pipeline.masking.names.lexicon import given_names_before_a_name, listed_name
+
+    assert not listed_name("lucky") and not listed_name("blessing")
+    assert {"lucky", "blessing"} <= given_names_before_a_name()
+    assert "will" not in given_names_before_a_name()
+
+
+def test_a_given_name_before_a_masked_surname_is_masked_with_it():
+    from conftest import masked_cells
+
+    from agentic_pipeline.masking import Masker
+
+    with Masker(key="given-before-test-key-0123456789abcdef", n_workers=1) as m:
+        (out,) = masked_cells(m, ("user", "Lucky Adebanjo-Ukwu rang about the grout order."))
+    assert "Lucky" not in out and "Adebanjo" not in out
+    assert out.endswith(" rang about the grout order.")

@@ -7,6 +7,7 @@ address's end are ``address_parts.py``.
 
 from __future__ import annotations
 
+import importlib
 import re
 from functools import lru_cache
 
@@ -42,6 +43,20 @@ def street_types() -> list[str]:
 _D = address_data()
 REGION_CODES = frozenset(c for codes in _D["region_codes"].values() for c in codes)
 COUNTRY_CODES = frozenset(_D["country_codes"])
+
+
+def _region_names() -> frozenset[str]:
+    """The states and provinces written out of Faker's address providers (``addresses.yaml``)."""
+    out: set[str] = set()
+    for locale, attribute in _D["region_name_providers"].items():
+        provider = importlib.import_module(f"faker.providers.address.{locale}").Provider
+        out |= set(getattr(provider, attribute))
+    return frozenset(out)
+
+
+#: States and provinces written out ("Oregon", "New South Wales"): they close an address as a
+#: country does.
+REGION_NAMES = _region_names()
 #: A unit: a unit word and its number or letter ("Apt 5", "depto. C", "m. 7"), a floor with an
 #: ordinal sign ("3º B", "2.º Dto."), a floor and its side ("3. th").
 UNIT = (
@@ -221,6 +236,13 @@ _PAIRS: tuple[tuple[re.Pattern[str], str], ...] = (  # each with a character it 
         ),
         ":",
     ),
+    (  # an XML element: "<city>Tarnby</city>" (maybe with attributes)
+        re.compile(
+            r"<(?P<k>[A-Za-z_][\w.-]{0,39})(?:[ \t][^<>\n]{0,80})?>"
+            r"[ \t]*(?P<v>[^<>\n]{1,160}?)[ \t]*</(?P=k)>"
+        ),
+        "</",
+    ),
 )
 #: The first word of a key that can name a street or a postcode ("street", "address", "zip",
 #: "plz"): a text without one holds no address object (the search is skipped).
@@ -246,8 +268,8 @@ def inline_place_values(text: str) -> set[tuple[int, int]]:
 def inline_object_spans(text: str) -> list[Span]:
     """The address values of an object, a call's arguments or a log line's fields written inline
     (``_PAIRS``: ``{'street': …, 'city': …}``, ``update(street='…', zip='…')``, ``street="…"
-    city=… zip=…``) that hold a street or postcode (``is_address_object``); whole JSON or dict
-    cells are walked by the JSON walker instead."""
+    city=… zip=…``, ``<street>…</street><city>…</city>``) that hold a street or postcode
+    (``is_address_object``); whole JSON or dict cells are walked by the JSON walker instead."""
     low = text.lower()
     if not any(stem in low for stem in _STREET_OR_POSTCODE_STEMS):
         return []  # no key that can name a street or a postcode: no address object

@@ -51,6 +51,7 @@ from agentic_pipeline.masking.detectors.address_fields import (
     JOINED_SCORE,
     MAX_PARTS,
     REGION_CODES,
+    REGION_NAMES,
     STRUCTURED_SCORE,
     Span,
     address_data,
@@ -169,7 +170,7 @@ def _join_after(text: str, end: int, city: bool = False, country: bool = True) -
             else:
                 break
         else:  # words
-            if is_place(value):  # a country
+            if is_place(value) or value in REGION_NAMES:  # a country, a state written out
                 if city or postcode:
                     committed, strong = m.end(), strong or country
                 elif _is_postcode_next(text, m.end()) and "\n" not in sep:
@@ -274,7 +275,7 @@ def join_addresses(text: str, spans: list[Span]) -> list[Span]:
         if table:  # a table's cells decide: a prose join does not run on into its next column
             out = [sp for sp in out if sp[2] != ADDRESS or not _inside_rows(sp, table, text)]
         out += table + field_block_spans(text)
-    if "{" in text or "=" in text or "|" in text or ";" in text:
+    if "{" in text or "=" in text or "|" in text or ";" in text or "</" in text:
         out += inline_object_spans(text)
     return _merge_overlapping(out)
 

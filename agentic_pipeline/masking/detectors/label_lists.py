@@ -9,7 +9,7 @@ import unicodedata
 from functools import lru_cache
 
 from agentic_pipeline.masking.detectors.data_files import data_file
-from agentic_pipeline.masking.vocabulary import zipf
+from agentic_pipeline.masking.vocabulary import european_stop_words, zipf
 
 
 def label_phrase(label: str) -> str:
@@ -155,6 +155,17 @@ def handle_alternation() -> str:
 
 
 @lru_cache(maxsize=1)
+@lru_cache(maxsize=1)
+def label_words() -> frozenset[str]:
+    """The words of the id and person labels of ``labels.yaml`` (folded, "hosp" of "hosp no",
+    "nino", "last" of "last name"), but the short stop words of the main European languages
+    (articles and particles that names have too: "de", "van", "la")."""
+    stops = european_stop_words()
+    phrases = [*id_labels(), *person_labels()]
+    words = {w for p in phrases for w in re.findall(r"[^\W\d_]+", p)}
+    return frozenset(w for w in words if len(w) > 3 or (len(w) > 1 and w not in stops))
+
+
 def id_word_set() -> frozenset[str]:
     """The id words of ``labels.yaml``, folded, without their full stops."""
     return frozenset(w.lower().rstrip(".") for w in data_file("labels.yaml")["id_words"])

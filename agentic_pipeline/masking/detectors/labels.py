@@ -207,6 +207,31 @@ def _near_label_ids(text: str, entities: list[str]) -> list[RecognizerResult]:
     return out
 
 
+#: A line that is one token (a form's value under its label's line).
+_VALUE_LINE = re.compile(
+    r"[ \t]*(?P<value>[A-Za-z0-9][A-Za-z0-9./-]{2,38}[A-Za-z0-9])[ \t]*(?:\r?\n|$)"
+)
+
+
+def _label_line_ids(text: str, entities: list[str], found: set[int]) -> list[RecognizerResult]:
+    """An id on the line under a line that is only its label, without a colon (a form printed
+    as text: "Prontuário" over "21.507.338"); ``found``: where values already start."""
+    if "\n" not in text:
+        return []
+    out = []
+    start = 0
+    for line in text.splitlines(keepends=True):
+        end = start + len(line)
+        label = line.strip().rstrip(":#").strip()
+        et = label_entity(label, ids_first=True) if 2 < len(label) <= 40 else None
+        m = _VALUE_LINE.match(text, end) if et else None
+        if m and m.start("value") not in found and id_value_ok(m["value"]):
+            if not entities or et in entities:
+                out.append(RecognizerResult(et, m.start("value"), m.end("value"), LABEL_SCORE))
+        start = end
+    return out
+
+
 def _handles(text: str, entities: list[str]) -> list[RecognizerResult]:
     """Login names right after their label; without ``:``, ``=`` or "is" between them only a
     value shaped like a handle (a digit, ``_ . @``): "login credentials" is no login name."""
@@ -457,6 +482,7 @@ class IdLabelRecognizer(LocalRecognizer):
             out.append(RecognizerResult(et, start, m.end("value"), LABEL_SCORE))
         return (
             out
+            + _label_line_ids(text, entities, {r.start for r in out})
             + _near_label_ids(text, entities)
             + _handles(text, entities)
             + _answers(text, entities)

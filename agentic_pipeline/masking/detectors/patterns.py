@@ -99,8 +99,12 @@ _MONTH = (
     + "|".join(sorted(set(MONTH_NAMES), key=len, reverse=True))
     + ")"
 )
+#: A date: ISO and year-first with slashes or dots ("1961/07/22"), day or month first, with a
+#: month's name, and the arguments of a Python ``datetime.date(1961, 7, 22)`` written by ``repr``.
 DATE_PATTERN = (
-    r"(?:\d{4}-\d{1,2}-\d{1,2}|\d{1,2}[/.-]\d{1,2}[/.-]\d{2,4}"
+    r"(?:\d{4}-\d{1,2}-\d{1,2}|\d{4}/\d{1,2}/\d{1,2}|\d{4}\.\d{1,2}\.\d{1,2}"
+    r"|(?<=date\()\d{4}, ?\d{1,2}, ?\d{1,2}(?=\))|(?<=datetime\()\d{4}, ?\d{1,2}, ?\d{1,2}"
+    r"|\d{1,2}[/.-]\d{1,2}[/.-]\d{2,4}"
     rf"|{_MONTH}\.? \d{{1,2}}(?:st|nd|rd|th)?,? \d{{4}}"
     rf"|\d{{1,2}}(?:st|nd|rd|th|er|\.)? (?:of |de )?{_MONTH}\.?,? (?:de )?\d{{4}})"
 )
@@ -137,7 +141,8 @@ _UNIT = (
 )
 STREET_RE = re.compile(
     # maybe a unit before a slash: "3/27 Wattle Crescent" (Australia, New Zealand)
-    rf"\b(?:\d{{1,4}}[A-Za-z]?/)?\d{{1,6}}\s+(?:[A-Z][A-Za-z'-]*\.?\s+){{1,4}}"
+    # a range of house numbers: "15-17 Crown Street"
+    rf"\b(?:\d{{1,4}}[A-Za-z]?/)?\d{{1,6}}(?:[–-]\d{{1,5}}[A-Za-z]?)?\s+(?:[A-Z][A-Za-z'-]*\.?\s+){{1,4}}"
     rf"(?:{_STREET_SUFFIX})\b\.?"
     # a quadrant after the type: "1207 Larch Hollow Ave NW" (Washington, Atlanta, Calgary)
     r"(?:[ \t](?:NE|NW|SE|SW|N|S|E|W)(?![\w'’-]))?"

@@ -27,5 +27,6 @@ THING_BEFORE = re.compile(
 )
 #: A thing word right before a generic label ("Order ID", "flight no."): the id is the thing's.
 THING_WORD_BEFORE = re.compile(rf"(?i)(?<!\w){THING_WORDS}(?!\w)[ \t#:.(\[-]*$")
-#: A thing word anywhere in a phrase (between a label and its value, or inside a label).
-THING_WORD_IN = re.compile(rf"(?i)(?<!\w){THING_WORDS}s?(?!\w)")
+#: A thing word anywhere in a phrase (between a label and its value, or inside a label); not in
+#: "on file" or "on record", which say where a person's value is kept ("member ID on file is").
+THING_WORD_IN = re.compile(rf"(?i)(?<!\w)(?<!\bon ){THING_WORDS}s?(?!\w)")

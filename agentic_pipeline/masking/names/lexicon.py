@@ -29,6 +29,7 @@ from agentic_pipeline.masking.vocabulary import (
     is_place_or_calendar,
     is_vocabulary,
     vocabulary_of,
+    zipf,
 )
 
 DATA = Path(__file__).parent / "data"
@@ -102,6 +103,11 @@ WORD_NAME_COUNT = 1000
 #: ... or among this many most frequent surnames of the census ("Hitchcock"; not "Cellar").
 WORD_SURNAME_RANK = 2000
 _WORD_NAME_ZIPF = 3.0
+#: A given name given this many times in ``nomquamgender``'s sources, even a word ("Lucky",
+#: "Blessing", "Page"), is a first name right before a masked name (``model._with_surnames``).
+GIVEN_BEFORE_A_NAME_COUNT = 3000
+#: An English word this frequent (Zipf) is a function word or a modal verb ("will", "may").
+FUNCTION_WORD_ZIPF = 5.5
 
 
 def _package_file(dist: str, path: str) -> Path:
@@ -109,6 +115,7 @@ def _package_file(dist: str, path: str) -> Path:
     return Path(str(importlib.metadata.distribution(dist).locate_file(path)))
 
 
+@lru_cache(maxsize=1)
 def _given_names() -> dict[str, int]:
     """Given names of many countries from ``nomquamgender`` (MIT; a research data set of about
     720,000 given names compiled from 36 national and scientific sources), those listed by
@@ -170,6 +177,16 @@ def listed_names() -> tuple[frozenset[str], frozenset[str]]:
     firsts |= _names_not_words(_given_names(), lambda count: count >= WORD_NAME_COUNT)
     lasts |= _names_not_words(_census_surnames(), lambda rank: rank <= WORD_SURNAME_RANK)
     return frozenset(firsts), frozenset(lasts)
+
+
+@lru_cache(maxsize=1)
+def given_names_before_a_name() -> frozenset[str]:
+    """The first names, and the given names given ``GIVEN_BEFORE_A_NAME_COUNT`` times or more
+    even where they are frequent words: a given name right before a masked name is no word. An
+    English word as frequent as a modal verb is none ("Will <First> <Last> come?")."""
+    frequent = {n for n, count in _given_names().items() if count >= GIVEN_BEFORE_A_NAME_COUNT}
+    names = listed_names()[0] | (frequent - STOP_WORDS)
+    return frozenset(n for n in names if zipf(n, ("en",)) < FUNCTION_WORD_ZIPF)
 
 
 @lru_cache(maxsize=1)

@@ -40,7 +40,7 @@ from pathlib import Path
 
 from spacy.tokens import Doc
 
-from agentic_pipeline.masking.names.features import FEATURE_VERSION, TextFeatures
+from agentic_pipeline.masking.names.features import FEATURE_VERSION, TextFeatures, is_role, is_title
 from agentic_pipeline.masking.names.fields import (
     after_person_label,
     label_before,
@@ -59,13 +59,14 @@ from agentic_pipeline.masking.names.floor import (
     vocabulary_word,
 )
 from agentic_pipeline.masking.names.lexicon import (
+    given_names_before_a_name,
     is_name_pair,
     listed_name,
     not_a_name_word,
     surnames_after_a_first_name,
 )
 from agentic_pipeline.masking.pseudonyms import fold_word as fold
-from agentic_pipeline.masking.vocabulary import LANGUAGES, STOP_WORDS
+from agentic_pipeline.masking.vocabulary import LANGUAGES, STOP_WORDS, WEEKDAYS
 
 MODEL_PATH = Path(__file__).parent / "data" / "name_model.json"
 #: Environment variable naming a model file used instead of ``MODEL_PATH`` (benchmarks).
@@ -399,16 +400,20 @@ def _with_surnames(tf: TextFeatures, probs: dict[int, float], names: set[int]) -
     whatever its probability: a surname that is also a word ("Brown", "White", "Long", and the
     census's frequent ones, ``surnames_after_a_first_name``) is no vocabulary after a first name
     that is masked, listed or not ("<first> Green: hi" in a chat), and half a name left in clear
-    names the person."""
-    lasts = surnames_after_a_first_name()
+    names the person. So is a frequent given name right before the first of them ("Lucky
+    <Surname>", ``given_names_before_a_name``), but a title, role or weekday ("Judge", "Sunday")."""
+    lasts, firsts = surnames_after_a_first_name(), given_names_before_a_name()
     out = set(names)
     for i in sorted(names):
-        j = i + 1
-        if j in out or j not in probs or not tf.words[i][:1].isupper():
+        if not tf.words[i][:1].isupper():
             continue
-        w = tf.words[j]
-        if w[:1].isupper() and fold(w) in lasts and fold(w) not in STOP_WORDS:
-            if tf.text[tf.ends[i] : tf.starts[j]] == " ":
+        for j, listed in ((i + 1, lasts), (i - 1, firsts)):
+            w = tf.words[j] if j in probs and j not in out else ""
+            if not w[:1].isupper() or fold(w) not in listed or fold(w) in STOP_WORDS:
+                continue
+            if j < i and (is_title(w) or is_role(w) or fold(w) in WEEKDAYS):
+                continue
+            if tf.text[tf.ends[min(i, j)] : tf.starts[max(i, j)]] == " ":
                 out.add(j)
     return out
 

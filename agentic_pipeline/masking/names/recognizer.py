@@ -17,10 +17,12 @@ from presidio_analyzer.nlp_engine import NlpArtifacts
 
 from agentic_pipeline.masking.detectors.address_fields import inline_place_values
 from agentic_pipeline.masking.detectors.hl7 import DETECTOR as HL7_DETECTOR
+from agentic_pipeline.masking.detectors.label_lists import label_words
 from agentic_pipeline.masking.detectors.swift import DETECTOR as SWIFT_DETECTOR
 from agentic_pipeline.masking.names.features import is_role, is_title
 from agentic_pipeline.masking.names.lexicon import listed_name
 from agentic_pipeline.masking.names.model import NameModel, default_model
+from agentic_pipeline.masking.pseudonyms import fold_word as fold
 
 #: The detector name recorded in the audit for a name the model found.
 DETECTOR = "NameModelRecognizer"
@@ -75,7 +77,7 @@ def decide_persons(text: str, spans: list) -> list:
         if sp[2] == "STREET_ADDRESS" and "\n" not in text[sp[0] : sp[1]]
     ]
     kept = (
-        without_titles(text, sp) if sp[2] == "PERSON" else sp
+        without_labels(text, without_titles(text, sp)) if sp[2] == "PERSON" else sp
         for sp in spans
         if sp[2] != "PERSON"
         or sp[4] in _BY_POSITION
@@ -88,6 +90,33 @@ def decide_persons(text: str, spans: list) -> list:
     return sorted(sp for sp in kept if sp is not None)
 
 
+#: What follows a label: a colon or hash ("Last: ", "Acc #"), or its value with a digit after an
+#: id word ("Hosp. No. H77…", "NINO: QQ 12…", "BSB 062-…"): three digits at least, so that a
+#: speaker named like a label keeps the name ("Nino: 3 pm works").
+_AFTER_LABEL = re.compile(r"\.?[ \t]*[:#]")
+_VALUE_AFTER_LABEL = re.compile(
+    r"\.?[ \t]*(?:[:#]|(?i:no|nr|n°|num)\.?)?[ \t]*(?:[A-Z]{1,3}[ \t-]?)?\d(?:[ \t./-]?\d){2}"
+)
+
+
+def without_labels(text: str, span: tuple | None) -> tuple | None:
+    """``span`` without the label words (``label_lists.label_words``) it ends with before a
+    colon ("<First> Last: <Last>": the next field's label), None when it is made of label words
+    before a value with a digit ("NINO: QQ 12…", "Hosp. No. H77…": a label, not a name)."""
+    if span is None:
+        return None
+    start, end = span[0], span[1]
+    words = list(_SPAN_WORDS.finditer(text, start, end))
+    labels = label_words()
+    if words and all(fold(w.group()) in labels for w in words):
+        return None if _VALUE_AFTER_LABEL.match(text, end) else span
+    while len(words) > 1 and fold(words[-1].group()) in labels and _AFTER_LABEL.match(text, end):
+        words.pop()
+        end = words[-1].end()
+    return (start, end, *span[2:])
+
+
+_SPAN_WORDS = re.compile(r"[^\W\d_]+(?:['’.-][^\W\d_]+)*")
 _FIRST_WORD = re.compile(r"(\S+)[ \t]+")
 _LAST_WORD = re.compile(r"[ \t]+(\S+)$")
 
