@@ -77,3 +77,24 @@ def test_a_given_name_before_a_masked_surname_is_masked_with_it():
         (out,) = masked_cells(m, ("user", "Lucky Adebanjo-Ukwu rang about the grout order."))
     assert "Lucky" not in out and "Adebanjo" not in out
     assert out.endswith(" rang about the grout order.")
+
+
+@pytest.mark.parametrize(
+    ("text", "kept"),
+    [
+        ("Nwachinemere, Ifeoma T. — bed 4, seen 08:10", "— bed 4, seen 08:10"),
+        ("Thanks, Ifeoma! See you at eight.", "Thanks, "),
+        ("Enugu, Ifeoma and I will call you.", "Enugu, "),
+    ],
+)
+def test_a_surname_written_first_before_a_masked_first_name(text, kept):
+    """ "<Surname>, <First>" at a line's start: the surname is masked with the first name; a word
+    or a city before the comma is none."""
+    from conftest import masked_cells
+
+    from agentic_pipeline.masking import Masker
+
+    with Masker(key="surname-first-test-key-0123456789abcdef", n_workers=1) as m:
+        (out,) = masked_cells(m, ("user", text))
+    assert "Ifeoma" not in out and kept in out
+    assert "Nwachinemere" not in out

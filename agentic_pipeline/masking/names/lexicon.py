@@ -104,7 +104,7 @@ WORD_NAME_COUNT = 1000
 WORD_SURNAME_RANK = 2000
 _WORD_NAME_ZIPF = 3.0
 #: A given name given this many times in ``nomquamgender``'s sources, even a word ("Lucky",
-#: "Blessing", "Page"), is a first name right before a masked name (``model._with_surnames``).
+#: "Blessing", "Page"), is a first name right before a masked name (``joins.with_name_parts``).
 GIVEN_BEFORE_A_NAME_COUNT = 3000
 #: An English word this frequent (Zipf) is a function word or a modal verb ("will", "may").
 FUNCTION_WORD_ZIPF = 5.5
@@ -193,7 +193,7 @@ def given_names_before_a_name() -> frozenset[str]:
 def surnames_after_a_first_name() -> frozenset[str]:
     """The last names, and the census's ``WORD_SURNAME_RANK`` most frequent surnames even where
     they are frequent words ("Sterling", "Bishop"): a surname right after a first name that is
-    masked is no word (``model._with_surnames``)."""
+    masked is no word (``joins.with_name_parts``)."""
     frequent = {n for n, rank in _census_surnames().items() if rank <= WORD_SURNAME_RANK}
     return frozenset(listed_names()[1] | (frequent - STOP_WORDS))
 

@@ -40,7 +40,7 @@ from pathlib import Path
 
 from spacy.tokens import Doc
 
-from agentic_pipeline.masking.names.features import FEATURE_VERSION, TextFeatures, is_role, is_title
+from agentic_pipeline.masking.names.features import FEATURE_VERSION, TextFeatures
 from agentic_pipeline.masking.names.fields import (
     after_person_label,
     label_before,
@@ -51,22 +51,19 @@ from agentic_pipeline.masking.names.fields import (
 from agentic_pipeline.masking.names.floor import (
     SPAN_WORD,
     after_title,
-    between_names,
     non_person_signal,
     organisation_word,
     person_extents,
     person_parts,
     vocabulary_word,
 )
+from agentic_pipeline.masking.names.joins import with_name_parts
 from agentic_pipeline.masking.names.lexicon import (
-    given_names_before_a_name,
     is_name_pair,
     listed_name,
     not_a_name_word,
-    surnames_after_a_first_name,
 )
-from agentic_pipeline.masking.pseudonyms import fold_word as fold
-from agentic_pipeline.masking.vocabulary import LANGUAGES, STOP_WORDS, WEEKDAYS
+from agentic_pipeline.masking.vocabulary import LANGUAGES
 
 MODEL_PATH = Path(__file__).parent / "data" / "name_model.json"
 #: Environment variable naming a model file used instead of ``MODEL_PATH`` (benchmarks).
@@ -219,11 +216,11 @@ class NameModel:
         or the same word as one of them elsewhere in the text (the second "Orla" of "Orla told
         Orla's brother"), so that no half of a name or second mention stays in clear. A word of
         the vocabulary, a stop, place or calendar word never joins ("Producer Orla Brown"), but
-        a listed surname right after a masked first name does (``_with_surnames``: "Orla
+        a listed surname right after a masked first name does (``joins.with_name_parts``: "Orla
         Brown")."""
         names = {i for i, p in probs.items() if p >= self.threshold}
         if self.extend is None or not names:
-            return _two_people(tf, _with_surnames(tf, probs, names))
+            return with_name_parts(tf, probs, names)
         maybe = sorted(
             i
             for i, p in probs.items()
@@ -241,7 +238,7 @@ class NameModel:
                 ):
                     names.add(i)
                     grown = True
-        return _two_people(tf, _with_surnames(tf, probs, names))
+        return with_name_parts(tf, probs, names)
 
     @staticmethod
     def _joined(tf: TextFeatures, a: int, b: int) -> bool:
@@ -395,29 +392,6 @@ def _whole_last_first(
     return next(((a, b, p) for a, b in values if a <= s and e <= b), span)
 
 
-def _with_surnames(tf: TextFeatures, probs: dict[int, float], names: set[int]) -> set[int]:
-    """``names`` with the capitalised listed surname right after a capitalised name among them,
-    whatever its probability: a surname that is also a word ("Brown", "White", "Long", and the
-    census's frequent ones, ``surnames_after_a_first_name``) is no vocabulary after a first name
-    that is masked, listed or not ("<first> Green: hi" in a chat), and half a name left in clear
-    names the person. So is a frequent given name right before the first of them ("Lucky
-    <Surname>", ``given_names_before_a_name``), but a title, role or weekday ("Judge", "Sunday")."""
-    lasts, firsts = surnames_after_a_first_name(), given_names_before_a_name()
-    out = set(names)
-    for i in sorted(names):
-        if not tf.words[i][:1].isupper():
-            continue
-        for j, listed in ((i + 1, lasts), (i - 1, firsts)):
-            w = tf.words[j] if j in probs and j not in out else ""
-            if not w[:1].isupper() or fold(w) not in listed or fold(w) in STOP_WORDS:
-                continue
-            if j < i and (is_title(w) or is_role(w) or fold(w) in WEEKDAYS):
-                continue
-            if tf.text[tf.ends[min(i, j)] : tf.starts[max(i, j)]] == " ":
-                out.add(j)
-    return out
-
-
 def _inside_a_place(tf: TextFeatures, doc: Doc, start: int, end: int) -> bool:
     """The span is part of a longer spaCy entity that names a city or a country ("Alegre" of
     "Porto Alegre", when the model put "Porto" below its bar as Portuguese vocabulary)."""
@@ -428,14 +402,6 @@ def _inside_a_place(tf: TextFeatures, doc: Doc, start: int, end: int) -> bool:
         and non_person_signal(tf, ent.start_char, ent.end_char) in ("city", "place")
         for ent in doc.ents
     )
-
-
-def _two_people(tf: TextFeatures, names: set[int]) -> set[int]:
-    """``names`` without a word that joins two of them as two people's ("<First> und <First>":
-    ``floor.between_names``)."""
-    return {
-        i for i in names if not (i - 1 in names and i + 1 in names and between_names(tf.words[i]))
-    }
 
 
 #: A space-separated token that is no part of a name: a URL, an e-mail address or a handle.
