@@ -477,3 +477,32 @@ def test_an_address_in_compatibility_characters_is_one_span(masker):
     out_fw, out_gr = _masked(masker, ("user", full_width), ("user", greek))
     assert re.fullmatch("Ship to " + TOKEN + " today", out_fw), out_fw
     assert re.fullmatch("Send my card to " + TOKEN + r"\?", out_gr), out_gr
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "Adresa: Lipnická 47, 612 00 Brnovice",
+        "Alamat: Jl. Kenari Raya No. 18, Bekasi 17145",
+        "Địa chỉ: 27 Ngõ Trạm, Phường Hàng Bông, Hà Nội",
+        "住所：大阪府吹田市青葉台3-8-21",
+        "주소: 부산광역시 해운대구 송정로 41",
+        "Адрес: ул. Садовая, д. 14, кв. 3, Тверь",
+        "Adres: Lale Sk. No: 9 D: 4, 06420 Çankaya/Ankara",
+    ],
+)
+def test_a_line_labelled_address_in_another_language_is_masked_whole(masker, line):
+    """ "Address" in more languages and scripts (``address_labels`` of addresses.yaml), with a
+    colon or a full-width colon: the value is one address."""
+    (out,) = _masked(masker, ("tool", line))
+    label, _, value = line.partition(":") if ":" in line else line.partition("：")
+    assert out.startswith(label) and value.strip() not in out
+    assert "<STREET_ADDRESS_" in out and out.count("<") == 1
+
+
+def test_an_address_under_a_key_in_another_language_is_masked_whole(masker):
+    record = {"tarif": "gold", "adresa": "Lipnická 47, 612 00 Brnovice", "住所": "青葉台3-8-21"}
+    (out,) = _masked(masker, ("tool", json.dumps(record, ensure_ascii=False)))
+    got = json.loads(out)
+    assert got["tarif"] == "gold"
+    assert got["adresa"].startswith("<STREET_ADDRESS_") and got["住所"].startswith("<STREET_")

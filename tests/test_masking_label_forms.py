@@ -49,6 +49,9 @@ def test_the_next_fields_label_leaves_a_person_span():
     assert without_labels("MRN: 0044120", (0, 3, "PERSON", 0.6, "m")) is None
     whole = (0, 13, "PERSON", 0.9, "m")
     assert without_labels("Ilse Varnholt", whole) == whole
+    # a surname that a label has too ("green card") keeps its place in a chat speaker's name
+    speaker = (0, 10, "PERSON", 0.9, "m")
+    assert without_labels("Ilse Green: see you at six", speaker) == speaker
 
 
 def test_an_id_under_its_label_line_without_a_colon(masker):

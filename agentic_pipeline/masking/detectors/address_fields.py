@@ -87,6 +87,17 @@ MAX_PARTS = 10
 _MASKED_PARTS = frozenset({"street", "unit", "city", "region", "postcode"})
 
 
+#: "Address" in more languages (``address_labels``), normalised as keys are.
+ADDRESS_LABELS = frozenset(_D["address_labels"])
+
+
+def address_label(key: str) -> bool:
+    """``key`` is a label of a whole address in a language the English key rules do not read
+    ("Adresa", "Alamat", "住所")."""
+    k = re.sub(r"[\W_]+", "_", str(key).lower()).strip("_")
+    return k in ADDRESS_LABELS
+
+
 @lru_cache(maxsize=4096)
 def address_part(key: str) -> str | None:
     """The address part a key or column header names (``street``, ``unit``, ``city``,
@@ -95,6 +106,8 @@ def address_part(key: str) -> str | None:
     k = k.strip("_")
     keys = _D["address_keys"]
     for _ in range(2):
+        if k in ADDRESS_LABELS:
+            return "street"
         for part, names in keys.items():
             if k in names:
                 return part

@@ -21,7 +21,7 @@ from agentic_pipeline.masking.detectors.labels import LABEL_SCORE
 #: Fields of one line separated by " | " ("Street: … | City: … | Plan: gold") are read one by one.
 _FIELD_LINE = re.compile(
     r"(?m)(?:^|(?<=\|))[ \t]*(?:[-*•>][ \t]+)?(?:\*\*)?(?P<label>[^\W\d][\w'’ ./-]{0,38}?)(?:\*\*)?"
-    r"[ \t]*[:=](?:\*\*)?[ \t]*(?P<value>[^\n|]*?)[ \t]*(?=$|\|)"
+    r"[ \t]*[:=：](?:\*\*)?[ \t]*(?P<value>[^\n|]*?)[ \t]*(?=$|\|)"
 )
 
 
@@ -56,7 +56,7 @@ class FieldLabelRecognizer(LocalRecognizer):
         self, text: str, entities: list[str], nlp_artifacts: NlpArtifacts | None = None
     ) -> list[RecognizerResult]:
         """Report the values of personal ``label: value`` lines."""
-        if ":" not in text and "=" not in text:
+        if ":" not in text and "=" not in text and "：" not in text:
             return []
         out = []
         for m in _FIELD_LINE.finditer(text):

@@ -8,6 +8,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from agentic_pipeline.masking.detectors.address_fields import address_label
+
 #: (pattern over the normalised key, entity type), first match wins.
 _KEY_RULES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
     (re.compile(rx), et)
@@ -83,4 +85,4 @@ def key_entity(key: str) -> str | None:
     for rx, et in _KEY_RULES:
         if rx.fullmatch(k):
             return et
-    return None
+    return "STREET_ADDRESS" if address_label(key) else None  # "Adresa", "住所"

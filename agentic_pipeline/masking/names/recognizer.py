@@ -17,6 +17,7 @@ from presidio_analyzer.nlp_engine import NlpArtifacts
 
 from agentic_pipeline.masking.detectors.address_fields import inline_place_values
 from agentic_pipeline.masking.detectors.hl7 import DETECTOR as HL7_DETECTOR
+from agentic_pipeline.masking.detectors.key_rules import key_entity
 from agentic_pipeline.masking.detectors.label_lists import label_words
 from agentic_pipeline.masking.detectors.swift import DETECTOR as SWIFT_DETECTOR
 from agentic_pipeline.masking.names.features import is_role, is_title
@@ -93,24 +94,34 @@ def decide_persons(text: str, spans: list) -> list:
 #: What follows a label: a colon or hash ("Last: ", "Acc #"), or its value with a digit after an
 #: id word ("Hosp. No. H77…", "NINO: QQ 12…", "BSB 062-…"): three digits at least, so that a
 #: speaker named like a label keeps the name ("Nino: 3 pm works").
-_AFTER_LABEL = re.compile(r"\.?[ \t]*[:#]")
+_AFTER_LABEL = re.compile(r"\.?[ \t]*[:#：]")
 _VALUE_AFTER_LABEL = re.compile(
     r"\.?[ \t]*(?:[:#]|(?i:no|nr|n°|num)\.?)?[ \t]*(?:[A-Z]{1,3}[ \t-]?)?\d(?:[ \t./-]?\d){2}"
 )
 
 
 def without_labels(text: str, span: tuple | None) -> tuple | None:
-    """``span`` without the label words (``label_lists.label_words``) it ends with before a
-    colon ("<First> Last: <Last>": the next field's label), None when it is made of label words
-    before a value with a digit ("NINO: QQ 12…", "Hosp. No. H77…": a label, not a name)."""
+    """``span`` without the label words (``label_lists.label_words``) that no name list has at
+    its end before a colon ("<First> Last: <Last>": the next field's label; a chat's "<First>
+    Green:" keeps its surname), None when it is made of label words before a value with a digit
+    ("NINO: QQ 12…", "Hosp. No. H77…": a label, not a name) or that is a field's label before
+    its colon ("Adresa:", "Email:": ``key_rules.key_entity``)."""
     if span is None:
         return None
     start, end = span[0], span[1]
+    field = text[start:end]
+    if _AFTER_LABEL.match(text, end) and key_entity(field) is not None:
+        # a field's label ("Adresa:", "Email:"), the JSON key rules' own; one that is a name too
+        # only before an id ("NINO: QQ 12…", not a speaker's "Nino: 3 pm works")
+        if not listed_name(field) or _VALUE_AFTER_LABEL.match(text, end):
+            return None
     words = list(_SPAN_WORDS.finditer(text, start, end))
     labels = label_words()
     if words and all(fold(w.group()) in labels for w in words):
         return None if _VALUE_AFTER_LABEL.match(text, end) else span
-    while len(words) > 1 and fold(words[-1].group()) in labels and _AFTER_LABEL.match(text, end):
+    while len(words) > 1 and fold(last := words[-1].group()) in labels and not listed_name(last):
+        if not _AFTER_LABEL.match(text, end):
+            break
         words.pop()
         end = words[-1].end()
     return (start, end, *span[2:])
