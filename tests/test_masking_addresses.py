@@ -315,6 +315,13 @@ COUNTRY_ADDRESSES = [
     # a range of house numbers; a state written out that closes an address without a postcode
     ("The address is ", "15-17 Corrimal Street, Wollongvale NSW 2500, Australia", "."),
     ("My home is ", "12 Oakhurst Street, Pinebrook, Illinois", ", for now."),
+    # Spain: the side of a floor written out after its ordinal; Poland: "ulica" as a sentence
+    # inflects it; Italy: "via" in lower case; Japan and Korea: addresses without spaces
+    ("Vivo en la ", "calle Olmo Viejo 3, 2º izquierda, 28013 Madrid", " desde marzo."),
+    ("Mieszkam przy ", "ulicy Lipowej 5, 80-827 Gdańsk", " od roku."),
+    ("Abito in ", "via Garibaldo 14, 20121 Milano", " da maggio."),
+    ("住所は", "大阪府吹田市青葉台3-8-21", "です。"),
+    ("Delivery to ", "부산광역시 해운대구 송정로 41", " please."),
     # Brazil: a country after the CEP that closes the address
     ("Ship it to ", "Rua Pedro Alvarenga 318, apto 41, Campinhas - SP, 13015-010, Brazil", "."),
 ]

@@ -62,7 +62,8 @@ REGION_NAMES = _region_names()
 UNIT = (
     rf"(?:(?:(?:{alternation(_D['unit_words'])})\.?(?:[ \t]*No\.?)?|#)[ \t]*"
     r"(?:[A-Za-z]?\d[\w-]*|[A-Z](?![\w-]))"
-    r"|\d{1,2}\.?[ºª°](?:[ \t]*(?:\d{1,2}[ºª°]?|[A-Za-z]{1,4}\.?)(?!\w))?"
+    rf"|\d{{1,2}}\.?[ºª°](?:[ \t]*(?:\d{{1,2}}[ºª°]?|(?:{alternation(_D['floor_sides'])})\.?"
+    r"|[A-Za-z]{1,4}\.?)(?!\w))?"
     rf"|\d{{1,2}}\.[ \t]*(?:{alternation(_D['floor_sides'])})\.?(?!\w)"
     r"|\d{1,3}(?:st|nd|rd|th|er|re|e|ème|º|ª|°|\.)?[ \t]*"
     rf"(?i:{alternation(_D['floor_words'])})\.?(?!\w))"

@@ -99,6 +99,9 @@ _NUMBERED = re.compile(
 _LOWER_OK = frozenset(
     w.lower() for w in [*_D["city_particles"], *_D["street_types"], *_D["street_words_before"]]
 )
+#: The lower-case words that may open a street's name: a street word ("rue", "calle"), not a
+#: particle ("en la calle Mayor 3": the street starts at "calle").
+_LOWER_FIRST = frozenset(w.lower() for w in [*_D["street_types"], *_D["street_words_before"]])
 #: A word, an apostrophe's part in it ("Usher's").
 _LETTERS = re.compile(rf"[{UP}{LW}]+(?:['’][{UP}{LW}]+)*")
 #: A house number with its letters ("14th", "12a", "B-12"), left out of a name's words.
@@ -121,7 +124,7 @@ def _numbered_ok(part: str, m: re.Match[str], whole: bool = True) -> bool:
     if not words or not region_words(part) or any(is_place(w) for w in words):
         return False
     first = words[0]
-    if not (first[0].isupper() or first.lower() in _LOWER_OK):
+    if not (first[0].isupper() or first.lower() in _LOWER_FIRST):
         return False
     lower = [w for w in words[1:] if w[0].islower()]
     if len(lower) > 2:

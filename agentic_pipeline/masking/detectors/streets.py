@@ -201,11 +201,27 @@ EU_STREET_RES: tuple[re.Pattern[str], ...] = (
         rf"(?<![\w.,])(?:{_PREPOSITIONS})[ \t]+[{_UP}][{_LW}'’-]+(?:[ \t]+[{_UP}][{_LW}'’-]+)?"
         rf"[ \t]+{_HOUSE}(?!\w)(?=,?[ \t]*(?:\r?\n[ \t]*)?(?:[A-Z]{{1,2}}-)?\d{{4,5}}[ \t]+[{_UP}])"
     ),
+    # Italian "via" in lower case, as a sentence writes it ("in via Lucerna 9"): an English
+    # word too ("via Route 9"), so its name's words are checked (``_WORD_NUMBER_RES``)
+    re.compile(rf"(?<!\w)via\s+(?:{_STREET_WORD}\s+){{0,3}}?{_STREET_WORD},?\s+{_HOUSE}(?!\w)"),
+    # Japanese and Chinese addresses, written without spaces: a prefecture or province, a city,
+    # ward or county, then the block numbers ("…区南青山5-12-3") or a road and its number
+    # ("…路88号"); without spaces the words before it may join it (a few characters at most)
+    re.compile(
+        r"(?:[一-龥]{1,3}(?:都|道|府|県|省|市))?[一-龥ぁ-んァ-ン]{1,4}(?:市|区|區|町|村|郡|县|縣)"
+        r"(?:[一-龥ぁ-んァ-ン]{0,8}?\d{1,4}(?:[-－−]\d{1,4}){1,2}(?:号)?"
+        r"|[一-龥]{1,8}?(?:路|街|道|巷|弄)\d{1,5}号)"
+    ),
+    # Korean road-name addresses: a city or province, a district, a road and its number
+    re.compile(
+        r"[가-힣]{1,8}(?:특별시|광역시|특별자치시|도|시)[ \t]?[가-힣]{1,8}(?:구|군|시)[ \t]?"
+        r"[가-힣\d]{1,10}(?:로|길)[ \t]?\d{1,4}(?:-\d{1,4})?"
+    ),
 )
 #: The families of ``EU_STREET_RES`` without a street word of their own ("words + house
 #: number") and the "-ring"/"-weg" suffix family ("During 2019" ends in "ring"): their words are
 #: checked by ``_street_words`` (positions in ``EU_STREET_RES``; new families go at its end).
-_WORD_NUMBER_RES = frozenset({2, 5, 6, 7, 8, 14})
+_WORD_NUMBER_RES = frozenset({2, 5, 6, 7, 8, 14, 17})
 #: Families whose context is a whole address line or a street word of their own: their words may
 #: be vocabulary but no label, calendar word or country.
 _ADDRESS_LINE_RES = frozenset({11, 12, 13})
