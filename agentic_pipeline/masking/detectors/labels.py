@@ -223,9 +223,9 @@ def _label_line_ids(text: str, entities: list[str], found: set[int]) -> list[Rec
     for line in text.splitlines(keepends=True):
         end = start + len(line)
         label = line.strip().rstrip(":#").strip()
-        et = label_entity(label, ids_first=True) if 2 < len(label) <= 40 else None
-        m = _VALUE_LINE.match(text, end) if et else None
-        if m and m.start("value") not in found and id_value_ok(m["value"]):
+        m = _VALUE_LINE.match(text, end) if 2 < len(label) <= 40 else None  # the cheap test first
+        et = label_entity(label, ids_first=True) if m and m.start("value") not in found else None
+        if et and id_value_ok(m["value"]):
             if not entities or et in entities:
                 out.append(RecognizerResult(et, m.start("value"), m.end("value"), LABEL_SCORE))
         start = end
