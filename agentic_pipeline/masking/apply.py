@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import bisect
 import re
-import unicodedata
 from dataclasses import replace
 from typing import Any
 
@@ -43,7 +42,7 @@ from agentic_pipeline.masking.pseudonyms import TOKEN_RE, fold
 from agentic_pipeline.masking.router import Route, route
 from agentic_pipeline.masking.tables import AuditRecord
 from agentic_pipeline.masking.text_view import TextView, map_spans, text_view
-from agentic_pipeline.masking.vocabulary import english_compound, is_vocabulary
+from agentic_pipeline.masking.vocabulary import english_compound, is_vocabulary, is_word_char
 
 GUARD = "guard"
 #: Zipf frequency from which a word of a product's name is vocabulary ("Thermostat" 3.1; the
@@ -371,21 +370,6 @@ _WORD_TYPES = frozenset({"PERSON", "STREET_ADDRESS", "LOCATION"})
 _TRUSTED_PHONE = frozenset({"known_entity", "key_rule", "IntlPhoneRecognizer"})
 
 
-#: Scripts written without spaces between words (Chinese, Japanese kana, Thai, Lao, Myanmar,
-#: Khmer): a span is not widened over their characters, which would take in the whole sentence.
-_NO_SPACE_SCRIPT = re.compile(
-    "[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]"
-)
-
-
-def _is_word_char(ch: str) -> bool:
-    """Letters, digits and combining marks (``e`` + U+0301 is one letter), but the letters of
-    scripts without spaces between words."""
-    if _NO_SPACE_SCRIPT.match(ch):
-        return False
-    return ch.isalnum() or unicodedata.category(ch).startswith("M")
-
-
 def _is_id_char(ch: str) -> bool:
     return ch.isascii() and ch.isalnum()
 
@@ -411,9 +395,9 @@ def whole_words(text: str, span: Span) -> Span:
         first = text[s:e].strip("\n").split("\n", 1)[0]
         s = text.index(first, s) if first else s
         e = s + len(first)
-    while s > 0 and _is_word_char(text[s - 1]) and _is_word_char(text[s]):
+    while s > 0 and is_word_char(text[s - 1]) and is_word_char(text[s]):
         s -= 1
-    while e < len(text) and _is_word_char(text[e]) and _is_word_char(text[e - 1]):
+    while e < len(text) and is_word_char(text[e]) and is_word_char(text[e - 1]):
         e += 1
     return (s, e, et, sc, det)
 
