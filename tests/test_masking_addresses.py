@@ -322,6 +322,11 @@ COUNTRY_ADDRESSES = [
     ("Abito in ", "via Garibaldo 14, 20121 Milano", " da maggio."),
     ("住所は", "大阪府吹田市青葉台3-8-21", "です。"),
     ("Delivery to ", "부산광역시 해운대구 송정로 41", " please."),
+    # written from the unit outwards, without a street-type word after a house number
+    # (Bangladesh, the Gulf, Pakistan, Hong Kong)
+    ("Send it to ", "House 17, Road 9, Kalabagan, Dhaka 1209", "."),
+    ("Ship to ", "Flat 6, Al Waha Building, Street 21, Al Qusais, Dubai", " please."),
+    ("He lives at ", "Plot 88, Block D, Gulshan Park III, Multan", "."),
     # Brazil: a country after the CEP that closes the address
     ("Ship it to ", "Rua Pedro Alvarenga 318, apto 41, Campinhas - SP, 13015-010, Brazil", "."),
 ]
@@ -441,6 +446,8 @@ def test_address_fields_of_calls_and_log_lines(masker):
 
 
 NOT_ADDRESSES = [
+    "I'm at Gate 4, Terminal 2, then boarding.",
+    "Meet me at Room 4, then we go for lunch.",
     "Room 4 at 10:30 works for me.",
     "Release notes: version 2.3, build 44, patch 7.",
     "Flight 221, Gate 12, boards at 14:05.",

@@ -303,3 +303,44 @@ def tail_spans(text: str, spans: list[Span]) -> list[Span]:
         if start < place.start():
             out.append((start, b, ADDRESS, JOINED_SCORE, DETECTOR))
     return out
+
+
+# ------------------------------------------------------------ addresses that start with a unit
+#: A unit closed by a comma ("Flat 7,", "House 12,", "Plot 45,", "No. 25,"), where an address of
+#: the parts written after it may start.
+_UNIT_FIRST = re.compile(rf"(?<![\w-])(?:{_UNIT})(?=[ \t]*,)")
+#: Capitalised words at the start of a part.
+_CAP_RUN = re.compile(rf"{_CAP_WORD}(?:[ \t]+{_CAP_WORD}){{0,3}}(?=[ \t]+[{LW}])")
+#: The next comma-separated part of a clause.
+_NEXT_PART = re.compile(r",[ \t]*([^,.;:!?()\n]{1,60}?)[ \t]*(?=[,.;:!?()\n]|$)")
+
+
+def unit_first_spans(text: str, cue: re.Pattern[str]) -> list[Span]:
+    """Addresses written from the unit outwards after an address cue ("ship to", "lives at"),
+    without a street-type word after a house number: "House 12, Road 5, Dhanmondi, Dhaka 1205",
+    "Flat 7, Al Waha Building, Street 12, Al Qusais, Dubai". Each part after the unit is a
+    numbered part ("Road 5", "Block C") or a building, locality, city or country name; three
+    parts at least, the last with a capitalised word; the address ends where the clause does."""
+    out: list[Span] = []
+    for m in _UNIT_FIRST.finditer(text):
+        if not cue.search(text, max(0, m.start() - 40), m.start()):
+            continue
+        pos = end = m.end()
+        parts, last_named = 1, False
+        while parts < MAX_PARTS and (p := _NEXT_PART.match(text, pos)) is not None:
+            part = p.group(1)
+            numbered = _NUMBERED.fullmatch(part)
+            if numbered is not None and _numbered_ok(part, numbered):
+                last_named = any(c.isupper() for c in _NUMBER_TOKEN.sub("", part))
+            elif _place_part(part) or is_place(part):
+                last_named = True
+            else:  # the clause goes on after a place: "…, Dubai please"
+                head = _CAP_RUN.match(part)
+                if head is not None and parts >= 2 and _place_part(head.group()):
+                    parts, end = parts + 1, p.start(1) + head.end()
+                    last_named = True
+                break
+            parts, pos, end = parts + 1, p.end(1), p.end(1)
+        if parts >= 3 and last_named:
+            out.append((m.start(), end, ADDRESS, JOINED_SCORE, DETECTOR))
+    return out

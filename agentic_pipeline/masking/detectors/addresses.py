@@ -72,6 +72,7 @@ from agentic_pipeline.masking.detectors.address_parts import (
     extend_before,
     fine_postcode,
     tail_spans,
+    unit_first_spans,
 )
 from agentic_pipeline.masking.detectors.data_files import alternation as _alternation
 from agentic_pipeline.masking.vocabulary import LW, is_place
@@ -269,6 +270,7 @@ def join_addresses(text: str, spans: list[Span]) -> list[Span]:
         out.append(sp)
     out += _bare_street_spans(text, out)
     out += any_case_spans(text)
+    out += unit_first_spans(text, _ADDRESS_CUE)
     out += [(s, _country_after(text, e), *rest) for s, e, *rest in tail_spans(text, out)]
     if "\n" in text:
         table = table_spans(text)
@@ -374,7 +376,8 @@ def _bare_street_spans(text: str, spans: list[Span]) -> list[Span]:
 #: Words right before an address in prose ("it's at", "my address is", "lives at", "ship to").
 _ADDRESS_CUE = re.compile(
     r"(?i)(?:\b(?:address(?:\s+is)?|live[sd]?\s+(?:at|on)|living\s+at|resid(?:es|ing)\s+at|"
-    r"located\s+at|moved\s+to|ship(?:ped)?\s+(?:it\s+)?to|send\s+it\s+to|deliver(?:ed)?\s+to|"
+    r"located\s+at|moved\s+to|ship(?:ped)?\s+(?:it\s+)?to|(?:send|mail|post|courier)\s+(?:it\s+)?to|"
+    r"deliver(?:ed)?\s+(?:it\s+)?to|"
     r"(?:it'?s|it\s+is|we'?re|i'?m)\s+at)|\bat)\s*:?\s*$"
 )
 
