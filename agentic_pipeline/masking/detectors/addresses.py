@@ -409,7 +409,7 @@ def _street_before_postcode(text: str, sp: Span) -> Span:
     start = extend_before(text, s, fine=fine_postcode(text[s:e]))
     if start == s:
         return sp
-    end = max(city.end(), _join_after(text, city.end(), city=True)[0])  # ", Belgium"
+    end = _country_after(text, city.end())  # ", Belgium"
     return (start, end, ADDRESS, max(score, JOINED_SCORE), DETECTOR)
 
 

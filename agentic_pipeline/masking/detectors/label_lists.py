@@ -155,7 +155,6 @@ def handle_alternation() -> str:
 
 
 @lru_cache(maxsize=1)
-@lru_cache(maxsize=1)
 def label_words() -> frozenset[str]:
     """The words of the id and person labels of ``labels.yaml`` (folded, "hosp" of "hosp no",
     "nino", "last" of "last name"), but the short stop words of the main European languages
@@ -166,6 +165,7 @@ def label_words() -> frozenset[str]:
     return frozenset(w for w in words if len(w) > 3 or (len(w) > 1 and w not in stops))
 
 
+@lru_cache(maxsize=1)
 def id_word_set() -> frozenset[str]:
     """The id words of ``labels.yaml``, folded, without their full stops."""
     return frozenset(w.lower().rstrip(".") for w in data_file("labels.yaml")["id_words"])
