@@ -66,6 +66,7 @@ DEFAULT_SIZES = {
     C.FRESH_BLIND_2: None,
     C.FRESH_BLIND_3: None,
     C.FRESH_BLIND_4: None,
+    C.FRESH_BLIND_5: None,
 }
 Key = tuple[str, int, int, str]
 
