@@ -329,6 +329,23 @@ COUNTRY_ADDRESSES = [
     ("He lives at ", "Plot 88, Block D, Gulshan Park III, Multan", "."),
     # Brazil: a country after the CEP that closes the address
     ("Ship it to ", "Rua Pedro Alvarenga 318, apto 41, Campinhas - SP, 13015-010, Brazil", "."),
+    # Romania: "nr." before the house, block, staircase and flat; Turkey: "No:" before the
+    # house, a neighbourhood and a numbered street, the district and province after a slash;
+    # Finland: a staircase and a flat after the house number
+    (
+        "Adresa de livrare este ",
+        "Str. Merișorilor nr. 8, bl. C3, sc. 2, ap. 11, 400335 Cluj-Napoca",
+        ", vă rog.",
+    ),
+    ("Trimiteți factura la ", "Bd. Mureșenilor nr. 27, ap. 6, 700102 Iași", "."),
+    ("Teslimat adresi: ", "Zeytinli Bulvarı No: 63/2, 35210 Konak/Narlıköy", ""),
+    ("Adresim değişti: ", "Kavaklıdere Mah. 318 Sok. No: 12 D: 4, 06490 Çankaya/Ankara", "."),
+    ("Toimitusosoite: ", "Koivumäentie 3 A 2, 33100 Lempäälä", ""),
+    # Germany: the storey and its side ("3. OG rechts", "EG links"); France: more street words
+    ("Ich ziehe um in die ", "Holderstraße 19, 3. OG rechts, 69115 Heidelberg", "."),
+    ("Neue Anschrift: ", "Lerchenauer Weg 44, EG links, 10625 Berlin", ""),
+    ("Nous habitons désormais ", "23 montée des Capucines, 69005 Lyon", "."),
+    ("Livraison : ", "8 sentier des Glycines, 44000 Nantes", ""),
 ]
 
 

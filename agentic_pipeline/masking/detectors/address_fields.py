@@ -57,6 +57,8 @@ def _region_names() -> frozenset[str]:
 #: States and provinces written out ("Oregon", "New South Wales"): they close an address as a
 #: country does.
 REGION_NAMES = _region_names()
+#: The side of a storey after it ("3. OG rechts").
+_SIDE_AFTER = rf"(?:{alternation(_D['floor_sides_after'])})\.?(?!\w)"
 #: A unit: a unit word and its number or letter ("Apt 5", "depto. C", "m. 7"), a floor with an
 #: ordinal sign ("3º B", "2.º Dto."), a floor and its side ("3. th").
 UNIT = (
@@ -66,16 +68,18 @@ UNIT = (
     r"|[A-Za-z]{1,4}\.?)(?!\w))?"
     rf"|\d{{1,2}}\.[ \t]*(?:{alternation(_D['floor_sides'])})\.?(?!\w)"
     r"|\d{1,3}(?:st|nd|rd|th|er|re|e|ème|º|ª|°|\.)?[ \t]*"
-    rf"(?i:{alternation(_D['floor_words'])})\.?(?!\w))"
+    rf"(?i:{alternation(_D['floor_words'])})\.?(?!\w)(?:[ \t]+{_SIDE_AFTER})?"
+    rf"|(?:{alternation(_D['floors_without_number'])})(?:[ \t]+{_SIDE_AFTER})?(?!\w))"
 )
 POSTCODE = "|".join(_D["postcodes"])
 WEAK_POSTCODE = "|".join(_D["weak_postcodes"])
 #: A capitalised word (a city, region or country word), maybe hyphenated ("Port-Lorn").
 CAP_WORD = rf"(?:[{UP}][{LW}]{{0,2}}\.|[{UP}][{UP}{LW}'’]*(?:[-'’][{UP}{LW}]+)*)(?!\d)"
 PARTICLE = rf"(?:{alternation(_D['city_particles'])})"
-#: A city's name: capitalised words with particles between them, maybe a "(district)" after it.
+#: A city's name: capitalised words with particles between them, maybe a "(district)" after it
+#: or a province after a slash (Turkish "Çankaya/Ankara").
 CITY = (
-    rf"{CAP_WORD}(?:(?:[ \t]+{PARTICLE}){{0,2}}[ \t]+{CAP_WORD}){{0,4}}"
+    rf"{CAP_WORD}(?:(?:[ \t]+{PARTICLE}){{0,2}}[ \t]+{CAP_WORD}){{0,4}}(?:/{CAP_WORD})?"
     r"(?:[ \t]+\([^()\n]{1,30}\))?"
 )
 #: The most parts read after or before a street.

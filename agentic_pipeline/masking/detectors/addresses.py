@@ -279,7 +279,21 @@ def join_addresses(text: str, spans: list[Span]) -> list[Span]:
         out += table + field_block_spans(text)
     if "{" in text or "=" in text or "|" in text or ";" in text or "</" in text:
         out += inline_object_spans(text)
-    return _merge_overlapping(out)
+    return _without_names_inside(_merge_overlapping(out))
+
+
+def _without_names_inside(spans: list[Span]) -> list[Span]:
+    """``spans`` without the person spans that lie inside a whole address after its start: a
+    town that the name model took for a name ("12 Oak Ct., <Town> AL 36532") is the address's,
+    which masks it all the same."""
+    addresses = [(s, e) for s, e, t, *_ in spans if t == ADDRESS]
+    if not addresses:
+        return spans
+    return [
+        sp
+        for sp in spans
+        if sp[2] != "PERSON" or not any(a < sp[0] and sp[1] <= b for a, b in addresses)
+    ]
 
 
 def _aligned_nfkc(text: str) -> str:

@@ -47,9 +47,15 @@ _D = data_file("addresses.yaml")
 #: What may follow a house number after a hyphen ("61-II", "212-bis"), data of addresses.yaml.
 HOUSE_SUFFIX = alternation(_D["house_suffixes"])
 #: A house number: "12", "12 a", "12-14", "12/3", a Dutch "221-H", an Austrian house, staircase
-#: and door ("214/2/9"), a storey or second house after a hyphen ("61-II", "212-bis").
+#: and door ("214/2/9"), a Finnish or Swedish house, staircase and door ("27 B 3"), a storey or
+#: second house after a hyphen ("61-II", "212-bis"), maybe after a number word ("nr. 8", "No:
+#: 58").
+#: A number word before a house number ("nr. 8", "No: 58").
+_HOUSE_WORD = r"(?:[Nn][ro]|NR|NO|N[º°]|n[º°])[.:]?"
 _HOUSE = (
-    r"\d{1,5}(?:\s?[a-zA-Z](?![\w])|-[A-Za-z](?![\w-]))?(?:\s?[/-]\s?\d{1,4}[a-zA-Z]?)?"
+    rf"(?:{_HOUSE_WORD}[ \t]*)?"
+    r"\d{1,5}(?:[ \t][A-H][ \t]\d{1,3}(?![\w.,]\d)|\s?[a-zA-Z](?![\w:])|-[A-Za-z](?![\w-]))?"
+    r"(?:\s?[/-]\s?\d{1,4}[a-zA-Z]?)?"
     r"(?:/\d{1,3}(?![\d/]))?"
     rf"(?:-(?:{HOUSE_SUFFIX})(?![\w-]))?"
 )
@@ -73,6 +79,10 @@ _EU_SUFFIX = (
     r"gatan|vägen|gata|veien|alléen|allé|"
     r"vegen|tie|katu|utca|út|tér|ská|ova|ní|cká|boulevard|park|kai|berg|feld|garten"
 )
+#: French street words after the house number ("12, rue de la Paix"), data of addresses.yaml.
+_FRENCH = alternation(_D["french_street_words"])
+#: Turkish street words after the street's name ("Gazi Bulvarı", "İnönü Caddesi", "318 Sok.").
+_TURKISH = r"Bulvarı|Bulvari|Blv\.|Caddesi|Cadde|Cad\.|Cd\.|Sokak|Sokağı|Sok\.|Sk\.|Yolu"
 #: Words of a numbered street ("Calle 14", "Carrera 9"), data of addresses.yaml.
 _NUMBERED_STREET = alternation(_D["numbered_street_words"])
 #: A preposition and article opening a street's name ("Unter den"), data of addresses.yaml.
@@ -99,8 +109,8 @@ EU_STREET_RES: tuple[re.Pattern[str], ...] = (
     # (the street's words are capitalised or particles: "71 Rue de Vaubrel street in Orlane"
     # stops before "street")
     re.compile(
-        rf"(?<![\w.,])\d{{1,4}}(?:\s?(?i:bis|ter))?,?[ \t]+(?i:rue|avenue|boulevard|bd|chemin|"
-        rf"allée|impasse|place|quai|route|cours|faubourg)(?:[ \t]+{_STREET_WORD}){{0,4}}"
+        rf"(?<![\w.,])\d{{1,4}}(?:\s?(?i:bis|ter))?,?[ \t]+(?i:{_FRENCH})"
+        rf"(?:[ \t]+{_STREET_WORD}){{0,4}}"
         rf"[ \t]+[{_UP}][{_UP}{_LW}'’-]*(?!\w)"
     ),
     # "Hauptstraße 3", "Lindrainstrasse 108", "Keizersgracht 12a", "Vaba põik 14", a given name
@@ -180,7 +190,8 @@ EU_STREET_RES: tuple[re.Pattern[str], ...] = (
     re.compile(
         rf"(?<!\w)[{_UP}][{_LW}'’-]+(?:[ \t]+[{_UP}][{_LW}'’-]+){{0,2}}[ \t]+(?:vei|veien|vegen|"
         r"vej|vejen|gata|gatan|gate|väg|vägen|gade|stræde|allé|plass|torg|tee|põik|tn\.?|mnt\.?|"
-        rf"iela|gatvė|g\.|tänav|puiestee|tie|katu|kuja|sokak|sokağı|caddesi)[ \t]+{_HOUSE}(?!\w)"
+        rf"iela|gatvė|g\.|tänav|puiestee|tie|katu|kuja|sokak|sokağı|caddesi|{_TURKISH})[ \t]+"
+        rf"{_HOUSE}(?!\w)"
     ),
     # a name and house number before the word "street" or "St.": "Egekrogen 55 street in
     # Vejlby", "enter on Aromo 9127 St."
@@ -217,6 +228,13 @@ EU_STREET_RES: tuple[re.Pattern[str], ...] = (
         r"[가-힣]{1,8}(?:특별시|광역시|특별자치시|도|시)[ \t]?[가-힣]{1,8}(?:구|군|시)[ \t]?"
         r"[가-힣\d]{1,10}(?:로|길)[ \t]?\d{1,4}(?:-\d{1,4})?"
     ),
+    # a Turkish numbered street, maybe after its neighbourhood, the house after "No:" and maybe
+    # the flat ("Bahçe Mah. 318 Sok. No: 12 D: 4", "1204 Sk. No: 6")
+    re.compile(
+        rf"(?<!\w)(?:[{_UP}][{_LW}'’-]+(?:[ \t]+[{_UP}][{_LW}'’-]+)?[ \t]+"
+        rf"(?:Mahallesi|Mah\.|Mh\.),?[ \t]+)?\d{{1,5}}\.?[ \t]+(?:{_TURKISH})[ \t]+{_HOUSE}"
+        r"(?:[ \t]+(?:D|Daire|Kat|K)[.:]?[ \t]*\d{1,3})?(?!\w)"
+    ),
 )
 #: The families of ``EU_STREET_RES`` without a street word of their own ("words + house
 #: number") and the "-ring"/"-weg" suffix family ("During 2019" ends in "ring"): their words are
@@ -226,6 +244,9 @@ _WORD_NUMBER_RES = frozenset({2, 5, 6, 7, 8, 14, 17})
 #: be vocabulary but no label, calendar word or country.
 _ADDRESS_LINE_RES = frozenset({11, 12, 13})
 _LETTERS_RE = re.compile(rf"[{_UP}{_LW}]+")
+#: The house number ending a street candidate (its number word and staircase letter are no
+#: street words: "No: 58", "3 A 2").
+_TRAILING_HOUSE_RE = re.compile(rf"[ \t,]+{_HOUSE}\.?$")
 
 
 def _norwegian_gate(span: str) -> bool:
@@ -240,7 +261,7 @@ def _street_words(span: str, vocabulary: bool = True) -> bool:
     weekday ("May 27"), a country or nationality ("Australia 2405"), a capitalised English stop
     word ("During 2019", "Of The 70s") or a non-street label ("Size 10"), and they are not all
     common English vocabulary."""
-    words = _LETTERS_RE.findall(span)
+    words = _LETTERS_RE.findall(_TRAILING_HOUSE_RE.sub("", span))
     if not words:
         return False
     for w in words:
