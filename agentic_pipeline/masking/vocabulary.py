@@ -158,7 +158,16 @@ def countries() -> frozenset[str]:
 #: Languages whose common words are vocabulary too: text of European users is not all English
 #: ("Je suis", "votre", "Bestellung", "Obrigado", "och" are no names).
 LANGUAGES = ("en", "de", "fr", "es", "it", "nl", "pl", "pt", "sv", "da", "nb")
-#: The main European languages but English.
+#: More European languages of wordfreq's small lists whose frequent words the name model and its
+#: floor read as vocabulary too ("Dobrý", "Merhaba", "Kiitos", "Bună"): by their frequency only,
+#: so that a listed name stays a name; their stop words, the name model's features and the
+#: pruning of the name lists (``vocabulary_of``) keep to ``LANGUAGES``.
+MORE_LANGUAGES = ("cs", "sk", "fi", "ro", "tr", "hu", "sl", "lt", "lv")
+#: The languages whose frequent words are vocabulary: ``LANGUAGES`` and ``MORE_LANGUAGES``.
+WORD_LANGUAGES = LANGUAGES + MORE_LANGUAGES
+#: ``WORD_LANGUAGES`` but English (``foreign_word``).
+_FOREIGN = tuple(lang for lang in WORD_LANGUAGES if lang != "en")
+#: The main European languages but English (the name model's ``zfo`` features).
 OTHER_LANGUAGES = tuple(lang for lang in LANGUAGES if lang != "en")
 
 
@@ -181,9 +190,9 @@ def foreign_stop_word(folded: str) -> bool:
 
 
 def foreign_word(folded: str, threshold: float) -> bool:
-    """``folded`` (a folded word) is a word of another main European language from Zipf
-    ``threshold`` and rare in English ("servus", "groetjes"; not "hotel")."""
-    return zipf(folded, OTHER_LANGUAGES) >= threshold and zipf(folded, ("en",)) < threshold
+    """``folded`` (a folded word) is a word of another European language (``WORD_LANGUAGES``)
+    from Zipf ``threshold`` and rare in English ("servus", "groetjes", "bună"; not "hotel")."""
+    return zipf(folded, _FOREIGN) >= threshold and zipf(folded, ("en",)) < threshold
 
 
 @lru_cache(maxsize=65536)

@@ -100,19 +100,22 @@ _MONTH = (
     + ")"
 )
 #: A date: ISO and year-first with slashes or dots ("1961/07/22"), day or month first, with a
-#: month's name, and the arguments of a Python ``datetime.date(1961, 7, 22)`` written by ``repr``.
+#: month's name (also "22-Jul-1961"), with spaced dots ("22. 7. 1961", Czech and German), and
+#: the arguments of a Python ``datetime.date(1961, 7, 22)`` written by ``repr``.
 DATE_PATTERN = (
     r"(?:\d{4}-\d{1,2}-\d{1,2}|\d{4}/\d{1,2}/\d{1,2}|\d{4}\.\d{1,2}\.\d{1,2}"
     r"|(?<=date\()\d{4}, ?\d{1,2}, ?\d{1,2}(?=\))|(?<=datetime\()\d{4}, ?\d{1,2}, ?\d{1,2}"
-    r"|\d{1,2}[/.-]\d{1,2}[/.-]\d{2,4}"
+    r"|\d{1,2}[/.-]\d{1,2}[/.-]\d{2,4}|\d{1,2}\. \d{1,2}\. \d{4}"
     rf"|{_MONTH}\.? \d{{1,2}}(?:st|nd|rd|th)?,? \d{{4}}"
-    rf"|\d{{1,2}}(?:st|nd|rd|th|er|\.)? (?:of |de )?{_MONTH}\.?,? (?:de )?\d{{4}})"
+    rf"|\d{{1,2}}(?:st|nd|rd|th|er|\.)? (?:of |de )?{_MONTH}\.?,? (?:de )?\d{{4}}"
+    rf"|\d{{1,2}}-{_MONTH}\.?-\d{{2,4}}|\d{{1,2}}/{_MONTH}\.?/\d{{2,4}})"
 )
 #: Words that say a date is somebody's birth date, in English and the main European languages.
 _BIRTH_WORDS = (
     r"born|birth\s?day|b-?day|date of birth|birth\s?date|d\.?o\.?b\.?|geboren|geb\.|geburtsdatum|"
     r"geburtstag|née?|naissance|nacido|nacida|nací|nacimiento|cumpleaños|nato|nata|nascita|"
-    r"geboortedatum|urodz\w*|ur\.|født|fødselsdato|född|födelsedatum|syntynyt"
+    r"geboortedatum|urodz\w*|ur\.|født|fødselsdato|född|födelsedatum|syntynyt|syntymäaika|"
+    r"nascimento|nascid[oa]|narozen\w*|nar\.|doğum|născut\w*|nașterii|naşterii|született|szül\."
 )
 DOB_RE = re.compile(rf"(?i)(?<!\w)(?:{_BIRTH_WORDS})(?!\w)[^\d\n]{{0,45}}?({DATE_PATTERN})")
 #: The birth word after the date: "Ich bin am 2. August 1955 geboren."

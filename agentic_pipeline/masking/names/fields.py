@@ -22,9 +22,11 @@ PERSON_LABELS = frozenset(
 #: A field label right before a word on its line: "Name:", "**Payee** -", "Account holder =",
 #: "cardholder='" and '"holder": "' (a log line's ``key='value'``, JSON written in prose).
 LABEL_BEFORE = re.compile(r"([^\W\d_][\w .'/&()-]{0,40}?)[\s*_'\"]*[:=|][\s*_'\"]*$")
-#: A ``label:`` at a line's start (maybe after a bullet), and what follows it.
+#: A ``label:`` at a line's start (maybe after a bullet or a form box's number: "2 PATIENT NAME:",
+#: "3a. Name:"), and what follows it.
 _LINE_LABEL = re.compile(
-    r"[ \t]*(?:[-*•>][ \t]+)?([^\W\d_][\w .'/&()-]{0,40}?)[ \t*_]*[:=][ \t*_]*"
+    r"[ \t]*(?:[-*•>][ \t]+|\d{1,2}[a-z]?[.)]?[ \t]+)?"
+    r"([^\W\d_][\w .'/&()-]{0,40}?)[ \t*_]*[:=][ \t*_]*"
 )
 #: A name written surname first, alone in its field: "<Last>, <First>", "<LAST>, <FIRST> J." (then
 #: the line's end, an e-mail address in brackets, the next field or the end of a sentence).
@@ -99,3 +101,24 @@ def last_first_values(text: str) -> list[tuple[int, int]]:
         return []
     line_starts = [0, *(m.end() for m in re.finditer("\n", text))]
     return [v for s in line_starts if (v := last_first_value(text, s)) is not None]
+
+
+#: A chat export's header line: a display name alone, then the time of the message ("<Surname>,
+#: <Given>  3:14 PM" of Teams, "<Given> <Surname>  11:51 PM" of Slack).
+_CHAT_HEADER = re.compile(
+    r"^[ \t]*([^\W\d_][\w'’.-]*(?:,?[ \t][^\W\d_][\w'’.-]*){0,3})[ \t]+"
+    r"\d{1,2}[:.]\d{2}(?:[ \t]?[AaPp]\.?[Mm]\.?)?[ \t]*$",
+    re.M,
+)
+
+
+def chat_header_names(text: str) -> list[tuple[int, int]]:
+    """(start, end) of the display names of a chat export's header lines (``_CHAT_HEADER``):
+    capitalised words alone before a time at the line's end."""
+    if ":" not in text and "." not in text:
+        return []
+    return [
+        m.span(1)
+        for m in _CHAT_HEADER.finditer(text)
+        if all(w[:1].isupper() for w in m.group(1).replace(",", " ").split())
+    ]

@@ -31,11 +31,11 @@ from agentic_pipeline.masking.names.lexicon import (
 )
 from agentic_pipeline.masking.pseudonyms import fold_word as fold
 from agentic_pipeline.masking.vocabulary import (
-    LANGUAGES,
     MONTHS,
     STOP_WORDS,
     VOCAB_ZIPF,
     WEEKDAYS,
+    WORD_LANGUAGES,
     compound_word,
     european_stop_words,
     foreign_stop_word,
@@ -43,6 +43,7 @@ from agentic_pipeline.masking.vocabulary import (
     international,
     is_city,
     is_place,
+    is_vocabulary,
     zipf,
 )
 
@@ -64,8 +65,9 @@ def non_person_signal(tf: TextFeatures, start: int, end: int) -> str | None:
     or None: ``"no-word"`` (no name-like word: an id, a code, an e-mail address or handle; the
     words of a #tag count, ``tag_words``),
     ``"identifier"`` (a digit or an underscore in it), ``"upper"`` (all capitals: a code or a
-    header), ``"lower"`` (all in lower case and no word of it a listed name: chat words such as
-    "pls verfy"), ``"vocabulary"`` (every word is vocabulary of one of the main European languages
+    header; not when every word is a listed name that no language has as a word), ``"lower"``
+    (all in lower case and no word of it a listed name: chat words such as "pls verfy"),
+    ``"vocabulary"`` (every word is vocabulary of one of the main European languages
     that no name list has, a stop word of one of them, a place or a calendar word: "Desk Lamp",
     "Ich komme aus", "Die Bestellung"), ``"thing"`` (the last of several words is an English
     common noun that no name list has and the first is no listed first name: "Vacuum Cleaner"),
@@ -99,7 +101,7 @@ def non_person_signal(tf: TextFeatures, start: int, end: int) -> str | None:
         return "no-word"
     if HAS_DIGIT.search(value) or "_" in value:
         return "identifier"
-    if all(w.isupper() for w in words):
+    if all(w.isupper() for w in words) and not all(_listed_not_word(w) for w in words):
         return "upper"
     if all(w.islower() for w in words) and not any(
         listed_name(w) and fold(w) not in STOP_WORDS for w in words
@@ -148,6 +150,12 @@ def non_person_signal(tf: TextFeatures, start: int, end: int) -> str | None:
         ):
             return "elsewhere"
     return None
+
+
+def _listed_not_word(word: str) -> bool:
+    """A listed name that no language has as a word: in capitals it is a form's or a list's
+    name ("NAKAMURA"), not a code or a header."""
+    return listed_name(word) and not is_vocabulary(word, languages=WORD_LANGUAGES)
 
 
 #: The Zipf frequency from which a word of a span that the model rejects is vocabulary for the
@@ -380,7 +388,7 @@ def vocabulary_word(word: str, alone: bool = False, threshold: float = VOCAB_ZIP
         return True
     if compound_word(word) and not listed_name(word):  # "Zahnarztpraxis", "Wasserflasche"
         return True
-    return not_a_name_word(word, LANGUAGES, threshold) and not (alone and international(word))
+    return not_a_name_word(word, WORD_LANGUAGES, threshold) and not (alone and international(word))
 
 
 def _thing_name(words: list[str], folded: list[str]) -> bool:

@@ -3,16 +3,22 @@ left in clear names the person. Used by ``model.NameModel.name_units``."""
 
 from __future__ import annotations
 
+import re
+
+from agentic_pipeline.masking.detectors.login_names import SPEAKER_PREFIX
 from agentic_pipeline.masking.names.features import TextFeatures, is_role, is_title
-from agentic_pipeline.masking.names.floor import between_names
+from agentic_pipeline.masking.names.floor import NAME_PARTICLES, between_names
 from agentic_pipeline.masking.names.lexicon import (
     given_names_before_a_name,
+    listed_name,
+    listed_names,
     surnames_after_a_first_name,
 )
 from agentic_pipeline.masking.pseudonyms import fold_word as fold
 from agentic_pipeline.masking.vocabulary import (
     STOP_WORDS,
     WEEKDAYS,
+    WORD_LANGUAGES,
     is_city,
     is_place_or_calendar,
     is_vocabulary,
@@ -29,13 +35,22 @@ def with_name_parts(tf: TextFeatures, probs: dict[int, float], names: set[int]) 
     * a frequent given name right before one ("Lucky <Surname>", ``given_names_before_a_name``),
       but a title, role or weekday ("Judge", "Sunday");
     * a surname written first, before a comma and a masked first name, at the start of a
-      line or after a colon ("Okoro, <First>" of a list or a form): a listed surname or a word no
-      language has, in capitals or not, but a place or calendar word ("Lagos, <First>")."""
+      line, after a colon or a time ("Okoro, <First>" of a list or a form): a listed surname or
+      a word no language has, in capitals or not, but a place or calendar word ("Lagos,
+      <First>"); and a listed first name after a comma and a surname masked there ("<Surname>,
+      Ada");
+    * the other half of an airline's ``SURNAME/GIVEN``, in capitals on both sides of the slash."""
     lasts, firsts = surnames_after_a_first_name(), given_names_before_a_name()
     out = set(names)
     for i in sorted(names):
         if not tf.words[i][:1].isupper():
             continue
+        for j in (i - 2, i + 2):
+            if j in probs and j not in out and _slash_pair(tf, min(i, j), max(i, j)):
+                out.add(j)
+        j = i + 2 if i + 2 < len(tf.words) and tf.words[i + 1] == "," else -1
+        if j in probs and j not in out and _first_after_surname(tf, i, j):
+            out.add(j)
         for j, listed in ((i + 1, lasts), (i - 1, firsts)):
             w = tf.words[j] if j in probs and j not in out else ""
             if not w[:1].isupper() or fold(w) not in listed or fold(w) in STOP_WORDS:
@@ -56,11 +71,133 @@ def _surname_first(tf: TextFeatures, j: int, i: int, lasts: frozenset[str]) -> b
     w, f = tf.words[j], fold(tf.words[j])
     if tf.text[tf.ends[j] : tf.starts[i]] != ", " or not w[:1].isupper():
         return False
-    if tf.text[max(0, tf.starts[j] - 2) : tf.starts[j]].strip() not in ("", ":"):
+    if not _line_head(tf.text, tf.starts[j]):
         return False
     if f in STOP_WORDS or is_place_or_calendar(w) or is_city(w) or is_title(w) or is_role(w):
         return False
     return f in lasts or not is_vocabulary(w)
+
+
+def _first_after_surname(tf: TextFeatures, i: int, j: int) -> bool:
+    """Unit ``j`` is a first name after a comma and the masked surname ``i`` written first at
+    the head of a line (``_line_head``): "<Surname>, Ada", "<SURNAME>, ADA"; a listed first
+    name, or a word that no language has, in capitals or not, but a place or calendar word."""
+    w, f = tf.words[j], fold(tf.words[j])
+    if tf.text[tf.ends[i] : tf.starts[j]] != ", " or not w[:1].isupper():
+        return False
+    if is_title(w) or is_role(w) or not _line_head(tf.text, tf.starts[i]):
+        return False
+    if f in STOP_WORDS or is_place_or_calendar(w) or is_city(w):
+        return False
+    return f in listed_names()[0] or not is_vocabulary(w, languages=WORD_LANGUAGES)
+
+
+def _slash_pair(tf: TextFeatures, a: int, b: int) -> bool:
+    """Units ``a`` and ``b`` are the two halves of ``SURNAME/GIVEN`` (an airline's passenger
+    name): capitals on both sides of a slash with no space, no title ("MR")."""
+    wa, wb = tf.words[a], tf.words[b]
+    if tf.words[a + 1] != "/" or tf.ends[a] != tf.starts[a + 1] or tf.ends[a + 1] != tf.starts[b]:
+        return False
+    return all(len(w) > 1 and w.isupper() and not is_title(w) for w in (wa, wb))
+
+
+#: What may stand before a name written surname first at the head of its line: nothing but
+#: spaces, a bullet or a number, a label and its colon, or a chat line's time stamp.
+_HEAD = re.compile(r"[ \t]*(?:[-*•]|\d{1,3}[.)]?)?[ \t]*")
+
+
+def _line_head(text: str, start: int) -> bool:
+    """``start`` opens its line's value: after nothing but a bullet, a label's colon, a column's
+    gap or a time stamp ("14:00 <Surname>, <First>")."""
+    before = text[text.rfind("\n", 0, start) + 1 : start]
+    return (
+        _HEAD.fullmatch(before) is not None
+        or before.rstrip().endswith(":")
+        or before.endswith(("  ", "\t"))
+        or SPEAKER_PREFIX.fullmatch(before) is not None
+    )
+
+
+#: Name particles that join two people's names as often as one's ("<First> y <First>"): they
+#: never join two spans.
+_COORDINATORS = frozenset({"y", "e", "i"})
+#: A lower-case word and the space after it, read backwards from a name.
+_WORD_BEFORE = re.compile(r"(?<![^ \t\n])[^\W\d_]+[ \t]$")
+
+
+def _particle(word: str) -> bool:
+    return word.islower() and fold(word) in NAME_PARTICLES
+
+
+def particles_before(text: str, start: int, end: int) -> int:
+    """The start of the name ``start:end`` with up to three particles before it, when they stand
+    at the head of the line or after a title and the name is a surname ("van der <Surname>"),
+    not a first name and more ("van <First> <Last>": "from"); ``start`` otherwise."""
+    words = text[start:end].split()
+    firsts, lasts = listed_names()
+    if len(words) > 1 and (fold(words[0]) in firsts or fold(words[0]) not in lasts):
+        return start
+    a = start
+    for _ in range(3):
+        m = _WORD_BEFORE.search(text, max(0, a - 16), a)
+        if m is None or not _particle(m.group().rstrip()):
+            break
+        a = m.start()
+    if a == start:
+        return start
+    before = text[text.rfind("\n", 0, a) + 1 : a].split()
+    return a if _line_head(text, a) or (before and is_title(before[-1])) else start
+
+
+#: A nickname in quotes between the parts of a name ('<First> "Lupe" <Last>').
+_NICKNAME = re.compile(r"[ \t]+[\"'“‘«][^\W\d_][\w'’-]*[\"'”’»][ \t]+")
+#: A nickname in quotes and the capitalised word after it, after a name.
+_NICKNAME_AFTER = re.compile(rf"{_NICKNAME.pattern}([^\W\d_][\w'’-]*)")
+#: A capitalised word and a nickname in quotes after it, before a name.
+_NICKNAME_BEFORE = re.compile(rf"(?<![\w'’-])([^\W\d_][\w'’-]*){_NICKNAME.pattern}$")
+
+
+def with_particles(text: str, spans: list[tuple[int, int, float]]) -> list[tuple[int, int, float]]:
+    """Person ``spans`` with the name particles and nicknames that belong to them: particles
+    between two spans on one line make one name ("<First> de las <Surnames>"), and those before
+    a span at the head of its line or after a title are its own ("van den <Surname>" in a
+    form's line, "Sra. de la <Surname>"); a nickname in quotes joins the name it stands in, and
+    the word on its other side when that is a name's ('<First> "Lupe" <Last>'), so that no
+    part of a name stays in clear beside a masked one."""
+    out: list[tuple[int, int, float]] = []
+    for s, e, p in sorted(spans):
+        if out:
+            ps, pe, pp = out[-1]
+            gap = text[pe:s]
+            words = gap.split()
+            if (
+                gap[:1] == " " == gap[-1:]
+                and 0 < len(words) <= 3
+                and "\n" not in gap
+                and all(_particle(w) and fold(w) not in _COORDINATORS for w in words)
+            ) or _NICKNAME.fullmatch(gap):
+                out[-1] = (ps, e, max(pp, p))
+                continue
+        s = particles_before(text, s, e)
+        m = _NICKNAME_BEFORE.search(text, max(0, s - 60), s)
+        if m and _name_word(m.group(1)):
+            s = m.start(1)
+        out.append((s, e, p))
+    grown = []
+    for s, e, p in out:
+        m = _NICKNAME_AFTER.match(text, e)
+        if m and _name_word(m.group(1)):
+            e = m.end(1)
+        grown.append((s, e, p))
+    return grown
+
+
+def _name_word(word: str) -> bool:
+    """A capitalised word that may be part of a name: a listed name, or no word of a language,
+    a place or a calendar."""
+    if not word[:1].isupper() or is_place_or_calendar(word) or fold(word) in STOP_WORDS:
+        return False
+    return listed_name(word) or not is_vocabulary(word, languages=WORD_LANGUAGES)
 
 
 def two_people(tf: TextFeatures, names: set[int]) -> set[int]:

@@ -43,6 +43,7 @@ from spacy.tokens import Doc
 from agentic_pipeline.masking.names.features import FEATURE_VERSION, TextFeatures
 from agentic_pipeline.masking.names.fields import (
     after_person_label,
+    chat_header_names,
     label_before,
     last_first_value,
     last_first_values,
@@ -57,13 +58,13 @@ from agentic_pipeline.masking.names.floor import (
     person_parts,
     vocabulary_word,
 )
-from agentic_pipeline.masking.names.joins import with_name_parts
+from agentic_pipeline.masking.names.joins import with_name_parts, with_particles
 from agentic_pipeline.masking.names.lexicon import (
     is_name_pair,
     listed_name,
     not_a_name_word,
 )
-from agentic_pipeline.masking.vocabulary import LANGUAGES
+from agentic_pipeline.masking.vocabulary import WORD_LANGUAGES
 
 MODEL_PATH = Path(__file__).parent / "data" / "name_model.json"
 #: Environment variable naming a model file used instead of ``MODEL_PATH`` (benchmarks).
@@ -187,10 +188,11 @@ class NameModel:
         out = [sp for sp in out if sp[2] >= self.propagate or not _inside_a_place(tf, doc, *sp[:2])]
         floor = self.floor_spans(tf, doc, probs) + self.entity_floor_spans(tf, doc, probs)
         out = _union(out, floor) if floor else out
-        # a person label's value written surname first ("Patient: <LAST>, <FIRST>") is a name by
-        # its label, unless a word of it says otherwise (an organisation word, a word that no
-        # name list has and a language has: "Contact: Sales, Marketing")
-        values = last_first_values(tf.text)
+        # a person label's value written surname first ("Patient: <LAST>, <FIRST>") and a chat
+        # export's header ("<Last>, <First>  3:14 PM") are names by their place, unless a word
+        # of them says otherwise (an organisation word, a word that no name list has and a
+        # language has: "Contact: Sales, Marketing", "Yesterday 11:51 PM")
+        values = last_first_values(tf.text) + chat_header_names(tf.text)
         named = [
             (a, b)
             for a, b in values
@@ -208,7 +210,7 @@ class NameModel:
             if sp[2] >= self.propagate or not any(a <= sp[0] and sp[1] <= b for a, b in unnamed)
         ]
         by_label = [(a, b, self.threshold) for a, b in named]
-        return _union([_whole_last_first(sp, values) for sp in out], by_label)
+        return with_particles(text, _union([_whole_last_first(sp, values) for sp in out], by_label))
 
     def name_units(self, tf: TextFeatures, probs: dict[int, float]) -> set[int]:
         """The candidate units that are names: those at ``threshold`` or above, and, from the
@@ -224,7 +226,8 @@ class NameModel:
         maybe = sorted(
             i
             for i, p in probs.items()
-            if self.extend <= p < self.threshold and not not_a_name_word(tf.words[i], LANGUAGES)
+            if self.extend <= p < self.threshold
+            and not not_a_name_word(tf.words[i], WORD_LANGUAGES)
         )
         grown = True
         while grown and maybe:

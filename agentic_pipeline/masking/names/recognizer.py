@@ -21,6 +21,7 @@ from agentic_pipeline.masking.detectors.key_rules import key_entity
 from agentic_pipeline.masking.detectors.label_lists import label_words
 from agentic_pipeline.masking.detectors.swift import DETECTOR as SWIFT_DETECTOR
 from agentic_pipeline.masking.names.features import is_role, is_title
+from agentic_pipeline.masking.names.joins import particles_before
 from agentic_pipeline.masking.names.lexicon import listed_name
 from agentic_pipeline.masking.names.model import NameModel, default_model
 from agentic_pipeline.masking.pseudonyms import fold_word as fold
@@ -139,13 +140,17 @@ def without_titles(text: str, span: tuple) -> tuple | None:
     None when nothing else is left (spaCy's "Dear Madam"). A word that a name list has ("Don",
     "Rose", "Hunter") stays in the span unless it is written in lower case ("account holder").
     A span with a capital loses the lower-case words at its edges (spaCy's "los datos de <First>
-    <Last> para", "van <First> <Last>"); a name's particles between its words stay."""
+    <Last> para", "van <First> <Last>"); a name's particles between its words stay, and so do
+    those that open it at the head of its line or after a title (``joins.particles_before``)."""
     start, end = span[0], span[1]
     while (m := _FIRST_WORD.match(text, start, end)) and m.end() < end and _title(m.group(1)):
         start = m.end()
     if any(c.isupper() for c in text[start:end]):
+        head = start
         while (m := _FIRST_WORD.match(text, start, end)) and m.end() < end and m[1].islower():
             start = m.end()
+        # but a name's own particles at the head of its line or after a title ("van der <Last>")
+        start = max(head, particles_before(text, start, end))
         while (m := _LAST_WORD.search(text, start, end)) and m.start() > start and m[1].islower():
             end = m.start()
     return None if _title(text[start:end]) else (start, end, *span[2:])

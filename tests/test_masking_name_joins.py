@@ -1,0 +1,107 @@
+"""The parts of a name joined to what the name model masks (``names.joins``): particles between
+and before a name's words, a first name after a surname written first, the halves of an
+airline's ``SURNAME/GIVEN``; and the salutations of more European languages kept. The names are
+invented for these tests."""
+
+from __future__ import annotations
+
+import pytest
+
+KEY = "name-joins-test-key-0123456789abcdef"
+
+
+def _masked(*texts: str) -> list[str]:
+    from conftest import masked_cells
+
+    from agentic_pipeline.masking import Masker
+
+    with Masker(key=KEY, n_workers=1) as m:
+        return masked_cells(m, *(("user", t) for t in texts))
+
+
+@pytest.mark.parametrize(
+    ("text", "gone", "kept"),
+    [
+        (
+            "Paciente: Remedios del Olmo Garaikoetxea, 71 años.",
+            ["Remedios", " del ", "Garaikoetxea"],
+            ", 71 años.",
+        ),
+        (
+            "Aanmelding zwemclub\nvan der Plasschaert-Wiemers\nGroep B, dinsdag",
+            ["van der", "Plasschaert"],
+            "Groep B, dinsdag",
+        ),
+    ],
+)
+def test_name_particles_are_masked_with_the_name(text, gone, kept):
+    (out,) = _masked(text)
+    assert not any(g in out for g in gone), out
+    assert kept in out
+
+
+def test_a_particle_after_an_ordinary_word_stays():
+    out = _masked(
+        "Ayer leí el libro de Marisol Echegaray en el tren.",
+        "Bericht van Anna Jansen over de planning.",
+    )
+    assert "Marisol" not in out[0] and "Echegaray" not in out[0]
+    assert "el libro de " in out[0]
+    assert out[1].startswith("Bericht van <PERSON_") and "Jansen" not in out[1]
+
+
+def test_a_first_name_after_a_surname_written_first_is_masked():
+    out = _masked(
+        "Clinic list - Tue pm\n14:00 Quennell, Avelina (new patient)\n14:20 Ostrowe, Benedikt",
+        "2 PATIENT NAME: ADEMIRIN, TOLUWANI\n3 PATIENT DOB: 03 11 1966",
+    )
+    for name in ("Quennell", "Avelina", "Ostrowe", "Benedikt", "ADEMIRIN", "TOLUWANI"):
+        assert not any(name in o for o in out), name
+    assert "(new patient)" in out[0]
+
+
+def test_both_halves_of_an_airline_passenger_name_are_masked():
+    (out,) = _masked("[planner] passenger: WINTERBOURNE/ISOLDE MS, seat 14C, fare class Y")
+    assert "WINTERBOURNE" not in out and "ISOLDE" not in out
+    assert "seat 14C, fare class Y" in out
+
+
+@pytest.mark.parametrize(
+    ("text", "word", "name"),
+    [
+        ("Dobrý den, tady Radovan Křepelka z Olomouce.", "Dobrý", "Křepelka"),
+        ("Merhaba, ben Tülay Karaağaçlı, siparişim gelmedi.", "Merhaba", "Karaağaçlı"),
+        ("Bună ziua, sunt Sorina Vlădărean de la recepție.", "Bună", "Vlădărean"),
+    ],
+)
+def test_greetings_of_more_european_languages_stay(text, word, name):
+    (out,) = _masked(text)
+    assert out.startswith(word) and name not in out
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'Tenant: Rosalba "Bibi" Quartermaine-Oduya, Premises: flat 3',
+        "Vandaag afscheid van onze buurvrouw Hendrika 'Riek' Zomerdijk (91).",
+    ],
+)
+def test_a_nickname_in_quotes_is_masked_with_the_name_around_it(text):
+    (out,) = _masked(text)
+    for part in ("Rosalba", "Bibi", "Quartermaine", "Hendrika", "Riek", "Zomerdijk"):
+        assert part not in out, out
+
+
+def test_a_quoted_word_beside_no_name_stays():
+    (out,) = _masked("I love the 'Biscuit' brand of dog treats.")
+    assert out == "I love the 'Biscuit' brand of dog treats."
+
+
+def test_the_display_names_of_a_chat_export_are_masked_and_a_day_stays():
+    (out,) = _masked(
+        "Brightwell, Oyinda  3:14 PM\nCan someone sign off the rota?\n"
+        "Haddad, Samir  3:16 PM\non it\nYesterday 11:51 PM\nthanks all"
+    )
+    for name in ("Brightwell", "Oyinda", "Haddad", "Samir"):
+        assert name not in out, out
+    assert "Yesterday 11:51 PM" in out and "3:14 PM" in out
