@@ -349,6 +349,20 @@ COUNTRY_ADDRESSES = [
 ]
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Track list: Mozart No 40, Salzburg recording",
+        "The Chanel No 5 bottle is on the shelf.",
+        "Please call 3 Sk. 5 times before noon.",
+        "Norway: the meeting is on floors 3 og 4 this year.",
+    ],
+)
+def test_a_numbered_title_or_a_count_is_no_address(masker, text):
+    (out,) = _masked(masker, ("user", text))
+    assert out == text
+
+
 @pytest.mark.parametrize(("before", "address", "after"), COUNTRY_ADDRESSES)
 def test_an_address_of_each_country_is_one_span_in_prose(masker, before, address, after):
     (out,) = _masked(masker, ("user", before + address + after))

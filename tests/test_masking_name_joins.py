@@ -10,13 +10,19 @@ import pytest
 KEY = "name-joins-test-key-0123456789abcdef"
 
 
-def _masked(*texts: str) -> list[str]:
-    from conftest import masked_cells
-
+@pytest.fixture(scope="module")
+def masker():
     from agentic_pipeline.masking import Masker
 
     with Masker(key=KEY, n_workers=1) as m:
-        return masked_cells(m, *(("user", t) for t in texts))
+        yield m
+
+
+@pytest.fixture
+def _masked(masker):
+    from conftest import masked_cells
+
+    return lambda *texts: masked_cells(masker, *(("user", t) for t in texts))
 
 
 @pytest.mark.parametrize(
@@ -34,13 +40,13 @@ def _masked(*texts: str) -> list[str]:
         ),
     ],
 )
-def test_name_particles_are_masked_with_the_name(text, gone, kept):
+def test_name_particles_are_masked_with_the_name(text, gone, kept, _masked):
     (out,) = _masked(text)
     assert not any(g in out for g in gone), out
     assert kept in out
 
 
-def test_a_particle_after_an_ordinary_word_stays():
+def test_a_particle_after_an_ordinary_word_stays(_masked):
     out = _masked(
         "Ayer leí el libro de Marisol Echegaray en el tren.",
         "Bericht van Anna Jansen over de planning.",
@@ -50,7 +56,7 @@ def test_a_particle_after_an_ordinary_word_stays():
     assert out[1].startswith("Bericht van <PERSON_") and "Jansen" not in out[1]
 
 
-def test_a_first_name_after_a_surname_written_first_is_masked():
+def test_a_first_name_after_a_surname_written_first_is_masked(_masked):
     out = _masked(
         "Clinic list - Tue pm\n14:00 Quennell, Avelina (new patient)\n14:20 Ostrowe, Benedikt",
         "2 PATIENT NAME: ADEMIRIN, TOLUWANI\n3 PATIENT DOB: 03 11 1966",
@@ -60,7 +66,7 @@ def test_a_first_name_after_a_surname_written_first_is_masked():
     assert "(new patient)" in out[0]
 
 
-def test_both_halves_of_an_airline_passenger_name_are_masked():
+def test_both_halves_of_an_airline_passenger_name_are_masked(_masked):
     (out,) = _masked("[planner] passenger: WINTERBOURNE/ISOLDE MS, seat 14C, fare class Y")
     assert "WINTERBOURNE" not in out and "ISOLDE" not in out
     assert "seat 14C, fare class Y" in out
@@ -70,11 +76,10 @@ def test_both_halves_of_an_airline_passenger_name_are_masked():
     ("text", "word", "name"),
     [
         ("Dobrý den, tady Radovan Křepelka z Olomouce.", "Dobrý", "Křepelka"),
-        ("Merhaba, ben Tülay Karaağaçlı, siparişim gelmedi.", "Merhaba", "Karaağaçlı"),
         ("Bună ziua, sunt Sorina Vlădărean de la recepție.", "Bună", "Vlădărean"),
     ],
 )
-def test_greetings_of_more_european_languages_stay(text, word, name):
+def test_greetings_of_more_european_languages_stay(text, word, name, _masked):
     (out,) = _masked(text)
     assert out.startswith(word) and name not in out
 
@@ -86,18 +91,18 @@ def test_greetings_of_more_european_languages_stay(text, word, name):
         "Vandaag afscheid van onze buurvrouw Hendrika 'Riek' Zomerdijk (91).",
     ],
 )
-def test_a_nickname_in_quotes_is_masked_with_the_name_around_it(text):
+def test_a_nickname_in_quotes_is_masked_with_the_name_around_it(text, _masked):
     (out,) = _masked(text)
     for part in ("Rosalba", "Bibi", "Quartermaine", "Hendrika", "Riek", "Zomerdijk"):
         assert part not in out, out
 
 
-def test_a_quoted_word_beside_no_name_stays():
+def test_a_quoted_word_beside_no_name_stays(_masked):
     (out,) = _masked("I love the 'Biscuit' brand of dog treats.")
     assert out == "I love the 'Biscuit' brand of dog treats."
 
 
-def test_the_display_names_of_a_chat_export_are_masked_and_a_day_stays():
+def test_the_display_names_of_a_chat_export_are_masked_and_a_day_stays(_masked):
     (out,) = _masked(
         "Brightwell, Oyinda  3:14 PM\nCan someone sign off the rota?\n"
         "Haddad, Samir  3:16 PM\non it\nYesterday 11:51 PM\nthanks all"
@@ -105,3 +110,23 @@ def test_the_display_names_of_a_chat_export_are_masked_and_a_day_stays():
     for name in ("Brightwell", "Oyinda", "Haddad", "Samir"):
         assert name not in out, out
     assert "Yesterday 11:51 PM" in out and "3:14 PM" in out
+
+
+def test_a_product_version_or_a_meeting_before_a_time_is_no_chat_header(_masked):
+    text = "Upgraded to Python 3.11\nStandup 9:30 AM\nUbuntu 22.04\nall green"
+    (out,) = _masked(text)
+    assert out == text
+
+
+@pytest.mark.parametrize(
+    ("text", "names"),
+    [
+        ("Patient: Çelikkaya, Ayşegül", ("Çelikkaya", "Ayşegül")),
+        ("From: Kılıçoğlu, Barış", ("Kılıçoğlu", "Barış")),
+    ],
+)
+def test_turkish_names_written_surname_first_stay_masked(_masked, text, names):
+    """Turkish is not among the languages whose words are vocabulary for the floor: many of its
+    given names and surnames are its words and in no name list."""
+    (out,) = _masked(text)
+    assert not any(n in out for n in names), out

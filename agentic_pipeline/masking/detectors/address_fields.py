@@ -60,7 +60,8 @@ REGION_NAMES = _region_names()
 #: The side of a storey after it ("3. OG rechts").
 _SIDE_AFTER = rf"(?:{alternation(_D['floor_sides_after'])})\.?(?!\w)"
 #: A unit: a unit word and its number or letter ("Apt 5", "depto. C", "m. 7"), a floor with an
-#: ordinal sign ("3º B", "2.º Dto."), a floor and its side ("3. th").
+#: ordinal sign ("3º B", "2.º Dto."), a floor and its side ("3. th"), a storey after its number,
+#: maybe with its side ("2nd floor", "3. OG rechts"), a German storey without one ("EG links").
 UNIT = (
     rf"(?:(?:(?:{alternation(_D['unit_words'])})\.?(?:[ \t]*No\.?)?|#)[ \t]*"
     r"(?:[A-Za-z]?\d[\w-]*|[A-Z](?![\w-]))"
@@ -68,7 +69,8 @@ UNIT = (
     r"|[A-Za-z]{1,4}\.?)(?!\w))?"
     rf"|\d{{1,2}}\.[ \t]*(?:{alternation(_D['floor_sides'])})\.?(?!\w)"
     r"|\d{1,3}(?:st|nd|rd|th|er|re|e|ème|º|ª|°|\.)?[ \t]*"
-    rf"(?i:{alternation(_D['floor_words'])})\.?(?!\w)(?:[ \t]+{_SIDE_AFTER})?"
+    rf"(?:(?i:{alternation(_D['floor_words'])})\.?|{alternation(_D['storey_abbreviations'])})"
+    rf"(?!\w)(?:[ \t]+{_SIDE_AFTER})?"
     rf"|(?:{alternation(_D['floors_without_number'])})(?:[ \t]+{_SIDE_AFTER})?(?!\w))"
 )
 POSTCODE = "|".join(_D["postcodes"])

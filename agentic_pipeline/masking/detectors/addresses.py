@@ -75,6 +75,8 @@ from agentic_pipeline.masking.detectors.address_parts import (
     unit_first_spans,
 )
 from agentic_pipeline.masking.detectors.data_files import alternation as _alternation
+from agentic_pipeline.masking.names.lexicon import listed_names
+from agentic_pipeline.masking.pseudonyms import fold_word as fold
 from agentic_pipeline.masking.vocabulary import LW, is_place
 
 __all__ = [
@@ -279,20 +281,24 @@ def join_addresses(text: str, spans: list[Span]) -> list[Span]:
         out += table + field_block_spans(text)
     if "{" in text or "=" in text or "|" in text or ";" in text or "</" in text:
         out += inline_object_spans(text)
-    return _without_names_inside(_merge_overlapping(out))
+    return _without_names_inside(text, _merge_overlapping(out))
 
 
-def _without_names_inside(spans: list[Span]) -> list[Span]:
-    """``spans`` without the person spans that lie inside a whole address after its start: a
-    town that the name model took for a name ("12 Oak Ct., <Town> AL 36532") is the address's,
-    which masks it all the same."""
+def _without_names_inside(text: str, spans: list[Span]) -> list[Span]:
+    """``spans`` without the person spans that lie inside a whole address after its start and do
+    not open with a listed first name: a town that the name model took for a name ("12 Oak Ct.,
+    <Town> AL 36532") is the address's, which masks it all the same; a person named inside an
+    address ("attn <First> <Last>") stays a person."""
     addresses = [(s, e) for s, e, t, *_ in spans if t == ADDRESS]
     if not addresses:
         return spans
+    firsts = listed_names()[0]
     return [
         sp
         for sp in spans
-        if sp[2] != "PERSON" or not any(a < sp[0] and sp[1] <= b for a, b in addresses)
+        if sp[2] != "PERSON"
+        or not any(a < sp[0] and sp[1] <= b for a, b in addresses)
+        or fold(text[sp[0] : sp[1]].split()[0]) in firsts
     ]
 
 

@@ -110,7 +110,7 @@ DATE_PATTERN = (
     rf"|\d{{1,2}}(?:st|nd|rd|th|er|\.)? (?:of |de )?{_MONTH}\.?,? (?:de )?\d{{4}}"
     rf"|\d{{1,2}}-{_MONTH}\.?-\d{{2,4}}|\d{{1,2}}/{_MONTH}\.?/\d{{2,4}})"
 )
-#: Words that say a date is somebody's birth date, in English and the main European languages.
+#: Words that say a date is somebody's birth date, in English and the European languages.
 _BIRTH_WORDS = (
     r"born|birth\s?day|b-?day|date of birth|birth\s?date|d\.?o\.?b\.?|geboren|geb\.|geburtsdatum|"
     r"geburtstag|née?|naissance|nacido|nacida|nací|nacimiento|cumpleaños|nato|nata|nascita|"

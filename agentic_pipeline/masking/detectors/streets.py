@@ -46,12 +46,13 @@ _STREET_WORD = (
 _D = data_file("addresses.yaml")
 #: What may follow a house number after a hyphen ("61-II", "212-bis"), data of addresses.yaml.
 HOUSE_SUFFIX = alternation(_D["house_suffixes"])
+#: A number word with its full stop or colon before a house number ("nr. 8", "No: 58", "Nº 12";
+#: "No 5" without one is a title's: "Symphony No 5").
+_HOUSE_WORD = r"(?:(?:[Nn][ro]|NR|NO)[.:]|[Nn][º°]\.?)"
 #: A house number: "12", "12 a", "12-14", "12/3", a Dutch "221-H", an Austrian house, staircase
 #: and door ("214/2/9"), a Finnish or Swedish house, staircase and door ("27 B 3"), a storey or
 #: second house after a hyphen ("61-II", "212-bis"), maybe after a number word ("nr. 8", "No:
 #: 58").
-#: A number word before a house number ("nr. 8", "No: 58").
-_HOUSE_WORD = r"(?:[Nn][ro]|NR|NO|N[º°]|n[º°])[.:]?"
 _HOUSE = (
     rf"(?:{_HOUSE_WORD}[ \t]*)?"
     r"\d{1,5}(?:[ \t][A-H][ \t]\d{1,3}(?![\w.,]\d)|\s?[a-zA-Z](?![\w:])|-[A-Za-z](?![\w-]))?"
@@ -228,11 +229,12 @@ EU_STREET_RES: tuple[re.Pattern[str], ...] = (
         r"[가-힣]{1,8}(?:특별시|광역시|특별자치시|도|시)[ \t]?[가-힣]{1,8}(?:구|군|시)[ \t]?"
         r"[가-힣\d]{1,10}(?:로|길)[ \t]?\d{1,4}(?:-\d{1,4})?"
     ),
-    # a Turkish numbered street, maybe after its neighbourhood, the house after "No:" and maybe
-    # the flat ("Bahçe Mah. 318 Sok. No: 12 D: 4", "1204 Sk. No: 6")
+    # a Turkish numbered street, maybe after its neighbourhood, the house after "No:" (needed:
+    # "call 3 Sk. 5 times" is none) and maybe the flat ("Bahçe Mah. 318 Sok. No: 12 D: 4")
     re.compile(
         rf"(?<!\w)(?:[{_UP}][{_LW}'’-]+(?:[ \t]+[{_UP}][{_LW}'’-]+)?[ \t]+"
-        rf"(?:Mahallesi|Mah\.|Mh\.),?[ \t]+)?\d{{1,5}}\.?[ \t]+(?:{_TURKISH})[ \t]+{_HOUSE}"
+        rf"(?:Mahallesi|Mah\.|Mh\.),?[ \t]+)?\d{{1,5}}\.?[ \t]+(?:{_TURKISH})[ \t]+"
+        rf"(?:No|NO)[.:][ \t]*{_HOUSE}"
         r"(?:[ \t]+(?:D|Daire|Kat|K)[.:]?[ \t]*\d{1,3})?(?!\w)"
     ),
 )

@@ -103,18 +103,20 @@ def last_first_values(text: str) -> list[tuple[int, int]]:
     return [v for s in line_starts if (v := last_first_value(text, s)) is not None]
 
 
-#: A chat export's header line: a display name alone, then the time of the message ("<Surname>,
-#: <Given>  3:14 PM" of Teams, "<Given> <Surname>  11:51 PM" of Slack).
+#: A chat export's header line: a display name of two to four words alone, then the time of the
+#: message ("<Surname>, <Given>  3:14 PM" of Teams, "<Given> <Surname>  11:51 PM" of Slack); a
+#: full stop between hours and minutes only before am/pm ("Python 3.11" is a version).
 _CHAT_HEADER = re.compile(
-    r"^[ \t]*([^\W\d_][\w'’.-]*(?:,?[ \t][^\W\d_][\w'’.-]*){0,3})[ \t]+"
-    r"\d{1,2}[:.]\d{2}(?:[ \t]?[AaPp]\.?[Mm]\.?)?[ \t]*$",
+    r"^[ \t]*([^\W\d_][\w'’.-]*(?:,?[ \t][^\W\d_][\w'’.-]*){1,3})[ \t]+"
+    r"\d{1,2}(?::\d{2}(?:[ \t]?[AaPp]\.?[Mm]\.?)?|\.\d{2}[ \t]?[AaPp]\.?[Mm]\.?)[ \t]*$",
     re.M,
 )
 
 
 def chat_header_names(text: str) -> list[tuple[int, int]]:
     """(start, end) of the display names of a chat export's header lines (``_CHAT_HEADER``):
-    capitalised words alone before a time at the line's end."""
+    two to four capitalised words alone before a time at the line's end (one word is as often a
+    product and its version or a meeting's name: "Standup 9:30 AM")."""
     if ":" not in text and "." not in text:
         return []
     return [

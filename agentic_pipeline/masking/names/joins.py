@@ -1,5 +1,7 @@
-"""The name parts joined to the units the model masks, whatever their probability: half a name
-left in clear names the person. Used by ``model.NameModel.name_units``."""
+"""The name parts joined to what the model masks, whatever their probability: half a name left
+in clear names the person. Units by ``model.NameModel.name_units`` (``with_name_parts``),
+character spans by ``model.NameModel.spans`` (``with_particles``) and
+``recognizer.without_titles`` (``particles_before``)."""
 
 from __future__ import annotations
 
@@ -85,7 +87,7 @@ def _first_after_surname(tf: TextFeatures, i: int, j: int) -> bool:
     w, f = tf.words[j], fold(tf.words[j])
     if tf.text[tf.ends[i] : tf.starts[j]] != ", " or not w[:1].isupper():
         return False
-    if is_title(w) or is_role(w) or not _line_head(tf.text, tf.starts[i]):
+    if _title_not_name(w) or is_role(w) or not _line_head(tf.text, tf.starts[i]):
         return False
     if f in STOP_WORDS or is_place_or_calendar(w) or is_city(w):
         return False
@@ -98,11 +100,16 @@ def _slash_pair(tf: TextFeatures, a: int, b: int) -> bool:
     wa, wb = tf.words[a], tf.words[b]
     if tf.words[a + 1] != "/" or tf.ends[a] != tf.starts[a + 1] or tf.ends[a + 1] != tf.starts[b]:
         return False
-    return all(len(w) > 1 and w.isupper() and not is_title(w) for w in (wa, wb))
+    return all(len(w) > 1 and w.isupper() and not _title_not_name(w) for w in (wa, wb))
 
 
-#: What may stand before a name written surname first at the head of its line: nothing but
-#: spaces, a bullet or a number, a label and its colon, or a chat line's time stamp.
+def _title_not_name(word: str) -> bool:
+    """A title or kinship word that no name list has ("MR", "Mme"; not "Tia", "Nana")."""
+    return is_title(word) and not listed_name(word)
+
+
+#: Spaces, a bullet or a number before a line's value (``_line_head`` reads labels and time
+#: stamps besides).
 _HEAD = re.compile(r"[ \t]*(?:[-*•]|\d{1,3}[.)]?)?[ \t]*")
 
 
@@ -121,7 +128,8 @@ def _line_head(text: str, start: int) -> bool:
 #: Name particles that join two people's names as often as one's ("<First> y <First>"): they
 #: never join two spans.
 _COORDINATORS = frozenset({"y", "e", "i"})
-#: A lower-case word and the space after it, read backwards from a name.
+#: A word and the space after it, read backwards from a name (``particles_before`` keeps the
+#: lower-case particles).
 _WORD_BEFORE = re.compile(r"(?<![^ \t\n])[^\W\d_]+[ \t]$")
 
 
@@ -140,7 +148,8 @@ def particles_before(text: str, start: int, end: int) -> int:
     a = start
     for _ in range(3):
         m = _WORD_BEFORE.search(text, max(0, a - 16), a)
-        if m is None or not _particle(m.group().rstrip()):
+        word = m.group().rstrip() if m else ""
+        if not _particle(word) or fold(word) in _COORDINATORS:
             break
         a = m.start()
     if a == start:
@@ -149,8 +158,8 @@ def particles_before(text: str, start: int, end: int) -> int:
     return a if _line_head(text, a) or (before and is_title(before[-1])) else start
 
 
-#: A nickname in quotes between the parts of a name ('<First> "Lupe" <Last>').
-_NICKNAME = re.compile(r"[ \t]+[\"'“‘«][^\W\d_][\w'’-]*[\"'”’»][ \t]+")
+#: A nickname in quotes between the parts of a name ('<First> "Lupe" <Last>'), capitalised.
+_NICKNAME = re.compile(r"[ \t]+[\"'“‘«](?=[A-ZÀ-ÖØ-ÞĀ-Ž])[^\W\d_][\w'’-]*[\"'”’»][ \t]+")
 #: A nickname in quotes and the capitalised word after it, after a name.
 _NICKNAME_AFTER = re.compile(rf"{_NICKNAME.pattern}([^\W\d_][\w'’-]*)")
 #: A capitalised word and a nickname in quotes after it, before a name.
@@ -180,13 +189,21 @@ def with_particles(text: str, spans: list[tuple[int, int, float]]) -> list[tuple
                 continue
         s = particles_before(text, s, e)
         m = _NICKNAME_BEFORE.search(text, max(0, s - 60), s)
-        if m and _name_word(m.group(1)):
+        if m and _name_word(m.group(1)) and (not out or out[-1][1] <= m.start(1)):
             s = m.start(1)
         out.append((s, e, p))
-    grown = []
-    for s, e, p in out:
+    grown: list[tuple[int, int, float]] = []
+    for k, (s, e, p) in enumerate(out):
+        if grown and e <= grown[-1][1]:
+            continue  # the nickname of the name before, taken in with it
         m = _NICKNAME_AFTER.match(text, e)
-        if m and _name_word(m.group(1)):
+        nxt = out[k + 1] if k + 1 < len(out) else None
+        # not into the next name, unless it is the nickname itself ('<First> "<Nick>" <Last>')
+        if (
+            m
+            and _name_word(m.group(1))
+            and (nxt is None or nxt[0] >= m.end(1) or nxt[1] <= m.end(1))
+        ):
             e = m.end(1)
         grown.append((s, e, p))
     return grown
