@@ -125,8 +125,8 @@ def _line_head(text: str, start: int) -> bool:
     )
 
 
-#: Name particles that join two people's names as often as one's ("<First> y <First>"): they
-#: never join two spans.
+#: Name particles that join two people's names as often as one's ("<First> y <First>"): no
+#: particle of ``_particle``.
 _COORDINATORS = frozenset({"y", "e", "i"})
 #: A word and the space after it, read backwards from a name (``particles_before`` keeps the
 #: lower-case particles).
@@ -134,7 +134,9 @@ _WORD_BEFORE = re.compile(r"(?<![^ \t\n])[^\W\d_]+[ \t]$")
 
 
 def _particle(word: str) -> bool:
-    return word.islower() and fold(word) in NAME_PARTICLES
+    """A lower-case name particle that joins one name's words, not two people's names."""
+    f = fold(word)
+    return word.islower() and f in NAME_PARTICLES and f not in _COORDINATORS
 
 
 def particles_before(text: str, start: int, end: int) -> int:
@@ -148,8 +150,7 @@ def particles_before(text: str, start: int, end: int) -> int:
     a = start
     for _ in range(3):
         m = _WORD_BEFORE.search(text, max(0, a - 16), a)
-        word = m.group().rstrip() if m else ""
-        if not _particle(word) or fold(word) in _COORDINATORS:
+        if m is None or not _particle(m.group().rstrip()):
             break
         a = m.start()
     if a == start:
@@ -183,7 +184,7 @@ def with_particles(text: str, spans: list[tuple[int, int, float]]) -> list[tuple
                 gap[:1] == " " == gap[-1:]
                 and 0 < len(words) <= 3
                 and "\n" not in gap
-                and all(_particle(w) and fold(w) not in _COORDINATORS for w in words)
+                and all(_particle(w) for w in words)
             ) or _NICKNAME.fullmatch(gap):
                 out[-1] = (ps, e, max(pp, p))
                 continue
