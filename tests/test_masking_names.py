@@ -149,7 +149,7 @@ def test_the_shipped_model_is_versioned_and_small():
 def test_no_rare_word_is_a_feature_of_the_shipped_model():
     """Neighbour words are features only when frequent vocabulary, so the model file holds no
     name or corpus value: every word in a feature is frequent English or a word class."""
-    from agentic_pipeline.masking.names.features import CONTEXT_WORD_ZIPF
+    from agentic_pipeline.masking.names.words import CONTEXT_WORD_ZIPF
     from agentic_pipeline.masking.vocabulary import STOP_WORDS, zipf
 
     model = default_model()

@@ -8,9 +8,10 @@ from __future__ import annotations
 import pytest
 
 from agentic_pipeline.masking.csv_cells import csv_table
-from agentic_pipeline.masking.names.features import TextFeatures, _csv_header, word_info
+from agentic_pipeline.masking.names.features import TextFeatures, _csv_header
 from agentic_pipeline.masking.names.model import load_model
 from agentic_pipeline.masking.names.recognizer import DETECTOR, decide_persons, without_titles
+from agentic_pipeline.masking.names.words import word_info
 from agentic_pipeline.masking.vocabulary import english_compound
 
 

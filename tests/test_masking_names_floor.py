@@ -16,7 +16,7 @@ from name_docs import person_doc as _doc
 from name_docs import spans_found as _found
 
 from agentic_pipeline.masking.names import build
-from agentic_pipeline.masking.names.features import TextFeatures, tag_words
+from agentic_pipeline.masking.names.features import TextFeatures
 from agentic_pipeline.masking.names.floor import non_person_signal, vocabulary_word
 from agentic_pipeline.masking.names.model import (
     MODEL_ENV,
@@ -26,6 +26,7 @@ from agentic_pipeline.masking.names.model import (
     load_model,
     model_path,
 )
+from agentic_pipeline.masking.names.words import tag_words
 from agentic_pipeline.masking.vocabulary import compound_word
 
 #: A model that calls every candidate word a name: every probability is about 1.

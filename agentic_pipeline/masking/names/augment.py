@@ -8,7 +8,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from agentic_pipeline.masking.names.features import word_info
+from agentic_pipeline.masking.names.words import word_info
 
 Span = tuple[int, int, str]
 

@@ -23,33 +23,33 @@ from __future__ import annotations
 import bisect
 import re
 from collections import Counter
-from functools import lru_cache
 
 from spacy.tokens import Doc
 
 from agentic_pipeline.masking.delimited import header_candidates, header_like
 from agentic_pipeline.masking.detectors.login_names import SPEAKER_PREFIX
 from agentic_pipeline.masking.names.fields import (
-    PERSON_LABELS,
     after_person_label,
     label_before,
     person_key,
 )
-from agentic_pipeline.masking.names.lexicon import (
-    COMMON_WORDS,
-    DATA,
-    listed_names,
-    read_lines,
+from agentic_pipeline.masking.names.lexicon import listed_names
+from agentic_pipeline.masking.names.words import (
+    HAS_DIGIT,
+    context_word,
+    is_role,
+    is_title,
+    tag_words,
+    word_info,
+    wordlike,
 )
 from agentic_pipeline.masking.pseudonyms import fold_word as fold
 from agentic_pipeline.masking.vocabulary import (
-    OTHER_LANGUAGES,
     STOP_WORDS,
     compound_word,
     english_compound,
     foreign_stop_word,
     is_city,
-    is_place_or_calendar,
     zipf,
 )
 
@@ -64,10 +64,7 @@ FOREIGN_GAP = 2
 #: A lower-case listed name this frequent in English (Zipf bin) is a word ("said", "will"), no
 #: candidate.
 LOWER_NAME_MAX_ZEN = 5
-#: A neighbour word this frequent in English (and no listed name) is a feature by identity.
-CONTEXT_WORD_ZIPF = 3.5
 _BULLET = re.compile(r"\s*(?:[-*•·▪‣◦>+–]|\(?\d{1,3}[.)]|\(?[a-zA-Z][.)])?\s*")
-HAS_DIGIT = re.compile(r"\d")
 #: The units features are computed on (spaCy's tokens keep "2025-02-03,Anna" or "Name:Anna"
 #: whole): a short capitalised abbreviation with its period ("Dr.", "Ms."), a word with inner
 #: apostrophes or hyphens ("O'Dwyer", "Anne-Marie"; a possessive "'s" apart), or one other
@@ -75,61 +72,6 @@ HAS_DIGIT = re.compile(r"\d")
 _UNIT = re.compile(r"[A-Z][a-z]{0,2}\.(?=\s)|\w+(?:['’](?![sS]\b)\w+|-\w+)*|[^\w\s]")
 #: E-mail addresses, URLs, @handles and #tags: their words are never name candidates.
 _NOT_NAMES = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+|https?://\S+|www\.\S+|(?<!\w)[@#]\w+")
-
-
-@lru_cache(maxsize=65536)
-def word_info(word: str) -> tuple[str, str, bool, bool, bool, int, int, bool]:
-    """(folded word, shape, first-name listed, last-name listed, common word, English Zipf bin,
-    other-languages Zipf bin, place or calendar word) of one token text, cached."""
-    f = fold(word)
-    firsts, lasts = listed_names()
-    if len(word) <= 2 and word[:1].isupper() and word[1:] in ("", "."):
-        shape = "init"
-    elif word.isupper() and len(word) > 1:
-        shape = "upper"
-    elif word[:1].isupper():
-        # a double-barrelled name is capitalised part by part ("Nakamura-Little")
-        rest = "".join(p[1:] for p in word.split("-"))
-        shape = "cap" if rest == rest.lower() else "mixed"
-    elif word.islower():
-        shape = "lower"
-    else:
-        shape = "other"
-    bare = f.strip("'’.-")
-    # a double-barrelled name is listed by its parts ("Marlow-Nowak", "Jean-Baptiste")
-    parts = [bare, *(p for p in bare.split("-") if len(p) > 2)] if "-" in bare else [bare]
-    return (
-        f,
-        shape,
-        any(p in firsts for p in parts),
-        any(p in lasts for p in parts),
-        bare in COMMON_WORDS,
-        min(7, int(zipf(bare, ("en",)))) if len(bare) > 1 else 9,
-        min(7, int(zipf(bare, OTHER_LANGUAGES))) if len(bare) > 1 else 9,
-        is_place_or_calendar(bare),
-    )
-
-
-@lru_cache(maxsize=65536)
-def wordlike(text: str) -> bool:
-    """Letters, and no digit or underscore."""
-    return any(c.isalpha() for c in text) and HAS_DIGIT.search(text) is None and "_" not in text
-
-
-@lru_cache(maxsize=65536)
-def context_word(w: str) -> str:
-    """A neighbour as a feature value: frequent vocabulary and punctuation by identity, other
-    words by kind (``<name>`` listed, ``<Cap>``, ``<UP>``, ``<low>``), digits as ``<num>``."""
-    if not wordlike(w):
-        if HAS_DIGIT.search(w):
-            return "<num>"
-        return w[:3] if len(w) <= 3 else "<sym>"
-    f, shape, first, last, _, zen, _, _ = word_info(w)
-    if f in STOP_WORDS or (zen >= CONTEXT_WORD_ZIPF and zen != 9 and not (first or last)):
-        return f
-    if first or last:
-        return "<name>"
-    return {"cap": "<Cap>", "upper": "<UP>", "mixed": "<Cap>", "init": "<init>"}.get(shape, "<low>")
 
 
 def _listed(first: bool, last: bool) -> str:
@@ -422,27 +364,6 @@ def text_gap(text: str, a: int, b: int) -> bool:
 _STARTERS = frozenset({".", "!", "?", ":", '"', "“", "(", "-", "*", "•"})
 
 
-#: Titles, forms of address, salutations and greetings before a name, in the main European
-#: languages (``data/titles.txt``).
-TITLES = read_lines(DATA / "titles.txt")
-
-
-def is_title(word: str) -> bool:
-    """``word`` is a title or form of address ("Mr.", "Frau", "Mme", "Pani", "Nurse")."""
-    return fold(word).rstrip(".") in TITLES
-
-
-#: Occupations and roles written before a name (``data/roles.txt``), and the one-word person
-#: labels.
-ROLES = read_lines(DATA / "roles.txt") | {w for w in PERSON_LABELS if " " not in w}
-
-
-def is_role(word: str) -> bool:
-    """``word`` is an occupation or a role written before a name ("Producer", "holder",
-    "Antragstellerin"): no part of the name, but no sign that the next word is one either."""
-    return fold(word).strip(".,:;") in ROLES
-
-
 def _vocabulary_label(label: str) -> bool:
     """A label made of frequent words (its identity is a feature; a rare one, maybe a speaker's
     name, is not). A label with a digit is a value (a street line, a time stamp), not a label."""
@@ -475,19 +396,3 @@ def _csv_header(text: str) -> tuple[str, list[str], int, int] | None:
             start = text.index(body[skip])
             return delim, header, start, start + len(body[skip])
     return None
-
-
-_CAMEL_PART = re.compile(r"[A-Z][a-z]+|[A-Z]+(?![a-z])|[a-z]+")
-
-
-def tag_words(body: str) -> list[str]:
-    """The words of a #tag's ``body`` as the floor reads them (a tag names a person as often as a
-    topic: "#MarlowQuint", "#Quint"): its capitalised parts ("MarlowQuint" -> Marlow, Quint); a
-    tag all in lower case only when it is a listed name as a whole ("#marlow"), since its words
-    cannot be told apart ("#budgetnight"); none when it holds a digit or an underscore."""
-    if HAS_DIGIT.search(body) or "_" in body or not wordlike(body):
-        return []
-    if body.islower():
-        firsts, lasts = listed_names()
-        return [body] if fold(body) in firsts or fold(body) in lasts else []
-    return _CAMEL_PART.findall(body)

@@ -12,12 +12,7 @@ from functools import lru_cache
 
 from agentic_pipeline.masking.detectors.address_fields import street_types
 from agentic_pipeline.masking.detectors.label_lists import id_labels, unaccented
-from agentic_pipeline.masking.names.features import (
-    HAS_DIGIT,
-    TextFeatures,
-    is_title,
-    wordlike,
-)
+from agentic_pipeline.masking.names.features import TextFeatures
 from agentic_pipeline.masking.names.fields import PERSON_LABELS
 from agentic_pipeline.masking.names.lexicon import (
     COMMON_WORDS,
@@ -29,6 +24,7 @@ from agentic_pipeline.masking.names.lexicon import (
     not_a_name_word,
     read_lines,
 )
+from agentic_pipeline.masking.names.words import HAS_DIGIT, is_title, wordlike
 from agentic_pipeline.masking.pseudonyms import fold_word as fold
 from agentic_pipeline.masking.vocabulary import (
     MONTHS,
@@ -345,7 +341,7 @@ def _capitalised_organisation(word: str) -> bool:
 
 def after_title(text: str, start: int) -> bool:
     """A title, form of address or kinship word stands right before ``start`` ("auntie <name>",
-    "Frau <name>"; ``features.is_title``)."""
+    "Frau <name>"; ``words.is_title``)."""
     m = _WORDS_BEFORE.search(text, max(0, start - 40), start)
     return m is not None and is_title(m.group(0).split()[-1])
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 from agentic_pipeline.masking.detectors.login_names import SPEAKER_PREFIX
-from agentic_pipeline.masking.names.features import TextFeatures, is_role, is_title
+from agentic_pipeline.masking.names.features import TextFeatures
 from agentic_pipeline.masking.names.floor import NAME_PARTICLES, between_names
 from agentic_pipeline.masking.names.lexicon import (
     given_names_before_a_name,
@@ -16,6 +16,7 @@ from agentic_pipeline.masking.names.lexicon import (
     listed_names,
     surnames_after_a_first_name,
 )
+from agentic_pipeline.masking.names.words import is_role, is_title
 from agentic_pipeline.masking.pseudonyms import fold_word as fold
 from agentic_pipeline.masking.vocabulary import (
     STOP_WORDS,

@@ -20,10 +20,10 @@ from agentic_pipeline.masking.detectors.hl7 import DETECTOR as HL7_DETECTOR
 from agentic_pipeline.masking.detectors.key_rules import key_entity
 from agentic_pipeline.masking.detectors.label_lists import label_words
 from agentic_pipeline.masking.detectors.swift import DETECTOR as SWIFT_DETECTOR
-from agentic_pipeline.masking.names.features import is_role, is_title
 from agentic_pipeline.masking.names.joins import particles_before
 from agentic_pipeline.masking.names.lexicon import listed_name
 from agentic_pipeline.masking.names.model import NameModel, default_model
+from agentic_pipeline.masking.names.words import is_role, is_title
 from agentic_pipeline.masking.pseudonyms import fold_word as fold
 
 #: The detector name recorded in the audit for a name the model found.
@@ -135,7 +135,7 @@ _LAST_WORD = re.compile(r"[ \t]+(\S+)$")
 
 def without_titles(text: str, span: tuple) -> tuple | None:
     """``span`` past the titles, salutations, greetings and roles it starts with
-    (``features.is_title`` and ``is_role``: spaCy's "Bonjour Mme Charbonneau", "Producer Ines
+    (``words.is_title`` and ``is_role``: spaCy's "Bonjour Mme Charbonneau", "Producer Ines
     Vidal", the model's "holder Ines Vidal"), so that they stay in clear before the name's token;
     None when nothing else is left (spaCy's "Dear Madam"). A word that a name list has ("Don",
     "Rose", "Hunter") stays in the span unless it is written in lower case ("account holder").
