@@ -26,7 +26,6 @@ from functools import lru_cache
 from presidio_analyzer import LocalRecognizer, RecognizerResult
 from presidio_analyzer.nlp_engine import NlpArtifacts
 
-from agentic_pipeline.masking.detectors.data_files import word_set
 from agentic_pipeline.masking.detectors.id_shapes import (  # noqa: F401  (public here too)
     UNIT_AFTER,
     handle_value_ok,
@@ -34,13 +33,16 @@ from agentic_pipeline.masking.detectors.id_shapes import (  # noqa: F401  (publi
     is_date,
 )
 from agentic_pipeline.masking.detectors.key_rules import key_entity, normalize_key  # noqa: F401
-from agentic_pipeline.masking.detectors.label_lists import (
+from agentic_pipeline.masking.detectors.label_lists import (  # noqa: F401  (public here too)
     compound_head_at,
+    ends_with_id_label,
     handle_alternation,
     id_labels,
     id_word_set,
     id_words,
     label_alternation,
+    label_entity,
+    norm_label,
     person_labels,
     stem_alternation,
     stem_labels,
@@ -328,89 +330,6 @@ def _answers(text: str, entities: list[str]) -> list[RecognizerResult]:
             a, b = where
             out.append(RecognizerResult(et, starts[j] + a, starts[j] + b, NEAR_LABEL_SCORE))
     return out
-
-
-def norm_label(label: str) -> str:
-    """``Account-Number``, ``account_no``, ``patientId`` -> ``account number``, ``patient id``."""
-    label = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", label.strip())
-    words = [w for w in re.split(r"[\s_\-:.#º°]+", label.lower()) if w]
-    return " ".join(words)
-
-
-@lru_cache(maxsize=4096)
-def label_entity(label: str, ids_first: bool = False) -> str | None:
-    """Entity type a field label or key names through the label lists: an id type for an id
-    label (optionally followed by id words: ``policy_no``, ``Member ID``), ``PERSON`` for a
-    name label, else ``None``. A label of both lists ("patient", "customer") names a person,
-    or, with ``ids_first`` (a value with an id's shape after it), that id."""
-    norm = norm_label(label)
-    if not norm:
-        return None
-    if norm in person_labels() and not (ids_first and norm in id_labels()):
-        return "PERSON"
-    if "/" in norm and norm not in id_labels():  # "NRIC/FIN", "Tax ID/SSN": either label
-        parts = (label_entity(part, ids_first) for part in label.split("/"))
-        return next((et for et in parts if et is not None), None)
-    words = norm.split()
-    head = None if norm in id_labels() else compound_head_at(words[-1])
-    if head is not None:  # "Wunschkennzeichen"; not "Sozialversicherungsnummer", a label
-        words[-1] = words[-1][head:]
-    for k in range(len(words)):
-        # "provider_npi", "patient_mrn", "billing_account_number": a qualifier before the label,
-        # unless it names a thing ("order_reference") or leaves only "id" ("guest_id", "Donor
-        # ID": a person's record's id, as the JSON walker reads a bare "id" under "guests")
-        if k and words[k:] in (["id"], ["no"]):  # not "number": "contact number" is a phone
-            person = " ".join(words[:k]) in word_set("labels.yaml", "person_objects")
-            return "USER_ID" if person else None
-        if k and THING_WORD_IN.search(" ".join(words[:k])):
-            break
-        et = _label_with_id_words(words[k:])
-        if et is not None:
-            return et
-    return None
-
-
-#: The last one to three words of a text ("... your order", "Policy").
-_LAST_WORDS = re.compile(r"(?:[^\W\d_][\w'’]*[ \t_-]+){0,2}[^\W\d_][\w'’]*[ \t]*$")
-
-
-def ends_with_id_label(text: str) -> bool:
-    """Whether ``text`` ends with the label of a person's id or with a thing's word, and maybe
-    id words and a colon ("... your order", "SKU", "Policy no.: "): what follows it, or what a
-    "number" after it numbers, is no phone ("order number 55012345", "SKU 8812-4471-09")."""
-    m = _LAST_WORDS.search(text[-60:].rstrip(" \t#:.=-"))
-    if m is None:
-        return False
-    words = m.group().split()
-    idw = id_word_set()
-    while len(words) > 1 and words[-1].lower().rstrip(".") in idw:
-        words.pop()  # "order no", "SKU number"
-    for k in range(len(words)):
-        phrase = " ".join(words[k:])
-        if THING_WORD_IN.fullmatch(phrase):
-            return True
-        if label_entity(phrase, ids_first=True) not in (None, "PERSON"):
-            return True
-    return False
-
-
-def _label_with_id_words(words: list[str]) -> str | None:
-    """The id type of a label phrase optionally followed by id words ("policy no", "member id")."""
-    ids = id_labels()
-    idw = id_word_set()
-    while words:
-        et = ids.get(" ".join(words))
-        if et is not None:
-            return et
-        if words[-1] not in idw:
-            glued = next((w for w in idw if w.isalpha() and words[-1].endswith(w)), "")
-            stem = words[-1][: -len(glued)] if glued else ""  # "kunden" of "kundennr"
-            return stem_labels().get(" ".join([*words[:-1], stem])) if stem else None
-        words = words[:-1]
-        et = stem_labels().get(" ".join(words))  # "staff no", "record id"
-        if et is not None:
-            return et
-    return None
 
 
 def _starts_with_a_word(value: str) -> bool:
