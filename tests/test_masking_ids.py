@@ -319,3 +319,33 @@ def test_a_nested_objects_words_are_not_its_numbers(masker):
     assert json.loads(card)["card"]["brand"] == "visa"
     assert "4929123412341234" not in card
     assert json.loads(phone)["phone"]["type"] == "mobile" and "4155550188" not in phone
+
+
+@pytest.mark.parametrize(
+    ("label", "expected"),
+    [
+        # a label with its vehicle or its issuer's initials after it
+        ("Numer rejestracyjny samochodu", "VEHICLE_ID"),
+        ("Kennzeichen des Fahrzeugs", "VEHICLE_ID"),
+        ("Licence FFT", "ID_DOCUMENT"),
+        ("Member no. AXA", "INSURANCE_ID"),
+        # initials after an account's label may be a currency; after a name label, no id
+        ("Account GBP", None),
+        ("Name WHO", None),
+        ("Arrival date UTC", None),
+        # plates of more countries, a patient's id abbreviated
+        ("SPZ", "VEHICLE_ID"),
+        ("Rendszám", "VEHICLE_ID"),
+        ("Pt ID", "MEDICAL_RECORD"),
+    ],
+)
+def test_a_label_qualified_after_it_and_more_plate_labels(label, expected):
+    assert label_entity(label) == expected
+
+
+def test_qualified_labels_in_a_form_and_a_json_record(masker):
+    form = "Inscription course\nLicence FFT : 0451928\nSPZ: 7KL 3306\nPt ID: Q-55012978"
+    record = '{"Numer rejestracyjny samochodu": "PO 3R881", "Licence FFT": "0451928"}'
+    out = _one(masker, form) + _one(masker, record, role="tool")
+    for value in ("0451928", "7KL 3306", "Q-55012978", "PO 3R881"):
+        assert value not in out

@@ -209,7 +209,34 @@ def label_entity(label: str, ids_first: bool = False) -> str | None:
         et = _label_with_id_words(words[k:])
         if et is not None:
             return et
-    return None
+    return _qualified_label(label, words, ids_first)
+
+
+#: The issuer's initials after a label ("Licence FFA", "Member no. BUPA").
+_INITIALS = re.compile(r"[A-Z]{2,5}")
+#: Types whose label may be followed by initials that are no issuer ("Account USD": a currency).
+_MONEY_TYPES = frozenset({"BANK_ACCOUNT", "ABA_ROUTING_NUMBER", "CREDIT_CARD", "IBAN_CODE"})
+
+
+def _qualified_label(label: str, words: list[str], ids_first: bool) -> str | None:
+    """The id type of a label followed by what qualifies it, maybe after stop words: the vehicle
+    ("Nr rejestracyjny pojazdu", "Kennzeichen des Fahrzeugs", ``vehicle_words``) or the issuer's
+    initials ("Licence FFA"; not after an account's
+    label: "Account USD")."""
+    parts = label.strip().split()
+    if len(words) < 2 or len(parts) < 2:
+        return None
+    last = parts[-1].strip(".:#()")
+    vehicle = words[-1] in word_set("labels.yaml", "vehicle_words")
+    if not (vehicle or _INITIALS.fullmatch(last)):
+        return None
+    parts.pop()
+    while len(parts) > 1 and parts[-1].lower() in european_stop_words():  # "des", "du", "of the"
+        parts.pop()
+    et = label_entity(" ".join(parts), ids_first)
+    if et is None or et == "PERSON" or (not vehicle and et in _MONEY_TYPES):
+        return None
+    return et
 
 
 #: The last one to three words of a text ("... your order", "Policy").
