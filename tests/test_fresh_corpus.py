@@ -1,6 +1,6 @@
 """The repo's hand-labelled corpora (``benchmarks/fresh_corpus/``): each loads through the harness
-loader and every label points at a real substring of its text; ``fresh-blind`` to ``-4`` are
-development corpora (the name model trains on them), ``fresh-blind-5`` is held out and stays out
+loader and every label points at a real substring of its text; ``fresh-blind`` to ``-5`` are
+development corpora (the name model trains on them), ``fresh-blind-6`` is held out and stays out
 of the training. No value of a corpus is quoted here (the corpus-value
 test forbids it)."""
 
@@ -21,6 +21,7 @@ CORPORA = {
     C.FRESH_BLIND_3: (C.FRESH_BLIND_3_FILE, _GENRES | {"chat"}),
     C.FRESH_BLIND_4: (C.FRESH_BLIND_4_FILE, _GENRES | {"chat"}),
     C.FRESH_BLIND_5: (C.FRESH_BLIND_5_FILE, _GENRES | {"chat"}),
+    C.FRESH_BLIND_6: (C.FRESH_BLIND_6_FILE, _GENRES | {"chat"}),
 }
 
 
@@ -110,27 +111,28 @@ def test_the_later_loaders_check_labels_like_the_first(tmp_path):
         C.load_fresh_blind_3,
         C.load_fresh_blind_4,
         C.load_fresh_blind_5,
+        C.load_fresh_blind_6,
     ):
         with pytest.raises(ValueError, match="not in the text"):
             load(path=path)
     rec["labels"] = [["PERSON", "Orlaith Penvose"]]
     path.write_text(json.dumps(rec) + "\n")
-    (doc,) = C.load_fresh_blind_5(path=path)
-    assert doc.corpus == C.FRESH_BLIND_5 and doc.values() == [("PERSON", "Orlaith Penvose")]
+    (doc,) = C.load_fresh_blind_6(path=path)
+    assert doc.corpus == C.FRESH_BLIND_6 and doc.values() == [("PERSON", "Orlaith Penvose")]
 
 
-def test_the_held_out_corpus_is_not_trained_on_and_the_first_four_are():
-    """``fresh-blind-5`` is not among the corpora the name model is built from
+def test_the_held_out_corpus_is_not_trained_on_and_the_first_five_are():
+    """``fresh-blind-6`` is not among the corpora the name model is built from
     (``TEXT_CORPORA``/``TAU_CORPORA``, what ``names.build.corpus_names`` returns); it is in
     ``HELD_OUT_CORPORA``, which keeps it out of the benchmark's default corpora and out of
-    ``--show-misses`` (``masking_eval/run.py``). The first four are development corpora now."""
+    ``--show-misses`` (``masking_eval/run.py``). The first five are development corpora now."""
     from agentic_pipeline.masking.names import build
 
-    developed = {C.FRESH_BLIND, C.FRESH_BLIND_2, C.FRESH_BLIND_3, C.FRESH_BLIND_4}
-    assert C.HELD_OUT_CORPORA == (C.FRESH_BLIND_5,) and C.FRESH_BLIND_5 in C.LOADERS
-    assert C.FRESH_BLIND_5 not in (*C.TEXT_CORPORA, *C.TAU_CORPORA)
+    developed = {C.FRESH_BLIND, C.FRESH_BLIND_2, C.FRESH_BLIND_3, C.FRESH_BLIND_4, C.FRESH_BLIND_5}
+    assert C.HELD_OUT_CORPORA == (C.FRESH_BLIND_6,) and C.FRESH_BLIND_6 in C.LOADERS
+    assert C.FRESH_BLIND_6 not in (*C.TEXT_CORPORA, *C.TAU_CORPORA)
     assert developed <= set(C.TEXT_CORPORA)
     names = build.corpus_names()
-    assert C.FRESH_BLIND_5 not in names
+    assert C.FRESH_BLIND_6 not in names
     if C.available():
         assert developed <= set(names)

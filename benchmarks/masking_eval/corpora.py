@@ -19,10 +19,10 @@ The data lives outside the repo (``../shared/external`` beside the checkout, or 
 in ``$AGENTIC_PIPELINE_EXTERNAL``); the presidio-evaluator templates are read from its wheel
 without importing the package (``pip download --no-deps presidio-evaluator==0.3.2 -d /tmp/pe``).
 
-Five hand-labelled corpora live in the repo (``benchmarks/fresh_corpus/``), each written blind
-to the masking rules and to the others. ``fresh-blind`` to ``fresh-blind-4`` were each held out
+Six hand-labelled corpora live in the repo (``benchmarks/fresh_corpus/``), each written blind
+to the masking rules and to the others. ``fresh-blind`` to ``fresh-blind-5`` were each held out
 until the next one was written; they are development corpora now (in ``TEXT_CORPORA``: the name
-model trains on them, their misses are read). ``fresh-blind-5`` is held out: measured, never
+model trains on them, their misses are read). ``fresh-blind-6`` is held out: measured, never
 tuned on, in ``LOADERS`` and ``HELD_OUT_CORPORA`` but not in ``TEXT_CORPORA``/``TAU_CORPORA``.
 
 Used by the masking benchmark (``benchmarks/masking_eval``), the corpus-value test and the name
@@ -105,6 +105,7 @@ FRESH_BLIND_2 = "fresh-blind-2"
 FRESH_BLIND_3 = "fresh-blind-3"
 FRESH_BLIND_4 = "fresh-blind-4"
 FRESH_BLIND_5 = "fresh-blind-5"
+FRESH_BLIND_6 = "fresh-blind-6"
 
 
 def external_root() -> Path:
@@ -748,6 +749,7 @@ FRESH_BLIND_2_FILE = FRESH_BLIND_FILE.with_name("fresh_blind_2.jsonl")
 FRESH_BLIND_3_FILE = FRESH_BLIND_FILE.with_name("fresh_blind_3.jsonl")
 FRESH_BLIND_4_FILE = FRESH_BLIND_FILE.with_name("fresh_blind_4.jsonl")
 FRESH_BLIND_5_FILE = FRESH_BLIND_FILE.with_name("fresh_blind_5.jsonl")
+FRESH_BLIND_6_FILE = FRESH_BLIND_FILE.with_name("fresh_blind_6.jsonl")
 
 
 def _label_spans(text: str, labels: list[list[Any]], doc_id: str) -> list[Span]:
@@ -818,9 +820,17 @@ def load_fresh_blind_4(
 def load_fresh_blind_5(
     limit: int | None = None, path: str | Path | None = None
 ) -> list[LabelledText]:
-    """The held-out corpus, written blind to the masking rules and to the first four (their
-    genres in new settings; ``benchmarks/fresh_corpus/README.md``)."""
+    """The fifth, written blind to the masking rules and to the first four (their genres in new
+    settings); development since fresh-blind-6 was written."""
     return _load_labelled_jsonl(Path(path or FRESH_BLIND_5_FILE), FRESH_BLIND_5, limit)
+
+
+def load_fresh_blind_6(
+    limit: int | None = None, path: str | Path | None = None
+) -> list[LabelledText]:
+    """The held-out corpus, written blind to the masking rules and to the first five (their
+    genres in other settings; ``benchmarks/fresh_corpus/README.md``)."""
+    return _load_labelled_jsonl(Path(path or FRESH_BLIND_6_FILE), FRESH_BLIND_6, limit)
 
 
 # ------------------------------------------------------------------------------------- registry
@@ -838,8 +848,9 @@ LOADERS: dict[str, Callable[..., list[LabelledText]]] = {
     FRESH_BLIND_3: load_fresh_blind_3,
     FRESH_BLIND_4: load_fresh_blind_4,
     FRESH_BLIND_5: load_fresh_blind_5,
+    FRESH_BLIND_6: load_fresh_blind_6,
 }
-#: The four outsider corpora of ``pii-dev/``, the evaluator templates and the first four
+#: The four outsider corpora of ``pii-dev/``, the evaluator templates and the first five
 #: hand-labelled corpora (text corpora); the tau files are whole agent logs (``limit`` counts
 #: episodes there).
 TEXT_CORPORA = (
@@ -852,10 +863,11 @@ TEXT_CORPORA = (
     FRESH_BLIND_2,
     FRESH_BLIND_3,
     FRESH_BLIND_4,
+    FRESH_BLIND_5,
 )
 TAU_CORPORA = (TAU_AIRLINE, TAU_RETAIL, TAU2_AIRLINE)
 #: Corpora measured, never trained or tuned on (not in the two tuples above).
-HELD_OUT_CORPORA = (FRESH_BLIND_5,)
+HELD_OUT_CORPORA = (FRESH_BLIND_6,)
 
 
 def available() -> bool:
