@@ -297,6 +297,14 @@ if __name__ == "__main__":
 """
 
 
+def this_checkout_env(env: dict[str, str] | None = None) -> dict[str, str]:
+    """``env`` (default: this process's) with this checkout first on ``PYTHONPATH``: a child
+    process imports the code being measured, not the copy a shared virtualenv installed."""
+    env = dict(os.environ if env is None else env)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO), env.get("PYTHONPATH")) if p)
+    return env
+
+
 def ours_mask_fresh(table: pa.Table, workers: int) -> tuple[pa.Table, set[str]]:
     """``ours_mask`` in a new Python process, so that the masking workers see this process's
     environment now (a name model chosen for one corpus), not a worker server's older one."""
@@ -307,7 +315,7 @@ def ours_mask_fresh(table: pa.Table, workers: int) -> tuple[pa.Table, set[str]]:
         script = Path(tmp) / "mask_one.py"
         script.write_text(_MASK_ONE)
         cmd = [sys.executable, str(script), f"{tmp}/raw.parquet", tmp, str(workers)]
-        subprocess.run(cmd, check=True, cwd=REPO)
+        subprocess.run(cmd, check=True, cwd=REPO, env=this_checkout_env())
         withheld = pq.read_table(f"{tmp}/withheld.parquet").column("episode_id").to_pylist()
         return pq.read_table(f"{tmp}/masked.parquet"), set(withheld)
 
@@ -340,7 +348,9 @@ def materialize(units: list[Unit], workers: int) -> dict[str, tuple[pa.Table, se
         cli = Path(sys.executable).parent / "agentic-pipeline"
         cmd = [str(cli), "materialize", "--start", days[0], "--end", days[-1]]
         cmd += ["--data-dir", str(root), "--select", "raw_agent_logs,masked_trajectories"]
-        proc = subprocess.run(cmd, env=env, capture_output=True, text=True, cwd=REPO)
+        proc = subprocess.run(
+            cmd, env=this_checkout_env(env), capture_output=True, text=True, cwd=REPO
+        )
         if proc.returncode != 0:
             raise RuntimeError(f"materialize failed ({proc.returncode}):\n{proc.stdout[-3000:]}")
         data = DataRoot(root)
