@@ -90,3 +90,27 @@ def test_a_placeholder_under_a_personal_key_stays_and_a_value_beside_it_is_maske
         assert kept in out_json, out_json
     assert "Dornquist" not in out_json and "ilvy.d@example.org" not in out_json
     assert ",N/A\n" in out_csv and ",[redacted]\n" in out_csv and "Orrin" not in out_csv
+
+
+def test_access_log_users_irc_nicks_and_user_keys_written_in_a_text(masker):
+    cells = [
+        ("tool", '10.9.8.7 - tvelmar [02/Dec/2026:18:40:03 +0000] "GET /api/me HTTP/1.1" 200 91'),
+        ("tool", "#guild\n<brisk_otter> who has the keys\n<MossLantern> I do\n<Admin> noted"),
+        ("tool", 'Export →\n{"messages": [{"user": "U09RT5521", "text": "done"}]}'),
+        ("tool", "[10:02] PagerDuty: disk alert\n[10:03] ReleaseBot: deployed"),
+    ]
+    outs = masked_cells(masker, *cells)
+    assert "tvelmar" not in outs[0] and "GET /api/me" in outs[0]
+    assert "brisk_otter" not in outs[1] and "MossLantern" not in outs[1]
+    assert "<Admin>" in outs[1]  # a word, no nick shape
+    assert "U09RT5521" not in outs[2] and '"text": "done"' in outs[2]
+    # a brand speaking in a time-stamped line is no nick: only an IRC speaker's place says so
+    assert "PagerDuty" in outs[3] and "ReleaseBot" in outs[3]
+
+
+def test_a_name_inside_a_login_name_takes_the_whole_login(masker):
+    (out,) = masked_cells(masker, ("user", "Requester: oriel.banfrey\nMessage: close my account"))
+    assert "banfrey" not in out and "oriel" not in out and "close my account" in out
+    # a sentence's last word and its full stop before a name on the next line are no login
+    (out,) = masked_cells(masker, ("user", "She has written twice.\nTavener, Odile  2:16 PM\nok"))
+    assert "written twice." in out

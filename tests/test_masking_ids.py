@@ -349,3 +349,28 @@ def test_qualified_labels_in_a_form_and_a_json_record(masker):
     out = _one(masker, form) + _one(masker, record, role="tool")
     for value in ("0451928", "7KL 3306", "Q-55012978", "PO 3R881"):
         assert value not in out
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        # an id word before the label's noun, as Romance and Slavic languages write it
+        ("[INFO] registro.salva id_cliente=KT-55190 esito=ok", "KT-55190"),
+        ("nr_pracownika: WR-3381", "WR-3381"),
+        ("Nº de historia: HX-70215", "HX-70215"),
+        # a compound with its id word, a full-width colon, a Romanian record sheet
+        ("Führerscheinnummer: B072K55X901", "B072K55X901"),
+        ("登记表\n身份证号： 330106199203154417", "330106199203154417"),
+        ("Nr. foaie de observație: 30418", "30418"),
+    ],
+)
+def test_labels_opening_with_an_id_word_and_more_languages(masker, text, value):
+    assert value not in _one(masker, text, role="tool")
+
+
+def test_a_lead_stem_alone_is_no_label():
+    from agentic_pipeline.masking.detectors.labels import IdLabelRecognizer
+
+    recognizer = IdLabelRecognizer()
+    assert recognizer.analyze("historia: HX-70215", []) == []
+    assert len(recognizer.analyze("Nº historia: HX-70215", [])) == 1

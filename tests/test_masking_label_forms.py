@@ -70,3 +70,36 @@ def test_an_id_under_its_label_line_without_a_colon(masker):
 )
 def test_a_birth_date_written_year_first(masker, text, date):
     assert date not in _masked(masker, "tool", text)
+
+
+@pytest.mark.parametrize(
+    ("text", "date"),
+    [
+        # asked for, then given on the next line of a call transcript
+        ("Agente: ¿me confirma su fecha de nacimiento?\nCliente: 21 de octubre de 1968.", "21"),
+        ("Agent: and your date of birth, please?\nCaller: 5 June 1949", "5 June 1949"),
+        # Portuguese and Nordic month names, more birth words
+        ("A avó nasceu em 9 de novembro de 1933 em Braga.", "9 de novembro de 1933"),
+        ("Farfar föddes... född 14 augusti 1941 i Luleå.", "14 augusti 1941"),
+        # a birth date under its key in other languages
+        ('{"Data de nascimento": "03/07/1972", "Cidade": "Faro"}', "03/07/1972"),
+        ('{"Födelsedatum": "1966-02-11"}', "1966-02-11"),
+    ],
+)
+def test_birth_dates_asked_for_in_other_month_names_and_keys(masker, text, date):
+    assert date not in _masked(masker, "tool", text)
+
+
+def test_a_date_asked_for_that_is_no_birth_date_stays(masker):
+    text = "Agent: which delivery date suits you?\nCaller: 5 June 2027"
+    assert "5 June 2027" in _masked(masker, "tool", text)
+
+
+def test_a_label_word_after_a_name_goes_before_an_id_word_or_a_value():
+    text = "Payee: Orla Teague Sort code 60-93-15"
+    span = (7, 23, "PERSON", 0.6, "m")  # "Orla Teague Sort"
+    assert without_labels(text, span) == (7, 18, "PERSON", 0.6, "m")
+    text = "Bay 3 Quenby, Aldo PID K-40917"
+    assert without_labels(text, (6, 22, "PERSON", 0.6, "m")) == (6, 18, "PERSON", 0.6, "m")
+    # a label word that ends the text or a sentence stays where the model put it
+    assert without_labels("Ask Aldo Sort", (4, 13, "PERSON", 0.6, "m"))[1] == 13

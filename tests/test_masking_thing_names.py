@@ -33,12 +33,26 @@ def _said(product: str) -> str:
     return f"Good news: the {product} is in stock and ships on Monday."
 
 
-def test_without_a_catalog_the_name_model_keeps_these_products_too(masker):
-    """The control: the same sentences alone. Earlier name models took some of these products
-    for persons (why the catalog exists); the model built since 2026-12-04 keeps all three by
-    their thing words, so the catalog tests below no longer depend on the model."""
-    outs = masked_cells(masker, *[("assistant", _said(p)) for p in PRODUCTS])
-    assert outs == [_said(p) for p in PRODUCTS], outs
+@pytest.mark.parametrize(
+    "product",
+    [
+        "Quinn Kettle",
+        "Sienna Tote",
+        pytest.param(
+            "Rowan Armchair",
+            marks=pytest.mark.xfail(
+                strict=True, reason="known miss of the model alone: see docs/names.md"
+            ),
+        ),
+    ],
+)
+def test_without_a_catalog_the_name_model_keeps_these_products_too(masker, product):
+    """The control: the same sentences alone. The model keeps two of the three by their thing
+    words; the one whose first word is a listed first name it takes for a person (the model
+    trained on thirteen corpora, names-f20-6ecf139108; the one before kept it), which is why the
+    catalog, tested below, decides."""
+    (out,) = masked_cells(masker, ("assistant", _said(product)))
+    assert out == _said(product), out
 
 
 @pytest.mark.parametrize("product", PRODUCTS)

@@ -13,6 +13,7 @@ from presidio_anonymizer.entities import ConflictResolutionStrategy, RecognizerR
 from agentic_pipeline.masking.csv_cells import csv_table, tabular_values, thing_values
 from agentic_pipeline.masking.detectors.bare_numbers import thing_key
 from agentic_pipeline.masking.detectors.id_floor import FLOOR_DETECTOR, FLOOR_TYPE
+from agentic_pipeline.masking.detectors.login_names import login_extent
 from agentic_pipeline.masking.detectors.numbers import CARD_SHAPE, phone_context_before
 from agentic_pipeline.masking.detectors.presidio_set import predefined_types
 from agentic_pipeline.masking.detectors.redacted import (
@@ -399,6 +400,8 @@ def whole_words(text: str, span: Span) -> Span:
         s -= 1
     while e < len(text) and is_word_char(text[e]) and is_word_char(text[e - 1]):
         e += 1
+    if et == "PERSON":  # a name that is part of a login name ("anna.kowalska", "j_smith_77")
+        s, e = login_extent(text, s, e)
     return (s, e, et, sc, det)
 
 

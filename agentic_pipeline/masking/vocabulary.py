@@ -42,9 +42,11 @@ january february march april may june july august september october november dec
 jan feb mar apr jun jul aug sep sept oct nov dec
 januar februar märz mai juni juli oktober dezember jänner
 janvier février avril juin juillet août septembre octobre novembre décembre
-enero febrero marzo abril mayo junio julio agosto septiembre octubre noviembre diciembre
+enero febrero marzo abril mayo junio julio agosto septiembre setiembre octubre noviembre diciembre
 gennaio febbraio aprile maggio giugno luglio settembre ottobre dicembre
 januari februari maart mei augustus
+janeiro fevereiro março maio junho julho setembro outubro novembro dezembro
+augusti maj marts
 """.split()
 )
 WEEKDAYS = frozenset(

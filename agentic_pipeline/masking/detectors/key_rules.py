@@ -69,6 +69,18 @@ _KEY_RULES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"password|passwd|secret|api_?key|access_?token|refresh_?token", "CREDENTIAL"),
     )
 )
+#: Words that say a date is somebody's birth date, in English and the European languages.
+BIRTH_WORDS = (
+    r"born|birth\s?day|b-?day|date of birth|birth\s?date|d\.?o\.?b\.?|geboren|geb\.|geburtsdatum|"
+    r"geburtstag|née?|naissance|nacido|nacida|nací|nacimiento|cumpleaños|nato|nata|nascita|"
+    r"geboortedatum|urodz\w*|ur\.|født|fødselsdato|född|födelsedatum|syntynyt|syntymäaika|"
+    r"nascimento|nascid[oa]|nasceu|nació|nacque|narozen\w*|nar\.|doğum|născut\w*|nașterii|naşterii|"
+    r"született|szül\."
+)
+#: A key that pairs a birth word with a date word, in any language of ``BIRTH_WORDS`` ("Data de
+#: nascimento", "Födelsedatum", "Doğum tarihi"): a key of no rule above that names a birth date.
+_BIRTH_KEY = re.compile(rf"(?i)(?:{BIRTH_WORDS})")
+_DATE_WORD = re.compile(r"(?i)dat[aeou]|fecha|tarih|aika")
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 _NON_ALNUM = re.compile(r"[^a-z0-9]+")
 
@@ -85,4 +97,6 @@ def key_entity(key: str) -> str | None:
     for rx, et in _KEY_RULES:
         if rx.fullmatch(k):
             return et
+    if _BIRTH_KEY.search(key) and _DATE_WORD.search(key):
+        return "DATE_OF_BIRTH"
     return "STREET_ADDRESS" if address_label(key) else None  # "Adresa", "住所"

@@ -142,6 +142,46 @@ def _compound_head_at(low: str) -> int | None:
 
 
 @lru_cache(maxsize=1)
+def _lead_labels() -> tuple[dict[str, str], frozenset[str]]:
+    """(``lead_stems``, the articles seen between their id word and their stem)."""
+    idw, stops = id_word_set(), european_stop_words()
+    excluded = frozenset(data_file("labels.yaml")["not_stems"])
+    stems: dict[str, str] = {}
+    articles: set[str] = set()
+    for label, et in id_labels().items():
+        words = label.split()
+        if len(words) < 2 or words[0].rstrip(".") not in idw:
+            continue
+        words = words[1:]
+        while len(words) > 1 and words[0] in stops:  # "de", "do", "di"
+            articles.add(words[0])
+            words = words[1:]
+        stem = " ".join(words)
+        if stem not in idw and stem not in excluded and zipf(stem, ("en",)) < _ENGLISH_STEM_ZIPF:
+            stems.setdefault(stem, et)
+    return stems, frozenset(articles)
+
+
+def lead_stems() -> dict[str, str]:
+    """What follows the id word of the labels that open with one, as Romance and Slavic languages
+    write them ("pracownika" of "numer pracownika", "cliente" of "numero cliente") -> the label's
+    type: after any id word, with or without its article, it is that label ("nr pracownika",
+    "id_cliente", "Nº de historia"); alone it is no label."""
+    return _lead_labels()[0]
+
+
+def lead_articles() -> frozenset[str]:
+    """The articles between a label's opening id word and its lead stem ("de", "do", "di")."""
+    return _lead_labels()[1]
+
+
+@lru_cache(maxsize=1)
+def lead_stem_alternation() -> str:
+    """The lead stems (``lead_stems``) as one regex alternation, longest first."""
+    return "|".join(label_phrase(x) for x in sorted(lead_stems(), key=len, reverse=True))
+
+
+@lru_cache(maxsize=1)
 def stem_alternation() -> str:
     """The label stems (``stem_labels``) as one regex alternation, longest first."""
     return "|".join(label_phrase(x) for x in sorted(stem_labels(), key=len, reverse=True))
@@ -209,7 +249,18 @@ def label_entity(label: str, ids_first: bool = False) -> str | None:
         et = _label_with_id_words(words[k:])
         if et is not None:
             return et
-    return _qualified_label(label, words, ids_first)
+    return _lead_stem_label(words) or _qualified_label(label, words, ids_first)
+
+
+def _lead_stem_label(words: list[str]) -> str | None:
+    """The type of a label that opens with an id word before a lead stem, maybe after its
+    article ("nr pracownika", "id cliente", "n° de dossier"; ``lead_stems``)."""
+    if len(words) < 2 or words[0].rstrip(".") not in id_word_set():
+        return None
+    rest = words[1:]
+    while len(rest) > 1 and rest[0] in european_stop_words():
+        rest = rest[1:]
+    return lead_stems().get(" ".join(rest))
 
 
 #: The issuer's initials after a label ("Licence FFA", "Member no. BUPA").

@@ -42,6 +42,9 @@ from agentic_pipeline.masking.detectors.label_lists import (  # noqa: F401  (pub
     id_words,
     label_alternation,
     label_entity,
+    lead_articles,
+    lead_stem_alternation,
+    lead_stems,
     norm_label,
     person_labels,
     stem_alternation,
@@ -73,7 +76,10 @@ def id_label_re() -> re.Pattern[str]:
         # where a label may begin is ``_label_starts``'s to say (not after a digit, "_", "@", ".")
         rf"(?i)(?P<label>{label_alternation()}"
         # a stem of a label ("staff" of "staff number") counts only before an id word
-        rf"|(?:{stem_alternation()})(?=\.?[ \t_-]*(?:{idw})))"
+        rf"|(?:{stem_alternation()})(?=\.?[ \t_-]*(?:{idw}))"
+        # what follows a label's opening id word ("pracownika" of "numer pracownika") counts
+        # only after an id word (``_label_starts``) and before its value's sign ("nr_pracownika=")
+        rf"|(?:{lead_stem_alternation()})(?=[\"']?[ \t]*[:=#]))"
         r"(?![^\W_])\.?"  # "Lic.", "Acct."
         rf"(?P<idw>(?:[ \t_-]*(?:{idw}))*)"  # "number", "no.", "#", "ID", a key's "_no"
         # a second label after a slash, before a colon ("NRIC/FIN:", "Passport/ID no.:")
@@ -82,7 +88,7 @@ def id_label_re() -> re.Pattern[str]:
         # a value glued to its label by a hyphen ("MRN-4471205"): one token, masked whole
         # a colon may end the label's line (a form's "MRN:" above its value); "|" parts a
         # table row's label and value ("| MRN | 00441203 |")
-        rf"(?:(?P<glue>-)(?=\d)|[ \t]*(?:[:=#|](?:[ \t]*\r?\n)?|{_COPULA}|-(?=[ \t]))?"
+        rf"(?:(?P<glue>-)(?=\d)|[ \t]*(?:[:=#|：](?:[ \t]*\r?\n)?|{_COPULA}|-(?=[ \t]))?"
         rf"[ \t]*(?:{_COPULA}[ \t]*)?)"
         r"[#'\"“‘(*]?(?P<value>[A-Za-z0-9]"
         r"(?:[A-Za-z0-9./-]|[ ](?=[A-Za-z]*\d)|[ ](?=(?-i:[A-Z])[ ]\d{3})"
@@ -101,17 +107,36 @@ def _label_first_words() -> frozenset[str]:
     return frozenset(_LETTERS.match(label).group() for label in [*id_labels(), *stem_labels()])
 
 
+@lru_cache(maxsize=1)
+def _lead_first_words() -> frozenset[str]:
+    return frozenset(_LETTERS.match(stem).group() for stem in lead_stems())
+
+
+@lru_cache(maxsize=1)
+def _id_word_before() -> re.Pattern[str]:
+    """An id word that opens a label, right before where a lead stem may begin ("nr ", "id_",
+    "N° ")."""
+    words = sorted((re.escape(w) for w in id_word_set() if w[:1].isalpha()), key=len, reverse=True)
+    articles = "|".join(re.escape(a) for a in sorted(lead_articles(), key=len, reverse=True))
+    return re.compile(rf"(?i)(?<![^\W_])(?:{'|'.join(words)})\.?[ \t_]+(?:(?:{articles})[ \t_]+)?$")
+
+
 def _label_starts(text: str) -> list[int]:
     """Where an id label may begin in ``text``: the letter runs that are a label's first word,
-    after no digit, "_", "@" or ".", and the label that ends a compound ("Wunschkennzeichen":
-    ``label_lists.compound_head_at``). A label regex tried only there finds what a search of
-    the whole text would, several times faster than scanning the long alternation at every
-    position."""
-    first, out = _label_first_words(), []
+    after no digit, "_", "@" or ".", those that open a lead stem right after an id word ("nr
+    pracownika", "id_cliente"; ``label_lists.lead_stems``), and the label that ends a compound
+    ("Wunschkennzeichen": ``label_lists.compound_head_at``). A label regex tried only there
+    finds what a search of the whole text would, several times faster than scanning the long
+    alternation at every position."""
+    first, lead, out = _label_first_words(), _lead_first_words(), []
     for m in _LETTERS.finditer(text):
+        word = m.group().lower()
+        if word in lead and _id_word_before().search(text, max(0, m.start() - 16), m.start()):
+            out.append(m.start())
+            continue
         if m.start() and (text[m.start() - 1] in "_@." or text[m.start() - 1].isdigit()):
             continue
-        if m.group().lower() in first:
+        if word in first:
             out.append(m.start())
         elif (head := compound_head_at(m.group())) is not None:
             out.append(m.start() + head)
@@ -380,9 +405,10 @@ class IdLabelRecognizer(LocalRecognizer):
         out, pos, rx, starts = [], 0, id_label_re(), _label_starts(text)
         while (m := _match_from(rx, text, pos, starts)) is not None:
             value, glued = m.group("value"), m.group("glue") is not None
-            et = label_entity(m.group("label"), ids_first=True) or stem_labels().get(
-                norm_label(m.group("label"))
-            )
+            norm = norm_label(m.group("label"))
+            et = label_entity(m.group("label"), ids_first=True) or stem_labels().get(norm)
+            if et is None and _id_word_before().search(text, max(0, m.start() - 16), m.start()):
+                et = lead_stems().get(norm)  # "nr_pracownika=…": after its id word only
             if (
                 not (id_value_ok(value) or _bank_sort_code(et, value))
                 or _starts_with_a_word(value)

@@ -5,7 +5,10 @@
 * A login name that speaks in a chat transcript pasted into a log (a tool result, a ticket): the
   speaker of a time-stamped line ("[10:14] quietfern: ...", "09:41 - r.okafor: ..."), and the
   header line of a copied Slack or Discord message, a handle and a time alone ("quietfern
-  11:48 PM", "quietfern — Today at 7:42 PM").
+  11:48 PM", "quietfern — Today at 7:42 PM"), and an IRC-style speaker ("<quietfern> hi",
+  ``nick``: capitalised words run together count there, "<QuietFern>").
+* The user of a web server's access log line ("10.0.0.7 - quietfern [03/Dec/2026:…").
+* A name that is part of a login name widens to it ("<name>.dunleavy", ``login_extent``).
 
 Only a value shaped like a login name is one (``login_name``): a digit or ``_ . -`` inside, or a
 lower-case word that no main European language has. A capitalised speaker is the name model's to
@@ -45,6 +48,8 @@ _HEADER_LINE = re.compile(
     rf"(?m)^[ \t]*{_HANDLE}[ \t]+(?:[-–—][ \t]*)?(?:(?:Today|Yesterday)(?:[ \t]+at)?[ \t]+)?"
     rf"\d{{1,2}}:\d{{2}}(?:{_AM_PM})?[ \t]*$"
 )
+#: Two capitalised words or more run together ("QuietFern"; not "McKay", "DeShawn": a short head).
+_RUN_TOGETHER = re.compile(r"[A-Z][a-z]{3,}(?:[A-Z][a-z]{2,})+")
 #: A word of a main European language at least this frequent (Zipf) is vocabulary, no login
 #: name ("admin", "kernel"): wordfreq's small lists start at 3.
 _WORD_ZIPF = 3.0
@@ -78,13 +83,53 @@ def handle_under_key(key: str, value: object) -> bool:
 
 @lru_cache(maxsize=1)
 def _key_value_re() -> re.Pattern[str]:
-    """``key=value`` of a handle key in a log line, the value maybe quoted."""
+    """``key=value`` of a handle key in a log line, the value maybe quoted, or its JSON written
+    in a text (``"user": "U04QX7731"``)."""
     keys = "|".join(sorted(map(re.escape, handle_keys()), key=len, reverse=True))
-    return re.compile(rf"(?i)(?<![\w.-])(?:{keys})=[\"']?{_HANDLE}(?![\w@])")
+    return re.compile(
+        rf"(?i)(?<![\w.-])(?:(?:{keys})=|[\"'](?:{keys})[\"'][ \t]*:[ \t]*)[\"']?{_HANDLE}(?![\w@])"
+    )
+
+
+#: The user of a web server's access log line (Common Log Format: host, ident, user, [time]).
+_ACCESS_LOG_USER = re.compile(
+    rf"(?m)^[ \t]*[\w.:-]+[ \t]+\S+[ \t]+{_HANDLE}[ \t]+\[\d{{1,2}}/\w{{3}}/\d{{4}}:"
+)
+#: An IRC-style chat line's speaker in angle brackets ("<quietfern> on my way"), maybe after a
+#: time stamp.
+_NICK_LINE = re.compile(rf"(?m)^(?:{SPEAKER_PREFIX.pattern})?[ \t]*<{_HANDLE}>[ \t]")
 
 
 def login_name_regexes() -> tuple[re.Pattern[str], ...]:
     """The places a login name stands, each with its ``handle`` group: a handle key's
-    ``key=value``, a chat line's speaker, a copied message's header (see module doc); the
-    ``handle`` is one when ``login_name`` says so."""
-    return (_key_value_re(), _SPEAKER_LINE, _HEADER_LINE)
+    ``key=value``, a chat line's speaker, a copied message's header, an access log's user (see
+    module doc); the ``handle`` is one when ``login_name`` says so."""
+    return (_key_value_re(), _SPEAKER_LINE, _HEADER_LINE, _ACCESS_LOG_USER)
+
+
+def nick_regexes() -> tuple[re.Pattern[str], ...]:
+    """An IRC-style chat line's speaker in angle brackets, its ``handle`` group a nick when
+    ``nick`` says so."""
+    return (_NICK_LINE,)
+
+
+def nick(handle: str) -> bool:
+    """A chat nick: a login name's shape, or capitalised words run together ("QuietFern"), which
+    only a nick's place tells from a brand's ("PagerDuty:" speaks in time-stamped lines too)."""
+    return login_name(handle) or _RUN_TOGETHER.fullmatch(handle) is not None
+
+
+#: A login name's parts after and before a name in it, joined by dots or underscores with no
+#: space ("anna.kowalska", "j_smith_77").
+_LOGIN_TAIL = re.compile(r"(?:[._][^\W_]+)+")
+_LOGIN_HEAD = re.compile(r"(?<![\w.])[^\W_]+(?:[._][^\W_]+)*[._]\Z")
+
+
+def login_extent(text: str, start: int, end: int) -> tuple[int, int]:
+    """``start:end`` (a name) widened to the login name it is part of: "<name>.dunleavy" whole,
+    not a name's token before ".dunleavy" in clear."""
+    if (m := _LOGIN_TAIL.match(text, end)) is not None:
+        end = m.end()
+    if (m := _LOGIN_HEAD.search(text, max(0, start - 40), start)) is not None:
+        start = m.start()
+    return start, end

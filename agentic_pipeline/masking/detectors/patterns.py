@@ -38,6 +38,7 @@ from agentic_pipeline.masking.detectors import login_names
 from agentic_pipeline.masking.detectors.addresses import street_types
 from agentic_pipeline.masking.detectors.checked_ids import CheckedIdRecognizer
 from agentic_pipeline.masking.detectors.hl7 import Hl7FieldRecognizer
+from agentic_pipeline.masking.detectors.key_rules import BIRTH_WORDS
 from agentic_pipeline.masking.detectors.numbers import (  # noqa: F401
     PHONE_CONTEXT_WORDS,
     PHONE_REGIONS,
@@ -66,6 +67,7 @@ from agentic_pipeline.masking.names import (  # noqa: F401
     name_gazetteer,
     not_a_name_word,
 )
+from agentic_pipeline.masking.vocabulary import MONTHS
 from agentic_pipeline.pii_patterns import (  # noqa: F401  (re-exported for the masking package)
     CARD_RE,
     EMAIL_RE,
@@ -80,18 +82,14 @@ from agentic_pipeline.pii_patterns import (  # noqa: F401  (re-exported for the 
     strict_matches,
 )
 
-#: Month names (English abbreviations too) and those of the main European languages, as dates
-#: of birth are written in them: "2. August 1955", "27 juillet 1935", "5 de julio de 1980".
-MONTH_NAMES: tuple[str, ...] = tuple(
-    """
-january february march april may june july august september october november december
-januar februar märz mai juni juli oktober dezember jänner
-janvier février mars avril juin juillet août septembre octobre novembre décembre
-enero febrero marzo abril mayo junio julio agosto septiembre setiembre octubre noviembre diciembre
-gennaio febbraio aprile maggio giugno luglio settembre ottobre dicembre
-januari februari maart mei augustus
+#: Month names of the main European languages (``vocabulary.MONTHS`` without its abbreviations)
+#: and the Polish genitive, as dates of birth are written in them: "2. August 1955", "27 juillet
+#: 1935", "5 de julio de 1980", "7 de março de 1931", "12 marca 1990".
+MONTH_NAMES: tuple[str, ...] = (
+    *sorted(m for m in MONTHS if len(m) > 3 or m in ("may", "mai", "maj", "mei")),
+    *"""
 stycznia lutego marca kwietnia maja czerwca lipca sierpnia września października listopada grudnia
-""".split()
+""".split(),
 )
 _MONTH = (
     r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|"
@@ -110,14 +108,13 @@ DATE_PATTERN = (
     rf"|\d{{1,2}}(?:st|nd|rd|th|er|\.)? (?:of |de )?{_MONTH}\.?,? (?:de )?\d{{4}}"
     rf"|\d{{1,2}}-{_MONTH}\.?-\d{{2,4}}|\d{{1,2}}/{_MONTH}\.?/\d{{2,4}})"
 )
-#: Words that say a date is somebody's birth date, in English and the European languages.
-_BIRTH_WORDS = (
-    r"born|birth\s?day|b-?day|date of birth|birth\s?date|d\.?o\.?b\.?|geboren|geb\.|geburtsdatum|"
-    r"geburtstag|née?|naissance|nacido|nacida|nací|nacimiento|cumpleaños|nato|nata|nascita|"
-    r"geboortedatum|urodz\w*|ur\.|født|fødselsdato|född|födelsedatum|syntynyt|syntymäaika|"
-    r"nascimento|nascid[oa]|narozen\w*|nar\.|doğum|născut\w*|nașterii|naşterii|született|szül\."
+DOB_RE = re.compile(rf"(?i)(?<!\w)(?:{BIRTH_WORDS})(?!\w)[^\d\n]{{0,45}}?({DATE_PATTERN})")
+#: A birth date asked for and given on the next line ("What is your date of birth?" / "Caller:
+#: 9 May 2015"), as a call or chat transcript writes it.
+DOB_ANSWER_RE = re.compile(
+    rf"(?i)(?<!\w)(?:{BIRTH_WORDS})(?!\w)[^\n?]{{0,60}}\?[ \t]*\r?\n[^\d\n]{{0,30}}?"
+    rf"(?<![\w/.-])({DATE_PATTERN})(?![\w/-])"
 )
-DOB_RE = re.compile(rf"(?i)(?<!\w)(?:{_BIRTH_WORDS})(?!\w)[^\d\n]{{0,45}}?({DATE_PATTERN})")
 #: The birth word after the date: "Ich bin am 2. August 1955 geboren."
 DOB_AFTER_RE = re.compile(
     rf"(?i)(?<![\w/.-])({DATE_PATTERN})(?![\w/-])[^\d\n.]{{0,12}}?(?<!\w)"
@@ -234,9 +231,10 @@ def phone_context_recognizer() -> ContextGroupRecognizer:
 
 
 def dob_recognizer() -> ContextGroupRecognizer:
-    """A date right after a birth keyword."""
+    """A date right after a birth keyword, before one, or on the line that answers a question
+    asking for it."""
     return ContextGroupRecognizer(
-        "DATE_OF_BIRTH", (DOB_RE, DOB_AFTER_RE), 0.85, "DateOfBirthRecognizer"
+        "DATE_OF_BIRTH", (DOB_RE, DOB_AFTER_RE, DOB_ANSWER_RE), 0.85, "DateOfBirthRecognizer"
     )
 
 
@@ -330,6 +328,18 @@ def login_name_recognizer() -> ContextGroupRecognizer:
     )
 
 
+def chat_nick_recognizer() -> ContextGroupRecognizer:
+    """IRC-style chat speakers ("<QuietFern> on my way") as ``USER_ID``."""
+    return ContextGroupRecognizer(
+        login_names.ENTITY,
+        login_names.nick_regexes(),
+        login_names.SCORE,
+        "ChatNickRecognizer",
+        group="handle",
+        keep=login_names.nick,
+    )
+
+
 def outsider_recognizers() -> list[LocalRecognizer]:
     """The recognizers added for text the project never wrote (issue #12)."""
     return [
@@ -343,6 +353,7 @@ def outsider_recognizers() -> list[LocalRecognizer]:
         customer_id_recognizer(),
         social_handle_recognizer(),
         login_name_recognizer(),
+        chat_nick_recognizer(),
         Hl7FieldRecognizer(),
         SwiftFieldRecognizer(),
         RedactedIdRecognizer(),

@@ -11,6 +11,7 @@ decides (an HL7 name field, ``detectors/hl7.py``; a SWIFT party's name, ``detect
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from presidio_analyzer import LocalRecognizer, RecognizerResult
 from presidio_analyzer.nlp_engine import NlpArtifacts
@@ -18,7 +19,7 @@ from presidio_analyzer.nlp_engine import NlpArtifacts
 from agentic_pipeline.masking.detectors.address_fields import inline_place_values
 from agentic_pipeline.masking.detectors.hl7 import DETECTOR as HL7_DETECTOR
 from agentic_pipeline.masking.detectors.key_rules import key_entity
-from agentic_pipeline.masking.detectors.label_lists import label_words
+from agentic_pipeline.masking.detectors.label_lists import id_words, label_words
 from agentic_pipeline.masking.detectors.swift import DETECTOR as SWIFT_DETECTOR
 from agentic_pipeline.masking.names.joins import particles_before
 from agentic_pipeline.masking.names.lexicon import listed_name
@@ -121,11 +122,23 @@ def without_labels(text: str, span: tuple | None) -> tuple | None:
     if words and all(fold(w.group()) in labels for w in words):
         return None if _VALUE_AFTER_LABEL.match(text, end) else span
     while len(words) > 1 and fold(last := words[-1].group()) in labels and not listed_name(last):
-        if not _AFTER_LABEL.match(text, end):
+        if not _label_ends(text, end):
             break
         words.pop()
         end = words[-1].end()
     return (start, end, *span[2:])
+
+
+@lru_cache(maxsize=1)
+def _id_word_after() -> re.Pattern[str]:
+    """An id word after a label ("Sort| code", "Member| no.")."""
+    return re.compile(rf"(?i)[ \t]+(?:{id_words()})")
+
+
+def _label_ends(text: str, end: int) -> bool:
+    """What follows ``end`` makes the word before it a label: a colon or hash, an id word
+    ("<First> <Last> Sort code 20-…"), or a value with a digit ("<Last> PID C-33…")."""
+    return any(rx.match(text, end) for rx in (_AFTER_LABEL, _VALUE_AFTER_LABEL, _id_word_after()))
 
 
 _SPAN_WORDS = re.compile(r"[^\W\d_]+(?:['’.-][^\W\d_]+)*")
