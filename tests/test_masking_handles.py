@@ -95,17 +95,28 @@ def test_a_placeholder_under_a_personal_key_stays_and_a_value_beside_it_is_maske
 def test_access_log_users_irc_nicks_and_user_keys_written_in_a_text(masker):
     cells = [
         ("tool", '10.9.8.7 - tvelmar [02/Dec/2026:18:40:03 +0000] "GET /api/me HTTP/1.1" 200 91'),
-        ("tool", "#guild\n<brisk_otter> who has the keys\n<MossLantern> I do\n<Admin> noted"),
+        ("tool", "#guild\n<brisk_otter> who has the keys\n<moss.lantern> I do\n<Admin> noted"),
         ("tool", 'Export →\n{"messages": [{"user": "U09RT5521", "text": "done"}]}'),
         ("tool", "[10:02] PagerDuty: disk alert\n[10:03] ReleaseBot: deployed"),
     ]
     outs = masked_cells(masker, *cells)
     assert "tvelmar" not in outs[0] and "GET /api/me" in outs[0]
-    assert "brisk_otter" not in outs[1] and "MossLantern" not in outs[1]
+    assert "brisk_otter" not in outs[1] and "moss.lantern" not in outs[1]
     assert "<Admin>" in outs[1]  # a word, no nick shape
     assert "U09RT5521" not in outs[2] and '"text": "done"' in outs[2]
     # a brand speaking in a time-stamped line is no nick: only an IRC speaker's place says so
     assert "PagerDuty" in outs[3] and "ReleaseBot" in outs[3]
+
+
+def test_angle_brackets_that_are_no_chat_stay(masker):
+    cells = [
+        ("tool", "12:00:01 <job_runner> loaded 500 rows"),  # one line: a log's component
+        ("tool", "<table>\n<thead> <tr><th>Plan</th></tr>\n<tbody> <tr><td>Gold</td></tr>"),
+        ("tool", "usage:\n  <input-file>   the CSV to read\n  <out_dir>   where to write"),
+    ]
+    outs = masked_cells(masker, *cells)
+    assert "job_runner" in outs[0] and "<thead>" in outs[1] and "<tbody>" in outs[1]
+    assert "<input-file>" in outs[2] and "<out_dir>" in outs[2]
 
 
 def test_a_name_inside_a_login_name_takes_the_whole_login(masker):
@@ -114,3 +125,5 @@ def test_a_name_inside_a_login_name_takes_the_whole_login(masker):
     # a sentence's last word and its full stop before a name on the next line are no login
     (out,) = masked_cells(masker, ("user", "She has written twice.\nTavener, Odile  2:16 PM\nok"))
     assert "written twice." in out
+    (out,) = masked_cells(masker, ("user", "I spoke to Odile Tavener.Then we left."))
+    assert "Then we left." in out

@@ -75,12 +75,15 @@ BIRTH_WORDS = (
     r"geburtstag|née?|naissance|nacido|nacida|nací|nacimiento|cumpleaños|nato|nata|nascita|"
     r"geboortedatum|urodz\w*|ur\.|født|fødselsdato|född|födelsedatum|syntynyt|syntymäaika|"
     r"nascimento|nascid[oa]|nasceu|nació|nacque|narozen\w*|nar\.|doğum|născut\w*|nașterii|naşterii|"
-    r"született|szül\."
+    r"született|születési|szül\."
 )
-#: A key that pairs a birth word with a date word, in any language of ``BIRTH_WORDS`` ("Data de
-#: nascimento", "Födelsedatum", "Doğum tarihi"): a key of no rule above that names a birth date.
-_BIRTH_KEY = re.compile(rf"(?i)(?:{BIRTH_WORDS})")
-_DATE_WORD = re.compile(r"(?i)dat[aeou]|fecha|tarih|aika")
+#: A key made of a birth word and a date word, maybe with an article ("Data de nascimento",
+#: "Doğum tarihi", "Születési dátum"), or of one word that is both ("Födelsedatum"): a key of no
+#: rule above that names a birth date ("birthday_party_date", "originator_metadata" do not).
+_BIRTH_WORD = re.compile(rf"(?i)(?:{BIRTH_WORDS})")
+_DATE_WORD = re.compile(r"(?i)dat[aeou]m?|dátum|date|fecha|tarihi?|\w*aika|\w*dato|\w*datum")
+_KEY_ARTICLES = frozenset({"de", "di", "do", "da", "of", "the", "du", "del"})
+_KEY_WORD = re.compile(r"[^\W\d_]+")
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 _NON_ALNUM = re.compile(r"[^a-z0-9]+")
 
@@ -97,6 +100,17 @@ def key_entity(key: str) -> str | None:
     for rx, et in _KEY_RULES:
         if rx.fullmatch(k):
             return et
-    if _BIRTH_KEY.search(key) and _DATE_WORD.search(key):
+    if _birth_date_key(key):
         return "DATE_OF_BIRTH"
     return "STREET_ADDRESS" if address_label(key) else None  # "Adresa", "住所"
+
+
+def _birth_date_key(key: str) -> bool:
+    """``key``'s words are a birth word and a date word, maybe an article between, or one word
+    that is both (``_BIRTH_WORD``, ``_DATE_WORD``: whole words only)."""
+    words = [w for w in _KEY_WORD.findall(_CAMEL.sub(" ", key)) if w.lower() not in _KEY_ARTICLES]
+    birth = [w for w in words if _BIRTH_WORD.fullmatch(w)]
+    date = [w for w in words if _DATE_WORD.fullmatch(w)]
+    if len(words) == 1:
+        return bool(birth and date)
+    return len(words) == 2 and len(birth) == 1 and len(date) == 1 and birth != date

@@ -81,6 +81,9 @@ def document_label_alternation() -> str:
 _GLUED_ID_WORD_CHARS = 4
 #: A glued stem this frequent in English is read as the English word ("Pass ID", "Fall no.").
 _ENGLISH_STEM_ZIPF = 3.0
+#: A lead stem this frequent in a main European language is an everyday word that numbers things
+#: as often ("historia", "processo", "ordem": a user story's, a case's, an order's number).
+_EVERYDAY_STEM_ZIPF = 5.0
 
 
 @lru_cache(maxsize=1)
@@ -144,29 +147,38 @@ def _compound_head_at(low: str) -> int | None:
 @lru_cache(maxsize=1)
 def _lead_labels() -> tuple[dict[str, str], frozenset[str]]:
     """(``lead_stems``, the articles seen between their id word and their stem)."""
-    idw, stops = id_word_set(), european_stop_words()
+    numbers, stops = number_word_set(), european_stop_words()
     excluded = frozenset(data_file("labels.yaml")["not_stems"])
     stems: dict[str, str] = {}
     articles: set[str] = set()
     for label, et in id_labels().items():
         words = label.split()
-        if len(words) < 2 or words[0].rstrip(".") not in idw:
+        if len(words) < 2 or words[0] not in numbers:
             continue
         words = words[1:]
         while len(words) > 1 and words[0] in stops:  # "de", "do", "di"
             articles.add(words[0])
             words = words[1:]
         stem = " ".join(words)
-        if stem not in idw and stem not in excluded and zipf(stem, ("en",)) < _ENGLISH_STEM_ZIPF:
+        if stem in excluded or zipf(stem, ("en",)) >= _ENGLISH_STEM_ZIPF:
+            continue
+        if zipf(stem) < _EVERYDAY_STEM_ZIPF:  # not "historia", "conta", "ordem" (an order's)
             stems.setdefault(stem, et)
     return stems, frozenset(articles)
 
 
+@lru_cache(maxsize=1)
+def number_word_set() -> frozenset[str]:
+    """The id words that say "number" (``number_words`` of ``labels.yaml``), folded."""
+    return frozenset(w.lower() for w in data_file("labels.yaml")["number_words"])
+
+
 def lead_stems() -> dict[str, str]:
-    """What follows the id word of the labels that open with one, as Romance and Slavic languages
-    write them ("pracownika" of "numer pracownika", "cliente" of "numero cliente") -> the label's
-    type: after any id word, with or without its article, it is that label ("nr pracownika",
-    "id_cliente", "Nº de historia"); alone it is no label."""
+    """What follows the number word of the labels that open with one, as Romance and Slavic
+    languages write them ("pracownika" of "numer pracownika", "afiliado" of "número de
+    afiliado") -> the label's type: after any number word, with or without its article, it is
+    that label ("nr pracownika", "N° de afiliado"); alone, or after "id", it is no label, and
+    neither is an everyday word ("historia", "conta")."""
     return _lead_labels()[0]
 
 
@@ -253,12 +265,12 @@ def label_entity(label: str, ids_first: bool = False) -> str | None:
 
 
 def _lead_stem_label(words: list[str]) -> str | None:
-    """The type of a label that opens with an id word before a lead stem, maybe after its
-    article ("nr pracownika", "id cliente", "n° de dossier"; ``lead_stems``)."""
-    if len(words) < 2 or words[0].rstrip(".") not in id_word_set():
+    """The type of a label that opens with a number word before a lead stem, maybe after its
+    article ("nr pracownika", "n° de afiliado"; ``lead_stems``)."""
+    if len(words) < 2 or words[0] not in number_word_set():
         return None
     rest = words[1:]
-    while len(rest) > 1 and rest[0] in european_stop_words():
+    while len(rest) > 1 and rest[0] in lead_articles():
         rest = rest[1:]
     return lead_stems().get(" ".join(rest))
 

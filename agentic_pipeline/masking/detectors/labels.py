@@ -46,6 +46,7 @@ from agentic_pipeline.masking.detectors.label_lists import (  # noqa: F401  (pub
     lead_stem_alternation,
     lead_stems,
     norm_label,
+    number_word_set,
     person_labels,
     stem_alternation,
     stem_labels,
@@ -112,27 +113,33 @@ def _lead_first_words() -> frozenset[str]:
     return frozenset(_LETTERS.match(stem).group() for stem in lead_stems())
 
 
-@lru_cache(maxsize=1)
-def _id_word_before() -> re.Pattern[str]:
-    """An id word that opens a label, right before where a lead stem may begin ("nr ", "id_",
-    "N° ")."""
-    words = sorted((re.escape(w) for w in id_word_set() if w[:1].isalpha()), key=len, reverse=True)
+@lru_cache(maxsize=2)
+def _word_before(numbers: bool) -> re.Pattern[str]:
+    """An id word (a number word, with ``numbers``) right before where a label's word may begin,
+    maybe with a lead stem's article ("nr ", "id_", "N° de ")."""
+    pool = number_word_set() if numbers else id_word_set()
+    words = sorted((re.escape(w) for w in pool if w[:1].isalpha()), key=len, reverse=True)
     articles = "|".join(re.escape(a) for a in sorted(lead_articles(), key=len, reverse=True))
-    return re.compile(rf"(?i)(?<![^\W_])(?:{'|'.join(words)})\.?[ \t_]+(?:(?:{articles})[ \t_]+)?$")
+    return re.compile(
+        rf"(?i)(?<![^\W_])(?:{'|'.join(words)})\.?[ \t_]+(?:(?:{articles})[ \t_]+)?\Z"
+    )
 
 
 def _label_starts(text: str) -> list[int]:
     """Where an id label may begin in ``text``: the letter runs that are a label's first word,
-    after no digit, "_", "@" or ".", those that open a lead stem right after an id word ("nr
-    pracownika", "id_cliente"; ``label_lists.lead_stems``), and the label that ends a compound
-    ("Wunschkennzeichen": ``label_lists.compound_head_at``). A label regex tried only there
-    finds what a search of the whole text would, several times faster than scanning the long
-    alternation at every position."""
+    after no digit, "_", "@" or "." but after an id word ("id_cliente"), those that open a lead
+    stem right after a number word ("nr pracownika"; ``label_lists.lead_stems``), and the label
+    that ends a compound ("Wunschkennzeichen": ``label_lists.compound_head_at``). A label regex
+    tried only there finds what a search of the whole text would, several times faster than
+    scanning the long alternation at every position."""
     first, lead, out = _label_first_words(), _lead_first_words(), []
     for m in _LETTERS.finditer(text):
-        word = m.group().lower()
-        if word in lead and _id_word_before().search(text, max(0, m.start() - 16), m.start()):
-            out.append(m.start())
+        word, a = m.group().lower(), max(0, m.start() - 16)
+        if word in lead and _word_before(True).search(text, a, m.start()):
+            out.append(m.start())  # "nr_pracownika", "N° de afiliado"
+            continue
+        if word in first and _word_before(False).search(text, a, m.start()):
+            out.append(m.start())  # a label after an id word and "_": "id_cliente"
             continue
         if m.start() and (text[m.start() - 1] in "_@." or text[m.start() - 1].isdigit()):
             continue
@@ -407,8 +414,8 @@ class IdLabelRecognizer(LocalRecognizer):
             value, glued = m.group("value"), m.group("glue") is not None
             norm = norm_label(m.group("label"))
             et = label_entity(m.group("label"), ids_first=True) or stem_labels().get(norm)
-            if et is None and _id_word_before().search(text, max(0, m.start() - 16), m.start()):
-                et = lead_stems().get(norm)  # "nr_pracownika=…": after its id word only
+            if et is None and _word_before(True).search(text, max(0, m.start() - 16), m.start()):
+                et = lead_stems().get(norm)  # "nr_pracownika=…": after its number word only
             if (
                 not (id_value_ok(value) or _bank_sort_code(et, value))
                 or _starts_with_a_word(value)

@@ -5,8 +5,8 @@
 * A login name that speaks in a chat transcript pasted into a log (a tool result, a ticket): the
   speaker of a time-stamped line ("[10:14] quietfern: ...", "09:41 - r.okafor: ..."), and the
   header line of a copied Slack or Discord message, a handle and a time alone ("quietfern
-  11:48 PM", "quietfern — Today at 7:42 PM"), and an IRC-style speaker ("<quietfern> hi",
-  ``nick``: capitalised words run together count there, "<QuietFern>").
+  11:48 PM", "quietfern — Today at 7:42 PM"), and an IRC-style speaker ("<quietfern> hi") in
+  a text of two such lines at least (``nick_spans``).
 * The user of a web server's access log line ("10.0.0.7 - quietfern [03/Dec/2026:…").
 * A name that is part of a login name widens to it ("<name>.dunleavy", ``login_extent``).
 
@@ -48,8 +48,6 @@ _HEADER_LINE = re.compile(
     rf"(?m)^[ \t]*{_HANDLE}[ \t]+(?:[-–—][ \t]*)?(?:(?:Today|Yesterday)(?:[ \t]+at)?[ \t]+)?"
     rf"\d{{1,2}}:\d{{2}}(?:{_AM_PM})?[ \t]*$"
 )
-#: Two capitalised words or more run together ("QuietFern"; not "McKay", "DeShawn": a short head).
-_RUN_TOGETHER = re.compile(r"[A-Z][a-z]{3,}(?:[A-Z][a-z]{2,})+")
 #: A word of a main European language at least this frequent (Zipf) is vocabulary, no login
 #: name ("admin", "kernel"): wordfreq's small lists start at 3.
 _WORD_ZIPF = 3.0
@@ -96,8 +94,10 @@ _ACCESS_LOG_USER = re.compile(
     rf"(?m)^[ \t]*[\w.:-]+[ \t]+\S+[ \t]+{_HANDLE}[ \t]+\[\d{{1,2}}/\w{{3}}/\d{{4}}:"
 )
 #: An IRC-style chat line's speaker in angle brackets ("<quietfern> on my way"), maybe after a
-#: time stamp.
-_NICK_LINE = re.compile(rf"(?m)^(?:{SPEAKER_PREFIX.pattern})?[ \t]*<{_HANDLE}>[ \t]")
+#: time stamp: one space, then the message (not a tag: "<thead> <tr>", "<input-file>   Path").
+_NICK_LINE = re.compile(rf"(?m)^(?:{SPEAKER_PREFIX.pattern})?[ \t]*<{_HANDLE}> (?=[^\s<])")
+#: The fewest such lines that make a text a chat transcript (one is a log's component as often).
+MIN_NICK_LINES = 2
 
 
 def login_name_regexes() -> tuple[re.Pattern[str], ...]:
@@ -107,21 +107,18 @@ def login_name_regexes() -> tuple[re.Pattern[str], ...]:
     return (_key_value_re(), _SPEAKER_LINE, _HEADER_LINE, _ACCESS_LOG_USER)
 
 
-def nick_regexes() -> tuple[re.Pattern[str], ...]:
-    """An IRC-style chat line's speaker in angle brackets, its ``handle`` group a nick when
-    ``nick`` says so."""
-    return (_NICK_LINE,)
-
-
-def nick(handle: str) -> bool:
-    """A chat nick: a login name's shape, or capitalised words run together ("QuietFern"), which
-    only a nick's place tells from a brand's ("PagerDuty:" speaks in time-stamped lines too)."""
-    return login_name(handle) or _RUN_TOGETHER.fullmatch(handle) is not None
+def nick_spans(text: str) -> list[tuple[int, int]]:
+    """The IRC-style speakers of a chat transcript ("<quietfern> hi"): a text of at least
+    ``MIN_NICK_LINES`` such lines; each speaker shaped like a login name (``login_name``)."""
+    found = list(_NICK_LINE.finditer(text)) if "<" in text else []
+    if len(found) < MIN_NICK_LINES:
+        return []
+    return [m.span("handle") for m in found if login_name(m.group("handle"))]
 
 
 #: A login name's parts after and before a name in it, joined by dots or underscores with no
 #: space ("anna.kowalska", "j_smith_77").
-_LOGIN_TAIL = re.compile(r"(?:[._][^\W_]+)+")
+_LOGIN_TAIL = re.compile(r"(?:[._][^\W\d_A-Z][^\W_]*|[._]\d[^\W_]*)+(?![^\W_])")
 _LOGIN_HEAD = re.compile(r"(?<![\w.])[^\W_]+(?:[._][^\W_]+)*[._]\Z")
 
 

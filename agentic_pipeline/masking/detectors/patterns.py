@@ -82,12 +82,15 @@ from agentic_pipeline.pii_patterns import (  # noqa: F401  (re-exported for the 
     strict_matches,
 )
 
-#: Month names of the main European languages (``vocabulary.MONTHS`` without its abbreviations)
-#: and the Polish genitive, as dates of birth are written in them: "2. August 1955", "27 juillet
-#: 1935", "5 de julio de 1980", "7 de março de 1931", "12 marca 1990".
+#: Month names of the main European languages (``vocabulary.MONTHS``' words of four letters or
+#: more and the short "may", "mai", "maj", "mei"), and those that are names or words as often
+#: (the French and Nordic "mars", the Norwegian "desember") with the Polish genitive, as dates
+#: of birth are written in them: "2. August 1955", "5 de julio de 1980", "7 de março de 1931",
+#: "3 mars 1950", "12 marca 1990".
 MONTH_NAMES: tuple[str, ...] = (
     *sorted(m for m in MONTHS if len(m) > 3 or m in ("may", "mai", "maj", "mei")),
     *"""
+mars desember
 stycznia lutego marca kwietnia maja czerwca lipca sierpnia września października listopada grudnia
 """.split(),
 )
@@ -110,9 +113,10 @@ DATE_PATTERN = (
 )
 DOB_RE = re.compile(rf"(?i)(?<!\w)(?:{BIRTH_WORDS})(?!\w)[^\d\n]{{0,45}}?({DATE_PATTERN})")
 #: A birth date asked for and given on the next line ("What is your date of birth?" / "Caller:
-#: 9 May 2015"), as a call or chat transcript writes it.
+#: 9 May 2015"), as a call or chat transcript writes it: the birth word in the question's own
+#: clause (not "Happy birthday! Shall I book…?"), a date of a past year (``_past_year``).
 DOB_ANSWER_RE = re.compile(
-    rf"(?i)(?<!\w)(?:{BIRTH_WORDS})(?!\w)[^\n?]{{0,60}}\?[ \t]*\r?\n[^\d\n]{{0,30}}?"
+    rf"(?i)(?<!\w)(?:{BIRTH_WORDS})(?!\w)[^\n?.!]{{0,60}}\?(?:[ \t]*\r?\n){{1,2}}[^\d\n]{{0,30}}?"
     rf"(?<![\w/.-])({DATE_PATTERN})(?![\w/-])"
 )
 #: The birth word after the date: "Ich bin am 2. August 1955 geboren."
@@ -231,11 +235,24 @@ def phone_context_recognizer() -> ContextGroupRecognizer:
 
 
 def dob_recognizer() -> ContextGroupRecognizer:
-    """A date right after a birth keyword, before one, or on the line that answers a question
-    asking for it."""
+    """A date right after a birth keyword or before one."""
     return ContextGroupRecognizer(
-        "DATE_OF_BIRTH", (DOB_RE, DOB_AFTER_RE, DOB_ANSWER_RE), 0.85, "DateOfBirthRecognizer"
+        "DATE_OF_BIRTH", (DOB_RE, DOB_AFTER_RE), 0.85, "DateOfBirthRecognizer"
     )
+
+
+def dob_answer_recognizer() -> ContextGroupRecognizer:
+    """A date of a past year on the line that answers a question asking for a birth date ("When
+    is the birthday party?" / "14 June" of this year is a party's)."""
+    return ContextGroupRecognizer(
+        "DATE_OF_BIRTH", (DOB_ANSWER_RE,), 0.85, "DateOfBirthAnswerRecognizer", keep=_past_year
+    )
+
+
+def _past_year(date: str) -> bool:
+    """The date's year is before this one."""
+    m = _YEAR.search(date)
+    return m is not None and int(m.group()) < dt.date.today().year
 
 
 #: A whole date (day, month and a four-digit year) standing alone, not part of a version, a time
@@ -279,6 +296,7 @@ def custom_recognizers() -> list[LocalRecognizer]:
         card_last4_recognizer(),
         phone_context_recognizer(),
         dob_recognizer(),
+        dob_answer_recognizer(),
         old_date_recognizer(),
         street_address_recognizer(),
         *outsider_recognizers(),
@@ -328,16 +346,24 @@ def login_name_recognizer() -> ContextGroupRecognizer:
     )
 
 
-def chat_nick_recognizer() -> ContextGroupRecognizer:
-    """IRC-style chat speakers ("<QuietFern> on my way") as ``USER_ID``."""
-    return ContextGroupRecognizer(
-        login_names.ENTITY,
-        login_names.nick_regexes(),
-        login_names.SCORE,
-        "ChatNickRecognizer",
-        group="handle",
-        keep=login_names.nick,
-    )
+class ChatNickRecognizer(LocalRecognizer):
+    """IRC-style chat speakers ("<quietfern> on my way") as ``USER_ID``
+    (``login_names.nick_spans``)."""
+
+    def __init__(self) -> None:
+        super().__init__(supported_entities=[login_names.ENTITY], name="ChatNickRecognizer")
+
+    def load(self) -> None:  # noqa: D102
+        pass
+
+    def analyze(
+        self, text: str, entities: list[str], nlp_artifacts: NlpArtifacts | None = None
+    ) -> list[RecognizerResult]:
+        """Report each speaker of a chat transcript's lines."""
+        if entities and login_names.ENTITY not in entities:
+            return []
+        spans = login_names.nick_spans(text)
+        return [RecognizerResult(login_names.ENTITY, a, b, login_names.SCORE) for a, b in spans]
 
 
 def outsider_recognizers() -> list[LocalRecognizer]:
@@ -353,7 +379,7 @@ def outsider_recognizers() -> list[LocalRecognizer]:
         customer_id_recognizer(),
         social_handle_recognizer(),
         login_name_recognizer(),
-        chat_nick_recognizer(),
+        ChatNickRecognizer(),
         Hl7FieldRecognizer(),
         SwiftFieldRecognizer(),
         RedactedIdRecognizer(),

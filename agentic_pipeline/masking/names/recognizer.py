@@ -104,8 +104,9 @@ _VALUE_AFTER_LABEL = re.compile(
 
 def without_labels(text: str, span: tuple | None) -> tuple | None:
     """``span`` without the label words (``label_lists.label_words``) that no name list has at
-    its end before a colon ("<First> Last: <Last>": the next field's label; a chat's "<First>
-    Green:" keeps its surname), None when it is made of label words before a value with a digit
+    its end before a colon, an id word or a value with a digit (``_label_ends``: "<First> Last:
+    <Last>", the next field's label; "<First> <Last> Sort code 20-…"; a chat's "<First> Green:"
+    keeps its surname), None when it is made of label words before a value with a digit
     ("NINO: QQ 12…", "Hosp. No. H77…": a label, not a name) or that is a field's label before
     its colon ("Adresa:", "Email:": ``key_rules.key_entity``)."""
     if span is None:
