@@ -146,7 +146,7 @@ def _compound_head_at(low: str) -> int | None:
 
 @lru_cache(maxsize=1)
 def _lead_labels() -> tuple[dict[str, str], frozenset[str]]:
-    """(``lead_stems``, the articles seen between their id word and their stem)."""
+    """(``lead_stems``, the articles seen between their number word and their stem)."""
     numbers, stops = number_word_set(), european_stop_words()
     excluded = frozenset(data_file("labels.yaml")["not_stems"])
     stems: dict[str, str] = {}
@@ -183,7 +183,7 @@ def lead_stems() -> dict[str, str]:
 
 
 def lead_articles() -> frozenset[str]:
-    """The articles between a label's opening id word and its lead stem ("de", "do", "di")."""
+    """The articles between a label's opening number word and its lead stem ("de", "do", "di")."""
     return _lead_labels()[1]
 
 
@@ -284,8 +284,7 @@ _MONEY_TYPES = frozenset({"BANK_ACCOUNT", "ABA_ROUTING_NUMBER", "CREDIT_CARD", "
 def _qualified_label(label: str, words: list[str], ids_first: bool) -> str | None:
     """The id type of a label followed by what qualifies it, maybe after stop words: the vehicle
     ("Nr rejestracyjny pojazdu", "Kennzeichen des Fahrzeugs", ``vehicle_words``) or the issuer's
-    initials ("Licence FFA"; not after an account's
-    label: "Account USD")."""
+    initials ("Licence FFA"; not after an account's label: "Account USD")."""
     parts = label.strip().split()
     if len(words) < 2 or len(parts) < 2:
         return None

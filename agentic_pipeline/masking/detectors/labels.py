@@ -78,8 +78,8 @@ def id_label_re() -> re.Pattern[str]:
         rf"(?i)(?P<label>{label_alternation()}"
         # a stem of a label ("staff" of "staff number") counts only before an id word
         rf"|(?:{stem_alternation()})(?=\.?[ \t_-]*(?:{idw}))"
-        # what follows a label's opening id word ("pracownika" of "numer pracownika") counts
-        # only after an id word (``_label_starts``) and before its value's sign ("nr_pracownika=")
+        # what follows a label's opening number word ("pracownika" of "numer pracownika")
+        # counts only after a number word (``_label_starts``) and before its value's sign
         rf"|(?:{lead_stem_alternation()})(?=[\"']?[ \t]*[:=#]))"
         r"(?![^\W_])\.?"  # "Lic.", "Acct."
         rf"(?P<idw>(?:[ \t_-]*(?:{idw}))*)"  # "number", "no.", "#", "ID", a key's "_no"
@@ -125,6 +125,12 @@ def _word_before(numbers: bool) -> re.Pattern[str]:
     )
 
 
+def _after_id_word(text: str, start: int, numbers: bool) -> bool:
+    """An id word (a number word, with ``numbers``) stands right before ``start``
+    (``_word_before``)."""
+    return _word_before(numbers).search(text, max(0, start - 16), start) is not None
+
+
 def _label_starts(text: str) -> list[int]:
     """Where an id label may begin in ``text``: the letter runs that are a label's first word,
     after no digit, "_", "@" or "." but after an id word ("id_cliente"), those that open a lead
@@ -134,11 +140,11 @@ def _label_starts(text: str) -> list[int]:
     scanning the long alternation at every position."""
     first, lead, out = _label_first_words(), _lead_first_words(), []
     for m in _LETTERS.finditer(text):
-        word, a = m.group().lower(), max(0, m.start() - 16)
-        if word in lead and _word_before(True).search(text, a, m.start()):
+        word = m.group().lower()
+        if word in lead and _after_id_word(text, m.start(), numbers=True):
             out.append(m.start())  # "nr_pracownika", "N° de afiliado"
             continue
-        if word in first and _word_before(False).search(text, a, m.start()):
+        if word in first and _after_id_word(text, m.start(), numbers=False):
             out.append(m.start())  # a label after an id word and "_": "id_cliente"
             continue
         if m.start() and (text[m.start() - 1] in "_@." or text[m.start() - 1].isdigit()):
@@ -414,7 +420,7 @@ class IdLabelRecognizer(LocalRecognizer):
             value, glued = m.group("value"), m.group("glue") is not None
             norm = norm_label(m.group("label"))
             et = label_entity(m.group("label"), ids_first=True) or stem_labels().get(norm)
-            if et is None and _word_before(True).search(text, max(0, m.start() - 16), m.start()):
+            if et is None and _after_id_word(text, m.start(), numbers=True):
                 et = lead_stems().get(norm)  # "nr_pracownika=…": after its number word only
             if (
                 not (id_value_ok(value) or _bank_sort_code(et, value))

@@ -251,8 +251,8 @@ def dob_answer_recognizer() -> ContextGroupRecognizer:
 
 def _past_year(date: str) -> bool:
     """The date's year is before this one."""
-    m = _YEAR.search(date)
-    return m is not None and int(m.group()) < dt.date.today().year
+    year = _year(date)
+    return year is not None and year < dt.date.today().year
 
 
 #: A whole date (day, month and a four-digit year) standing alone, not part of a version, a time
@@ -263,11 +263,17 @@ _YEAR = re.compile(r"(?<!\d)(19\d\d|20\d\d)(?!\d)")
 ADULT_AGE = 16
 
 
+def _year(date: str) -> int | None:
+    """The four-digit year written in ``date`` (1900 to 2099), if any."""
+    m = _YEAR.search(date)
+    return int(m.group()) if m is not None else None
+
+
 def _birth_year_date(date: str) -> bool:
     """The date's year makes it the birth date of somebody at least ``ADULT_AGE`` years old
     (1900 to this year minus ``ADULT_AGE``)."""
-    m = _YEAR.search(date)
-    return m is not None and 1900 <= int(m.group()) <= dt.date.today().year - ADULT_AGE
+    year = _year(date)
+    return year is not None and 1900 <= year <= dt.date.today().year - ADULT_AGE
 
 
 def old_date_recognizer() -> ContextGroupRecognizer:
