@@ -4,7 +4,8 @@
   reservation codes, uuids);
 * ``REGEX``: one token without spaces (ids, emails, phone numbers, card numbers): pattern
   recognizers only, no NER;
-* ``NER``: free text (spaces and letters): the full analyzer, spaCy NER included.
+* ``NER``: free text (spaces and letters, or letters of a script written without spaces): the
+  full analyzer, spaCy NER included.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import enum
 import re
 
 from agentic_pipeline.masking.pseudonyms import TOKEN_RE
+from agentic_pipeline.masking.vocabulary import NO_SPACE_SCRIPT
 
 
 class Route(enum.Enum):
@@ -42,6 +44,6 @@ def route(text: str) -> Route:
     s = text.strip()
     if len(s) < 3 or _SAFE.match(s) or TOKEN_RE.fullmatch(s):
         return Route.SKIP
-    if _HAS_SPACE_AND_WORDS.search(s):
-        return Route.NER
+    if _HAS_SPACE_AND_WORDS.search(s) or NO_SPACE_SCRIPT.search(s):
+        return Route.NER  # words, or a script written without spaces between them
     return Route.REGEX

@@ -365,7 +365,7 @@ def is_city(words: str) -> bool:
 
 #: Scripts written without spaces between words (Chinese, Japanese kana, Thai, Lao, Myanmar,
 #: Khmer): a span is not widened over their characters, which would take in the whole sentence.
-_NO_SPACE_SCRIPT = re.compile(
+NO_SPACE_SCRIPT = re.compile(
     "[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]"
 )
 
@@ -373,6 +373,6 @@ _NO_SPACE_SCRIPT = re.compile(
 def is_word_char(ch: str) -> bool:
     """Letters, digits and combining marks (``e`` + U+0301 is one letter), but the letters of
     scripts without spaces between words."""
-    if _NO_SPACE_SCRIPT.match(ch):
+    if NO_SPACE_SCRIPT.match(ch):
         return False
     return ch.isalnum() or unicodedata.category(ch).startswith("M")

@@ -69,13 +69,16 @@ _KEY_RULES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"password|passwd|secret|api_?key|access_?token|refresh_?token", "CREDENTIAL"),
     )
 )
-#: Words that say a date is somebody's birth date, in English and the European languages.
+#: Words that say a date is somebody's birth date, in English, the European languages, Russian,
+#: Greek, Arabic, Hindi, Japanese, Chinese and Korean.
 BIRTH_WORDS = (
     r"born|birth\s?day|b-?day|date of birth|birth\s?date|d\.?o\.?b\.?|geboren|geb\.|geburtsdatum|"
     r"geburtstag|née?|naissance|nacido|nacida|nací|nacimiento|cumpleaños|nato|nata|nascita|"
     r"geboortedatum|urodz\w*|ur\.|født|fødselsdato|född|födelsedatum|syntynyt|syntymäaika|"
     r"nascimento|nascid[oa]|nasceu|nació|nacque|narozen\w*|nar\.|doğum|născut\w*|nașterii|naşterii|"
-    r"született|születési|szül\."
+    r"született|születési|szül\.|"
+    r"дата рождения|родил(?:ся|ась)|ημερομηνία γέννησης|γεννήθηκε|تاريخ الميلاد|जन्म तिथि|"
+    r"生年月日|出生日期|出生年月日|생년월일"
 )
 #: A key made of a birth word and a date word, maybe with an article ("Data de nascimento",
 #: "Doğum tarihi", "Születési dátum"), or of one word that is both ("Födelsedatum"): a key of no

@@ -100,16 +100,19 @@ _MONTH = (
     + "|".join(sorted(set(MONTH_NAMES), key=len, reverse=True))
     + ")"
 )
-#: A date: ISO and year-first with slashes or dots ("1961/07/22"), day or month first, with a
-#: month's name (also "22-Jul-1961"), with spaced dots ("22. 7. 1961", Czech and German), and
-#: the arguments of a Python ``datetime.date(1961, 7, 22)`` written by ``repr``.
+#: A date: ISO and year-first with slashes or dots ("1961/07/22", Korean "1961. 7. 22."), day or
+#: month first, with a month's name (also "22-Jul-1961"), with spaced dots ("22. 7. 1961", Czech
+#: and German), with the year, month and day signs of Japanese, Chinese and Korean, and the
+#: arguments of a Python ``datetime.date(1961, 7, 22)`` written by ``repr``.
 DATE_PATTERN = (
     r"(?:\d{4}-\d{1,2}-\d{1,2}|\d{4}/\d{1,2}/\d{1,2}|\d{4}\.\d{1,2}\.\d{1,2}"
     r"|(?<=date\()\d{4}, ?\d{1,2}, ?\d{1,2}(?=\))|(?<=datetime\()\d{4}, ?\d{1,2}, ?\d{1,2}"
     r"|\d{1,2}[/.-]\d{1,2}[/.-]\d{2,4}|\d{1,2}\. \d{1,2}\. \d{4}"
     rf"|{_MONTH}\.? \d{{1,2}}(?:st|nd|rd|th)?,? \d{{4}}"
     rf"|\d{{1,2}}(?:st|nd|rd|th|er|\.)? (?:of |de )?{_MONTH}\.?,? (?:de )?\d{{4}}"
-    rf"|\d{{1,2}}-{_MONTH}\.?-\d{{2,4}}|\d{{1,2}}/{_MONTH}\.?/\d{{2,4}})"
+    rf"|\d{{1,2}}-{_MONTH}\.?-\d{{2,4}}|\d{{1,2}}/{_MONTH}\.?/\d{{2,4}}"
+    r"|\d{4}\. ?\d{1,2}\. ?\d{1,2}\.?(?=\s|$)"
+    r"|\d{4} ?年 ?\d{1,2} ?月 ?\d{1,2} ?日|\d{4}년 ?\d{1,2}월 ?\d{1,2}일)"
 )
 DOB_RE = re.compile(rf"(?i)(?<!\w)(?:{BIRTH_WORDS})(?!\w)[^\d\n]{{0,45}}?({DATE_PATTERN})")
 #: A birth date asked for and given on the next line ("What is your date of birth?" / "Caller:
@@ -256,8 +259,11 @@ def _past_year(date: str) -> bool:
 
 
 #: A whole date (day, month and a four-digit year) standing alone, not part of a version, a time
-#: or a longer number.
-_WHOLE_DATE_RE = re.compile(rf"(?<![\w/.:-])({DATE_PATTERN})(?![\w/:-]|\.\d)", re.IGNORECASE)
+#: or a longer number (a colon after it only before a space: "…, 1961-12-01: seen for…"); a
+#: date written with the day sign ends there ("1961年12月1日生").
+_WHOLE_DATE_RE = re.compile(
+    rf"(?<![\w/.:-])({DATE_PATTERN})(?:(?<=[日일])|(?![\w/-]|:\S|\.\d))", re.IGNORECASE
+)
 _YEAR = re.compile(r"(?<!\d)(19\d\d|20\d\d)(?!\d)")
 #: The youngest age whose whole date of birth is masked without a birth word.
 ADULT_AGE = 16

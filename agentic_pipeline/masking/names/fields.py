@@ -7,12 +7,14 @@ value's extent."""
 from __future__ import annotations
 
 import re
+import unicodedata
 from functools import lru_cache
 
 from agentic_pipeline.masking.detectors.data_files import data_file
 from agentic_pipeline.masking.detectors.label_lists import unaccented
 from agentic_pipeline.masking.detectors.labels import norm_label
 from agentic_pipeline.masking.json_walker import key_entity
+from agentic_pipeline.masking.vocabulary import NO_SPACE_SCRIPT
 
 #: Labels and column headers whose value is a person (``person`` of ``detectors/labels.yaml``),
 #: as written and without their accents (a key "imie" for "imię").
@@ -45,6 +47,9 @@ def person_key(label: str) -> bool:
     if not words:
         return False
     if any(" ".join(words[k:]) in PERSON_LABELS for k in range(len(words))):
+        return True
+    last = words[-1]  # written without spaces, a label ends a longer one ("患者氏名")
+    if NO_SPACE_SCRIPT.match(last) and any(last[k:] in PERSON_LABELS for k in range(len(last))):
         return True
     return key_entity(label) == "PERSON"
 
@@ -124,3 +129,41 @@ def chat_header_names(text: str) -> list[tuple[int, int]]:
         for m in _CHAT_HEADER.finditer(text)
         if all(w[:1].isupper() for w in m.group(1).replace(",", " ").split())
     ]
+
+
+#: A ``label: value`` field on its own line (a full-width colon too: "氏名：…").
+_FIELD = re.compile(
+    r"(?m)^[ \t]*(?:[-*•>][ \t]+)?(?P<label>[^\W\d_][^\n:：=|]{0,30}?)[ \t]*[:：][ \t]*"
+    r"(?P<value>[^\n|;]*[^\s|;])"
+)
+#: Honorifics written after a name in Japanese, Chinese and Korean ("様", "先生", "씨").
+_HONORIFIC_AFTER = re.compile(r"[ \t]*(?:様|さま|さん|殿|くん|ちゃん|先生|女士|小姐|씨|님)$")
+
+
+def _non_latin_name_shape(value: str) -> bool:
+    """Letters of scripts other than Latin only, no digit, one to four words."""
+    letters = [c for c in value if c.isalpha()]
+    return (
+        bool(letters)
+        and not any(c.isdigit() for c in value)
+        and len(value.split()) <= 4
+        and len(value) <= 24
+        and not any("LATIN" in unicodedata.name(c, "") for c in letters)
+    )
+
+
+def script_label_values(text: str) -> list[tuple[int, int]]:
+    """(start, end) of the values of person labels written in a script that no name list holds
+    ("氏名：<name> 様", "ФИО: <name>", "Patient: <name>" in Greek letters): a label's place decides
+    where the name model has no word to read. Shared labels ("customer": often a company) and
+    values with a digit or a Latin letter do not count; an honorific after the name stays."""
+    if ":" not in text and "：" not in text:
+        return []
+    out = []
+    for m in _FIELD.finditer(text):
+        label = " ".join(m.group("label").split()).lower()
+        value = _HONORIFIC_AFTER.sub("", m.group("value"))
+        if label in SHARED_LABELS or not _non_latin_name_shape(value) or not person_key(label):
+            continue
+        out.append((m.start("value"), m.start("value") + len(value)))
+    return out

@@ -47,6 +47,7 @@ from agentic_pipeline.masking.names.fields import (
     label_before,
     last_first_value,
     last_first_values,
+    script_label_values,
     person_field_key,
 )
 from agentic_pipeline.masking.names.floor import (
@@ -209,7 +210,7 @@ class NameModel:
             for sp in out
             if sp[2] >= self.propagate or not any(a <= sp[0] and sp[1] <= b for a, b in unnamed)
         ]
-        by_label = [(a, b, self.threshold) for a, b in named]
+        by_label = [(a, b, self.threshold) for a, b in named + script_label_values(tf.text)]
         return with_particles(text, _union([_whole_last_first(sp, values) for sp in out], by_label))
 
     def name_units(self, tf: TextFeatures, probs: dict[int, float]) -> set[int]:

@@ -1,0 +1,69 @@
+"""Names and birth dates written in scripts that no name list holds (Japanese, Chinese, Korean,
+Cyrillic, Arabic): a person label decides the name, a birth word or an old year the date. The
+sentences are written for these tests."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import masked_cells
+
+from agentic_pipeline.masking import Masker
+from agentic_pipeline.masking.names.fields import person_key, script_label_values
+from agentic_pipeline.masking.router import Route, route
+
+KEY = b"k" * 32
+
+
+@pytest.fixture(scope="module")
+def masker():
+    with Masker(key=KEY, n_workers=1) as m:
+        yield m
+
+
+def _values(text: str) -> list[str]:
+    return [text[a:b] for a, b in script_label_values(text)]
+
+
+def test_person_labels_of_other_scripts_and_their_values():
+    assert person_key("患者氏名") and person_key("お名前") and person_key("фио")
+    assert not person_key("紹介先") and not person_key("住所")
+    text = "受付票\n患者氏名：高橋 由紀 様\n住所：港区\n担当医：森 和也 先生\n"
+    assert _values(text) == ["高橋 由紀", "森 和也"]
+    assert _values("ФИО: Белова Ирина Олеговна\nГород: Самара") == ["Белова Ирина Олеговна"]
+    assert _values("이름: 박서연\n주소: 서울") == ["박서연"]
+    assert _values("الاسم: ليلى حداد") == ["ليلى حداد"]
+    # a Latin name is the name model's to decide, a digit is no name, a shared label holds
+    # companies as often
+    assert _values("氏名：Ines Vidal") == []
+    assert _values("患者：第3病棟") == []
+    assert _values("Customer: ООО Северный Ветер") == []
+
+
+def test_labelled_names_and_birth_dates_in_other_scripts_are_masked(masker):
+    jp, zh, ko, ru = masked_cells(
+        masker,
+        ("tool", "紹介状\n患者氏名：高橋 由紀 様\n生年月日：1984年11月2日\n紹介先：北山病院"),
+        ("user", "姓名：陈志远"),
+        ("tool", "이름: 박서연\n생년월일: 1992년 7월 19일"),
+        ("tool", "ФИО: Белова Ирина Олеговна\nДата рождения: 04.08.1975"),
+    )
+    assert "高橋" not in jp and "由紀" not in jp and "1984" not in jp
+    assert "様" in jp and "北山病院" in jp  # the honorific and the hospital stay
+    assert "陈志远" not in zh
+    assert "박서연" not in ko and "1992" not in ko
+    assert "Белова" not in ru and "1975" not in ru
+
+
+def test_an_old_date_before_a_colon_and_a_space_is_a_birth_date(masker):
+    (line, times) = masked_cells(
+        masker,
+        ("user", "Hearing test for Corwin Ashdale, 1958-06-30: mild loss on the left."),
+        ("tool", "run at 2026-03-04:12:00:00"),
+    )
+    assert "1958-06-30" not in line and "<DATE_OF_BIRTH_" in line
+    assert "2026-03-04" in times
+
+
+def test_text_written_without_spaces_goes_to_the_full_analysis():
+    assert route("姓名：陈志远") is Route.NER
+    assert route("INV-2291") is Route.REGEX
