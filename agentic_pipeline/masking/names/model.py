@@ -47,8 +47,8 @@ from agentic_pipeline.masking.names.fields import (
     label_before,
     last_first_value,
     last_first_values,
-    script_label_values,
     person_field_key,
+    script_label_values,
 )
 from agentic_pipeline.masking.names.floor import (
     SPAN_WORD,
