@@ -130,3 +130,22 @@ def test_turkish_names_written_surname_first_stay_masked(_masked, text, names):
     given names and surnames are its words and in no name list."""
     (out,) = _masked(text)
     assert not any(n in out for n in names), out
+
+
+@pytest.mark.parametrize(
+    ("text", "names"),
+    [
+        ("Ward 3 Bed 2 — Kestlebury, Juliet (MRN 0048812), post-op day 1", ["Kestlebury", "Juliet"]),
+        ("| Resident | Drug |\n|---|---|\n| Quaresma, Ermelinda | Lisinopril 10mg |", ["Quaresma"]),
+        ("Ines Vidal-Ramos and Anna-Lena Berg met at the stand.", ["Vidal", "Ramos", "Lena"]),
+        ("Adoption form\nOrla Fitzmaurice-Quennell\nRiverside Shelter", ["Quennell"]),
+    ],
+)
+def test_surnames_first_after_a_dash_or_bar_and_hyphenated_halves_are_masked(_masked, text, names):
+    (line,) = _masked(text)
+    assert "<PERSON_" in line and not any(n in line for n in names), line
+
+
+def test_hyphenated_words_beside_a_name_stay(_masked):
+    (line,) = _masked("Orla Brennan-Okafor ordered two T-shirts and a Wi-Fi pass.")
+    assert "ordered two T-shirts and a Wi-Fi pass." in line and "Okafor" not in line

@@ -115,12 +115,13 @@ _HEAD = re.compile(r"[ \t]*(?:[-*•]|\d{1,3}[.)]?)?[ \t]*")
 
 
 def _line_head(text: str, start: int) -> bool:
-    """``start`` opens its line's value: after nothing but a bullet, a label's colon, a column's
-    gap or a time stamp ("14:00 <Surname>, <First>")."""
+    """``start`` opens its line's value: after nothing but a bullet, a label's colon, a table's
+    bar, a dash between fields ("Bed 4 — <Surname>, <First>"), a column's gap or a time stamp
+    ("14:00 <Surname>, <First>")."""
     before = text[text.rfind("\n", 0, start) + 1 : start]
     return (
         _HEAD.fullmatch(before) is not None
-        or before.rstrip().endswith(":")
+        or before.rstrip().endswith((":", "|", " —", " –"))
         or before.endswith(("  ", "\t"))
         or SPEAKER_PREFIX.fullmatch(before) is not None
     )
@@ -209,6 +210,30 @@ def with_particles(text: str, spans: list[tuple[int, int, float]]) -> list[tuple
             e = m.end(1)
         grown.append((s, e, p))
     return grown
+
+
+#: The other half of a hyphenated name, right after or before a span ("<First>-<Second>").
+_HALF_AFTER = re.compile(r"-[^\W\d_][\w'’]*")
+_HALF_BEFORE = re.compile(r"(?<![\w'’-])[^\W\d_][\w'’]*-$")
+
+
+def with_hyphen_halves(
+    text: str, spans: list[tuple[int, int, float]]
+) -> list[tuple[int, int, float]]:
+    """Person ``spans`` grown over the hyphenated word they stop inside ("<Surname>-Qorvath",
+    "Qorvath-<Surname>"), a half written in the case of the span's first letter: a
+    double-barrelled name is one name, half of it names the person."""
+    out = []
+    for s, e, p in spans:
+        upper = text[s : s + 1].isupper()  # a half written as the name is ("-qorvath" too)
+        while (m := _HALF_AFTER.match(text, e)) and text[m.start() + 1].isupper() == upper:
+            e = m.end()
+        while (m := _HALF_BEFORE.search(text, max(0, s - 40), s)) and m.group()[
+            0
+        ].isupper() == upper:
+            s = m.start()
+        out.append((s, e, p))
+    return out
 
 
 def _name_word(word: str) -> bool:

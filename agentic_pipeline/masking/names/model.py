@@ -59,7 +59,11 @@ from agentic_pipeline.masking.names.floor import (
     person_parts,
     vocabulary_word,
 )
-from agentic_pipeline.masking.names.joins import with_name_parts, with_particles
+from agentic_pipeline.masking.names.joins import (
+    with_hyphen_halves,
+    with_name_parts,
+    with_particles,
+)
 from agentic_pipeline.masking.names.lexicon import (
     is_name_pair,
     listed_name,
@@ -211,7 +215,8 @@ class NameModel:
             if sp[2] >= self.propagate or not any(a <= sp[0] and sp[1] <= b for a, b in unnamed)
         ]
         by_label = [(a, b, self.threshold) for a, b in named + script_label_values(tf.text)]
-        return with_particles(text, _union([_whole_last_first(sp, values) for sp in out], by_label))
+        spans = _union([_whole_last_first(sp, values) for sp in out], by_label)
+        return with_hyphen_halves(text, with_particles(text, spans))
 
     def name_units(self, tf: TextFeatures, probs: dict[int, float]) -> set[int]:
         """The candidate units that are names: those at ``threshold`` or above, and, from the
