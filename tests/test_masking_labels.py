@@ -332,6 +332,16 @@ def test_ids_a_few_words_after_their_label_and_in_answers(masker):
     assert "login is broken" in handle
 
 
+def test_an_id_answered_to_a_request_without_a_question_mark(masker):
+    asked, feedback = _masked(
+        masker,
+        ("tool", "Agent: For the visa slot I'll need your passport number.\nApplicant: K4Q7719023"),
+        ("tool", "Agent: We need your feedback on the new menu.\nGuest: 5 stars, 2 visits"),
+    )
+    assert "K4Q7719023" not in asked and "<ID_DOCUMENT_" in asked
+    assert feedback.endswith("Guest: 5 stars, 2 visits")
+
+
 def test_a_bare_id_key_is_a_persons_only_in_a_persons_record(masker):
     data = _masked_record(
         masker,

@@ -135,7 +135,10 @@ def test_turkish_names_written_surname_first_stay_masked(_masked, text, names):
 @pytest.mark.parametrize(
     ("text", "names"),
     [
-        ("Ward 3 Bed 2 — Kestlebury, Juliet (MRN 0048812), post-op day 1", ["Kestlebury", "Juliet"]),
+        (
+            "Ward 3 Bed 2 — Kestlebury, Juliet (MRN 0048812), post-op day 1",
+            ["Kestlebury", "Juliet"],
+        ),
         ("| Resident | Drug |\n|---|---|\n| Quaresma, Ermelinda | Lisinopril 10mg |", ["Quaresma"]),
         ("Ines Vidal-Ramos and Anna-Lena Berg met at the stand.", ["Vidal", "Ramos", "Lena"]),
         ("Adoption form\nOrla Fitzmaurice-Quennell\nRiverside Shelter", ["Quennell"]),

@@ -286,10 +286,10 @@ def _handles(text: str, entities: list[str]) -> list[RecognizerResult]:
 
 
 #: A request that asks for a value without a question mark ("Please enter the verification
-#: code.", "Kindly share your member ID.").
+#: code.", "Kindly share your member ID.", "I'll need your passport number.").
 _REQUEST = re.compile(
     r"(?i)\b(?:please|kindly|pls)\b[^.?!\n]{0,20}?\b(?:provide|share|give|send|enter|type|"
-    r"confirm|tell|read|verify)\b"
+    r"confirm|tell|read|verify)\b|\b(?:i|we)(?:'ll| will| would)? need\b[^.?!\n]{0,12}?\byour\b"
 )
 
 
