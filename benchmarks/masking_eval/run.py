@@ -68,6 +68,7 @@ DEFAULT_SIZES = {
     C.FRESH_BLIND_4: None,
     C.FRESH_BLIND_5: None,
     C.FRESH_BLIND_6: None,
+    C.FRESH_BLIND_7: None,
 }
 Key = tuple[str, int, int, str]
 
