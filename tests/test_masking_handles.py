@@ -127,3 +127,37 @@ def test_a_name_inside_a_login_name_takes_the_whole_login(masker):
     assert "written twice." in out
     (out,) = masked_cells(masker, ("user", "I spoke to Odile Tavener.Then we left."))
     assert "Then we left." in out
+
+
+def test_one_letter_mentions_matrix_users_and_profile_addresses(masker):
+    mention, matrix, profiles, repo = masked_cells(
+        masker,
+        ("tool", "Works on arm64 too. cc @v-marrowfen who packages it."),
+        ("tool", "@quillon:chat.example.org: the co-op needs a signature"),
+        ("user", "see linkedin.com/in/tovan-relk-dev or x.com/tovan_r"),
+        ("tool", "cloned https://github.com/apache/kafka and instagram.com/p/Cx9/"),
+    )
+    assert "marrowfen" not in mention and "packages it." in mention
+    assert "quillon" not in matrix and "chat.example.org" not in matrix
+    assert "tovan" not in profiles and "linkedin.com/in/<USER_ID_" in profiles
+    assert repo == "cloned https://github.com/apache/kafka and instagram.com/p/Cx9/"
+
+
+def test_logins_under_role_keys_and_speakers_without_a_time(masker):
+    keys, chat, camel, config = masked_cells(
+        masker,
+        (
+            "tool",
+            'msg="queued" reviewer=petra.k\nowner: t.vanleer  modified: 2026-11-03\nuid=okarun,ou=people',
+        ),
+        ("tool", "owlet_brin: the raffle prize is yours\nruneknit42: no way, thank you\n"),
+        (
+            "tool",
+            "[21:04] xYmoonrakerYx: gg that was wild\n[21:05] TheRealOrlaQuinn: stream tonight",
+        ),
+        ("tool", "error_message: Connection refused by host\nretry_policy: back off twice\n"),
+    )
+    for login in ("petra.k", "t.vanleer", "okarun", "owlet_brin", "runeknit42", "xYmoonraker"):
+        assert login not in keys + chat + camel, login
+    assert "TheRealOrlaQuinn" not in camel and "modified: 2026-11-03" in keys
+    assert config == "error_message: Connection refused by host\nretry_policy: back off twice\n"

@@ -55,11 +55,20 @@ _WORD_ZIPF = 3.0
 
 def login_name(speaker: str) -> bool:
     """``speaker`` is shaped like a login name: a digit or ``_ . -`` inside ("tamsin.v",
-    "NorthKestrel42"), or lower-case letters that are no stop word and no word of the main European
-    languages ("quietfern")."""
+    "NorthKestrel42"), words run together with two capitals inside or after a lower-case head
+    ("TheRealOrlaQuinn", "xXmoonrakerXx"), or lower-case letters that are no stop word and no
+    word of the main European languages ("quietfern")."""
     if any(c.isdigit() or c in "_.-" for c in speaker):
         return any(c.isalpha() for c in speaker)
+    if len(_CAMEL_STEP.findall(speaker)) >= 2 or _LOWER_THEN_UPPER.match(speaker):
+        return True  # "TheRealOrlaQuinn", "xXmoonrakerXx": words run together, no name
     return speaker.islower() and speaker not in STOP_WORDS and zipf(speaker) < _WORD_ZIPF
+
+
+#: A lower-case letter before a capital inside a word ("McDonald" has one, "TheRealOrlaQuinn"
+#: three), and a word that opens in lower case before a capital ("xXmoonraker", not "iPad").
+_CAMEL_STEP = re.compile(r"[a-z][A-Z]")
+_LOWER_THEN_UPPER = re.compile(r"[a-z]{1,2}[A-Z][A-Za-z]{4,}")
 
 
 @lru_cache(maxsize=1)
@@ -81,11 +90,12 @@ def handle_under_key(key: str, value: object) -> bool:
 
 @lru_cache(maxsize=1)
 def _key_value_re() -> re.Pattern[str]:
-    """``key=value`` of a handle key in a log line, the value maybe quoted, or its JSON written
-    in a text (``"user": "U04QX7731"``)."""
+    """``key=value`` or ``key: value`` of a handle key in a log line or a listing (``owner:
+    t.vance``), the value maybe quoted, or its JSON written in a text (``"user": "U04QX7731"``)."""
     keys = "|".join(sorted(map(re.escape, handle_keys()), key=len, reverse=True))
     return re.compile(
-        rf"(?i)(?<![\w.-])(?:(?:{keys})=|[\"'](?:{keys})[\"'][ \t]*:[ \t]*)[\"']?{_HANDLE}(?![\w@])"
+        rf"(?i)(?<![\w.-])(?:(?:{keys})=|(?:{keys}):[ \t]+|[\"'](?:{keys})[\"'][ \t]*:[ \t]*)"
+        rf"[\"']?{_HANDLE}(?![\w@])"
     )
 
 
@@ -98,6 +108,37 @@ _ACCESS_LOG_USER = re.compile(
 _NICK_LINE = re.compile(rf"(?m)^(?:{SPEAKER_PREFIX.pattern})?[ \t]*<{_HANDLE}> (?=[^\s<])")
 #: The fewest such lines that make a text a chat transcript (one is a log's component as often).
 MIN_NICK_LINES = 2
+
+
+#: A chat line's speaker without a time stamp ("fern_77: anyone up?", "chloe.v : bonjour"):
+#: a handle, a colon and words; read only in a text of ``MIN_NICK_LINES`` such lines whose
+#: speakers are login names (one is a log's ``key: value`` as often).
+_BARE_SPEAKER_LINE = re.compile(rf"(?m)^[ \t]*{_HANDLE}[ \t]?:[ \t]+(?=\S+[ \t]+\S)")
+
+
+def speaker_spans(text: str) -> list[tuple[int, int]]:
+    """The speakers of a chat transcript's lines written without a time stamp, each shaped like
+    a login name with a part no language has or a digit ("fern_77", "owlet_brin"; not
+    "error_message", "max_tokens"), in a text of two such lines at least."""
+    if ":" not in text:
+        return []
+    found = [
+        m.span("handle")
+        for m in _BARE_SPEAKER_LINE.finditer(text)
+        if login_name(h := m.group("handle")) and not _all_words(h)
+    ]
+    return found if len(found) >= MIN_NICK_LINES else []
+
+
+def _all_words(handle: str) -> bool:
+    """Every part of ``handle`` (between ``_ . -``) is a word of a main European language or a
+    stop word ("error_message", "log.level"), and no part has a digit."""
+    parts = [p for p in re.split(r"[_.-]+", handle) if p]
+    return all(
+        not any(c.isdigit() for c in p)
+        and (p.lower() in STOP_WORDS or zipf(p.lower()) >= _WORD_ZIPF)
+        for p in parts
+    )
 
 
 def login_name_regexes() -> tuple[re.Pattern[str], ...]:

@@ -330,12 +330,18 @@ def customer_id_recognizer() -> ContextGroupRecognizer:
 
 
 #: A social-media handle in text ("thanks @fern_walker88"), with the dots and hyphens that
-#: payment, chat and code platforms allow inside ("@fern-walker-88", "@f.walker"): an account
-#: name, masked where it stands. Not an email's second half (no word character or dot before
-#: the "@").
+#: payment, chat and code platforms allow inside ("@fern-walker-88", "@f.walker", "@j-walker"):
+#: an account name, masked where it stands. Not an email's second half (no word character or
+#: dot before the "@"). A Matrix user's server, a Reddit user and a social profile's address
+#: (the name after "linkedin.com/in/", "x.com/"; not a repository's path) too.
 SOCIAL_HANDLE_RE = re.compile(
-    r"(?<![\w.@/])@[A-Za-z][A-Za-z0-9_]{1,29}(?:[.-][A-Za-z0-9_]+)*(?![\w@])"
+    r"(?<![\w.@/])@[A-Za-z](?:[A-Za-z0-9_]{1,29}|(?=[.-]\w))(?:[.-][A-Za-z0-9_]+)*(?![\w@])"
+    r"(?::[a-z0-9-]+(?:\.[a-z0-9-]+)+)?"  # a Matrix user's server ("@fern:matrix.example.org")
     r"|(?<![\w/])u/[A-Za-z0-9_-]{3,20}(?![\w/])"  # a Reddit user ("u/fern_walker")
+    # a profile's address ("linkedin.com/in/fern-walker", "x.com/fern_walker")
+    r"|(?i:(?<=linkedin\.com/in/)|(?<=twitter\.com/)|(?<=[\s/(]x\.com/)|(?<=instagram\.com/)"
+    r"|(?<=facebook\.com/)|(?<=tiktok\.com/@)|(?<=t\.me/)|(?<=medium\.com/@))"
+    r"[A-Za-z0-9][\w.-]{1,38}[A-Za-z0-9](?![\w/-])"
 )
 
 
@@ -359,8 +365,9 @@ def login_name_recognizer() -> ContextGroupRecognizer:
 
 
 class ChatNickRecognizer(LocalRecognizer):
-    """IRC-style chat speakers ("<quietfern> on my way") as ``USER_ID``
-    (``login_names.nick_spans``)."""
+    """IRC-style chat speakers ("<quietfern> on my way") and speakers shaped like login names
+    without a time stamp ("fern_77: on my way") as ``USER_ID`` (``login_names.nick_spans``,
+    ``login_names.speaker_spans``): a text of two such lines at least."""
 
     def __init__(self) -> None:
         super().__init__(supported_entities=[login_names.ENTITY], name="ChatNickRecognizer")
@@ -374,7 +381,7 @@ class ChatNickRecognizer(LocalRecognizer):
         """Report each speaker of a chat transcript's lines."""
         if entities and login_names.ENTITY not in entities:
             return []
-        spans = login_names.nick_spans(text)
+        spans = login_names.nick_spans(text) + login_names.speaker_spans(text)
         return [RecognizerResult(login_names.ENTITY, a, b, login_names.SCORE) for a, b in spans]
 
 
