@@ -29,7 +29,7 @@ _KEY_RULES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
             "PERSON",
         ),
         (
-            r"(?:\w+_)?(?:dob|date_?of_?birth|birth_?date|birth_?day|birthdate|birthday)"
+            r"(?:\w+_)?(?:dob|date_?of_?birth|birth_?date|birth_?day|birthdate|birthday|birth_?time)"
             r"|geburtsdatum|date_de_naissance|fecha_de_nacimiento|data_di_nascita|geboortedatum"
             r"|data_urodzenia",
             "DATE_OF_BIRTH",
@@ -56,8 +56,12 @@ _KEY_RULES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
             r"|licen[cs]e_?number|national_?id|tax_?id|tin|nino",
             "ID_DOCUMENT",
         ),
-        (r"zip|zip_?code|zipcode|post_?code|postal_?code", "ZIP_CODE"),
-        (r"(?:\w+_)?address\w*|street\w*|addr\d*|house_?number|apartment|apt", "STREET_ADDRESS"),
+        # ISO 20022's abbreviations too ("PstCd", "StrtNm", "BldgNb")
+        (r"zip|zip_?code|zipcode|post_?code|postal_?code|pst_?cd", "ZIP_CODE"),
+        (
+            r"(?:\w+_)?address\w*|street\w*|addr\d*|house_?number|apartment|apt|strt_?nm|bldg_?nb",
+            "STREET_ADDRESS",
+        ),
         # a city alone is no personal data (a flight's origin); one beside a street or postcode
         # is masked as part of the address (``addresses.address_part``, the JSON walker)
         (

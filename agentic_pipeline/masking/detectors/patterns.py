@@ -55,6 +55,7 @@ from agentic_pipeline.masking.detectors.streets import (  # noqa: F401
 )
 from agentic_pipeline.masking.detectors.swift import SwiftFieldRecognizer
 from agentic_pipeline.masking.detectors.vin import VinRecognizer
+from agentic_pipeline.masking.detectors.xml_fields import XmlFieldRecognizer
 
 # the recognizers of the other families, re-exported: ``recognizers`` is the masking package's
 # one list of detectors
@@ -400,6 +401,7 @@ def outsider_recognizers() -> list[LocalRecognizer]:
         login_name_recognizer(),
         ChatNickRecognizer(),
         Hl7FieldRecognizer(),
+        XmlFieldRecognizer(),
         SwiftFieldRecognizer(),
         RedactedIdRecognizer(),
         VinRecognizer(),
