@@ -142,6 +142,7 @@ def test_turkish_names_written_surname_first_stay_masked(_masked, text, names):
         ("| Resident | Drug |\n|---|---|\n| Quaresma, Ermelinda | Lisinopril 10mg |", ["Quaresma"]),
         ("Ines Vidal-Ramos and Anna-Lena Berg met at the stand.", ["Vidal", "Ramos", "Lena"]),
         ("Adoption form\nOrla Fitzmaurice-Quennell\nRiverside Shelter", ["Quennell"]),
+        ("WARD 4\nBed 2  HARGREAVE, Thomas J.  MRN 0071234", ["HARGREAVE", "Thomas"]),
     ],
 )
 def test_surnames_first_after_a_dash_or_bar_and_hyphenated_halves_are_masked(_masked, text, names):

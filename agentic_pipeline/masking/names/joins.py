@@ -81,6 +81,19 @@ def _surname_first(tf: TextFeatures, j: int, i: int, lasts: frozenset[str]) -> b
     return f in lasts or not is_vocabulary(w)
 
 
+#: A comma and a capitalised word after a surname written first.
+_GIVEN_AFTER = re.compile(r", ([^\W\d_][\w'’-]*)")
+
+
+def surname_before_given(text: str, start: int, end: int) -> bool:
+    """``text[start:end]`` is a surname written first at the head of its line, before a comma
+    and a listed first name ("Bed 3  <SURNAME>, <Given>", "| <SURNAME>, <Given> |")."""
+    m = _GIVEN_AFTER.match(text, end)
+    if m is None or fold(m.group(1)) not in listed_names()[0]:
+        return False
+    return _line_head(text, start)
+
+
 def _first_after_surname(tf: TextFeatures, i: int, j: int) -> bool:
     """Unit ``j`` is a first name after a comma and the masked surname ``i`` written first at
     the head of a line (``_line_head``): "<Surname>, Ada", "<SURNAME>, ADA"; a listed first

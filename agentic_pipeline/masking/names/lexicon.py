@@ -19,6 +19,7 @@ from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
 
+from agentic_pipeline.masking.detectors.label_lists import unaccented
 from agentic_pipeline.masking.pseudonyms import fold_word as fold
 from agentic_pipeline.masking.vocabulary import (
     NAME_LOCALES,
@@ -159,7 +160,7 @@ def listed_names() -> tuple[frozenset[str], frozenset[str]]:
     they are no frequent word of a main European language ("Blessing", "Santa" stay words), those
     of Faker's other continents' locales (``WORLD_NAME_LOCALES``), the given names of many
     countries (``_given_names``) and the surnames of the United States census
-    (``_census_surnames``)."""
+    (``_census_surnames``); each also without its accents (``_unaccented_forms``)."""
     firsts: set[str] = set()
     lasts: set[str] = set()
     for loc in NAME_LOCALES:
@@ -176,7 +177,17 @@ def listed_names() -> tuple[frozenset[str], frozenset[str]]:
     lasts |= more_lasts - vocabulary_of(more_lasts - lasts)
     firsts |= _names_not_words(_given_names(), lambda count: count >= WORD_NAME_COUNT)
     lasts |= _names_not_words(_census_surnames(), lambda rank: rank <= WORD_SURNAME_RANK)
-    return frozenset(firsts), frozenset(lasts)
+    return frozenset(firsts | _unaccented_forms(firsts)), frozenset(
+        lasts | _unaccented_forms(lasts)
+    )
+
+
+def _unaccented_forms(names: set[str]) -> set[str]:
+    """The names written without their accents, as capitals and keyboards often write them
+    ("BACZKIEWICZ", "Dostalova"), that are no word of a main European language ("bär" is no
+    "bar")."""
+    forms = {f for n in names if (f := unaccented(n)) != n} - names
+    return forms - vocabulary_of(forms)
 
 
 @lru_cache(maxsize=1)

@@ -60,6 +60,7 @@ from agentic_pipeline.masking.names.floor import (
     vocabulary_word,
 )
 from agentic_pipeline.masking.names.joins import (
+    surname_before_given,
     with_hyphen_halves,
     with_name_parts,
     with_particles,
@@ -270,6 +271,8 @@ class NameModel:
             label = label_before(tf.text, start)
             if label is not None and person_field_key(label):
                 return False  # "Nom : <SURNAME>": capitals under a label only a person fills
+            if surname_before_given(tf.text, start, end):
+                return False  # "Bed 3  <SURNAME>, <Given>": a list's name, surname first
             words = re.split(r"[\s-]+", tf.text[start:end])  # "<SURNAME>-<SURNAME>" by parts
             if not any(listed_name(w) for w in words if w):
                 return True
