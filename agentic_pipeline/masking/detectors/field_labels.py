@@ -25,6 +25,12 @@ _FIELD_LINE = re.compile(
 )
 
 
+#: A ``key=value`` pair inside a line (a logfmt log line, a URL's query, a call's arguments):
+#: the value up to a space, a quote or the next pair; quoted, up to its closing quote.
+_PAIR = re.compile(
+    r"(?<![\w.-])(?P<label>[A-Za-z_][\w.-]{0,39})=(?:\"(?P<quoted>[^\"\n]{1,120})\""
+    r"|(?P<value>[^\s\"',;|&<>(){}\[\]]{1,80}))"
+)
 #: Types masked only under their label (a place is no personal data alone, a place of birth or a
 #: home town under its label is): reported whether or not the analysis asks for them.
 LABEL_ONLY_TYPES = frozenset({"LOCATION"})
@@ -44,6 +50,10 @@ class FieldLabelRecognizer(LocalRecognizer):
                 "DATE_OF_BIRTH",
                 "USER_ID",
                 "CREDENTIAL",
+                "ID_DOCUMENT",
+                "US_SSN",
+                "IBAN_CODE",
+                "BANK_ACCOUNT",
                 *sorted(LABEL_ONLY_TYPES),
             ],
             name="FieldLabelRecognizer",
@@ -58,7 +68,7 @@ class FieldLabelRecognizer(LocalRecognizer):
         """Report the values of personal ``label: value`` lines."""
         if ":" not in text and "=" not in text and "：" not in text:
             return []
-        out = []
+        out = self._pairs(text, entities) if "=" in text else []
         for m in _FIELD_LINE.finditer(text):
             value = m.group("value").strip("* \t")
             if not value or len(value) > 120:
@@ -72,4 +82,21 @@ class FieldLabelRecognizer(LocalRecognizer):
             if et == "CREDENTIAL" and (" " in value or len(value) < 4):
                 continue  # "Password: see the vault", "PIN: n/a": no secret written here
             out.append(RecognizerResult(et, start, start + len(value), LABEL_SCORE))
+        return out
+
+    def _pairs(self, text: str, entities: list[str]) -> list[RecognizerResult]:
+        """The values of ``key=value`` pairs inside lines whose key names personal data
+        (``doc_number=…``, ``address_street=4+Quarry+Lane``, ``email="…"``)."""
+        out = []
+        for m in _PAIR.finditer(text):
+            et = key_entity(m.group("label"))
+            if et not in self.supported_entities or et in LABEL_ONLY_TYPES:
+                continue
+            if entities and et not in entities:
+                continue
+            group = "quoted" if m.group("quoted") is not None else "value"
+            value = m.group(group)
+            if et == "CREDENTIAL" and len(value) < 4:
+                continue
+            out.append(RecognizerResult(et, m.start(group), m.end(group), LABEL_SCORE))
         return out

@@ -10,7 +10,9 @@ from agentic_pipeline.masking.vocabulary import STOP_WORDS, is_vocabulary
 
 _YEAR = re.compile(r"(?:19|20)\d\d")
 _DATE = re.compile(r"\d{1,4}[./-]\d{1,2}[./-]\d{1,4}")
-_AMOUNT = re.compile(r"\d{1,3}(?:[,.]\d{3})*[.,]\d{1,2}|\d+[.,]\d{1,2}")
+#: An amount: thousands and decimals parted by different signs ("1,234.50", "1.234,50"), or a
+#: decimal part alone ("12.50"); "6.412.907.55" (dots only) is an id's grouping.
+_AMOUNT = re.compile(r"\d{1,3}(?:,\d{3})*\.\d{1,2}|\d{1,3}(?:\.\d{3})*,\d{1,2}|\d+[.,]\d{1,2}")
 #: A unit after a number: a quantity or an amount, no id ("25000 miles", "1000000 dollars").
 UNIT_AFTER = re.compile(
     r"(?i)[ \t]*(?:dollars?|usd|eur|euros?|pounds?|gbp|inr|rupees?|points?|miles?|km|kg|lbs?|"

@@ -286,10 +286,13 @@ def _handles(text: str, entities: list[str]) -> list[RecognizerResult]:
 
 
 #: A request that asks for a value without a question mark ("Please enter the verification
-#: code.", "Kindly share your member ID.", "I'll need your passport number.").
+#: code.", "Kindly share your member ID.", "I'll need your passport number.", "j'ai besoin du
+#: numéro de …" and the same need in Spanish, Portuguese, German and Italian).
 _REQUEST = re.compile(
     r"(?i)\b(?:please|kindly|pls)\b[^.?!\n]{0,20}?\b(?:provide|share|give|send|enter|type|"
     r"confirm|tell|read|verify)\b|\b(?:i|we)(?:'ll| will| would)? need\b[^.?!\n]{0,12}?\byour\b"
+    r"|\b(?:j'ai|nous avons) besoin\b|\b(?:necesito|necesitamos|preciso|precisamos)\b"
+    r"|\b(?:ich|wir) (?:brauche|brauchen)\b|\b(?:ho|abbiamo) bisogno\b"
 )
 
 

@@ -115,7 +115,12 @@ DATE_PATTERN = (
     r"|\d{4}\. ?\d{1,2}\. ?\d{1,2}\.?(?=\s|$)"
     r"|\d{4} ?年 ?\d{1,2} ?月 ?\d{1,2} ?日|\d{4}년 ?\d{1,2}월 ?\d{1,2}일)"
 )
-DOB_RE = re.compile(rf"(?i)(?<!\w)(?:{BIRTH_WORDS})(?!\w)[^\d\n]{{0,45}}?({DATE_PATTERN})")
+#: A date right after a birth word, or after "b." (born) in brackets or after a comma ("(b. 3 May
+#: 1880)", "<name>, b. 3 May 1880").
+DOB_RE = re.compile(
+    rf"(?i)(?<!\w)(?:(?:{BIRTH_WORDS})(?!\w)[^\d\n]{{0,45}}?|(?:(?<=\()|(?<=, ))b\.[ \t]?)"
+    rf"({DATE_PATTERN})"
+)
 #: A birth date asked for and given on the next line ("What is your date of birth?" / "Caller:
 #: 9 May 2015"), as a call or chat transcript writes it: the birth word in the question's own
 #: clause (not "Happy birthday! Shall I book…?"), a date of a past year (``_past_year``).

@@ -1,0 +1,48 @@
+"""``key=value`` pairs inside log lines and URLs, and ids by labels of more languages and shapes
+(``detectors/field_labels.py``, ``labels.yaml``). The values are invented for these tests."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import masked_cells
+
+from agentic_pipeline.masking import Masker
+
+
+@pytest.fixture(scope="module")
+def masker():
+    with Masker(key=b"p" * 32, n_workers=1) as m:
+        yield m
+
+
+def test_personal_keys_inside_log_lines_and_query_strings(masker):
+    logfmt, query = masked_cells(
+        masker,
+        (
+            "tool",
+            'ts=2026-11-03 level=info doc_type=passport doc_number=X71Q3P9Z2 email="a.b@example.org" '
+            "retries=3 password=hunter22",
+        ),
+        ("tool", "GET /ipn?status=Completed&address_street=17+Old+Quarry+Lane&amount=12.50"),
+    )
+    assert "X71Q3P9Z2" not in logfmt and "a.b@example.org" not in logfmt
+    assert "hunter22" not in logfmt and "retries=3" in logfmt and "doc_type=passport" in logfmt
+    assert "Quarry" not in query and "status=Completed&" in query and "&amount=12.50" in query
+
+
+def test_ids_under_labels_of_more_languages_and_shapes(masker):
+    client, tax, polish, plate, request, born = masked_cells(
+        masker,
+        ("tool", "Numéro client : 6.412.907.55\nTotal : 1.234,50 €"),
+        ("tool", "Identifikationsnummer: 58 302 174 964"),
+        ("tool", "dowód osobisty, seria i nr: AZB 512378"),
+        ("user", "mobil sudah sampai (plat B 7712 QWE)"),
+        ("tool", "Agent : j'ai besoin du numéro de votre passeport.\nUsager : 22BE71504"),
+        ("user", "Their daughter Ines (b. 3 Sept 1899) lived here. Plan b. 3 May 2026 stays."),
+    )
+    assert "6.412.907.55" not in client and "1.234,50" in client
+    assert "302 174" not in tax
+    assert "512378" not in polish and "AZB" not in polish
+    assert "7712" not in plate and "QWE" not in plate
+    assert "22BE71504" not in request
+    assert "1899" not in born and "Plan b. 3 May 2026 stays." in born
