@@ -198,3 +198,16 @@ def test_a_date_or_a_tax_id_before_an_address_is_no_part_of_it(masker):
     assert out.count("<STREET_ADDRESS_") == 1 and "TIN <" in out, out
     for value in ("Corvell", "Tarnby", "33190"):
         assert value not in out, (value, out)
+
+
+def test_units_written_in_lower_case_and_a_postcode_and_city_before_the_street():
+    texts = [
+        "Nuovo indirizzo: Via Brindisi 18, scala C, int. 4, 70121 Bari",
+        "Send it to 6722 Szeged, Petőfi utca 9. 2. em. 4. ajtó please",
+        "A piano, a portal and a puerta.",
+    ]
+    with Masker(key=b"a" * 32, n_workers=1) as m:
+        italian, hungarian, words = masked_cells(m, *(("user", t) for t in texts))
+    assert "scala" not in italian and "Bari" not in italian
+    assert "6722" not in hungarian and "Szeged" not in hungarian and "ajtó" not in hungarian
+    assert hungarian.endswith(" please") and words == texts[2]

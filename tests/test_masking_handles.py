@@ -148,7 +148,8 @@ def test_logins_under_role_keys_and_speakers_without_a_time(masker):
         masker,
         (
             "tool",
-            'msg="queued" reviewer=petra.k\nowner: t.vanleer  modified: 2026-11-03\nuid=okarun,ou=people',
+            'msg="queued" reviewer=petra.k\nowner: t.vanleer  modified: 2026-11-03\n'
+            "uid=okarun,ou=people",
         ),
         ("tool", "owlet_brin: the raffle prize is yours\nruneknit42: no way, thank you\n"),
         (

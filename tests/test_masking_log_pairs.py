@@ -20,8 +20,8 @@ def test_personal_keys_inside_log_lines_and_query_strings(masker):
         masker,
         (
             "tool",
-            'ts=2026-11-03 level=info doc_type=passport doc_number=X71Q3P9Z2 email="a.b@example.org" '
-            "retries=3 password=hunter22",
+            "ts=2026-11-03 level=info doc_type=passport doc_number=X71Q3P9Z2 "
+            'email="a.b@example.org" retries=3 password=hunter22',
         ),
         ("tool", "GET /ipn?status=Completed&address_street=17+Old+Quarry+Lane&amount=12.50"),
     )

@@ -37,7 +37,8 @@ def test_xml_names_dates_and_payment_addresses_are_masked(masker):
         masker,
         (
             "tool",
-            '<name><given>Odalys</given><family>Brennholt</family></name>\n<birthTime value="19630411"/>',
+            "<name><given>Odalys</given><family>Brennholt</family></name>\n"
+            '<birthTime value="19630411"/>',
         ),
         ("tool", "<LastName>Quenneville</LastName><FirstName>Darius</FirstName><State>FL</State>"),
         (
@@ -54,3 +55,14 @@ def test_xml_names_dates_and_payment_addresses_are_masked(masker):
     assert "Quenneville" not in vendor and "Darius" not in vendor and "<State>FL</State>" in vendor
     assert "Lilas" not in payment and "69003" not in payment and "<Ctry>FR</Ctry>" in payment
     assert other == '<Amt Ccy="EUR" value="120.00"/><city>Lyon</city><status>paid</status>'
+
+
+def test_a_vcards_name_address_and_birthday_are_masked(masker):
+    card = (
+        "BEGIN:VCARD\nVERSION:3.0\nN:Vandermolst;Lotte;;;\nFN:Lotte Vandermolst\n"
+        "ADR;TYPE=HOME:;;Kerkstraat 9;Gent;;9000;België\nBDAY:1984-07-02\nEND:VCARD"
+    )
+    (out,) = masked_cells(masker, ("tool", card))
+    for value in ("Vandermolst", "Lotte", "Kerkstraat", "Gent", "9000", "België", "1984"):
+        assert value not in out, value
+    assert out.startswith("BEGIN:VCARD\nVERSION:3.0\nN:<PERSON_") and "ADR;TYPE=HOME:;;<" in out

@@ -137,6 +137,9 @@ def _numbered_ok(part: str, m: re.Match[str], whole: bool = True) -> bool:
 _PART_START = re.compile(r"[,|;:()\[\]{}\"]|[ ]{3,}|\t")
 #: The separator before a part: a comma, a bar, or a spaced dash ("Cidade Nova - MG").
 _SEP_BEFORE = re.compile(r"(?:[ \t]*[,|]|[ \t]+[–-])[ \t]*$")
+#: A postcode and its city written before the street, as Hungary writes an address ("6722
+#: <City>, <Street> utca 9.").
+_POSTCODE_CITY = re.compile(rf"(?:{_POSTCODE}|{_WEAK_POSTCODE})[ \t]+{_CITY}")
 
 
 def _numbered_tail(part: str, numbered: bool = False) -> int | None:
@@ -199,7 +202,8 @@ def extend_before(text: str, start: int, numbered: bool = False, fine: str = "")
     (``numbered``): in "C-101, Ilse Brand, Larch Row 14, ..." it is a row's id. After a postcode
     as fine as a street (``fine_postcode``), a street without a number counts too, and a house's
     name right before it ("The Mill House, Sandpit Lane, Bury NR12 4LT"); after one of a
-    dwelling, every place part of the line does ("Teach Bán, Glenmoy, Co. Kerry, V23 K7P2")."""
+    dwelling, every place part of the line does ("Teach Bán, Glenmoy, Co. Kerry, V23 K7P2").
+    A postcode and city before the street open the address ("6722 <City>, <Street> utca 9.")."""
     committed = pos = start
     line_start = text.rfind("\n", 0, start) + 1
     after_street = False
@@ -214,6 +218,9 @@ def extend_before(text: str, start: int, numbered: bool = False, fine: str = "")
         lead = len(part) - len(part.lstrip())
         part, begin = part.strip(), begin + lead
         if not part:
+            break
+        if _POSTCODE_CITY.fullmatch(part):
+            committed = begin  # the postcode and city first: the line's start of the address
             break
         m = _NUMBERED.fullmatch(part)
         if m is not None and _numbered_ok(part, m) and not (numbered and m.group("house")):

@@ -54,6 +54,7 @@ from agentic_pipeline.masking.detectors.streets import (  # noqa: F401
     StreetLineRecognizer,
 )
 from agentic_pipeline.masking.detectors.swift import SwiftFieldRecognizer
+from agentic_pipeline.masking.detectors.vcard import VcardRecognizer
 from agentic_pipeline.masking.detectors.vin import VinRecognizer
 from agentic_pipeline.masking.detectors.xml_fields import XmlFieldRecognizer
 
@@ -407,6 +408,7 @@ def outsider_recognizers() -> list[LocalRecognizer]:
         ChatNickRecognizer(),
         Hl7FieldRecognizer(),
         XmlFieldRecognizer(),
+        VcardRecognizer(),
         SwiftFieldRecognizer(),
         RedactedIdRecognizer(),
         VinRecognizer(),

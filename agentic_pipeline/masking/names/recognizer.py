@@ -6,7 +6,7 @@ on strings routed without NER (no entity annotation) it reports nothing. ``decid
 the person spans of the other detectors (spaCy's own PERSON entities: the model reads their labels
 as a feature and decides), keeping every other type and the names that a structure's position
 decides (an HL7 name field, ``detectors/hl7.py``; a SWIFT party's name, ``detectors/swift.py``;
-an XML name element, ``detectors/xml_fields.py``).
+an XML name element, ``detectors/xml_fields.py``; a vCard's, ``detectors/vcard.py``).
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from agentic_pipeline.masking.detectors.hl7 import DETECTOR as HL7_DETECTOR
 from agentic_pipeline.masking.detectors.key_rules import key_entity
 from agentic_pipeline.masking.detectors.label_lists import id_words, label_words
 from agentic_pipeline.masking.detectors.swift import DETECTOR as SWIFT_DETECTOR
+from agentic_pipeline.masking.detectors.vcard import DETECTOR as VCARD_DETECTOR
 from agentic_pipeline.masking.detectors.xml_fields import DETECTOR as XML_DETECTOR
 from agentic_pipeline.masking.names.joins import particles_before
 from agentic_pipeline.masking.names.lexicon import listed_name
@@ -65,8 +66,9 @@ class NameModelRecognizer(LocalRecognizer):
 
 
 #: Detectors whose person spans a format's field position decides (an HL7 name field, a SWIFT
-#: party's name line, an XML name element): the name model, reading prose, does not judge them.
-_BY_POSITION = (HL7_DETECTOR, SWIFT_DETECTOR, XML_DETECTOR)
+#: party's name line, an XML name element, a vCard's name): the name model, reading prose, does
+#: not judge them.
+_BY_POSITION = (HL7_DETECTOR, SWIFT_DETECTOR, XML_DETECTOR, VCARD_DETECTOR)
 
 
 def decide_persons(text: str, spans: list) -> list:
