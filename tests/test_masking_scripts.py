@@ -8,7 +8,11 @@ import pytest
 from conftest import masked_cells
 
 from agentic_pipeline.masking import Masker
-from agentic_pipeline.masking.names.fields import person_key, script_label_values
+from agentic_pipeline.masking.names.fields import (
+    person_key,
+    script_label_values,
+    script_speaker_values,
+)
 from agentic_pipeline.masking.router import Route, route
 
 KEY = b"k" * 32
@@ -67,3 +71,17 @@ def test_an_old_date_before_a_colon_and_a_space_is_a_birth_date(masker):
 def test_text_written_without_spaces_goes_to_the_full_analysis():
     assert route("姓名：陈志远") is Route.NER
     assert route("INV-2291") is Route.REGEX
+
+
+def test_speakers_of_a_chat_in_other_scripts_but_a_forms_labels():
+    line_export = "10:15\t田中 花\t明日は？\n10:16\t鈴木 一郎\t14時\n10:17\t田中 花\tはい"
+    chat = "陈 明：明天 寄到 哪里？\n李 婷：寄到 公司\n陈 明：好的"
+    form = "氏名：山田 太郎\n電話：03-0000-0000\n電話：03-0000-0001\n備考：なし"
+
+    def speakers(text: str) -> list[str]:
+        return [text[a:b] for a, b in script_speaker_values(text)]
+
+    assert sorted(speakers(line_export)) == ["田中 花", "田中 花", "鈴木 一郎"]
+    assert sorted(speakers(chat)) == ["李 婷", "陈 明", "陈 明"]
+    assert speakers(form) == []
+    assert _values("口座名義：ヤマダ　タロウ") == ["ヤマダ　タロウ"]

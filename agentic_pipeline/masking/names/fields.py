@@ -167,3 +167,31 @@ def script_label_values(text: str) -> list[tuple[int, int]]:
             continue
         out.append((m.start("value"), m.start("value") + len(value)))
     return out
+
+
+#: A chat line's speaker at the head of its line, maybe after a time stamp, before a colon or a
+#: tab ("王 建国：…", "10:15<TAB><name><TAB>…" of a LINE export).
+_SPEAKER = re.compile(
+    r"(?m)^[ \t]*(?P<time>\[?\d{1,2}:\d{2}(?::\d{2})?\]?[ \t]+)?"
+    r"(?P<name>[^\s:：\d][^\n:：\t]{0,23}?)[ \t]*(?:[:：]|\t)"
+)
+
+
+def script_speaker_values(text: str) -> list[tuple[int, int]]:
+    """(start, end) of the speakers of a chat written in a script that no name list holds: the
+    name-shaped speakers (``_non_latin_name_shape``) of a text where one of them speaks on two
+    lines at least (a chat), each a family and a given name or after a time stamp, none of them
+    a label of the key rules or a person's label (a form's "住所：", "電話：" are one word)."""
+    if ":" not in text and "：" not in text and "\t" not in text:
+        return []
+    found: dict[str, list[tuple[int, int]]] = {}
+    for m in _SPEAKER.finditer(text):
+        name = m.group("name").strip()
+        # a family and a given name, or a name after a time stamp (a label is one word, no time)
+        if not (" " in name or "\u3000" in name or m.group("time")):
+            continue
+        if _non_latin_name_shape(name) and not person_key(name.lower()) and not key_entity(name):
+            found.setdefault(name, []).append((m.start("name"), m.start("name") + len(name)))
+    if not any(len(spans) >= 2 for spans in found.values()):
+        return []
+    return [span for spans in found.values() for span in spans]

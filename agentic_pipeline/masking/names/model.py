@@ -49,6 +49,7 @@ from agentic_pipeline.masking.names.fields import (
     last_first_values,
     person_field_key,
     script_label_values,
+    script_speaker_values,
 )
 from agentic_pipeline.masking.names.floor import (
     SPAN_WORD,
@@ -215,7 +216,8 @@ class NameModel:
             for sp in out
             if sp[2] >= self.propagate or not any(a <= sp[0] and sp[1] <= b for a, b in unnamed)
         ]
-        by_label = [(a, b, self.threshold) for a, b in named + script_label_values(tf.text)]
+        by_place = named + script_label_values(tf.text) + script_speaker_values(tf.text)
+        by_label = [(a, b, self.threshold) for a, b in by_place]
         spans = _union([_whole_last_first(sp, values) for sp in out], by_label)
         return with_hyphen_halves(text, with_particles(text, spans))
 
