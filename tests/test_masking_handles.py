@@ -151,7 +151,10 @@ def test_logins_under_role_keys_and_speakers_without_a_time(masker):
             'msg="queued" reviewer=petra.k\nowner: t.vanleer  modified: 2026-11-03\n'
             "uid=okarun,ou=people",
         ),
-        ("tool", "owlet_brin: the raffle prize is yours\nruneknit42: no way, thank you\n"),
+        (
+            "tool",
+            "owlet_brin: the prize is yours\nruneknit42: no way, thanks\nowlet_brin: your address?",
+        ),
         (
             "tool",
             "[21:04] xYmoonrakerYx: gg that was wild\n[21:05] TheRealOrlaQuinn: stream tonight",

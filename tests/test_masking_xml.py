@@ -37,8 +37,8 @@ def test_xml_names_dates_and_payment_addresses_are_masked(masker):
         masker,
         (
             "tool",
-            "<name><given>Odalys</given><family>Brennholt</family></name>\n"
-            '<birthTime value="19630411"/>',
+            "<patient><name><given>Odalys</given><family>Brennholt</family></name>\n"
+            '<birthTime value="19630411"/></patient>',
         ),
         ("tool", "<LastName>Quenneville</LastName><FirstName>Darius</FirstName><State>FL</State>"),
         (

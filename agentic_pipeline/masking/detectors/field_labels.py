@@ -31,6 +31,23 @@ _PAIR = re.compile(
     r"(?<![\w.-])(?P<label>[A-Za-z_][\w.-]{0,39})=(?:\"(?P<quoted>[^\"\n]{1,120})\""
     r"|(?P<value>[^\s\"',;|&<>(){}\[\]]{1,80}))"
 )
+#: A document's number key, and its line's document type that makes it an identity document's
+#: (a KYC log's ``doc_type=passport doc_number=…``; an invoice's number is none).
+_DOC_NUMBER_KEY = re.compile(r"(?i)doc(?:ument)?_?(?:number|no|num|nr)")
+_ID_DOC_TYPE = re.compile(
+    r"(?i)\bdoc(?:ument)?_?type=[\"']?(?:passport|id|id_?card|identity_?card|national_?id"
+    r"|driver_?s?_?licen[cs]e|driving_?licen[cs]e|residence_?permit|visa)\b"
+)
+
+
+def _document_number(text: str, m: re.Match[str]) -> str | None:
+    """``ID_DOCUMENT`` for a document number whose line names an identity document's type."""
+    if not _DOC_NUMBER_KEY.fullmatch(m.group("label")):
+        return None
+    line = text[text.rfind("\n", 0, m.start()) + 1 : text.find("\n", m.end()) % (len(text) + 1)]
+    return "ID_DOCUMENT" if _ID_DOC_TYPE.search(line) else None
+
+
 #: Types masked only under their label (a place is no personal data alone, a place of birth or a
 #: home town under its label is): reported whether or not the analysis asks for them.
 LABEL_ONLY_TYPES = frozenset({"LOCATION"})
@@ -89,7 +106,7 @@ class FieldLabelRecognizer(LocalRecognizer):
         (``doc_number=…``, ``address_street=4+Quarry+Lane``, ``email="…"``)."""
         out = []
         for m in _PAIR.finditer(text):
-            et = key_entity(m.group("label"))
+            et = key_entity(m.group("label")) or _document_number(text, m)
             if et not in self.supported_entities or et in LABEL_ONLY_TYPES:
                 continue
             if entities and et not in entities:
@@ -98,5 +115,7 @@ class FieldLabelRecognizer(LocalRecognizer):
             value = m.group(group)
             if et == "CREDENTIAL" and len(value) < 4:
                 continue
+            if et == "STREET_ADDRESS" and not any(c.isalpha() for c in value):
+                continue  # "addr=0.0.0.0:8080": a socket's address
             out.append(RecognizerResult(et, m.start(group), m.end(group), LABEL_SCORE))
         return out

@@ -54,7 +54,7 @@ _KEY_RULES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (
             r"passport(?:_?(?:number|no))?|driver_?s?_?licen[cs]e(?:_?(?:number|no))?"
             r"|licen[cs]e_?number|national_?id|tax_?id|tin|nino"
-            r"|doc(?:ument)?_?(?:number|no|num|nr)|id_?doc(?:ument)?_?(?:number|no|num|nr)",
+            r"|id(?:entity)?_?doc(?:ument)?_?(?:number|no|num|nr)",
             "ID_DOCUMENT",
         ),
         # ISO 20022's abbreviations too ("PstCd", "StrtNm", "BldgNb")

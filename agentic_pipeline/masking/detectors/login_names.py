@@ -22,6 +22,7 @@ from functools import lru_cache
 
 from agentic_pipeline.masking.detectors.data_files import data_file
 from agentic_pipeline.masking.detectors.key_rules import normalize_key
+from agentic_pipeline.masking.detectors.redacted import placeholder_value
 from agentic_pipeline.masking.vocabulary import STOP_WORDS, zipf
 
 ENTITY = "USER_ID"
@@ -60,6 +61,8 @@ def login_name(speaker: str) -> bool:
     word of the main European languages ("quietfern")."""
     if any(c.isdigit() or c in "_.-" for c in speaker):
         return any(c.isalpha() for c in speaker)
+    if _CODE_NAME.search(speaker):
+        return False  # "NullPointerException", "ModuleNotFoundError": a program's names
     if len(_CAMEL_STEP.findall(speaker)) >= 2 or _LOWER_THEN_UPPER.match(speaker):
         return True  # "TheRealOrlaQuinn", "xXmoonrakerXx": words run together, no name
     return speaker.islower() and speaker not in STOP_WORDS and zipf(speaker) < _WORD_ZIPF
@@ -68,13 +71,21 @@ def login_name(speaker: str) -> bool:
 #: A lower-case letter before a capital inside a word ("McDonald" has one, "TheRealOrlaQuinn"
 #: three), and a word that opens in lower case before a capital ("xXmoonraker", not "iPad").
 _CAMEL_STEP = re.compile(r"[a-z][A-Z]")
-_LOWER_THEN_UPPER = re.compile(r"[a-z]{1,2}[A-Z][A-Za-z]{4,}")
+_LOWER_THEN_UPPER = re.compile(r"[a-z]{1,2}[A-Z][a-z]+[A-Z]")  # not "iPhone", "jQuery"
+#: A program's class or exception name, no login ("…Error", "…Exception", "…Warning").
+_CODE_NAME = re.compile(r"(?:Error|Exception|Warning|Handler|Service|Manager|Factory)$")
 
 
 @lru_cache(maxsize=1)
 def handle_keys() -> frozenset[str]:
     """The keys that hold a login name in logs and exports (``handle_keys`` of ``labels.yaml``)."""
     return frozenset(normalize_key(k) for k in data_file("labels.yaml")["handle_keys"])
+
+
+def handle_value(value: str) -> bool:
+    """A value under a handle key is a login name: shaped like one (``login_name``), not made of
+    words alone ("platform-team", "ci-bot") and no placeholder ("unassigned", "none")."""
+    return login_name(value) and not _all_words(value) and not placeholder_value(value)
 
 
 def handle_under_key(key: str, value: object) -> bool:
@@ -84,7 +95,7 @@ def handle_under_key(key: str, value: object) -> bool:
         isinstance(value, str)
         and normalize_key(key) in handle_keys()
         and _HANDLE_VALUE.fullmatch(value) is not None
-        and login_name(value)
+        and handle_value(value)
     )
 
 
@@ -119,23 +130,28 @@ _BARE_SPEAKER_LINE = re.compile(rf"(?m)^[ \t]*{_HANDLE}[ \t]?:[ \t]+(?=\S+[ \t]+
 def speaker_spans(text: str) -> list[tuple[int, int]]:
     """The speakers of a chat transcript's lines written without a time stamp, each shaped like
     a login name with a part no language has or a digit ("fern_77", "owlet_brin"; not
-    "error_message", "max_tokens"), in a text of two such lines at least."""
+    "error_message", "max_tokens"), in a text where two such speakers speak and one of them on
+    two lines at least."""
     if ":" not in text:
         return []
-    found = [
-        m.span("handle")
-        for m in _BARE_SPEAKER_LINE.finditer(text)
-        if login_name(h := m.group("handle")) and not _all_words(h)
-    ]
-    return found if len(found) >= MIN_NICK_LINES else []
+    found: dict[str, list[tuple[int, int]]] = {}
+    for m in _BARE_SPEAKER_LINE.finditer(text):
+        h = m.group("handle")
+        if login_name(h) and not _all_words(h):
+            found.setdefault(h, []).append(m.span("handle"))
+    # a chat: two speakers, one of them on two lines ("step_1:", "step_2:" speak once each)
+    if len(found) < 2 or not any(len(spans) >= MIN_NICK_LINES for spans in found.values()):
+        return []
+    return [span for spans in found.values() for span in spans]
 
 
 def _all_words(handle: str) -> bool:
     """Every part of ``handle`` (between ``_ . -``) is a word of a main European language or a
-    stop word ("error_message", "log.level"), and no part has a digit."""
+    stop word ("error_message", "log.level"), none is an initial and none has a digit."""
     parts = [p for p in re.split(r"[_.-]+", handle) if p]
     return all(
-        not any(c.isdigit() for c in p)
+        len(p) > 1  # an initial ("z.huang") is a login's, no word
+        and not any(c.isdigit() for c in p)
         and (p.lower() in STOP_WORDS or zipf(p.lower()) >= _WORD_ZIPF)
         for p in parts
     )

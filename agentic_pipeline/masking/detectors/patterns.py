@@ -116,12 +116,12 @@ DATE_PATTERN = (
     r"|\d{4}\. ?\d{1,2}\. ?\d{1,2}\.?(?=\s|$)"
     r"|\d{4} ?年 ?\d{1,2} ?月 ?\d{1,2} ?日|\d{4}년 ?\d{1,2}월 ?\d{1,2}일)"
 )
-#: A date right after a birth word, or after "b." (born) in brackets or after a comma ("(b. 3 May
-#: 1880)", "<name>, b. 3 May 1880").
-DOB_RE = re.compile(
-    rf"(?i)(?<!\w)(?:(?:{BIRTH_WORDS})(?!\w)[^\d\n]{{0,45}}?|(?:(?<=\()|(?<=, ))b\.[ \t]?)"
-    rf"({DATE_PATTERN})"
-)
+#: A date right after a birth word.
+DOB_RE = re.compile(rf"(?i)(?<!\w)(?:{BIRTH_WORDS})(?!\w)[^\d\n]{{0,45}}?({DATE_PATTERN})")
+#: "b." (born) in brackets or after a comma before a date ("(b. 3 May 1880)", "<name>, b. 3 May
+#: 1880"): a birth date when its year is ``ADULT_AGE`` years back at least ("(b. 2021-05-03
+#: amendment)" is a section's).
+BORN_ABBREVIATION_RE = re.compile(rf"(?:(?<=\()|(?<=, ))b\.[ \t]?({DATE_PATTERN})", re.IGNORECASE)
 #: A birth date asked for and given on the next line ("What is your date of birth?" / "Caller:
 #: 9 May 2015"), as a call or chat transcript writes it: the birth word in the question's own
 #: clause (not "Happy birthday! Shall I book…?"), a date of a past year (``_past_year``).
@@ -251,6 +251,26 @@ def dob_recognizer() -> ContextGroupRecognizer:
     )
 
 
+def born_abbreviation_recognizer() -> ContextGroupRecognizer:
+    """A date after "(b." or ", b." of a year ``ADULT_AGE`` years back at least."""
+    return ContextGroupRecognizer(
+        "DATE_OF_BIRTH",
+        (BORN_ABBREVIATION_RE,),
+        0.85,
+        "BornAbbreviationRecognizer",
+        keep=_born_long_ago,
+    )
+
+
+_ANY_YEAR = re.compile(r"(?<!\d)(1[5-9]\d\d|20\d\d)(?!\d)")
+
+
+def _born_long_ago(date: str) -> bool:
+    """The date's year is ``ADULT_AGE`` years back at least (a genealogy's 1880 too)."""
+    m = _ANY_YEAR.search(date)
+    return m is not None and int(m.group()) <= dt.date.today().year - ADULT_AGE
+
+
 def dob_answer_recognizer() -> ContextGroupRecognizer:
     """A date of a past year on the line that answers a question asking for a birth date ("When
     is the birthday party?" / "14 June" of this year is a party's)."""
@@ -316,6 +336,7 @@ def custom_recognizers() -> list[LocalRecognizer]:
         phone_context_recognizer(),
         dob_recognizer(),
         dob_answer_recognizer(),
+        born_abbreviation_recognizer(),
         old_date_recognizer(),
         street_address_recognizer(),
         *outsider_recognizers(),
@@ -348,6 +369,8 @@ SOCIAL_HANDLE_RE = re.compile(
     # a profile's address ("linkedin.com/in/fern-walker", "x.com/fern_walker")
     r"|(?i:(?<=linkedin\.com/in/)|(?<=twitter\.com/)|(?<=[\s/(]x\.com/)|(?<=instagram\.com/)"
     r"|(?<=facebook\.com/)|(?<=tiktok\.com/@)|(?<=t\.me/)|(?<=medium\.com/@))"
+    r"(?!(?:home|search|help|explore|settings|login|signup|share|intent|hashtag|messages"
+    r"|notifications|groups|pages|events|watch|policies|privacy|about|botfather)(?![\w.-]))"
     r"[A-Za-z0-9][\w.-]{1,38}[A-Za-z0-9](?![\w/-])"
 )
 
@@ -367,7 +390,7 @@ def login_name_recognizer() -> ContextGroupRecognizer:
         login_names.SCORE,
         "LoginNameRecognizer",
         group="handle",
-        keep=login_names.login_name,
+        keep=login_names.handle_value,
     )
 
 

@@ -13,9 +13,13 @@ from agentic_pipeline.masking.detectors.span_finder import SpanFinderRecognizer
 
 DETECTOR = "VcardRecognizer"
 SCORE = 0.95
-#: A property line: its name (maybe a group before a dot), parameters, and value.
+#: A card, from its first line to its last.
+_CARD = re.compile(r"(?s)BEGIN:VCARD\r?\n.*?(?:END:VCARD|\Z)")
+#: A property line: its name (maybe a group before a dot), parameters, and value, with the lines
+#: folded into it (RFC 6350: a continuation line starts with a space or a tab).
 _PROPERTY = re.compile(
-    r"(?im)^[ \t]*(?:[\w-]+\.)?(?P<name>ADR|N|FN|NICKNAME|BDAY)(?:;[^:\r\n]*)?:(?P<value>[^\r\n]*)"
+    r"(?m)^(?:[\w-]+\.)?(?P<name>ADR|N|FN|NICKNAME|BDAY)(?:;[^:\r\n]*)?:"
+    r"(?P<value>[^\r\n]*(?:\r?\n[ \t][^\r\n]*)*)"
 )
 _TYPES = {
     "ADR": "STREET_ADDRESS",
@@ -27,16 +31,20 @@ _TYPES = {
 
 
 def vcard_fields(text: str) -> list[tuple[int, int, str]]:
-    """(start, end, entity type) of the personal values of a vCard's property lines: the value
-    from its first to its last non-empty part (``;`` parts of ``ADR`` and ``N``)."""
-    if "BEGIN:VCARD" not in text.upper() and "ADR;" not in text.upper():
+    """(start, end, entity type) of the personal values of the property lines of each card
+    (``BEGIN:VCARD`` to ``END:VCARD``): the value from its first to its last non-empty part
+    (``;`` parts of ``ADR`` and ``N``), folded lines included."""
+    if "BEGIN:VCARD" not in text:
         return []
     out = []
-    for m in _PROPERTY.finditer(text):
-        value, start = m.group("value"), m.start("value")
-        parts = [(p.start(), p.end()) for p in re.finditer(r"[^;]+", value) if p.group().strip()]
-        if parts:
-            out.append((start + parts[0][0], start + parts[-1][1], _TYPES[m.group("name").upper()]))
+    for card in _CARD.finditer(text):
+        for m in _PROPERTY.finditer(text, card.start(), card.end()):
+            value, start = m.group("value"), m.start("value")
+            parts = [
+                (p.start(), p.end()) for p in re.finditer(r"[^;]+", value) if p.group().strip()
+            ]
+            if parts:
+                out.append((start + parts[0][0], start + parts[-1][1], _TYPES[m.group("name")]))
     return out
 
 

@@ -2,8 +2,10 @@
 payment, a vendor's export): an element's text under a name the JSON key rules know
 (``<LastName>…</LastName>``, ``<email>…</email>``), the ``value`` attribute of such an element
 (CDA's ``<birthTime value="…"/>``), and the name parts of FHIR and CDA (``<given>``,
-``<family>``). The element's name decides, as a JSON key does (``key_rules.key_entity``); a name
-in one is decided by its place, not by the name model (``names/recognizer.decide_persons``).
+``<family>``); a name element only inside a person's (``<patient>``, ``<Practitioner>``…), an
+address that is no URL, a login shaped like one. The element's name decides, as a JSON key does
+(``key_rules.key_entity``); a name in one is decided by its place, not by the name model
+(``names/recognizer.decide_persons``).
 
 Regexes over the text, not an XML parser: logs carry fragments of a document (cut at a length
 limit, inside a JSON string, with ``...`` in between) that a parser rejects."""
@@ -13,6 +15,7 @@ from __future__ import annotations
 import re
 
 from agentic_pipeline.masking.detectors.key_rules import key_entity
+from agentic_pipeline.masking.detectors.login_names import login_name
 from agentic_pipeline.masking.detectors.span_finder import SpanFinderRecognizer
 
 #: The detector name recorded in the audit; its person spans are decided by position.
@@ -41,7 +44,7 @@ _NAME_PARTS = {"given": "PERSON", "family": "PERSON"}
 #: An element with text and its closing tag on one line (a namespace prefix allowed).
 _ELEMENT = re.compile(
     r"<(?:[\w-]+:)?(?P<k>[A-Za-z_][\w.-]{0,39})(?:[ \t][^<>\n]{0,120})?>"
-    r"[ \t]*(?P<v>[^<>\n]{1,160}?)[ \t]*</(?:[\w-]+:)?(?P=k)>"
+    r"[ \t]*+(?P<v>[^<>\n]{1,160}?)[ \t]*+</(?:[\w-]+:)?(?P=k)>"
 )
 #: An element whose ``value`` attribute holds the datum (``<birthTime value="19610722"/>``).
 _VALUE_ATTRIBUTE = re.compile(
@@ -50,9 +53,31 @@ _VALUE_ATTRIBUTE = re.compile(
 )
 
 
-def _entity(key: str) -> str | None:
-    et = _NAME_PARTS.get(key.lower()) or key_entity(key)
-    return et if et in ENTITIES else None
+#: A person's element around a name ("<patient>", "<Practitioner>", "<HumanName>", "<contact>"):
+#: a bare ``<name>`` or a name part counts only after one (a server's or a font's does not).
+_PERSON_ELEMENT = re.compile(
+    r"(?i)<(?:[\w-]+:)?(?:patient|person|practitioner|humanname|contact|guardian|subject"
+    r"|customer|employee|member|insured|beneficiary|relatedperson|assignedperson)\b"
+)
+#: How far before a name a person's element may open.
+_PERSON_WINDOW = 400
+
+
+def _entity(text: str, key: str, start: int, value: str) -> str | None:
+    """The type of the value of element ``key`` at ``start``, if personal."""
+    low = key.lower()
+    et = _NAME_PARTS.get(low) or key_entity(key)
+    if et not in ENTITIES:
+        return None
+    if (low in _NAME_PARTS or low == "name") and not _PERSON_ELEMENT.search(
+        text, max(0, start - _PERSON_WINDOW), start
+    ):
+        return None  # "<name>Primary Server</name>", a font's "<family>"
+    if et == "STREET_ADDRESS" and ("://" in value or not any(c.isalpha() for c in value)):
+        return None  # "<wsa:Address>http://…</wsa:Address>", "<addr>10.0.0.1</addr>"
+    if et == "USER_ID" and not login_name(value):
+        return None  # "<owner>platform-team</owner>"
+    return et
 
 
 def xml_fields(text: str) -> list[tuple[int, int, str]]:
@@ -62,8 +87,9 @@ def xml_fields(text: str) -> list[tuple[int, int, str]]:
     out = []
     for rx in (_ELEMENT, _VALUE_ATTRIBUTE):
         for m in rx.finditer(text):
-            et = _entity(m.group("k"))
-            if et is not None and m.group("v").strip():
+            value = m.group("v")
+            et = _entity(text, m.group("k"), m.start(), value)
+            if et is not None and value.strip():
                 out.append((m.start("v"), m.end("v"), et))
     return out
 

@@ -133,8 +133,8 @@ def chat_header_names(text: str) -> list[tuple[int, int]]:
 
 #: A ``label: value`` field on its own line (a full-width colon too: "氏名：…").
 _FIELD = re.compile(
-    r"(?m)^[ \t]*(?:[-*•>][ \t]+)?(?P<label>[^\W\d_][^\n:：=|]{0,30}?)[ \t]*[:：][ \t]*"
-    r"(?P<value>[^\n|;]*[^\s|;])"
+    r"(?m)^[ \t]*(?:[-*•>][ \t]+)?(?P<label>[^\W\d_][^\n:：=|]{0,30}?)[ \t]*[:：][ \t]*+"
+    r"(?P<value>[^\n|;]*+)"
 )
 #: Honorifics written after a name in Japanese, Chinese and Korean ("様", "先生", "씨").
 _HONORIFIC_AFTER = re.compile(r"[ \t]*(?:様|さま|さん|殿|くん|ちゃん|先生|女士|小姐|씨|님)$")
@@ -162,11 +162,23 @@ def script_label_values(text: str) -> list[tuple[int, int]]:
     out = []
     for m in _FIELD.finditer(text):
         label = " ".join(m.group("label").split()).lower()
-        value = _HONORIFIC_AFTER.sub("", m.group("value"))
-        if label in SHARED_LABELS or not _non_latin_name_shape(value) or not person_key(label):
+        value = _HONORIFIC_AFTER.sub("", m.group("value").rstrip())
+        if not _non_latin_name_shape(value) or not _whole_person_label(label):
             continue
         out.append((m.start("value"), m.start("value") + len(value)))
     return out
+
+
+def _whole_person_label(label: str) -> bool:
+    """``label`` is a person label as a whole ("이름", "ФИО"), or, written without spaces, ends
+    with one ("患者氏名"); "파일 이름" (a file's name) is none, and neither is a shared label."""
+    if label in SHARED_LABELS:
+        return False
+    if label in PERSON_LABELS:
+        return True
+    return bool(NO_SPACE_SCRIPT.match(label[-1:])) and any(
+        label[k:] in PERSON_LABELS for k in range(len(label))
+    )
 
 
 #: A chat line's speaker at the head of its line, maybe after a time stamp, before a colon or a
@@ -179,9 +191,10 @@ _SPEAKER = re.compile(
 
 def script_speaker_values(text: str) -> list[tuple[int, int]]:
     """(start, end) of the speakers of a chat written in a script that no name list holds: the
-    name-shaped speakers (``_non_latin_name_shape``) of a text where one of them speaks on two
-    lines at least (a chat), each a family and a given name or after a time stamp, none of them
-    a label of the key rules or a person's label (a form's "住所：", "電話：" are one word)."""
+    name-shaped speakers (``_non_latin_name_shape``) of a text where two speak and one of them
+    on two lines at least (a chat), each a family and a given name or after a time stamp, none
+    of them a label of the key rules or a person's label (a form's "住所：", "電話：" are one
+    word)."""
     if ":" not in text and "：" not in text and "\t" not in text:
         return []
     found: dict[str, list[tuple[int, int]]] = {}
@@ -192,6 +205,6 @@ def script_speaker_values(text: str) -> list[tuple[int, int]]:
             continue
         if _non_latin_name_shape(name) and not person_key(name.lower()) and not key_entity(name):
             found.setdefault(name, []).append((m.start("name"), m.start("name") + len(name)))
-    if not any(len(spans) >= 2 for spans in found.values()):
-        return []
+    if len(found) < 2 or not any(len(spans) >= 2 for spans in found.values()):
+        return []  # a chat has two speakers at least ("Ошибка сети:" twice is a log's prefix)
     return [span for spans in found.values() for span in spans]

@@ -227,7 +227,7 @@ def with_particles(text: str, spans: list[tuple[int, int, float]]) -> list[tuple
 
 #: The other half of a hyphenated name, right after or before a span ("<First>-<Second>").
 _HALF_AFTER = re.compile(r"-[^\W\d_][\w'’]*")
-_HALF_BEFORE = re.compile(r"(?<![\w'’-])[^\W\d_][\w'’]*-$")
+_HALF_BEFORE = re.compile(r"(?<![\w'’])[^\W\d_][\w'’]*-$")
 
 
 def with_hyphen_halves(
