@@ -44,7 +44,8 @@ def _document_number(text: str, m: re.Match[str]) -> str | None:
     """``ID_DOCUMENT`` for a document number whose line names an identity document's type."""
     if not _DOC_NUMBER_KEY.fullmatch(m.group("label")):
         return None
-    line = text[text.rfind("\n", 0, m.start()) + 1 : text.find("\n", m.end()) % (len(text) + 1)]
+    end = text.find("\n", m.end())
+    line = text[text.rfind("\n", 0, m.start()) + 1 : end if end >= 0 else len(text)]
     return "ID_DOCUMENT" if _ID_DOC_TYPE.search(line) else None
 
 

@@ -139,7 +139,13 @@ def speaker_spans(text: str) -> list[tuple[int, int]]:
         h = m.group("handle")
         if login_name(h) and not _all_words(h):
             found.setdefault(h, []).append(m.span("handle"))
-    # a chat: two speakers, one of them on two lines ("step_1:", "step_2:" speak once each)
+    return chat_spans(found)
+
+
+def chat_spans(found: dict[str, list[tuple[int, int]]]) -> list[tuple[int, int]]:
+    """The spans of ``found`` (speaker -> where it speaks) when they make a chat: two speakers,
+    one of them on ``MIN_NICK_LINES`` lines at least ("step_1:", "step_2:" speak once each; a
+    log's one prefix repeated is one speaker); none otherwise."""
     if len(found) < 2 or not any(len(spans) >= MIN_NICK_LINES for spans in found.values()):
         return []
     return [span for spans in found.values() for span in spans]

@@ -13,6 +13,7 @@ from functools import lru_cache
 from agentic_pipeline.masking.detectors.data_files import data_file
 from agentic_pipeline.masking.detectors.label_lists import unaccented
 from agentic_pipeline.masking.detectors.labels import norm_label
+from agentic_pipeline.masking.detectors.login_names import chat_spans
 from agentic_pipeline.masking.json_walker import key_entity
 from agentic_pipeline.masking.vocabulary import NO_SPACE_SCRIPT
 
@@ -205,6 +206,4 @@ def script_speaker_values(text: str) -> list[tuple[int, int]]:
             continue
         if _non_latin_name_shape(name) and not person_key(name.lower()) and not key_entity(name):
             found.setdefault(name, []).append((m.start("name"), m.start("name") + len(name)))
-    if len(found) < 2 or not any(len(spans) >= 2 for spans in found.values()):
-        return []  # a chat has two speakers at least ("Ошибка сети:" twice is a log's prefix)
-    return [span for spans in found.values() for span in spans]
+    return chat_spans(found)  # "Ошибка сети:" twice is a log's prefix, no chat
