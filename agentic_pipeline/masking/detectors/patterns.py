@@ -37,6 +37,7 @@ from presidio_analyzer.nlp_engine import NlpArtifacts
 from agentic_pipeline.masking.detectors import login_names
 from agentic_pipeline.masking.detectors.addresses import street_types
 from agentic_pipeline.masking.detectors.checked_ids import CheckedIdRecognizer
+from agentic_pipeline.masking.detectors.dicom import DicomElementRecognizer
 from agentic_pipeline.masking.detectors.hl7 import Hl7FieldRecognizer
 from agentic_pipeline.masking.detectors.key_rules import BIRTH_WORDS
 from agentic_pipeline.masking.detectors.numbers import (  # noqa: F401
@@ -56,6 +57,7 @@ from agentic_pipeline.masking.detectors.streets import (  # noqa: F401
 from agentic_pipeline.masking.detectors.swift import SwiftFieldRecognizer
 from agentic_pipeline.masking.detectors.vcard import VcardRecognizer
 from agentic_pipeline.masking.detectors.vin import VinRecognizer
+from agentic_pipeline.masking.detectors.x12 import X12ElementRecognizer
 from agentic_pipeline.masking.detectors.xml_fields import XmlFieldRecognizer
 
 # the recognizers of the other families, re-exported: ``recognizers`` is the masking package's
@@ -430,6 +432,8 @@ def outsider_recognizers() -> list[LocalRecognizer]:
         login_name_recognizer(),
         ChatNickRecognizer(),
         Hl7FieldRecognizer(),
+        X12ElementRecognizer(),
+        DicomElementRecognizer(),
         XmlFieldRecognizer(),
         VcardRecognizer(),
         SwiftFieldRecognizer(),

@@ -18,11 +18,13 @@ from presidio_analyzer import LocalRecognizer, RecognizerResult
 from presidio_analyzer.nlp_engine import NlpArtifacts
 
 from agentic_pipeline.masking.detectors.address_fields import inline_place_values
+from agentic_pipeline.masking.detectors.dicom import DETECTOR as DICOM_DETECTOR
 from agentic_pipeline.masking.detectors.hl7 import DETECTOR as HL7_DETECTOR
 from agentic_pipeline.masking.detectors.key_rules import key_entity
 from agentic_pipeline.masking.detectors.label_lists import id_words, label_words
 from agentic_pipeline.masking.detectors.swift import DETECTOR as SWIFT_DETECTOR
 from agentic_pipeline.masking.detectors.vcard import DETECTOR as VCARD_DETECTOR
+from agentic_pipeline.masking.detectors.x12 import DETECTOR as X12_DETECTOR
 from agentic_pipeline.masking.detectors.xml_fields import DETECTOR as XML_DETECTOR
 from agentic_pipeline.masking.names.joins import particles_before
 from agentic_pipeline.masking.names.lexicon import listed_name
@@ -66,9 +68,16 @@ class NameModelRecognizer(LocalRecognizer):
 
 
 #: Detectors whose person spans a format's field position decides (an HL7 name field, a SWIFT
-#: party's name line, an XML name element, a vCard's name): the name model, reading prose, does
-#: not judge them.
-_BY_POSITION = (HL7_DETECTOR, SWIFT_DETECTOR, XML_DETECTOR, VCARD_DETECTOR)
+#: party's name line, an XML name element, a vCard's name, an X12 NM1's name, a DICOM PN): the
+#: name model, reading prose, does not judge them.
+_BY_POSITION = (
+    HL7_DETECTOR,
+    SWIFT_DETECTOR,
+    XML_DETECTOR,
+    VCARD_DETECTOR,
+    X12_DETECTOR,
+    DICOM_DETECTOR,
+)
 
 
 def decide_persons(text: str, spans: list) -> list:
