@@ -69,6 +69,7 @@ DEFAULT_SIZES = {
     C.FRESH_BLIND_5: None,
     C.FRESH_BLIND_6: None,
     C.FRESH_BLIND_7: None,
+    C.FRESH_BLIND_8: None,
 }
 Key = tuple[str, int, int, str]
 
