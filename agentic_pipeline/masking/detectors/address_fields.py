@@ -61,9 +61,10 @@ REGION_NAMES = _region_names()
 _SIDE_AFTER = rf"(?:{alternation(_D['floor_sides_after'])})\.?(?!\w)"
 #: A unit: a unit word and its number or letter ("Apt 5", "depto. C", "m. 7"), a floor with an
 #: ordinal sign ("3º B", "2.º Dto."), a floor and its side ("3. th"), a storey after its number,
-#: maybe with its side ("2nd floor", "3. OG rechts"), a German storey without one ("EG links").
+#: maybe with its side ("2nd floor", "3. OG rechts"), a German storey without one ("EG links"),
+#: a Hungarian floor and door ("II/3").
 UNIT = (
-    rf"(?:(?:(?:{alternation(_D['unit_words'])})\.?(?:[ \t]*No\.?)?|#)[ \t]*"
+    rf"(?:(?:(?:{alternation(_D['unit_words'])})(?:\.|:(?=[ \t]*\d))?(?:[ \t]*No\.?)?|#)[ \t]*"
     r"(?:[A-Za-z]?\d[\w-]*|[A-Z](?![\w-]))"
     rf"|\d{{1,2}}\.?[ºª°](?:[ \t]*(?:\d{{1,2}}[ºª°]?|(?:{alternation(_D['floor_sides'])})\.?"
     r"|[A-Za-z]{1,4}\.?)(?!\w))?"
@@ -71,7 +72,9 @@ UNIT = (
     r"|\d{1,3}(?:st|nd|rd|th|er|re|e|ème|º|ª|°|\.)?[ \t]*"
     rf"(?:(?i:{alternation(_D['floor_words'])})\.?|{alternation(_D['storey_abbreviations'])})"
     rf"(?!\w)(?:[ \t]+{_SIDE_AFTER})?"
-    rf"|(?:{alternation(_D['floors_without_number'])})(?:[ \t]+{_SIDE_AFTER})?(?!\w))"
+    rf"|(?:{alternation(_D['floors_without_number'])})(?:[ \t]+{_SIDE_AFTER})?(?!\w)"
+    # a Hungarian floor in Roman numerals and its door ("II/3", "fszt. 2" is a floor word's)
+    r"|(?:I{1,3}|IV|V|VI{1,3}|IX|X{1,2}|XI{1,3})/\d{1,3}(?![\w/]))"
 )
 POSTCODE = "|".join(_D["postcodes"])
 WEAK_POSTCODE = "|".join(_D["weak_postcodes"])
@@ -84,6 +87,8 @@ CITY = (
     rf"{CAP_WORD}(?:(?:[ \t]+{PARTICLE}){{0,2}}[ \t]+{CAP_WORD}){{0,4}}(?:/{CAP_WORD})?"
     r"(?:[ \t]+\([^()\n]{1,30}\))?"
 )
+#: A town named after the word that marks it as one ("г. Тверь", ``city_prefixes``).
+PREFIXED_TOWN = rf"(?:{alternation(_D['city_prefixes'])})[ \t]*{CITY}"
 #: The most parts read after or before a street.
 MAX_PARTS = 10
 
@@ -96,13 +101,18 @@ _MASKED_PARTS = frozenset({"street", "unit", "city", "region", "postcode"})
 
 #: "Address" in more languages (``address_labels``), normalised as keys are.
 ADDRESS_LABELS = frozenset(_D["address_labels"])
+_NOT_AFTER = frozenset(_D["address_label_not_after"])
 
 
 def address_label(key: str) -> bool:
     """``key`` is a label of a whole address in a language the English key rules do not read
-    ("Adresa", "Alamat", "住所")."""
+    ("Adresa", "Alamat", "住所"), maybe with words after it that say which ("Адрес
+    регистрации", "Dirección de entrega"), but no e-mail's or IP's."""
     k = re.sub(r"[\W_]+", "_", str(key).lower()).strip("_")
-    return k in ADDRESS_LABELS
+    if k in ADDRESS_LABELS:
+        return True
+    head, *rest = k.split("_")
+    return head in ADDRESS_LABELS and 0 < len(rest) <= 3 and not _NOT_AFTER.intersection(rest)
 
 
 @lru_cache(maxsize=4096)

@@ -19,6 +19,7 @@ from agentic_pipeline.masking.detectors.address_fields import (
     DETECTOR,
     JOINED_SCORE,
     MAX_PARTS,
+    PREFIXED_TOWN,
     REGION_CODES,
     Span,
     address_data,
@@ -47,10 +48,13 @@ _ANY_CASE_STREET = re.compile(
     rf"(?:{alternation(_D['street_types'])})\.?(?!\w)"
 )
 _ANY_CASE_WORDS = r"[a-z][a-z'’-]*(?:[ \t]+[a-z][a-z'’-]*){0,2}"
+#: Between an address's parts: a comma, or a bar of a table's row ("RD | HOUSTON | TX | 77006").
+_COMMA = r"[ \t]*[,|]"
 _ANY_CASE_TAIL = re.compile(
-    rf"(?i)(?:,?[ \t]+(?:{_UNIT}))?(?:,[ \t]*(?P<locality>{_ANY_CASE_WORDS}))?"
-    rf"(?:,?[ \t]+|,?[ \t]*\r?\n[ \t]*)(?P<city>{_ANY_CASE_WORDS}),?"
-    rf"[ \t]+(?:(?P<region>[a-z]{{2,3}})\.?,?[ \t]+)?(?:{_POSTCODE})(?![\w-])"
+    rf"(?i)(?:(?:{_COMMA})?[ \t]+(?:{_UNIT}))?(?:{_COMMA}[ \t]*(?P<locality>{_ANY_CASE_WORDS}))?"
+    rf"(?:(?:{_COMMA})?[ \t]+|(?:{_COMMA})?[ \t]*\r?\n[ \t]*)(?P<city>{_ANY_CASE_WORDS})"
+    rf"(?:{_COMMA})?[ \t]+(?:(?P<region>[a-z]{{2,3}})\.?(?:{_COMMA})?[ \t]+)?"
+    rf"(?:{_POSTCODE})(?![\w-])"
 )
 
 
@@ -61,11 +65,14 @@ def any_case_spans(text: str) -> list[Span]:
     out: list[Span] = []
     for m in _ANY_CASE_STREET.finditer(text):
         tail = _ANY_CASE_TAIL.match(text, m.end())
-        if tail is None or not region_words(tail.group("city").title()):
+        if tail is None:
             continue
-        if tail["locality"] and not region_words(tail["locality"].title()):
+        city, locality, region = tail["city"], tail["locality"], tail["region"]
+        if region is None and locality and city.upper() in REGION_CODES:
+            # "OAKLAND CA 94607": the locality's place held the city, the city's the region
+            city, locality, region = locality, None, city
+        if not region_words(city.title()) or (locality and not region_words(locality.title())):
             continue
-        region = tail.group("region")
         if region is not None and region.upper() not in REGION_CODES:
             continue
         words = m.group().split()[1:-1]
@@ -166,6 +173,19 @@ _NAMED_STREET = re.compile(
 )
 #: A house's name before its street, at the end of a part ("... is The Mill House").
 _HOUSE_NAME = re.compile(rf"(?<![\w'’-])(?:The[ \t]+)?{_CAP_WORD}(?:[ \t]+{_CAP_WORD}){{0,3}}$")
+#: The words of a dwelling's name (``addresses.yaml``).
+_DWELLING_WORDS = frozenset(_D["dwelling_words"])
+
+
+def _dwelling_name(part: str) -> int | None:
+    """Where the house's name at the end of ``part`` starts, when one of its words is a
+    dwelling's ("of Quillmoor Farm", "The Old Tollhouse"); None when there is none."""
+    name = _HOUSE_NAME.search(part)
+    if name is None or not _DWELLING_WORDS & set(name.group().split()):
+        return None
+    return name.start()
+
+
 #: Postcodes as fine as a street or finer (UK, Canada, Netherlands) and those of one dwelling
 #: (an Irish Eircode).
 _STREET_POSTCODE = re.compile(
@@ -232,6 +252,13 @@ def extend_before(text: str, start: int, numbered: bool = False, fine: str = "")
             committed = pos = begin  # "Sandpit Lane, Bury NR12 4LT"
             after_street = True
             continue
+        if re.fullmatch(PREFIXED_TOWN, part):  # "г. Тверь, ул. Садовая, д. 12"
+            committed = pos = begin
+            continue
+        house = _dwelling_name(part) if fine else None
+        if house is not None:  # "Quillmoor Farm, <Village>, <Town> <postcode>": the house opens it
+            committed = begin + house
+            break
         if after_street:  # a house's name before its street
             name = _HOUSE_NAME.search(part)
             if name is not None and place_words(re.sub(r"^The\s+", "", name.group()), False):

@@ -50,6 +50,7 @@ from agentic_pipeline.masking.detectors.address_fields import (
     DETECTOR,
     JOINED_SCORE,
     MAX_PARTS,
+    PREFIXED_TOWN,
     REGION_CODES,
     REGION_NAMES,
     STRUCTURED_SCORE,
@@ -100,12 +101,15 @@ __all__ = [
 
 _D = address_data()
 
-_SEP = r"[ \t]*(?:[,|][ \t]*)?(?:\r?\n[ \t]*)?"
+#: Between two parts: a comma or bar, a line break, maybe after the full stop of an abbreviation
+#: or a house number ("2. th.\n7100 <Town>", "utca 5. II/3., <postcode> <Town>").
+_SEP = r"(?:(?<=\w)\.(?=[ \t]*(?:\r?\n|,)))?[ \t]*(?:[,|][ \t]*)?(?:\r?\n[ \t]*)?"
 _PART = re.compile(
     rf"{_SEP}(?:(?P<unit>{_UNIT})(?![\w-])"
     rf"|(?P<postcode>{_POSTCODE})(?![\w-])|(?P<weak>{_WEAK_POSTCODE})(?![\w-])"
     rf"|(?P<pcity>{'|'.join(_D['postcodes_before_city'])})(?=[ \t]+{_CAP_WORD})"
-    rf"|(?P<code>[A-Z](?:\.?[A-Z]){{0,2}}\.?)(?![\w'’-])|(?P<words>{_CITY}))"
+    rf"|(?P<code>[A-Z](?:\.?[A-Z]){{0,2}}\.?)(?![\w'’-])|(?P<town>{PREFIXED_TOWN})"
+    rf"|(?P<words>{_CITY}))"
 )
 #: What may follow a city that closes an address: the end of a clause, line, field or text (a
 #: word before a colon is the next field's label: "41 Oak Row | Plan: gold").
@@ -158,11 +162,15 @@ def _join_after(text: str, end: int, city: bool = False, country: bool = True) -
         elif kind == "weak":
             # "Hafnarvegur 3, Vik, 570": after a city, at the address's end; "Tarnby VIC 3065":
             # after a region code (which the 3-4 digits follow on the same line)
-            town = pos == end and _town_after(text, m.end())  # "Vaart 12\n7411 Doren"
+            # "Vaart 12\n7411 Doren", "Vaart 12, 2. th.\n7411 Doren": right after the street or
+            # its unit
+            town = committed == pos and _town_after(text, m.end())
             if not (region or town or (city and _WEAK_END.match(text, m.end()))):
                 break
             committed, postcode = m.end(), True
             strong = True
+        elif kind == "town":  # "…, кв. 12, м. Львів": a town by the word before it
+            committed, city = m.end(), True
         elif kind == "code":
             if _is_postcode_next(text, m.end()) and "\n" not in text[m.end() : m.end() + 3]:
                 pass  # "Springfield, IL 62704": the postcode decides

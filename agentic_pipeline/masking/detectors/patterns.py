@@ -158,7 +158,9 @@ _UNIT = (
 STREET_RE = re.compile(
     # maybe a unit before a slash: "3/27 Wattle Crescent" (Australia, New Zealand)
     # a range of house numbers: "15-17 Crown Street"
-    rf"\b(?:\d{{1,4}}[A-Za-z]?/)?\d{{1,6}}(?:[–-]\d{{1,5}}[A-Za-z]?)?\s+(?:[A-Z][A-Za-z'-]*\.?\s+){{1,4}}"
+    # a direction before the name, an ordinal in it: "2210 SW 12th Ter" (Florida, Washington)
+    rf"\b(?:\d{{1,4}}[A-Za-z]?/)?\d{{1,6}}(?:[–-]\d{{1,5}}[A-Za-z]?)?\s+"
+    rf"(?:(?:[NSEW]|NE|NW|SE|SW)\.?\s+)?(?:(?:[A-Z][A-Za-z'-]*|\d{{1,3}}(?:st|nd|rd|th))\.?\s+){{1,4}}"
     rf"(?:{_STREET_SUFFIX})\b\.?"
     # a quadrant after the type: "1207 Larch Hollow Ave NW" (Washington, Atlanta, Calgary)
     r"(?:[ \t](?:NE|NW|SE|SW|N|S|E|W)(?![\w'’-]))?"

@@ -48,14 +48,16 @@ _D = data_file("addresses.yaml")
 HOUSE_SUFFIX = alternation(_D["house_suffixes"])
 #: A number word with its full stop or colon before a house number ("nr. 8", "No: 58", "Nº 12";
 #: "No 5" without one is a title's: "Symphony No 5").
-_HOUSE_WORD = r"(?:(?:[Nn][ro]|NR|NO)[.:]|[Nn][º°]\.?)"
+_HOUSE_WORD = r"(?:(?:[Nn][ro]|NR|NO)[.:]|[Nn][º°]\.?|(?:д|буд|дом)\.)"
 #: A house number: "12", "12 a", "12-14", "12/3", a Dutch "221-H", an Austrian house, staircase
 #: and door ("214/2/9"), a Finnish or Swedish house, staircase and door ("27 B 3"), a storey or
 #: second house after a hyphen ("61-II", "212-bis"), maybe after a number word ("nr. 8", "No:
 #: 58").
 _HOUSE = (
     rf"(?:{_HOUSE_WORD}[ \t]*)?"
-    r"\d{1,5}(?:[ \t][A-H][ \t]\d{1,3}(?![\w.,]\d)|\s?[a-zA-Z](?![\w:])|-[A-Za-z](?![\w-]))?"
+    # a letter after the number, but a unit word's ("12 m. 3": the flat's "mieszkanie")
+    r"\d{1,5}(?:[ \t][A-H][ \t]\d{1,3}(?![\w.,]\d)|\s?[a-zA-Z](?![\w:]|\.[ \t]*\d)"
+    r"|-[A-Za-z](?![\w-]))?"
     r"(?:\s?[/-]\s?\d{1,4}[a-zA-Z]?)?"
     r"(?:/\d{1,3}(?![\d/]))?"
     rf"(?:-(?:{HOUSE_SUFFIX})(?![\w-]))?"
@@ -69,7 +71,7 @@ _EU_PREFIX = (
     r"Plac|plac|Am|An der|Auf dem|Im|Zum|Zur|Rynek|Náměstí|náměstí|Ulice|Straße|Strasse|Ctra\.|"
     # Greek and Cyrillic street words ("πλατεία Λεμονιάς 17", "ул. Ленина 5")
     r"οδός|Οδός|οδ\.|πλατεία|Πλατεία|πλ\.|λεωφόρος|Λεωφόρος|λεωφ\.|Λεωφ\.|ул\.|улица|"
-    r"пр\.|проспект|пер\.|переулок|бул\.|булевард|"
+    r"пр\.|проспект|пер\.|переулок|бул\.|булевард|просп\.|наб\.|ш\.|вул\.|вулиця|пров\.|"
     # Portuguese "R" (Rua) before a capitalised word of 3+ letters ("R Tomé Varela 9")
     rf"R\.?(?=[ \t]+[{_UP}][{_LW}]{{2}})|" + alternation(_D["street_prefixes"])
     # and those of the data file (Polish "os.", Greek "Odos", Romanian "Calea")

@@ -10,11 +10,14 @@ import re
 import unicodedata
 from functools import lru_cache
 
+import yaml
+
 from agentic_pipeline.masking.detectors.data_files import data_file
 from agentic_pipeline.masking.detectors.label_lists import unaccented
 from agentic_pipeline.masking.detectors.labels import norm_label
 from agentic_pipeline.masking.detectors.login_names import chat_spans
 from agentic_pipeline.masking.json_walker import key_entity
+from agentic_pipeline.masking.names.lexicon import DATA
 from agentic_pipeline.masking.vocabulary import NO_SPACE_SCRIPT
 
 #: Labels and column headers whose value is a person (``person`` of ``detectors/labels.yaml``),
@@ -138,7 +141,35 @@ _FIELD = re.compile(
     r"(?P<value>[^\n|;]*+)"
 )
 #: Honorifics written after a name in Japanese, Chinese and Korean ("様", "先生", "씨").
-_HONORIFIC_AFTER = re.compile(r"[ \t]*(?:様|さま|さん|殿|くん|ちゃん|先生|女士|小姐|씨|님)$")
+#: Honorifics after a name (``data/honorifics.yaml``), longest first, those after a family and a
+#: given name (Japanese), and the role nouns that take one without being a name.
+_H = yaml.safe_load((DATA / "honorifics.yaml").read_text(encoding="utf-8"))
+_HONORIFICS = "|".join(sorted({*_H["japanese"], *_H["chinese"], *_H["korean"]}, key=len)[::-1])
+_AFTER_FULL_NAME = "|".join(sorted(_H["japanese"], key=len, reverse=True))
+_HONORIFIC_ROLES = frozenset(_H["roles"])
+_HONORIFIC_AFTER = re.compile(rf"[ \t]*(?:{_HONORIFICS})$")
+_HAN_KANA = r"\u3040-\u30ff\u4e00-\u9fff"
+#: A name of Han, kana or Hangul letters before an honorific: one Hangul word, maybe glued to it
+#: ("김하늘님"); one word of Han or kana set off by a space ("李明 老师"), or a family and a given
+#: name after a label or at a line's start ("紹介元： <family> <given> 医師").
+_BEFORE_HONORIFIC = re.compile(
+    rf"(?<![^\W\d_])(?P<name>[\uac00-\ud7a3]{{2,4}}(?=[ ]?(?:{_HONORIFICS}))"
+    rf"|(?:(?<=[:：])[ \t\u3000]*|(?<![^\n]))[\u4e00-\u9fff]{{1,3}}[ \u3000][{_HAN_KANA}]{{1,4}}"
+    rf"(?=[ \u3000](?:{_AFTER_FULL_NAME}))"
+    rf"|[{_HAN_KANA}]{{1,5}}(?=[ \u3000](?:{_HONORIFICS})))"
+)
+
+
+def honorific_values(text: str) -> list[tuple[int, int]]:
+    """(start, end) of the names of Japanese, Chinese and Korean letters set off before an
+    honorific ("李明 老师", "김하늘 님"), but a role's noun ("고객 님": the customer)."""
+    out = []
+    for m in _BEFORE_HONORIFIC.finditer(text):
+        name = m.group("name").strip()
+        if name.split()[-1] in _HONORIFIC_ROLES or name in _HONORIFIC_ROLES:
+            continue
+        out.append((m.end("name") - len(name), m.end("name")))
+    return out
 
 
 def _non_latin_name_shape(value: str) -> bool:

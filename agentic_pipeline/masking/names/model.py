@@ -44,6 +44,7 @@ from agentic_pipeline.masking.names.features import FEATURE_VERSION, TextFeature
 from agentic_pipeline.masking.names.fields import (
     after_person_label,
     chat_header_names,
+    honorific_values,
     label_before,
     last_first_value,
     last_first_values,
@@ -217,6 +218,7 @@ class NameModel:
             if sp[2] >= self.propagate or not any(a <= sp[0] and sp[1] <= b for a, b in unnamed)
         ]
         by_place = named + script_label_values(tf.text) + script_speaker_values(tf.text)
+        by_place += honorific_values(tf.text)
         by_label = [(a, b, self.threshold) for a, b in by_place]
         spans = _union([_whole_last_first(sp, values) for sp in out], by_label)
         return with_hyphen_halves(text, with_particles(text, spans))

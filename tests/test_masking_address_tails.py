@@ -1,0 +1,61 @@
+"""Postal addresses whose ends the joiner used to drop (issue #21 point 3): a region code read
+as the city in capitals, a table row's bars, a direction before a numbered street, a flat written
+"m. 3", a floor and side before the postcode's line, a Hungarian floor and door, a unit after a
+colon, a house's name before a locality, a Russian or Ukrainian town before or after its street,
+and a label of an address followed by the words that say which. Each is masked as one span; a
+sentence after a street, an e-mail's or an IP's label stay what they are.
+
+Every street, city, postcode and sentence here is invented for this test (no corpus value).
+"""
+
+import pytest
+from conftest import masked_cells
+
+from agentic_pipeline.masking import Masker
+
+KEY = "address-tails-test-key-0123456789abcdef012"
+
+
+@pytest.fixture(scope="module")
+def masker():
+    with Masker(key=KEY, n_workers=1) as m:
+        yield m
+
+
+@pytest.mark.parametrize(
+    ("text", "parts"),
+    [
+        ("Ship to: 4418 QUARLING AVE APT 9, MERRIDALE CA 95822", ("QUARLING", "MERRIDALE", "95822")),
+        ("4 HOME ADDRESS: 77 TENNOCK RD | ASHVALE | TX | 75211", ("TENNOCK", "ASHVALE", "75211")),
+        ("Mailing: 3307 NE 14th Ter, Corvina, FL 33305", ("3307", "Corvina", "33305")),
+        ("ul. Brzozowa 41 m. 7\n31-224 Kraków", ("Brzozowa", "m. 7", "31-224", "Kraków")),
+        ("Søndervej 19, 3. tv.\n7100 Vejle", ("Søndervej", "tv", "7100", "Vejle")),
+        ("Lakcím: 4093 Almásfalva, Fenyves utca 8. III/2.", ("4093", "Almásfalva", "Fenyves", "III/2")),
+        ("Adres: Gazi Bulvarı No: 18 Daire: 6, 35210 Çamlıtepe/Kuzeyova", ("Gazi", "Daire: 6", "35210")),
+        (
+            "Please write to Thornbury Farm, Nether Ockley, Stowbridge SO21 7QX today.",
+            ("Thornbury", "Nether Ockley", "SO21 7QX"),
+        ),
+        ("Пишите: г. Тверь, ул. Озёрная, д. 14, кв. 3", ("Тверь", "Озёрная", "14", "кв. 3")),
+        ("вул. Каштанова, буд. 9, кв. 21, м. Львів", ("Каштанова", "буд. 9", "Львів")),
+        ("Адрес проживания: пр. Тополиный, д. 5, кв. 40", ("Тополиный", "кв. 40")),
+        ("Dirección de entrega: Calle Olmo 4, 2º B, 28013 Madrid", ("Olmo", "28013", "Madrid")),
+    ],
+)
+def test_the_whole_address_is_one_span(masker, text, parts):
+    (out,) = masked_cells(masker, ("user", text))
+    for value in parts:
+        assert value not in out, (value, out)
+    assert out.count("<STREET_ADDRESS_") == 1, out
+
+
+def test_a_sentence_an_email_and_an_ip_after_their_labels_stay_theirs(masker):
+    prose, email, ip = masked_cells(
+        masker,
+        ("user", "We met at 12 Oak Row. Springfield is lovely in spring."),
+        ("user", "Adresse e-mail: quillon@example.org"),
+        ("user", "Adresse IP: 10.1.2.3"),
+    )
+    assert "Springfield is lovely in spring." in prose
+    assert "<EMAIL_ADDRESS_" in email and "<STREET_ADDRESS_" not in email
+    assert "<IP_ADDRESS_" in ip and "<STREET_ADDRESS_" not in ip
