@@ -25,13 +25,22 @@ def masker():
 @pytest.mark.parametrize(
     ("text", "parts"),
     [
-        ("Ship to: 4418 QUARLING AVE APT 9, MERRIDALE CA 95822", ("QUARLING", "MERRIDALE", "95822")),
+        (
+            "Ship to: 4418 QUARLING AVE APT 9, MERRIDALE CA 95822",
+            ("QUARLING", "MERRIDALE", "95822"),
+        ),
         ("4 HOME ADDRESS: 77 TENNOCK RD | ASHVALE | TX | 75211", ("TENNOCK", "ASHVALE", "75211")),
         ("Mailing: 3307 NE 14th Ter, Corvina, FL 33305", ("3307", "Corvina", "33305")),
         ("ul. Brzozowa 41 m. 7\n31-224 Kraków", ("Brzozowa", "m. 7", "31-224", "Kraków")),
         ("Søndervej 19, 3. tv.\n7100 Vejle", ("Søndervej", "tv", "7100", "Vejle")),
-        ("Lakcím: 4093 Almásfalva, Fenyves utca 8. III/2.", ("4093", "Almásfalva", "Fenyves", "III/2")),
-        ("Adres: Gazi Bulvarı No: 18 Daire: 6, 35210 Çamlıtepe/Kuzeyova", ("Gazi", "Daire: 6", "35210")),
+        (
+            "Lakcím: 4093 Almásfalva, Fenyves utca 8. III/2.",
+            ("4093", "Almásfalva", "Fenyves", "III/2"),
+        ),
+        (
+            "Adres: Gazi Bulvarı No: 18 Daire: 6, 35210 Çamlıtepe/Kuzeyova",
+            ("Gazi", "Daire: 6", "35210"),
+        ),
         (
             "Please write to Thornbury Farm, Nether Ockley, Stowbridge SO21 7QX today.",
             ("Thornbury", "Nether Ockley", "SO21 7QX"),

@@ -49,7 +49,9 @@ def test_separators_are_the_interchanges_own():
         "00501|000000021|0|P|>!"
     )
     assert len(isa) == 106
-    text = isa + "GS|HC|S1|R1|20261103|1432|21|X|005010X222A1!NM1|QC|1|VARNHOLT|IMRE!DMG|D8|19880207"
+    text = (
+        isa + "GS|HC|S1|R1|20261103|1432|21|X|005010X222A1!NM1|QC|1|VARNHOLT|IMRE!DMG|D8|19880207"
+    )
     found = {(text[s:e], et) for s, e, et in x12_elements(text)}
     assert found == {("VARNHOLT|IMRE", "PERSON"), ("19880207", "DATE_OF_BIRTH")}
 
