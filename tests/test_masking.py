@@ -406,11 +406,11 @@ def test_a_span_only_spacy_calls_a_person_is_masked_where_it_stands(masker):
 
     heading, question = masked_cells(
         masker,
-        ("assistant", "### Salad Spiralizer (Product ID: 5512093345)\n- **Large, Steel**: $45"),
-        ("user", "Does the salad spiralizer come with a lid?"),
+        ("assistant", "### Rice Cooker (Product ID: 5512093345)\n- **Large, Steel**: $45"),
+        ("user", "Does the rice cooker come with a lid?"),
     )
-    assert "Salad Spiralizer" not in heading  # what plain Presidio would mask too
-    assert question == "Does the salad spiralizer come with a lid?"
+    assert "Rice Cooker" not in heading  # what plain Presidio would mask too
+    assert question == "Does the rice cooker come with a lid?"
 
 
 def test_a_birth_date_after_a_casual_birthday_word(masker):

@@ -3,7 +3,15 @@ whose column header names personal data, and the columns that hold things' ids."
 
 from __future__ import annotations
 
-from agentic_pipeline.masking.delimited import header_candidates, header_like, markdown_rows
+import re
+
+from agentic_pipeline.masking.delimited import (
+    DELIMITERS,
+    MAX_TITLE_LINES,
+    header_candidates,
+    header_like,
+    markdown_rows,
+)
 from agentic_pipeline.masking.detectors.bare_numbers import thing_key
 from agentic_pipeline.masking.detectors.label_lists import id_labels
 from agentic_pipeline.masking.detectors.labels import handle_value_ok, id_value_ok, label_entity
@@ -31,14 +39,17 @@ def thing_values(table: tuple[list[str], list[list[str]]]) -> set[str]:
 
 def csv_table(text: str) -> tuple[list[str], list[list[str]]] | None:
     """(header, rows) of CSV-like text (a header line, maybe under a title line or two, and rows,
-    most as long as the header, in one of ``DELIMITERS``; a Markdown table too), or None. Fields
-    are counted as ``csv`` reads them: a quoted cell may hold the delimiter ("12 Oak Row,
-    Springfield")."""
+    most as long as the header, in one of ``DELIMITERS``; a Markdown table, a table aligned with
+    spaces too), or None. Fields are counted as ``csv`` reads them: a quoted cell may hold the
+    delimiter ("12 Oak Row, Springfield")."""
     import csv
 
     lines = [ln for ln in text.splitlines() if ln.strip()]
     if len(lines) < 2:
         return None
+    aligned = _aligned_table(lines)
+    if aligned is not None and not any(d in lines[0] for d in DELIMITERS):
+        return aligned  # "claim_id   patient" over "C-1   <Last>, <First>": no CSV of commas
     for skip, delim in header_candidates(lines):
         rows = list(csv.reader(lines[skip:], delimiter=delim))
         rows = markdown_rows(rows) if delim == "|" else rows
@@ -48,6 +59,24 @@ def csv_table(text: str) -> tuple[list[str], list[list[str]]] | None:
         if not header_like(rows[0]):
             continue
         if sum(len(r) == n for r in rows[1:]) >= max(1, (len(rows) - 1) // 2):
+            return rows[0], rows[1:]
+    return aligned
+
+
+#: Between the columns of a table aligned with spaces (a CLI's or SQL client's output).
+_COLUMN_GAP = re.compile(r"[ \t]{2,}|\t")
+
+
+def _aligned_table(lines: list[str]) -> tuple[list[str], list[list[str]]] | None:
+    """(header, rows) of a table whose columns are aligned with runs of spaces ("claim_id
+    patient   member_id"), maybe under a title line or two: a header of two or more cells and
+    rows, most split into as many cells; else None."""
+    for skip in range(min(MAX_TITLE_LINES, len(lines) - 2) + 1):
+        rows = [_COLUMN_GAP.split(ln.strip()) for ln in lines[skip:]]
+        n = len(rows[0])
+        if n < 2 or not header_like(rows[0]):
+            continue
+        if sum(len(r) == n for r in rows[1:]) >= max(1, (len(rows) - 1) // 2 + 1):
             return rows[0], rows[1:]
     return None
 

@@ -213,10 +213,10 @@ def _whole_person_label(label: str) -> bool:
     )
 
 
-#: A chat line's speaker at the head of its line, maybe after a time stamp, before a colon or a
-#: tab ("王 建国：…", "10:15<TAB><name><TAB>…" of a LINE export).
+#: A chat line's speaker at the head of its line, maybe after a time stamp or an app's tag, before
+#: a colon or a tab ("王 建国：…", "10:15<TAB><name><TAB>…" of a LINE export, "[LINE] <name> :").
 _SPEAKER = re.compile(
-    r"(?m)^[ \t]*(?P<time>\[?\d{1,2}:\d{2}(?::\d{2})?\]?[ \t]+)?"
+    r"(?m)^[ \t]*(?P<time>(?:\[?\d{1,2}:\d{2}(?::\d{2})?\]?|\[[A-Za-z][\w ]{0,15}\])[ \t]+)?"
     r"(?P<name>[^\s:：\d][^\n:：\t]{0,23}?)[ \t]*(?:[:：]|\t)"
 )
 
@@ -224,9 +224,9 @@ _SPEAKER = re.compile(
 def script_speaker_values(text: str) -> list[tuple[int, int]]:
     """(start, end) of the speakers of a chat written in a script that no name list holds: the
     name-shaped speakers (``_non_latin_name_shape``) of a text where two speak and one of them
-    on two lines at least (a chat), each a family and a given name or after a time stamp, none
-    of them a label of the key rules or a person's label (a form's "住所：", "電話：" are one
-    word)."""
+    on two lines at least (a chat), each a family and a given name or after a time stamp or an
+    app's tag, none of them a label of the key rules or a person's label (a form's "住所：",
+    "電話：" are one word)."""
     if ":" not in text and "：" not in text and "\t" not in text:
         return []
     found: dict[str, list[tuple[int, int]]] = {}
