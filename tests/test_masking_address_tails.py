@@ -68,4 +68,3 @@ def test_a_sentence_an_email_and_an_ip_after_their_labels_stay_theirs(masker):
     assert "Springfield is lovely in spring." in prose
     assert "<EMAIL_ADDRESS_" in email and "<STREET_ADDRESS_" not in email
     assert "<IP_ADDRESS_" in ip and "<STREET_ADDRESS_" not in ip
-
