@@ -7,9 +7,9 @@ import re
 
 from agentic_pipeline.masking.delimited import (
     DELIMITERS,
-    MAX_TITLE_LINES,
     header_candidates,
     header_like,
+    header_lines,
     markdown_rows,
 )
 from agentic_pipeline.masking.detectors.bare_numbers import thing_key
@@ -47,9 +47,10 @@ def csv_table(text: str) -> tuple[list[str], list[list[str]]] | None:
     lines = [ln for ln in text.splitlines() if ln.strip()]
     if len(lines) < 2:
         return None
-    aligned = _aligned_table(lines)
-    if aligned is not None and not any(d in lines[0] for d in DELIMITERS):
-        return aligned  # "claim_id   patient" over "C-1   <Last>, <First>": no CSV of commas
+    # "claim_id   patient" over "C-1   <Last>, <First>": no CSV of commas
+    first_undelimited = not any(d in lines[0] for d in DELIMITERS)
+    if first_undelimited and (aligned := _aligned_table(lines)) is not None:
+        return aligned
     for skip, delim in header_candidates(lines):
         rows = list(csv.reader(lines[skip:], delimiter=delim))
         rows = markdown_rows(rows) if delim == "|" else rows
@@ -60,7 +61,7 @@ def csv_table(text: str) -> tuple[list[str], list[list[str]]] | None:
             continue
         if sum(len(r) == n for r in rows[1:]) >= max(1, (len(rows) - 1) // 2):
             return rows[0], rows[1:]
-    return aligned
+    return None if first_undelimited else _aligned_table(lines)
 
 
 #: Between the columns of a table aligned with spaces (a CLI's or SQL client's output).
@@ -71,7 +72,7 @@ def _aligned_table(lines: list[str]) -> tuple[list[str], list[list[str]]] | None
     """(header, rows) of a table whose columns are aligned with runs of spaces ("claim_id
     patient   member_id"), maybe under a title line or two: a header of two or more cells and
     rows, most split into as many cells; else None."""
-    for skip in range(min(MAX_TITLE_LINES, len(lines) - 2) + 1):
+    for skip in header_lines(lines):
         rows = [_COLUMN_GAP.split(ln.strip()) for ln in lines[skip:]]
         n = len(rows[0])
         if n < 2 or not header_like(rows[0]):

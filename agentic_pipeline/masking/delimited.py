@@ -44,12 +44,18 @@ def header_like(cells: list[str]) -> bool:
 MAX_TITLE_LINES = 2
 
 
+def header_lines(lines: list[str]) -> range:
+    """Indices of the lines that may be a table's header: the first, or one under at most
+    ``MAX_TITLE_LINES`` title lines, with a row under it."""
+    return range(min(MAX_TITLE_LINES, len(lines) - 2) + 1)
+
+
 def header_candidates(lines: list[str]) -> list[tuple[int, str]]:
     """``(index, delimiter)`` of the lines that may be a table's header, in the order to try
     them: the first line, or one after at most ``MAX_TITLE_LINES`` title lines without that
     delimiter."""
     out = []
-    for skip in range(min(MAX_TITLE_LINES, len(lines) - 2) + 1):
+    for skip in header_lines(lines):
         for delim in DELIMITERS:
             if delim in lines[skip] and not any(delim in ln for ln in lines[:skip]):
                 out.append((skip, delim))

@@ -18,7 +18,11 @@ from collections.abc import Iterator
 from functools import lru_cache
 
 from agentic_pipeline.masking.detectors.data_files import data_file
-from agentic_pipeline.masking.detectors.span_finder import SpanFinderRecognizer
+from agentic_pipeline.masking.detectors.span_finder import (
+    SpanFinderRecognizer,
+    first_to_last,
+    separated_parts,
+)
 
 #: The standard separators: field, component, repetition (MSH-1 and MSH-2).
 _DEFAULT = ("|", "^", "~")
@@ -53,24 +57,6 @@ def _segment_re(field: str) -> re.Pattern[str]:
     return re.compile(rf"(?:^|(?<=[\r\n]))[ \t]*(?P<id>{ids}){re.escape(field)}(?P<body>[^\r\n]*)")
 
 
-def _parts(text: str, start: int, end: int, sep: str) -> Iterator[tuple[int, int]]:
-    """(start, end) of each part of ``text[start:end]`` split at ``sep``."""
-    pos = start
-    while True:
-        cut = text.find(sep, pos, end)
-        if cut < 0:
-            yield pos, end
-            return
-        yield pos, cut
-        pos = cut + 1
-
-
-def _span(parts: list[tuple[int, int]], wanted: range) -> tuple[int, int] | None:
-    """From the first to the last non-empty part among the ``wanted`` indices."""
-    full = [parts[i] for i in wanted if i < len(parts) and parts[i][1] > parts[i][0]]
-    return (full[0][0], full[-1][1]) if full else None
-
-
 def _id_type(text: str, parts: list[tuple[int, int]], index: int) -> str:
     _, id_types, default = _table()
     code = text[slice(*parts[index])].strip() if index < len(parts) else ""
@@ -82,27 +68,27 @@ def _field_entities(
 ) -> Iterator[tuple[int, int, str]]:
     """(start, end, entity type) of the personal values of one field."""
     if kind in _WHOLE:
-        first = next(_parts(text, start, end, comp))
+        first = next(separated_parts(text, start, end, comp))
         if first[1] > first[0]:
             yield first[0], first[1], _WHOLE[kind]
         return
-    for r_start, r_end in _parts(text, start, end, rep):
-        parts = list(_parts(text, r_start, r_end, comp))
+    for r_start, r_end in separated_parts(text, start, end, rep):
+        parts = list(separated_parts(text, r_start, r_end, comp))
         spans: list[tuple[tuple[int, int] | None, str]] = []
         if kind == "XPN":
-            spans.append((_span(parts, _NAME_COMPONENTS), "PERSON"))
+            spans.append((first_to_last(parts, _NAME_COMPONENTS), "PERSON"))
         elif kind == "XCN":
-            spans.append((_span(parts, range(0, 1)), _id_type(text, parts, 12)))
-            spans.append((_span(parts, _XCN_NAME_COMPONENTS), "PERSON"))
+            spans.append((first_to_last(parts, range(0, 1)), _id_type(text, parts, 12)))
+            spans.append((first_to_last(parts, _XCN_NAME_COMPONENTS), "PERSON"))
         elif kind == "XAD":
-            spans.append((_span(parts, _ADDRESS_COMPONENTS), "STREET_ADDRESS"))
+            spans.append((first_to_last(parts, _ADDRESS_COMPONENTS), "STREET_ADDRESS"))
         elif kind == "XTN":  # the formatted number, else the whole (an e-mail, parts of one)
             whole = (r_start, r_end) if r_end > r_start else None
-            spans.append((_span(parts, range(0, 1)) or whole, "PHONE_NUMBER"))
+            spans.append((first_to_last(parts, range(0, 1)) or whole, "PHONE_NUMBER"))
         elif kind == "CX":
-            spans.append((_span(parts, range(0, 1)), _id_type(text, parts, 4)))
+            spans.append((first_to_last(parts, range(0, 1)), _id_type(text, parts, 4)))
         elif kind == "DOB":
-            spans.append((_span(parts, range(0, 1)), "DATE_OF_BIRTH"))
+            spans.append((first_to_last(parts, range(0, 1)), "DATE_OF_BIRTH"))
         for span, entity in spans:
             if span is not None:
                 yield span[0], span[1], entity
@@ -119,7 +105,7 @@ def hl7_fields(text: str) -> list[tuple[int, int, str]]:
     for seg in _segment_re(field).finditer(text):
         wanted = segments[seg.group("id")]
         for number, (f_start, f_end) in enumerate(
-            _parts(text, seg.start("body"), seg.end("body"), field), start=1
+            separated_parts(text, seg.start("body"), seg.end("body"), field), start=1
         ):
             kind = wanted.get(number)
             if kind is not None and f_end > f_start:

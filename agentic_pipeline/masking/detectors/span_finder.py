@@ -1,16 +1,37 @@
 """A Presidio recognizer made of a function that finds spans: the detectors that read a format
-or a checksum (HL7 fields, SWIFT parties, checked national ids) report what it finds, each
-span at the detector's one score."""
+or a checksum (HL7 fields, X12 elements, SWIFT parties, checked national ids) report what it
+finds, each span at the detector's one score; and the splitting of a segment into its fields or
+elements that the HL7 and X12 readers share."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 
 from presidio_analyzer import LocalRecognizer, RecognizerResult
 from presidio_analyzer.nlp_engine import NlpArtifacts
 
 #: A function that finds (start, end, entity type) spans in a text.
 SpanFinder = Callable[[str], Iterable[tuple[int, int, str]]]
+
+
+def separated_parts(text: str, start: int, end: int, sep: str) -> Iterator[tuple[int, int]]:
+    """(start, end) of each part of ``text[start:end]`` split at ``sep`` (a field, component or
+    element separator of HL7 or X12)."""
+    pos = start
+    while True:
+        cut = text.find(sep, pos, end)
+        if cut < 0:
+            yield pos, end
+            return
+        yield pos, cut
+        pos = cut + 1
+
+
+def first_to_last(parts: list[tuple[int, int]], wanted: range) -> tuple[int, int] | None:
+    """From the first to the last non-empty part among the ``wanted`` indices (a name's or an
+    address's components as one span)."""
+    full = [parts[i] for i in wanted if i < len(parts) and parts[i][1] > parts[i][0]]
+    return (full[0][0], full[-1][1]) if full else None
 
 
 class SpanFinderRecognizer(LocalRecognizer):

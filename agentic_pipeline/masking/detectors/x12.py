@@ -19,7 +19,11 @@ from collections.abc import Iterator
 from functools import cache
 
 from agentic_pipeline.masking.detectors.data_files import data_file
-from agentic_pipeline.masking.detectors.span_finder import SpanFinderRecognizer
+from agentic_pipeline.masking.detectors.span_finder import (
+    SpanFinderRecognizer,
+    first_to_last,
+    separated_parts,
+)
 
 DETECTOR = "X12ElementRecognizer"
 #: As sure as a value under its label (``hl7.SCORE``).
@@ -64,34 +68,16 @@ def _segment_re(el: str, term: str) -> re.Pattern[str]:
     )
 
 
-def _elements(text: str, start: int, end: int, el: str) -> list[tuple[int, int]]:
-    """(start, end) of each element of a segment's body; element 1 at index 0."""
-    out, pos = [], start
-    while True:
-        cut = text.find(el, pos, end)
-        if cut < 0:
-            out.append((pos, end))
-            return out
-        out.append((pos, cut))
-        pos = cut + 1
-
-
 def _value(text: str, elements: list[tuple[int, int]], number: int) -> str:
+    """Element ``number`` (1-based, as the standard counts) without its blanks; "" past the end."""
     return text[slice(*elements[number - 1])].strip() if number <= len(elements) else ""
-
-
-def _span(elements: list[tuple[int, int]], numbers: range) -> tuple[int, int] | None:
-    """From the first to the last non-empty element among ``numbers`` (1-based)."""
-    full = [elements[n - 1] for n in numbers if n <= len(elements)]
-    full = [(a, b) for a, b in full if b > a]
-    return (full[0][0], full[-1][1]) if full else None
 
 
 def _segments(text: str) -> Iterator[tuple[str, list[tuple[int, int]]]]:
     """(segment id, its elements) of each segment of ``text``."""
     el, term = _separators(text)
     for m in _segment_re(el, term).finditer(text):
-        yield m.group("id"), _elements(text, m.start("body"), m.end("body"), el)
+        yield m.group("id"), list(separated_parts(text, m.start("body"), m.end("body"), el))
 
 
 def x12_elements(text: str) -> list[tuple[int, int, str]]:
@@ -113,9 +99,9 @@ def x12_elements(text: str) -> list[tuple[int, int, str]]:
             person = _value(text, els, 2) == table["person_qualifier"]
             out.extend(_party(text, els, person))
         elif seg == "N3" and person:
-            street = _span(els, range(1, 3))
+            street = first_to_last(els, range(0, 2))  # N3-01, N3-02
         elif seg == "N4" and person:
-            place = _span(els, range(1, 5))
+            place = first_to_last(els, range(0, 4))  # N4-01 to N4-04
             whole = (street[0], place[1]) if street and place else street or place
             if whole is not None:
                 out.append((*whole, "STREET_ADDRESS"))
@@ -131,7 +117,7 @@ def x12_elements(text: str) -> list[tuple[int, int, str]]:
 
 def _party(text: str, els: list[tuple[int, int]], person: bool) -> Iterator[tuple[int, int, str]]:
     """An ``NM1``'s person name (elements 3 to 7) and its id (element 9, typed by element 8)."""
-    name = _span(els, range(3, 8)) if person else None
+    name = first_to_last(els, range(2, 7)) if person else None  # NM1-03 to NM1-07
     if name is not None:
         yield (*name, "PERSON")
     kind, any_entity = _table()["nm1_ids"].get(_value(text, els, 8), (None, False))
@@ -143,11 +129,12 @@ def _reference(text: str, seg: str, els: list[tuple[int, int]]) -> Iterator[tupl
     """A birth date (``DMG``), a personal reference (``REF``), a claim's control number and an
     insured's group number."""
     table = _table()
-    if seg == "DMG" and _value(text, els, 1) in ("D8", "RD8") and _value(text, els, 2):
+    first, second = _value(text, els, 1), _value(text, els, 2)
+    if seg == "DMG" and first in ("D8", "RD8") and second:
         yield (*els[1], "DATE_OF_BIRTH")
-    elif seg == "REF" and _value(text, els, 1) in table["ref_ids"] and _value(text, els, 2):
-        yield (*els[1], table["ref_ids"][_value(text, els, 1)])
-    elif seg in table["control_numbers"] and _value(text, els, 1):
+    elif seg == "REF" and first in table["ref_ids"] and second:
+        yield (*els[1], table["ref_ids"][first])
+    elif seg in table["control_numbers"] and first:
         yield (*els[0], "REFERENCE_ID")
     elif seg == table["group_number"] and _value(text, els, 3):
         yield (*els[2], "INSURANCE_ID")

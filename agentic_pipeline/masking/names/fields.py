@@ -12,7 +12,7 @@ from functools import lru_cache
 
 import yaml
 
-from agentic_pipeline.masking.detectors.data_files import data_file
+from agentic_pipeline.masking.detectors.data_files import alternation, data_file
 from agentic_pipeline.masking.detectors.label_lists import unaccented
 from agentic_pipeline.masking.detectors.labels import norm_label
 from agentic_pipeline.masking.detectors.login_names import chat_spans
@@ -140,12 +140,11 @@ _FIELD = re.compile(
     r"(?m)^[ \t]*(?:[-*•>][ \t]+)?(?P<label>[^\W\d_][^\n:：=|]{0,30}?)[ \t]*[:：][ \t]*+"
     r"(?P<value>[^\n|;]*+)"
 )
-#: Honorifics written after a name in Japanese, Chinese and Korean ("様", "先生", "씨").
 #: Honorifics after a name (``data/honorifics.yaml``), longest first, those after a family and a
 #: given name (Japanese), and the role nouns that take one without being a name.
 _H = yaml.safe_load((DATA / "honorifics.yaml").read_text(encoding="utf-8"))
-_HONORIFICS = "|".join(sorted({*_H["japanese"], *_H["chinese"], *_H["korean"]}, key=len)[::-1])
-_AFTER_FULL_NAME = "|".join(sorted(_H["japanese"], key=len, reverse=True))
+_HONORIFICS = alternation([*_H["japanese"], *_H["chinese"], *_H["korean"]])
+_AFTER_FULL_NAME = alternation(_H["japanese"])
 _HONORIFIC_ROLES = frozenset(_H["roles"])
 _HONORIFIC_AFTER = re.compile(rf"[ \t]*(?:{_HONORIFICS})$")
 _HAN_KANA = r"\u3040-\u30ff\u4e00-\u9fff"
@@ -166,7 +165,7 @@ def honorific_values(text: str) -> list[tuple[int, int]]:
     out = []
     for m in _BEFORE_HONORIFIC.finditer(text):
         name = m.group("name").strip()
-        if name.split()[-1] in _HONORIFIC_ROLES or name in _HONORIFIC_ROLES:
+        if name.split()[-1] in _HONORIFIC_ROLES:
             continue
         out.append((m.end("name") - len(name), m.end("name")))
     return out
