@@ -70,6 +70,7 @@ DEFAULT_SIZES = {
     C.FRESH_BLIND_6: None,
     C.FRESH_BLIND_7: None,
     C.FRESH_BLIND_8: None,
+    C.FRESH_BLIND_9: None,
 }
 Key = tuple[str, int, int, str]
 
