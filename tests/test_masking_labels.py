@@ -538,3 +538,55 @@ def test_fields_of_one_line_separated_by_bars_are_read_one_by_one(masker):
     )
     assert "Quillon" not in out and "Okonjo" not in out
     assert "| Plan: gold |" in out
+
+
+@pytest.mark.parametrize(
+    ("label", "expected"),
+    [
+        ("Hasta numarası", "MEDICAL_RECORD"),
+        ("Номер полиса", "INSURANCE_ID"),
+        ("Nomor rekening", "BANK_ACCOUNT"),
+        ("Mã số thuế", "TAX_ID"),
+        ("رقم الهوية", "ID_DOCUMENT"),
+        ("車牌號", None),  # traditional characters are not listed: only the forms written there
+        ("车牌号", "VEHICLE_ID"),
+        ("사원번호", "USER_ID"),
+        ("Mã nhân viên", "USER_ID"),
+    ],
+)
+def test_labels_of_languages_beyond_europe_name_their_type(label, expected):
+    assert label_entity(label) == expected
+
+
+def test_ids_after_labels_of_other_languages_and_their_copulas(masker):
+    """A label of ``ids_other_languages``, a Turkish possessive "number" after a label's stem
+    and a copula of the label's language ("là", "adalah") before the value."""
+    turkish, vietnamese, indonesian, chinese, stays = _masked(
+        masker,
+        ("user", "Merhaba, sicil numaranız: QB-77120 olarak kaydedildi."),
+        ("assistant", "Mã nhân viên của bạn là NX-40417, vui lòng giữ lại."),
+        ("tool", "Nomor rekening adalah 0071 2290 4415 atas nama pemohon."),
+        ("tool", "病历号：ZK40917725\n科室：内科"),
+        ("user", "Mã đơn hàng là DH-55812."),  # an order's code: a thing's id stays
+    )
+    assert "QB-77120" not in turkish and "NX-40417" not in vietnamese
+    assert "0071 2290 4415" not in indonesian and "ZK40917725" not in chinese
+    assert stays == "Mã đơn hàng là DH-55812."
+
+
+def test_a_pipe_table_under_a_title_line_is_read_by_its_header(masker):
+    """A title line without a bar over a pipe table with padded cells: the header's "emp_id" and
+    "ssn" name their columns (an aligned-space reading would glue the bars to the cells)."""
+    (out,) = _masked(
+        masker,
+        (
+            "tool",
+            "Payroll export — Quellmark Tools LLC\n"
+            "emp_id  | name              | ssn          | net_pay\n"
+            "QT-0412 | Varnholt, Imre    | 000-53-1187  | 2,310.40\n"
+            "QT-0415 | Oduya, Florentyne | 512-44-9021  | 2,905.10",
+        ),
+    )
+    for raw in ("QT-0412", "QT-0415", "000-53-1187", "512-44-9021", "Varnholt"):
+        assert raw not in out, raw
+    assert "2,310.40" in out and "Quellmark Tools LLC" in out

@@ -37,8 +37,11 @@ def test_a_weak_first_name_joins_the_surname_beside_it(nlp):
     text = "Please add Brannoc Amblesade as the second driver."
     model = _Fixed({"Brannoc": 0.2, "Amblesade": 0.5})
     assert _names(model, nlp, text) == ["Brannoc Amblesade"]
-    # without the extension bar only the surname goes: half the name would stay in clear
-    assert _names(_Fixed(model.by_word, extend=None), nlp, text) == ["Amblesade"]
+    # without the extension bar a word no list or language has joins all the same, as an
+    # unlisted part of the name beside it; a word of the vocabulary does not
+    assert _names(_Fixed(model.by_word, extend=None), nlp, text) == ["Brannoc Amblesade"]
+    text = "Please add Garden Amblesade as the second driver."
+    assert _names(_Fixed({"Garden": 0.2, "Amblesade": 0.5}), nlp, text) == ["Amblesade"]
 
 
 def test_a_listed_surname_that_is_also_a_word_joins_the_first_name_before_it(nlp):
@@ -58,9 +61,10 @@ def test_a_listed_surname_that_is_also_a_word_joins_the_first_name_before_it(nlp
 
 
 def test_a_word_below_the_extension_bar_or_across_a_comma_stays(nlp):
-    assert _names(_Fixed({"Brannoc": 0.1, "Amblesade": 0.5}), nlp, "Brannoc Amblesade") == [
-        "Amblesade"
-    ]
+    # a word of the vocabulary below the bar stays (a listed first name or a word no list has
+    # joins whatever its probability: ``joins.with_name_parts``)
+    text = "Book Garden Amblesade for Friday."
+    assert _names(_Fixed({"Garden": 0.1, "Amblesade": 0.5}), nlp, text) == ["Amblesade"]
     text = "Dear Amblesade, Overton will call."
     assert _names(_Fixed({"Amblesade": 0.5, "Overton": 0.2}), nlp, text) == ["Amblesade"]
 

@@ -70,6 +70,17 @@ def test_a_span_is_cut_at_its_organisation_word(nlp):
     assert person_extents(text, [(0, len(text), 0.9)]) == [(0, 14, 0.9)]
 
 
+def test_a_span_ends_before_a_field_s_label():
+    """A key of personal data other than a name ("DOB", "Phone") that ends a span is the next
+    field's label, no part of the name; a label that a name list has stays ("Mobile" is none)."""
+    text = "Ingolf Kessing DOB"
+    assert person_extents(text, [(0, len(text), 0.9)]) == [(0, 14, 0.9)]
+    text = "Ingolf Kessing Geburtsdatum"
+    assert person_extents(text, [(0, len(text), 0.9)]) == [(0, 14, 0.9)]
+    text = "Ingolf Kessing"
+    assert person_extents(text, [(0, len(text), 0.9)]) == [(0, 14, 0.9)]
+
+
 def test_particles_and_lower_case_words_at_a_span_s_edges_are_no_part_of_the_name(nlp):
     text = "Our teacher Brunhilde Eskeland von der Tanzschule Rheinblick was proud."
     doc = _doc(nlp, text, "Brunhilde Eskeland von der", "Tanzschule Rheinblick")

@@ -68,7 +68,12 @@ def test_without_a_veto_bar_the_model_alone_decides(nlp):
         ("I wired it to Quellmark Insurance last week.", "Quellmark Insurance", "company"),
         ("Fenwright's Foods restocked the shelves.", "Fenwright", "company"),
         ("Parcels from Tolliver & Sons arrive daily.", "Tolliver", "company"),
-        ("Invoices from Quinley Ltd arrive monthly.", "Quinley", "business"),
+        ("Invoices from Quinley Bakery arrive monthly.", "Quinley", "business"),
+        # a legal form ends the capitalised words after it: a company named after a person
+        ("Invoices from Quinley Ltd arrive monthly.", "Quinley", "company"),
+        ("Paid to Odessa Varnholt Ceramics Ltd, 61 Quillon Mews.", "Odessa Varnholt", "company"),
+        ("Factuur van Brandsma Transport B.V. ontvangen.", "Brandsma", "company"),
+        ("Faktura från Ylva Strandqvist Konsult AB.", "Ylva Strandqvist", "company"),
         ("Our rep at Bank Orvelle said no.", "Bank Orvelle", "company"),
         ("Quellmark Bank Orvelle said no.", "Quellmark Bank Orvelle", "organisation"),
         ("Please scan your Aadhaar card.", "Aadhaar", "id-label"),
@@ -132,6 +137,11 @@ def test_a_confident_model_keeps_a_name_the_signals_would_veto(nlp):
     assert not any("Tolliver" in f for f in _found(sure, text, _doc(nlp, text, "Tolliver")))
     text = "Regards, Tolliver Co-founder"  # a role after the name: no business
     assert any("Tolliver" in f for f in _found(sure, text, _doc(nlp, text, "Tolliver")))
+    text = "Paid to Odessa Varnholt Ceramics Ltd today."  # a legal form: a company's name
+    doc = _doc(nlp, text, "Odessa Varnholt")
+    assert not any("Varnholt" in f for f in _found(sure, text, doc))
+    text = "Odessa Varnholt as well as Quinley came."  # "as" in lower case is no legal form
+    assert any("Varnholt" in f for f in _found(sure, text, _doc(nlp, text, "Odessa Varnholt")))
     text = "Meet Odalys Hotel Staff"  # a title-case line: a confident model keeps the name
     assert any("Odalys" in f for f in _found(sure, text, _doc(nlp, text, "Odalys")))
 

@@ -152,7 +152,6 @@ def test_names_after_abbreviations_role_words_and_in_capitals_go(masker, text, n
     assert _leaked(_masked(masker, text), *names) == []
 
 
-@pytest.mark.xfail(strict=True, reason="known miss of the model: see docs/names.md")
 def test_a_name_in_capitals_after_a_payment_brand_goes(masker):
     """Read by its parts, a double-barrelled surname in capitals is a listed name."""
     out = _masked(masker, "ZELLE TO MARGUERITE ADEKUNBI-ROSS 03/14 -60.00")

@@ -22,6 +22,9 @@ def masker():
         ("Data of account holder Mirela Dobrescu was exposed.", "holder", "Dobrescu"),
         ("Applicant Tomasz Wronek sent a copy of his passport.", "Applicant", "Wronek"),
         ("Antragstellerin Jolanda Brüggemeier hat unterschrieben.", "Antragstellerin", "Jolanda"),
+        # a chat's speaker after a role of another language
+        ("Temsilci Ozanay Kırbaş: Kaydınızı güncelledim.", "Temsilci", "Kırbaş"),
+        ("Asiakaspalvelija Veikkola Rantanen: Tilaus on matkalla.", "Asiakaspalvelija", "Veikkola"),
     ],
 )
 def test_the_role_stays_and_the_name_goes(masker, text, role, name):

@@ -73,6 +73,8 @@ def _aligned_table(lines: list[str]) -> tuple[list[str], list[list[str]]] | None
     patient   member_id"), maybe under a title line or two: a header of two or more cells and
     rows, most split into as many cells; else None."""
     for skip in header_lines(lines):
+        if "|" in lines[skip]:
+            continue  # a pipe table under a title line: the delimiters read it
         rows = [_COLUMN_GAP.split(ln.strip()) for ln in lines[skip:]]
         n = len(rows[0])
         if n < 2 or not header_like(rows[0]):

@@ -99,7 +99,7 @@ NAME_LOCALES = (
     "el_GR",
     "ro_RO",
 )
-#: Faker locales of the other continents (Africa, South Asia, Latin America, Turkey, Indonesia,
+#: Faker locales of the other continents (Africa, Asia, Latin America, Turkey, Indonesia,
 #: Oceania) and Europe's smaller ones: their names join the gazetteer unless they are frequent
 #: words of the main European languages ("Blessing", "Santa", "Porto" stay words).
 WORLD_NAME_LOCALES = (
@@ -126,6 +126,33 @@ WORLD_NAME_LOCALES = (
     "lt_LT",
     "lv_LV",
     "en_NZ",
+    # other scripts: Cyrillic, Arabic, Persian, Hebrew, Indic, Thai, Korean, Japanese, Chinese,
+    # Armenian, Georgian, Sinhala (their names in their own letters)
+    "ru_RU",
+    "uk_UA",
+    "bg_BG",
+    "mk_MK",
+    "ar_AA",
+    "ar_SA",
+    "ar_PS",
+    "ar_DZ",
+    "fa_IR",
+    "he_IL",
+    "hi_IN",
+    "ne_NP",
+    "bn_BD",
+    "ta_IN",
+    "si_LK",
+    "th_TH",
+    "en_TH",
+    "ko_KR",
+    "ja_JP",
+    "zh_CN",
+    "zh_TW",
+    "hy_AM",
+    "ka_GE",
+    "az_AZ",
+    "uz_UZ",
 )
 #: Faker address locales whose country names are places: a user writes "Noordelijke Marianen".
 COUNTRY_LOCALES = ("en", "de_DE", "fr_FR", "es_ES", "it_IT", "nl_NL", "pl_PL", "pt_PT")

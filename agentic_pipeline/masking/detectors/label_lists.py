@@ -35,9 +35,11 @@ def _folded(label: str) -> list[str]:
 def id_labels() -> dict[str, str]:
     """Folded label phrase (also without its accents) -> entity type (longest phrases are
     matched first)."""
+    data = data_file("labels.yaml")
     return {
         form: et
-        for et, labels in data_file("labels.yaml")["ids"].items()
+        for section in ("ids", "ids_other_languages")
+        for et, labels in data[section].items()
         for label in labels
         for form in _folded(label)
     }

@@ -65,8 +65,13 @@ NEAR_LABEL_SCORE = 0.6
 
 
 #: "is" between a label and its value, in English and the main European languages ("Steuer-ID
-#: ist …", "mi NIF es …", "le numéro est …", "codice fiscale è …", "numer PESEL jest …").
-_COPULA = r"\b(?:is|was|ist|lautet|war|est|était|es|era|è|jest)\b"
+#: ist …", "mi NIF es …", "le numéro est …", "codice fiscale è …", "numer PESEL jest …"), and
+#: in others (Swedish, Danish and Norwegian, Czech, Greek, Russian, Indonesian and Malay,
+#: Vietnamese, Swahili).
+_COPULA = (
+    r"\b(?:is|was|ist|lautet|war|est|était|es|era|è|jest|är|er|je|είναι|является|adalah|ialah"
+    r"|là|ni)\b"
+)
 
 
 @lru_cache(maxsize=1)

@@ -71,7 +71,10 @@ _GAP = re.compile(r",?[ \t]+")
 _YEAR = re.compile(r"(?:19|20)\d\d")
 
 
-_VEHICLE_IDS: list[str] = data_file("labels.yaml")["ids"][ENTITY]
+_VEHICLE_IDS: list[str] = [
+    *data_file("labels.yaml")["ids"][ENTITY],
+    *data_file("labels.yaml")["ids_other_languages"][ENTITY],
+]
 _VEHICLE_WORDS: list[str] = data_file("labels.yaml")["vehicle_words"]
 _VEHICLE_LABELS = rf"(?<!\w)(?:{alternation(_VEHICLE_IDS)})"
 

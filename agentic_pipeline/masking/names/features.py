@@ -54,7 +54,7 @@ from agentic_pipeline.masking.vocabulary import (
 )
 
 #: Bumped whenever a feature changes meaning: a model built on other features is refused.
-FEATURE_VERSION = "20"
+FEATURE_VERSION = "22"
 
 #: A word in no name list that is vocabulary of another main European language (Zipf bin at least
 #: ``FOREIGN_MIN_ZFO``) and ``FOREIGN_GAP`` bins more frequent there than in English ("Sie",
@@ -242,6 +242,8 @@ class TextFeatures:
             feats.append("repeated")
         if place:
             feats.append("place")
+        if is_city(w):  # "en Bilbao", "to Raleigh"; weighed against the lists ("Charlotte")
+            feats += ["city", f"city|listed={listed}"]
         if self.iob[i] == "B":
             j = i + 1
             while j < len(words) and self.iob[j] == "I":

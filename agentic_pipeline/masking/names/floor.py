@@ -11,6 +11,7 @@ import re
 from functools import lru_cache
 
 from agentic_pipeline.masking.detectors.address_fields import street_types
+from agentic_pipeline.masking.detectors.key_rules import key_entity
 from agentic_pipeline.masking.detectors.label_lists import id_labels, unaccented
 from agentic_pipeline.masking.names.features import TextFeatures
 from agentic_pipeline.masking.names.fields import PERSON_LABELS
@@ -46,6 +47,11 @@ from agentic_pipeline.masking.vocabulary import (
 #: Words that make a capitalised phrase an organisation or a product ("... Airlines", "... Inc",
 #: "... Bank"): ``data/organisation_words.txt``.
 ORGANISATION_WORDS = read_lines(DATA / "organisation_words.txt")
+#: Legal forms that end a company's name ("... Interiors Ltd", "... B.V."):
+#: ``data/legal_forms.txt``.
+LEGAL_FORMS = read_lines(DATA / "legal_forms.txt")
+#: Words between a span and a legal form after it (``_legal_form_after``).
+_WORDS_TO_FORM = 2
 #: Lower-case words between the words of one person's name ("van", "de la", "bin"):
 #: ``data/name_particles.txt``.
 NAME_PARTICLES = read_lines(DATA / "name_particles.txt")
@@ -73,7 +79,8 @@ def non_person_signal(tf: TextFeatures, start: int, end: int) -> str | None:
     "&": "Marlowe's Foods", "Ashby & Sons"), ``"business"`` (one follows it after a space:
     "Quint Ltd"; "Meet Ana Hotel staff" is a title-case sentence as often), ``"organisation"``
     (an organisation or product word elsewhere, ``data/organisation_words.txt``),
-    ``"id-label"`` (every word labels an identifier and no name list has it: "Aadhaar", "IBAN"),
+    ``"id-label"`` (every word labels an identifier and no name list has it: "Aadhaar", "IBAN";
+    or one word is a key of personal data other than a name: "DOB", "Phone"),
     ``"number-label"`` (one word that is mostly an ordinary word, ``COMMON_WORDS``, labels the
     number or amount after its colon: "Price: $105"), ``"label"`` (one word that is a person
     label, ``fields.PERSON_LABELS``, before a colon: "Payer: <name>"),
@@ -128,6 +135,8 @@ def non_person_signal(tf: TextFeatures, start: int, end: int) -> str | None:
         return "organisation"
     if all(f in _one_word_id_labels() and not listed_name(f) for f in folded):
         return "id-label"
+    if len(words) == 1 and _field_label(words[0]):
+        return "id-label"  # "DOB", "Phone", "Geburtsdatum": a field's own label
     if place := _named_place(words):
         return place
     if len(ks) == 1 and tf.ent[ks[0]] == "DATE" and fold(words[0]).strip(".") in CALENDAR_WORDS:
@@ -313,7 +322,8 @@ def person_extents(text: str, spans: list[tuple[int, int, float]]) -> list[tuple
     a space is none: "<NAME> Lettings"; words before it are judged alone, ``non_person_signal``
     then finds it after them: "<NAME> Hotel Staff"), and without the lower-case words that end
     or start a span with a capitalised word ("<First> <Last> von der" before "Tanzschule": a
-    particle ends no name; "till <First>": only a name particle starts one, "van <Last>")."""
+    particle ends no name; "till <First>": only a name particle starts one, "van <Last>"), and
+    without a field's label that ends one ("<First> <Last> DOB")."""
     out = []
     for s, e, p in spans:
         words = list(SPAN_WORD.finditer(text, s, e))
@@ -323,6 +333,8 @@ def person_extents(text: str, spans: list[tuple[int, int, float]]) -> list[tuple
             if k == 0 or spaced and k == len(words) - 1:
                 continue  # "Bakery <NAME>", "<NAME> Logistics": a company's name
             words, e = words[:k], words[k - 1].end()
+        while len(words) > 1 and _field_label(words[-1].group(0)):
+            words, e = words[:-1], words[-2].end()  # "<First> <Last> DOB": a field's label
         if words and not all(m.group(0).islower() for m in words):
             a, b = 0, len(words)
             while words[b - 1].group(0).islower():
@@ -333,6 +345,11 @@ def person_extents(text: str, spans: list[tuple[int, int, float]]) -> list[tuple
             e = words[b - 1].end() if b < len(words) else e
         out.append((s, e, p))
     return out
+
+
+def _field_label(word: str) -> bool:
+    """A key of personal data other than a name that no name list has ("DOB", "Phone")."""
+    return not listed_name(word) and key_entity(word) not in _NAME_KEYS
 
 
 def _capitalised_organisation(word: str) -> bool:
@@ -347,9 +364,13 @@ def after_title(text: str, start: int) -> bool:
 
 
 def _organisation_after(text: str, end: int) -> str | None:
-    """``"company"`` when a capitalised organisation word that no name list has follows ``end``
-    on the line after a possessive or "&" ("Marlowe's Foods", "Ashby & Sons"), ``"business"``
-    when it follows after a space alone ("Quint Ltd"), else None."""
+    """``"company"`` when a legal form ends the line's capitalised words after ``end`` ("<name>
+    Interiors Ltd", "<name> Trading AB", "<name>, Inc.": a company named after a person is a
+    company) or a capitalised organisation word that no name list has follows ``end`` on the
+    line after a possessive or "&" ("Marlowe's Foods", "Ashby & Sons"), ``"business"`` when it
+    follows after a space alone ("Quint Bakery"), else None."""
+    if _legal_form_after(text, end):
+        return "company"
     m = _AFTER_NAME.match(text, end)
     if m is None or "\n" in m.group(0):
         return None
@@ -358,12 +379,32 @@ def _organisation_after(text: str, end: int) -> str | None:
     return "company" if m.group("joint") else "business"
 
 
+@lru_cache(maxsize=1)
+def _legal_forms() -> re.Pattern[str]:
+    """Up to ``_WORDS_TO_FORM`` words (maybe joined by "&"), then a legal form as written or in
+    capitals, after a comma or spaces, to the end of a word."""
+    forms = sorted(LEGAL_FORMS | {f.upper() for f in LEGAL_FORMS}, key=len, reverse=True)
+    alternation = "|".join(re.escape(f) for f in forms)
+    return re.compile(
+        rf"((?:[ \t]+(?:&[ \t]+)?[^\W\d_][\w'’-]*){{0,{_WORDS_TO_FORM}}})[ \t]*,?[ \t]+"
+        rf"(?:{alternation})(?![\w/])"
+    )
+
+
+def _legal_form_after(text: str, end: int) -> bool:
+    """A legal form follows ``end`` on its line, after capitalised words only."""
+    m = _legal_forms().match(text, end)
+    return m is not None and all(w[:1].isupper() or w == "&" for w in m.group(1).split())
+
+
 def _possessive_s(tf: TextFeatures, k: int) -> bool:
     """Unit ``k`` is the "s" of a possessive ("Orla's"): no word of the name."""
     return tf.words[k] in ("s", "S") and tf.text[tf.starts[k] - 1 : tf.starts[k]] in ("'", "’")
 
 
 _NON_PERSON_LABELS = frozenset({"ORG", "PRODUCT", "GPE", "LOC", "FAC"})
+#: What a key that may be a person's word names (``key_entity``): no key, or a person's.
+_NAME_KEYS = frozenset({None, "PERSON"})
 #: Zipf frequency in English from which the last word of a span is a common noun (``_thing_name``).
 THING_HEAD_ZIPF = 3.5
 

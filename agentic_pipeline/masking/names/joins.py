@@ -9,7 +9,11 @@ import re
 
 from agentic_pipeline.masking.detectors.login_names import SPEAKER_PREFIX
 from agentic_pipeline.masking.names.features import TextFeatures
-from agentic_pipeline.masking.names.floor import NAME_PARTICLES, between_names
+from agentic_pipeline.masking.names.floor import (
+    NAME_PARTICLES,
+    between_names,
+    organisation_word,
+)
 from agentic_pipeline.masking.names.lexicon import (
     given_names_before_a_name,
     listed_name,
@@ -42,9 +46,12 @@ def with_name_parts(tf: TextFeatures, probs: dict[int, float], names: set[int]) 
       a word no language has, in capitals or not, but a place or calendar word ("Lagos,
       <First>"); and a listed first name after a comma and a surname masked there ("<Surname>,
       Ada");
-    * the other half of an airline's ``SURNAME/GIVEN``, in capitals on both sides of the slash."""
+    * the other half of an airline's ``SURNAME/GIVEN``, in capitals on both sides of the slash;
+    * a capitalised word right beside one, a space between, that no name list has and that is
+      no word, title, role, place or organisation of a language (``_unlisted_part``: a middle
+      name or a second surname the lists lack, "<First> Araújo <Unlisted>"), repeated outward."""
     lasts, firsts = surnames_after_a_first_name(), given_names_before_a_name()
-    out = set(names)
+    out = _with_unlisted_parts(tf, probs, set(names))
     for i in sorted(names):
         if not tf.words[i][:1].isupper():
             continue
@@ -66,6 +73,44 @@ def with_name_parts(tf: TextFeatures, probs: dict[int, float], names: set[int]) 
         if j in probs and j not in out and _surname_first(tf, j, i, lasts):
             out.add(j)
     return two_people(tf, out)
+
+
+def _with_unlisted_parts(tf: TextFeatures, probs: dict[int, float], names: set[int]) -> set[int]:
+    """``names`` with the unlisted name parts beside them (``_unlisted_part``), outward."""
+    todo = sorted(names)
+    while todo:
+        i = todo.pop()
+        if not tf.words[i][:1].isupper():
+            continue
+        for j in (i - 1, i + 1):
+            a, b = min(i, j), max(i, j)
+            if (
+                j in probs
+                and j not in names
+                and tf.text[tf.ends[a] : tf.starts[b]] == " "
+                and _unlisted_part(tf.words[j], tf.words[i])
+            ):
+                names.add(j)
+                todo.append(j)
+    return names
+
+
+def _unlisted_part(word: str, beside: str) -> bool:
+    """``word`` (beside the masked ``beside``) reads as a part of the same name: capitalised
+    like it (in capitals only beside capitals), in no name list (listed parts join by the
+    rules above), and no stop word, vocabulary, title, role, place, calendar or organisation
+    word of the languages the lists know."""
+    if not word[:1].isupper() or len(word) < 3 or (word.isupper() and not beside.isupper()):
+        return False
+    if listed_name(word) or is_title(word) or is_role(word) or organisation_word(word):
+        return False
+    f = fold(word).strip("'’.-")
+    return not (
+        f in STOP_WORDS
+        or is_vocabulary(word, languages=WORD_LANGUAGES)
+        or is_place_or_calendar(f)
+        or is_city(word)
+    )
 
 
 def _surname_first(tf: TextFeatures, j: int, i: int, lasts: frozenset[str]) -> bool:

@@ -1,7 +1,8 @@
 """Name lists and word lists the name model reads: first and last names of 26 European and
 North-American locales (Faker's person providers, a maintained offline list; the women's forms
-of surnames included); those of 23 locales of Africa, South Asia, Latin America, Turkey,
-Indonesia and Oceania, the given names of many countries (``nomquamgender``'s data) and the
+of surnames included); those of 48 locales of Africa, Asia, Latin America, Turkey, Indonesia and
+Oceania (names in Cyrillic, Arabic, Hebrew, Indic, Thai, Korean, Japanese and Chinese letters
+among them), the given names of many countries (``nomquamgender``'s data) and the
 surnames of the United States census (the ``names`` package's data) that are no frequent word;
 and the common words that are names in some locale but mostly ordinary words
 (``data/common_words.txt``).
