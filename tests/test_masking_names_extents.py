@@ -71,11 +71,13 @@ def test_a_span_is_cut_at_its_organisation_word(nlp):
 
 
 def test_a_span_ends_before_a_field_s_label():
-    """A key of personal data other than a name ("DOB", "Phone") that ends a span is the next
-    field's label, no part of the name; a label that a name list has stays ("Mobile" is none)."""
+    """A key of personal data ("DOB", "Phone", "Surname") that ends a span is the next field's
+    label, no part of the name."""
     text = "Ingolf Kessing DOB"
     assert person_extents(text, [(0, len(text), 0.9)]) == [(0, 14, 0.9)]
     text = "Ingolf Kessing Geburtsdatum"
+    assert person_extents(text, [(0, len(text), 0.9)]) == [(0, 14, 0.9)]
+    text = "Ingolf Kessing Surname"
     assert person_extents(text, [(0, len(text), 0.9)]) == [(0, 14, 0.9)]
     text = "Ingolf Kessing"
     assert person_extents(text, [(0, len(text), 0.9)]) == [(0, 14, 0.9)]

@@ -58,6 +58,25 @@ def test_labelled_names_and_birth_dates_in_other_scripts_are_masked(masker):
     assert "Белова" not in ru and "1975" not in ru
 
 
+def test_labels_of_more_languages_and_an_equals_sign(masker):
+    """Person labels of Thai, Persian and Korean letters (``labels.yaml`` ``person``), a
+    key written with "=", and birth dates of a Japanese era, in Persian digits, after a Catalan
+    birth word and before a German birthday word of a past year."""
+    assert _values("แพทย์: สมชาย ใจดี") == ["สมชาย ใจดี"]
+    assert _values("نام بیمار: سارا کاظمی") == ["سارا کاظمی"]
+    assert _values("이름= 정하윤") == ["정하윤"]
+    jp, fa, ca, de, party = masked_cells(
+        masker,
+        ("tool", "患者氏名：森 和也 様\n生年月日：平成3年8月14日"),
+        ("tool", "تاریخ تولد: ۱۳۷۲/۰۹/۲۱"),
+        ("user", "Inscripció de l'Arnau, nascut el 12 de gener de 2015."),
+        ("user", "Jonte hat am 4. Mai 2018 Geburtstag, er wird acht."),
+        ("user", "Wir feiern am 4. Mai 2026 Geburtstag im Garten."),
+    )
+    assert "平成3年" not in jp and "۱۳۷۲" not in fa and "2015" not in ca and "2018" not in de
+    assert party == "Wir feiern am 4. Mai 2026 Geburtstag im Garten."  # this year's party
+
+
 def test_an_old_date_before_a_colon_and_a_space_is_a_birth_date(masker):
     (line, times) = masked_cells(
         masker,

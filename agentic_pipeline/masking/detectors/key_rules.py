@@ -82,7 +82,9 @@ BIRTH_WORDS = (
     r"geboortedatum|urodz\w*|ur\.|født|fødselsdato|född|födelsedatum|syntynyt|syntymäaika|"
     r"nascimento|nascid[oa]|nasceu|nació|nacque|narozen\w*|nar\.|doğum|născut\w*|nașterii|naşterii|"
     r"született|születési|szül\.|"
-    r"дата рождения|родил(?:ся|ась)|ημερομηνία γέννησης|γεννήθηκε|تاريخ الميلاد|जन्म तिथि|"
+    r"nascut|nascuda|lahir|tgl\.? lahir|ngày sinh|tarehe ya kuzaliwa|"
+    r"дата рождения|родил(?:ся|ась)|дата народження|народил(?:ся|ася)|"
+    r"ημερομηνία γέννησης|γεννήθηκε|تاريخ الميلاد|تاریخ تولد|תאריך לידה|วันเกิด|जन्म तिथि|"
     r"生年月日|出生日期|出生年月日|생년월일"
 )
 #: A key made of a birth word and a date word, maybe with an article ("Data de nascimento",

@@ -88,13 +88,15 @@ from agentic_pipeline.pii_patterns import (  # noqa: F401  (re-exported for the 
 
 #: Month names of the main European languages (``vocabulary.MONTHS``' words of four letters or
 #: more and the short "may", "mai", "maj", "mei"), and those that are names or words as often
-#: (the French and Nordic "mars", the Norwegian "desember") with the Polish genitive, as dates
+#: (the French and Nordic "mars", the Norwegian "desember"), the Catalan and Indonesian ones
+#: that the others lack, with the Polish genitive, as dates
 #: of birth are written in them: "2. August 1955", "5 de julio de 1980", "7 de março de 1931",
 #: "3 mars 1950", "12 marca 1990".
 MONTH_NAMES: tuple[str, ...] = (
     *sorted(m for m in MONTHS if len(m) > 3 or m in ("may", "mai", "maj", "mei")),
     *"""
 mars desember
+gener febrer març maig juny juliol agost setembre octubre desembre maret agustus oktober
 stycznia lutego marca kwietnia maja czerwca lipca sierpnia września października listopada grudnia
 """.split(),
 )
@@ -106,7 +108,8 @@ _MONTH = (
 )
 #: A date: ISO and year-first with slashes or dots ("1961/07/22", Korean "1961. 7. 22."), day or
 #: month first, with a month's name (also "22-Jul-1961"), with spaced dots ("22. 7. 1961", Czech
-#: and German), with the year, month and day signs of Japanese, Chinese and Korean, and the
+#: and German), with the year, month and day signs of Japanese, Chinese and Korean (a Japanese
+#: era's year too: "平成3年8月14日"), and the
 #: arguments of a Python ``datetime.date(1961, 7, 22)`` written by ``repr``.
 DATE_PATTERN = (
     r"(?:\d{4}-\d{1,2}-\d{1,2}|\d{4}/\d{1,2}/\d{1,2}|\d{4}\.\d{1,2}\.\d{1,2}"
@@ -116,7 +119,8 @@ DATE_PATTERN = (
     rf"|\d{{1,2}}(?:st|nd|rd|th|er|\.)? (?:of |de )?{_MONTH}\.?,? (?:de )?\d{{4}}"
     rf"|\d{{1,2}}-{_MONTH}\.?-\d{{2,4}}|\d{{1,2}}/{_MONTH}\.?/\d{{2,4}}"
     r"|\d{4}\. ?\d{1,2}\. ?\d{1,2}\.?(?=\s|$)"
-    r"|\d{4} ?年 ?\d{1,2} ?月 ?\d{1,2} ?日|\d{4}년 ?\d{1,2}월 ?\d{1,2}일)"
+    r"|\d{4} ?年 ?\d{1,2} ?月 ?\d{1,2} ?日|\d{4}년 ?\d{1,2}월 ?\d{1,2}일"
+    r"|(?:明治|大正|昭和|平成|令和) ?(?:\d{1,2}|元) ?年 ?\d{1,2} ?月 ?\d{1,2} ?日)"
 )
 #: A date right after a birth word.
 DOB_RE = re.compile(rf"(?i)(?<!\w)(?:{BIRTH_WORDS})(?!\w)[^\d\n]{{0,45}}?({DATE_PATTERN})")
@@ -135,6 +139,13 @@ DOB_ANSWER_RE = re.compile(
 DOB_AFTER_RE = re.compile(
     rf"(?i)(?<![\w/.-])({DATE_PATTERN})(?![\w/-])[^\d\n.]{{0,12}}?(?<!\w)"
     r"(?:geboren|born|née?|nato|nata|nacid[oa]|urodzon[ya])(?!\w)"
+)
+#: A birthday word right after a date ("am 4. Mai 2018 Geburtstag"): a birth date when its year
+#: is past (``dob_answer_recognizer``).
+BIRTHDAY_AFTER_RE = re.compile(
+    rf"(?i)(?<![\w/.-])({DATE_PATTERN})(?![\w/-])[^\d\n.]{{0,12}}?(?<!\w)"
+    r"(?:birthday|geburtstag|cumpleaños|compleanno|anniversaire|verjaardag|urodziny|aniversário"
+    r"|födelsedag|fødselsdag|bursdag|syntymäpäivä|születésnap|doğum günü)(?!\w)"
 )
 LAST4_RES = (
     re.compile(
@@ -277,9 +288,14 @@ def _born_long_ago(date: str) -> bool:
 
 def dob_answer_recognizer() -> ContextGroupRecognizer:
     """A date of a past year on the line that answers a question asking for a birth date ("When
-    is the birthday party?" / "14 June" of this year is a party's)."""
+    is the birthday party?" / "14 June" of this year is a party's), or right before a birthday
+    word ("hat am 4. Mai 2018 Geburtstag": the day of a party this year stays)."""
     return ContextGroupRecognizer(
-        "DATE_OF_BIRTH", (DOB_ANSWER_RE,), 0.85, "DateOfBirthAnswerRecognizer", keep=_past_year
+        "DATE_OF_BIRTH",
+        (DOB_ANSWER_RE, BIRTHDAY_AFTER_RE),
+        0.85,
+        "DateOfBirthAnswerRecognizer",
+        keep=_past_year,
     )
 
 

@@ -137,7 +137,7 @@ def chat_header_names(text: str) -> list[tuple[int, int]]:
 
 #: A ``label: value`` field on its own line (a full-width colon too: "氏名：…").
 _FIELD = re.compile(
-    r"(?m)^[ \t]*(?:[-*•>][ \t]+)?(?P<label>[^\W\d_][^\n:：=|]{0,30}?)[ \t]*[:：][ \t]*+"
+    r"(?m)^[ \t]*(?:[-*•>][ \t]+)?(?P<label>[^\W\d_][^\n:：=|]{0,30}?)[ \t]*[:：=][ \t]*+"
     r"(?P<value>[^\n|;]*+)"
 )
 #: Honorifics after a name (``data/honorifics.yaml``), longest first, those after a family and a
@@ -188,7 +188,7 @@ def script_label_values(text: str) -> list[tuple[int, int]]:
     ("氏名：<name> 様", "ФИО: <name>", "Patient: <name>" in Greek letters): a label's place decides
     where the name model has no word to read. Shared labels ("customer": often a company) and
     values with a digit or a Latin letter do not count; an honorific after the name stays."""
-    if ":" not in text and "：" not in text:
+    if ":" not in text and "：" not in text and "=" not in text:
         return []
     out = []
     for m in _FIELD.finditer(text):

@@ -80,7 +80,7 @@ def non_person_signal(tf: TextFeatures, start: int, end: int) -> str | None:
     "Quint Ltd"; "Meet Ana Hotel staff" is a title-case sentence as often), ``"organisation"``
     (an organisation or product word elsewhere, ``data/organisation_words.txt``),
     ``"id-label"`` (every word labels an identifier and no name list has it: "Aadhaar", "IBAN";
-    or one word is a key of personal data other than a name: "DOB", "Phone"),
+    or one word is a key of personal data: "DOB", "Phone", "Surname"),
     ``"number-label"`` (one word that is mostly an ordinary word, ``COMMON_WORDS``, labels the
     number or amount after its colon: "Price: $105"), ``"label"`` (one word that is a person
     label, ``fields.PERSON_LABELS``, before a colon: "Payer: <name>"),
@@ -136,7 +136,7 @@ def non_person_signal(tf: TextFeatures, start: int, end: int) -> str | None:
     if all(f in _one_word_id_labels() and not listed_name(f) for f in folded):
         return "id-label"
     if len(words) == 1 and _field_label(words[0]):
-        return "id-label"  # "DOB", "Phone", "Geburtsdatum": a field's own label
+        return "id-label"  # "DOB", "Phone", "Surname": a field's own label
     if place := _named_place(words):
         return place
     if len(ks) == 1 and tf.ent[ks[0]] == "DATE" and fold(words[0]).strip(".") in CALENDAR_WORDS:
@@ -348,8 +348,8 @@ def person_extents(text: str, spans: list[tuple[int, int, float]]) -> list[tuple
 
 
 def _field_label(word: str) -> bool:
-    """A key of personal data other than a name that no name list has ("DOB", "Phone")."""
-    return not listed_name(word) and key_entity(word) not in _NAME_KEYS
+    """A key of personal data that no name list has ("DOB", "Phone", "Surname")."""
+    return not listed_name(word) and key_entity(word) is not None
 
 
 def _capitalised_organisation(word: str) -> bool:
@@ -403,8 +403,6 @@ def _possessive_s(tf: TextFeatures, k: int) -> bool:
 
 
 _NON_PERSON_LABELS = frozenset({"ORG", "PRODUCT", "GPE", "LOC", "FAC"})
-#: What a key that may be a person's word names (``key_entity``): no key, or a person's.
-_NAME_KEYS = frozenset({None, "PERSON"})
 #: Zipf frequency in English from which the last word of a span is a common noun (``_thing_name``).
 THING_HEAD_ZIPF = 3.5
 
