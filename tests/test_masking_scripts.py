@@ -104,3 +104,16 @@ def test_speakers_of_a_chat_in_other_scripts_but_a_forms_labels():
     assert sorted(speakers(chat)) == ["李 婷", "陈 明", "陈 明"]
     assert speakers(form) == []
     assert _values("口座名義：ヤマダ　タロウ") == ["ヤマダ　タロウ"]
+
+
+def test_frequent_words_of_other_letters_are_no_names_and_salutations_stay(masker):
+    """Russian, Greek and Arabic words frequent in their language and in no name list are
+    vocabulary ("Прошу", "Σου"); names of those letters are listed and stay names; a salutation
+    before a name is a title, no part of it."""
+    ru, el = masked_cells(
+        masker,
+        ("tool", "Директору от Сафоновой Дарьи Игоревны\nЗАЯВЛЕНИЕ\nПрошу предоставить отпуск."),
+        ("user", "Αγαπητή Ευτέρπη,\nΣου στέλνω τα έγγραφα αύριο."),
+    )
+    assert "Прошу предоставить отпуск." in ru and "Сафоновой" not in ru
+    assert el.startswith("Αγαπητή <PERSON_") and "Σου στέλνω" in el and "Ευτέρπη" not in el

@@ -188,11 +188,17 @@ def countries() -> frozenset[str]:
 #: ("Je suis", "votre", "Bestellung", "Obrigado", "och" are no names).
 LANGUAGES = ("en", "de", "fr", "es", "it", "nl", "pl", "pt", "sv", "da", "nb")
 #: More European languages of wordfreq's small lists whose frequent words the name model and its
-#: floor read as vocabulary too ("Dobrý", "Kiitos", "Bună"): by their frequency only, so that a
-#: listed name stays a name (not Turkish: many of its frequent given names and surnames are
-#: words of it and in no name list, "Barış", "Çelik"); their stop words, the name model's
-#: features and the pruning of the name lists (``vocabulary_of``) keep to ``LANGUAGES``.
-MORE_LANGUAGES = ("cs", "sk", "fi", "ro", "hu", "sl", "lt", "lv")
+#: floor read as vocabulary too ("Dobrý", "Kiitos", "Bună"), and those of other letters whose
+#: names the name lists hold (``WORLD_NAME_LOCALES``: Russian, Ukrainian, Bulgarian, Greek,
+#: Hebrew, Arabic, Persian, Hindi; "Прошу", "Φιλιά", "رقم"): by their frequency only, so that a
+#: listed name stays a name (not Turkish, Vietnamese or Indonesian: many of their frequent given
+#: names and surnames are words of them and in no name list, "Barış", "Çelik"); their stop
+#: words, the name model's features and the pruning of the name lists (``vocabulary_of``) keep
+#: to ``LANGUAGES``.
+MORE_LANGUAGES = (
+    *("cs", "sk", "fi", "ro", "hu", "sl", "lt", "lv"),
+    *("ru", "uk", "bg", "el", "he", "ar", "fa", "hi"),
+)
 #: The languages whose frequent words are vocabulary: ``LANGUAGES`` and ``MORE_LANGUAGES``.
 WORD_LANGUAGES = LANGUAGES + MORE_LANGUAGES
 #: ``WORD_LANGUAGES`` but English (``foreign_word``).
