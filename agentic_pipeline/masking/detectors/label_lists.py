@@ -31,6 +31,17 @@ def _folded(label: str) -> list[str]:
     return list(dict.fromkeys([words, unaccented(words)]))
 
 
+#: The sections of ``labels.yaml`` that list id labels by type: the main European languages and
+#: the others.
+ID_SECTIONS = ("ids", "ids_other_languages")
+
+
+def labels_of_type(entity: str) -> list[str]:
+    """The id labels of ``entity`` as written in ``labels.yaml``, every section."""
+    data = data_file("labels.yaml")
+    return [label for section in ID_SECTIONS for label in data[section].get(entity, [])]
+
+
 @lru_cache(maxsize=1)
 def id_labels() -> dict[str, str]:
     """Folded label phrase (also without its accents) -> entity type (longest phrases are
@@ -38,7 +49,7 @@ def id_labels() -> dict[str, str]:
     data = data_file("labels.yaml")
     return {
         form: et
-        for section in ("ids", "ids_other_languages")
+        for section in ID_SECTIONS
         for et, labels in data[section].items()
         for label in labels
         for form in _folded(label)

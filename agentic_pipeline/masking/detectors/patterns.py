@@ -135,17 +135,23 @@ DOB_ANSWER_RE = re.compile(
     rf"(?i)(?<!\w)(?:{BIRTH_WORDS})(?!\w)[^\n?.!]{{0,60}}\?(?:[ \t]*\r?\n){{1,2}}[^\d\n]{{0,30}}?"
     rf"(?<![\w/.-])({DATE_PATTERN})(?![\w/-])"
 )
+
+
+def _date_before(words: str) -> re.Pattern[str]:
+    """A date (group 1) and, a few characters on in its sentence, one of ``words`` (a regex
+    alternation)."""
+    return re.compile(
+        rf"(?i)(?<![\w/.-])({DATE_PATTERN})(?![\w/-])[^\d\n.]{{0,12}}?(?<!\w)(?:{words})(?!\w)"
+    )
+
+
 #: The birth word after the date: "Ich bin am 2. August 1955 geboren."
-DOB_AFTER_RE = re.compile(
-    rf"(?i)(?<![\w/.-])({DATE_PATTERN})(?![\w/-])[^\d\n.]{{0,12}}?(?<!\w)"
-    r"(?:geboren|born|née?|nato|nata|nacid[oa]|urodzon[ya])(?!\w)"
-)
+DOB_AFTER_RE = _date_before(r"geboren|born|née?|nato|nata|nacid[oa]|urodzon[ya]")
 #: A birthday word right after a date ("am 4. Mai 2018 Geburtstag"): a birth date when its year
 #: is past (``dob_answer_recognizer``).
-BIRTHDAY_AFTER_RE = re.compile(
-    rf"(?i)(?<![\w/.-])({DATE_PATTERN})(?![\w/-])[^\d\n.]{{0,12}}?(?<!\w)"
-    r"(?:birthday|geburtstag|cumpleaños|compleanno|anniversaire|verjaardag|urodziny|aniversário"
-    r"|födelsedag|fødselsdag|bursdag|syntymäpäivä|születésnap|doğum günü)(?!\w)"
+BIRTHDAY_AFTER_RE = _date_before(
+    r"birthday|geburtstag|cumpleaños|compleanno|anniversaire|verjaardag|urodziny|aniversário"
+    r"|födelsedag|fødselsdag|bursdag|syntymäpäivä|születésnap|doğum günü"
 )
 LAST4_RES = (
     re.compile(

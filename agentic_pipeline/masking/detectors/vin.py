@@ -30,7 +30,7 @@ from presidio_analyzer import LocalRecognizer, RecognizerResult
 from presidio_analyzer.nlp_engine import NlpArtifacts
 
 from agentic_pipeline.masking.detectors.data_files import alternation, data_file
-from agentic_pipeline.masking.detectors.label_lists import id_words
+from agentic_pipeline.masking.detectors.label_lists import id_words, labels_of_type
 from agentic_pipeline.masking.vocabulary import zipf
 
 ENTITY = "VEHICLE_ID"
@@ -71,10 +71,7 @@ _GAP = re.compile(r",?[ \t]+")
 _YEAR = re.compile(r"(?:19|20)\d\d")
 
 
-_VEHICLE_IDS: list[str] = [
-    *data_file("labels.yaml")["ids"][ENTITY],
-    *data_file("labels.yaml")["ids_other_languages"][ENTITY],
-]
+_VEHICLE_IDS: list[str] = labels_of_type(ENTITY)
 _VEHICLE_WORDS: list[str] = data_file("labels.yaml")["vehicle_words"]
 _VEHICLE_LABELS = rf"(?<!\w)(?:{alternation(_VEHICLE_IDS)})"
 

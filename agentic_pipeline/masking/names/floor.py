@@ -11,6 +11,7 @@ import re
 from functools import lru_cache
 
 from agentic_pipeline.masking.detectors.address_fields import street_types
+from agentic_pipeline.masking.detectors.data_files import alternation
 from agentic_pipeline.masking.detectors.key_rules import key_entity
 from agentic_pipeline.masking.detectors.label_lists import id_labels, unaccented
 from agentic_pipeline.masking.names.features import TextFeatures
@@ -76,8 +77,9 @@ def non_person_signal(tf: TextFeatures, start: int, end: int) -> str | None:
     ``"company"`` (the first or last word is an organisation word that no name list has: "Globex
     Logistics", "Klinik Brenner"; or one stands before the span, maybe with stop words between:
     "Stiftung zur Rose" (``organisation_before``); or one follows the span after a possessive or
-    "&": "Marlowe's Foods", "Ashby & Sons"), ``"business"`` (one follows it after a space:
-    "Quint Ltd"; "Meet Ana Hotel staff" is a title-case sentence as often), ``"organisation"``
+    "&": "Marlowe's Foods", "Ashby & Sons"; or a legal form ends the capitalised words after it:
+    "Quint Ltd", "<name> Interiors Ltd"), ``"business"`` (one follows it after a space:
+    "Quint Bakery"; "Meet Ana Hotel staff" is a title-case sentence as often), ``"organisation"``
     (an organisation or product word elsewhere, ``data/organisation_words.txt``),
     ``"id-label"`` (every word labels an identifier and no name list has it: "Aadhaar", "IBAN";
     or one word is a key of personal data: "DOB", "Phone", "Surname"),
@@ -383,11 +385,10 @@ def _organisation_after(text: str, end: int) -> str | None:
 def _legal_forms() -> re.Pattern[str]:
     """Up to ``_WORDS_TO_FORM`` words (maybe joined by "&"), then a legal form as written or in
     capitals, after a comma or spaces, to the end of a word."""
-    forms = sorted(LEGAL_FORMS | {f.upper() for f in LEGAL_FORMS}, key=len, reverse=True)
-    alternation = "|".join(re.escape(f) for f in forms)
+    forms = alternation(LEGAL_FORMS | {f.upper() for f in LEGAL_FORMS})
     return re.compile(
         rf"((?:[ \t]+(?:&[ \t]+)?[^\W\d_][\w'’-]*){{0,{_WORDS_TO_FORM}}})[ \t]*,?[ \t]+"
-        rf"(?:{alternation})(?![\w/])"
+        rf"(?:{forms})(?![\w/])"
     )
 
 
