@@ -68,3 +68,42 @@ def test_a_sentence_an_email_and_an_ip_after_their_labels_stay_theirs(masker):
     assert "Springfield is lovely in spring." in prose
     assert "<EMAIL_ADDRESS_" in email and "<STREET_ADDRESS_" not in email
     assert "<IP_ADDRESS_" in ip and "<STREET_ADDRESS_" not in ip
+
+
+@pytest.mark.parametrize(
+    ("text", "address", "label"),
+    [
+        ("Bitte an Quendelweg 22, 80995 Obermarbach, Tel. 089 5550 4417", "Quendelweg", "Tel."),
+        ("Write to Ranzgasse 5, 1120 Wiesthal, Tel.: +43 1 555 0931 please", "Ranzgasse", "Tel.:"),
+        (
+            "Anschrift: Morellenstr. 9, 45127 Kolbenau, Telefon 0201 5550 882",
+            "Morellenstr",
+            "Telefon",
+        ),
+        ("Address: 61 Tamsin Lane, Crowbury CB4 9TT; email olwen.p@example.net", "Tamsin", "email"),
+    ],
+)
+def test_a_phone_or_email_label_after_an_address_ends_it(masker, text, address, label):
+    (out,) = masked_cells(masker, ("user", text))
+    assert address not in out and out.count("<STREET_ADDRESS_") == 1, out
+    assert label in out, out  # the label stays in clear, outside the address's span
+
+
+@pytest.mark.parametrize(
+    ("text", "parts"),
+    [
+        ("Post it to 7 Sallowmere Court, Rathkeel, Dublin 18 by Monday.", ("Rathkeel", "18")),
+        ("Send it to 31 Brackenfold Road, Dublin 6W.", ("Brackenfold", "6W")),
+        ("She lives at 2 Corrib Heights, Lisnagarry, Co. Tullow.", ("Lisnagarry", "Tullow")),
+    ],
+)
+def test_a_postal_district_or_county_closes_the_address(masker, text, parts):
+    (out,) = masked_cells(masker, ("user", text))
+    for value in parts:
+        assert value not in out, (value, out)
+    assert out.count("<STREET_ADDRESS_") == 1, out
+
+
+def test_a_number_of_things_after_a_town_stays(masker):
+    (out,) = masked_cells(masker, ("user", "Flat at 9 Kiln Road, Ostmere 3 bedrooms, fully let"))
+    assert "3 bedrooms" in out, out

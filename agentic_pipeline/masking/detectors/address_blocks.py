@@ -53,13 +53,18 @@ _UNIT = r"(?:,?[ \t]+(?:Apt\.?|Apartment|Suite|Ste\.?|Unit|Flat|#)[ \t]*[A-Za-z-
 _STREET_LINE = re.compile(
     rf"(?P<s>{_WORDS}[ \t]+{_HOUSE}|\d{{1,5}}[a-zA-Z]?,?[ \t]+{_WORDS}){_UNIT}(?P<rest>.*)"
 )
+#: Labels of a phone number or e-mail address written after an address ("…, Tel. …").
+CONTACT_LABELS = frozenset(
+    "tel tél phone telephone téléphone telefon telefono teléfono telefoon fax mobile mobil handy "
+    "cell email e-mail mail".split()
+)
 #: First words of a "Word 12" line that is no street line.
-NOT_STREET = frozenset(
+NOT_STREET = CONTACT_LABELS | frozenset(
     "flight seat gate room order item total step page chapter table figure version terminal "
     "platform level floor row section day week year option question line part phase round trial "
     "task episode batch number case price amount quantity score rating bags passengers adults "
     "children nights hours minutes reservation ticket train bus bay stage grade size model "
-    "invoice account tel phone fax mobile ref no qty sku id euro euros dollar dollars pounds "
+    "invoice account ref no qty sku id euro euros dollar dollars pounds "
     "yen francs kronor points miles pin code otp cvv cvc".split()
 )
 _LETTERS = re.compile(rf"[{_UP}{_LW}]+")

@@ -78,7 +78,7 @@ from agentic_pipeline.masking.detectors.address_parts import (
 from agentic_pipeline.masking.detectors.data_files import alternation as _alternation
 from agentic_pipeline.masking.names.lexicon import listed_names
 from agentic_pipeline.masking.pseudonyms import fold_word as fold
-from agentic_pipeline.masking.vocabulary import LW, is_place
+from agentic_pipeline.masking.vocabulary import LW, STOP_WORDS, is_place
 
 __all__ = [
     "ADDRESS",
@@ -117,6 +117,11 @@ _CITY_END = re.compile(rf"[ \t]*(?:$|[.,;!?)\]}}\"'’\r\n])|[ \t]+[{LW}]")
 #: A region's abbreviation after a city and postcode ("Yuc.", "Jal."): a capital, two or three
 #: lower-case letters and a full stop.
 _REGION_ABBREVIATION = re.compile(r"[A-Z][a-z]{1,3}\.")
+#: A city's postal district number at the end of an address ("Dublin 24", "Dublin 6W").
+#: followed by the end of a clause or a stop word ("Dublin 24 by Friday", not "… 3 bedrooms")
+_DISTRICT = re.compile(
+    rf"[ \t]+\d{{1,2}}[A-Z]?(?=[ \t]*(?:$|[.,;)\r\n])|[ \t]+(?P<next>[{LW}]+)(?![\w-]))"
+)
 #: What may follow a weak (3-4 digit) postcode: the end of the address.
 _WEAK_END = re.compile(r"[ \t]*(?:$|[.,;:!?)\]}\"'’\r\n])")
 
@@ -153,6 +158,14 @@ def _join_after(text: str, end: int, city: bool = False, country: bool = True) -
         if sep.count("\n") > 1:  # a blank line ends the block
             break
         value = m.group(kind)
+        district = _DISTRICT.match(text, m.end()) if kind == "words" else None
+        if district and district.group("next") and district.group("next") not in STOP_WORDS:
+            district = None
+        if district and (city or postcode or "," in sep) and "\n" not in sep:
+            if region_words(value) and not is_place(value):  # "…, Tallaght, Dublin 24"
+                committed = pos = district.end()
+                strong = city = True
+                continue
         if kind == "unit":
             if committed == pos:  # "12 Oak Row, Apt 5"
                 committed = m.end()
@@ -188,9 +201,16 @@ def _join_after(text: str, end: int, city: bool = False, country: bool = True) -
                     city = True  # a city-state before its postcode: ", Singapore 640218"
                 else:
                     break
-            elif postcode and "\n" not in sep:  # "10115 Berlin"
+            elif postcode and not city and "\n" not in sep and region_words(value):
+                # "10115 Berlin", not a second word after the city ("…, Tel.")
                 committed, city = m.end(), True
-            elif city and postcode and "\n" not in sep and _REGION_ABBREVIATION.fullmatch(value):
+            elif (
+                city
+                and postcode
+                and "\n" not in sep
+                and _REGION_ABBREVIATION.fullmatch(value)
+                and region_words(value)  # not "Tel."
+            ):
                 if not _WEAK_END.match(text, m.end()):
                     break
                 committed = m.end()  # "97000 Tarnby, Yuc.": a state's abbreviation at the end

@@ -14,6 +14,7 @@ import re
 from presidio_analyzer import LocalRecognizer, RecognizerResult
 from presidio_analyzer.nlp_engine import NlpArtifacts
 
+from agentic_pipeline.masking.detectors.address_blocks import CONTACT_LABELS
 from agentic_pipeline.masking.detectors.key_rules import key_entity
 from agentic_pipeline.masking.detectors.labels import LABEL_SCORE
 
@@ -22,6 +23,10 @@ from agentic_pipeline.masking.detectors.labels import LABEL_SCORE
 _FIELD_LINE = re.compile(
     r"(?m)(?:^|(?<=\|))[ \t]*(?:[-*•>][ \t]+)?(?:\*\*)?(?P<label>[^\W\d][\w'’ ./-]{0,38}?)(?:\*\*)?"
     r"[ \t]*[:=：](?:\*\*)?[ \t]*(?P<value>[^\n|]*?)[ \t]*(?=$|\|)"
+)
+#: A phone or e-mail label after an address in the same field: "Address: <street>, <city>, Tel. …".
+_CONTACT_AFTER = re.compile(
+    rf"(?i)[ \t]*[,;][ \t]*(?:{'|'.join(map(re.escape, sorted(CONTACT_LABELS)))})(?![\w-])"
 )
 
 
@@ -97,6 +102,8 @@ class FieldLabelRecognizer(LocalRecognizer):
             if entities and et not in entities and et not in LABEL_ONLY_TYPES:
                 continue
             start = m.start("value") + m.group("value").find(value)
+            if et == "STREET_ADDRESS" and (contact := _CONTACT_AFTER.search(value)):
+                value = value[: contact.start()]
             if et == "CREDENTIAL" and (" " in value or len(value) < 4):
                 continue  # "Password: see the vault", "PIN: n/a": no secret written here
             out.append(RecognizerResult(et, start, start + len(value), LABEL_SCORE))
