@@ -218,18 +218,26 @@ EU_STREET_RES: tuple[re.Pattern[str], ...] = (
     # Italian "via" in lower case, as a sentence writes it ("in via Lucerna 9"): an English
     # word too ("via Route 9"), so its name's words are checked (``_WORD_NUMBER_RES``)
     re.compile(rf"(?<!\w)via\s+(?:{_STREET_WORD}\s+){{0,3}}?{_STREET_WORD},?\s+{_HOUSE}(?!\w)"),
-    # Japanese and Chinese addresses, written without spaces: a prefecture or province, a city,
-    # ward or county, then the block numbers ("…区南青山5-12-3") or a road and its number
-    # ("…路88号"); without spaces the words before it may join it (a few characters at most)
+    # Japanese and Chinese addresses, maybe after a Japanese postcode ("〒NNN-NNNN"): a
+    # prefecture or province, a city, ward or county, then the block numbers ("…区南青山5-12-3")
+    # or a road and its number ("…路88号"), then the building, unit and room ("3幢1单元502",
+    # "5号楼1201室", a building's name and room number); numbers may be set off by spaces.
+    # Without spaces the words before it may join it (a few characters at most)
     re.compile(
+        r"(?:〒[ \t]?\d{3}[-－]\d{4}[ \t]*)?"
         r"(?:[一-龥]{1,3}(?:都|道|府|県|省|市))?[一-龥ぁ-んァ-ン]{1,4}(?:市|区|區|町|村|郡|县|縣)"
-        r"(?:[一-龥ぁ-んァ-ン]{0,8}?\d{1,4}(?:[-－−]\d{1,4}){1,2}(?:号)?"
-        r"|[一-龥]{1,8}?(?:路|街|道|巷|弄)\d{1,5}号)"
+        r"(?:[一-龥ぁ-んァ-ン]{0,8}?[ \t]?\d{1,4}(?:[-－−]\d{1,4}){1,2}(?:[ \t]?号)?"
+        r"|[一-龥]{1,8}?(?:路|街|道|巷|弄)[ \t]?\d{1,5}[ \t]?号)"
+        r"(?:[ \t]?\d{1,5}[ \t]?(?:号楼|號樓|幢|栋|棟|座|单元|單元|楼|樓|层|層|室|号室|号))*"
+        r"(?:[ \t]?(?:[ァ-ヶー一-龥]{1,12}[ \t]?)?\d{2,5}(?:[ \t]?(?:室|号室))?(?![\d号]))?"
     ),
-    # Korean road-name addresses: a city or province, a district, a road and its number
+    # Korean road-name addresses: a city or province, one to three districts, a road and its
+    # number, maybe the building's block, the floor and the flat ("…로 166, 1104호")
     re.compile(
-        r"[가-힣]{1,8}(?:특별시|광역시|특별자치시|도|시)[ \t]?[가-힣]{1,8}(?:구|군|시)[ \t]?"
-        r"[가-힣\d]{1,10}(?:로|길)[ \t]?\d{1,4}(?:-\d{1,4})?"
+        r"[가-힣]{1,8}(?:특별시|광역시|특별자치시|도|시)"
+        r"(?:[ \t]?[가-힣]{1,8}(?:구|군|시|읍|면)){1,3}"
+        r"[ \t]?[가-힣\d]{1,10}(?:로|길)[ \t]?\d{1,4}(?:-\d{1,4})?"
+        r"(?:,?[ \t]?\d{1,4}(?:동|층|호))*"
     ),
     # a Turkish numbered street, maybe after its neighbourhood, the house after "No:" (needed:
     # "call 3 Sk. 5 times" is none) and maybe the flat ("Bahçe Mah. 318 Sok. No: 12 D: 4")
