@@ -130,7 +130,7 @@ DOB_RE = re.compile(rf"(?i)(?<!\w)(?:{BIRTH_WORDS})(?!\w)[^\d\n]{{0,45}}?({DATE_
 BORN_ABBREVIATION_RE = re.compile(rf"(?:(?<=\()|(?<=, ))b\.[ \t]?({DATE_PATTERN})", re.IGNORECASE)
 #: A birth date asked for and given on the next line ("What is your date of birth?" / "Caller:
 #: 9 May 2015"), as a call or chat transcript writes it: the birth word in the question's own
-#: clause (not "Happy birthday! Shall I book…?"), a date of a past year (``_past_year``).
+#: clause (not "Happy birthday! Shall I book…?"), a date of a past year (``past_year``).
 DOB_ANSWER_RE = re.compile(
     rf"(?i)(?<!\w)(?:{BIRTH_WORDS})(?!\w)[^\n?.!]{{0,60}}\?(?:[ \t]*\r?\n){{1,2}}[^\d\n]{{0,30}}?"
     rf"(?<![\w/.-])({DATE_PATTERN})(?![\w/-])"
@@ -301,11 +301,11 @@ def dob_answer_recognizer() -> ContextGroupRecognizer:
         (DOB_ANSWER_RE, BIRTHDAY_AFTER_RE),
         0.85,
         "DateOfBirthAnswerRecognizer",
-        keep=_past_year,
+        keep=past_year,
     )
 
 
-def _past_year(date: str) -> bool:
+def past_year(date: str) -> bool:
     """The date's year is before this one."""
     year = _year(date)
     return year is not None and year < dt.date.today().year
@@ -314,7 +314,7 @@ def _past_year(date: str) -> bool:
 #: A whole date (day, month and a four-digit year) standing alone, not part of a version, a time
 #: or a longer number (a colon after it only before a space: "…, 1961-12-01: seen for…"); a
 #: date written with the day sign ends there ("1961年12月1日生").
-_WHOLE_DATE_RE = re.compile(
+WHOLE_DATE_RE = re.compile(
     rf"(?<![\w/.:-])({DATE_PATTERN})(?:(?<=[日일])|(?![\w/-]|:\S|\.\d))", re.IGNORECASE
 )
 _YEAR = re.compile(r"(?<!\d)(19\d\d|20\d\d)(?!\d)")
@@ -343,7 +343,7 @@ def old_date_recognizer() -> ContextGroupRecognizer:
     incidents are recent), and plain Presidio masks every date. The year is read against the
     clock: a date turns old on its year's change."""
     return ContextGroupRecognizer(
-        "DATE_OF_BIRTH", (_WHOLE_DATE_RE,), 0.6, "OldDateRecognizer", keep=_birth_year_date
+        "DATE_OF_BIRTH", (WHOLE_DATE_RE,), 0.6, "OldDateRecognizer", keep=_birth_year_date
     )
 
 

@@ -420,14 +420,15 @@ def _inside_a_place(tf: TextFeatures, doc: Doc, start: int, end: int) -> bool:
     )
 
 
-#: A space-separated token that is no part of a name: a URL, an e-mail address or a handle.
-_CODE_TOKEN = re.compile(r"\S*(?:://|@|www\.)\S*")
+#: A space-separated token that is no part of a name: a URL, an e-mail address, a handle or a
+#: date written with digits ("2015-06-30", "(30.06.2015)").
+_CODE_TOKEN = re.compile(r"\S*(?:://|@|www\.)\S*|[(\[]?\d{1,4}([-/.])\d{1,2}\1\d{1,4}[)\],.;]?")
 
 
 def _without_codes(text: str, start: int, end: int) -> tuple[int, int]:
-    """``start:end`` without the URLs, e-mail addresses and handles at its ends (spaCy runs a
-    name on into a link: "... Lee http://t.co/x1"): the name is judged alone. A number stays
-    ("Harlowe 7731" is a code)."""
+    """``start:end`` without the URLs, e-mail addresses, handles and dates at its ends (spaCy
+    runs a name on into a link or a date: "... Lee http://t.co/x1"): the name is judged alone.
+    A number stays ("Harlowe 7731" is a code)."""
     tokens = [(m.start() + start, m.end() + start) for m in re.finditer(r"\S+", text[start:end])]
     while tokens and _CODE_TOKEN.fullmatch(text[tokens[0][0] : tokens[0][1]]):
         tokens.pop(0)
