@@ -117,3 +117,24 @@ def test_frequent_words_of_other_letters_are_no_names_and_salutations_stay(maske
     )
     assert "Прошу предоставить отпуск." in ru and "Сафоновой" not in ru
     assert el.startswith("Αγαπητή <PERSON_") and "Σου στέλνω" in el and "Ευτέρπη" not in el
+
+
+@pytest.mark.parametrize(
+    ("text", "parts"),
+    [
+        ("寄到 南京市鼓楼区中山北路 118 号 2 幢 3 单元 601 谢谢", ("中山北路", "118", "601")),
+        ("寄到 成都市武侯区人民南路88号5号楼1201室 就行", ("人民南路", "1201")),
+        (
+            "住所：〒604-8151 京都府京都市中京区錦小路通 4-7 ハイツ錦 305",
+            ("錦小路通", "604-8151", "305"),
+        ),
+        ("주소는 경상남도 창원시 의창구 원이대로 45, 302호 입니다", ("원이대로", "302호")),
+    ],
+)
+def test_chinese_japanese_and_korean_addresses_are_masked_whole(masker, text, parts):
+    """Numbers set off by spaces, the building, unit and room after the house number, a Japanese
+    postcode before it and three Korean district levels are parts of one address."""
+    (out,) = masked_cells(masker, ("user", text))
+    for part in parts:
+        assert part not in out, (part, out)
+    assert out.count("<STREET_ADDRESS_") == 1, out
