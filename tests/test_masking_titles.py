@@ -40,3 +40,20 @@ def test_the_titles_module_function():
 
     assert is_title("Frau") and is_title("mevr.") and is_title("Dr.") and is_title("Hej")
     assert not is_title("Wendtland") and not is_title("Order")
+
+
+@pytest.mark.parametrize(
+    ("text", "kept", "name"),
+    [
+        ("Dear Professor Umbriach, I could not attend the seminar.", "Professor", "Umbriach"),
+        ("Sehr geehrte Damen und Herren, anbei mein Antrag. Ilka Vossberg", "Damen", "Vossberg"),
+        ("Sehr geehrte Frau Kollegin Dr. Trosselt, anbei der Befund.", "Kollegin", "Trosselt"),
+        ("Mesdames, Messieurs, veuillez trouver ci-joint ma demande.", "Messieurs", None),
+    ],
+)
+def test_forms_of_address_stay_in_clear_in_both_lines(masker, text, kept, name):
+    """Neither the name model nor the second-line scan takes a form of address (a title, a plural
+    salutation, a colleague addressed as such) for a name."""
+    (out,) = masked_cells(masker, ("user", text))
+    assert kept in out, out
+    assert name is None or name not in out, out

@@ -306,7 +306,8 @@ _NAME_TRIGGER_RE = re.compile(
     re.IGNORECASE,
 )
 _TITLE_RE = re.compile(
-    r"\b(?:Mr|Mrs|Ms|Miss|Mx|Dr|Dear|Herr|Frau|Mme|Mlle|Sr|Sra|Sig|Sig\.ra)"
+    r"\b(?:Mr|Mrs|Ms|Miss|Mx|Dr|Prof|Professor|Doctor|Dear|Herr|Frau|Mme|Mlle|Madame|Monsieur"
+    r"|Sr|Sra|Señor|Señora|Sig|Sig\.ra|Signor|Signora|Mevrouw|Meneer)"
     r"\.?\s"
 )
 _WORD_RE = re.compile(r"[^\W\d_][^\W\d_'’-]*(?:[-'’][^\W\d_]+)*")
