@@ -48,7 +48,7 @@ from agentic_pipeline.masking.apply import (
     whole_words,
 )
 from agentic_pipeline.masking.detectors.addresses import join_addresses
-from agentic_pipeline.masking.detectors.birth_dates import birth_dates_after_names
+from agentic_pipeline.masking.detectors.after_names import values_after_names
 from agentic_pipeline.masking.detectors.labels import answer_value, asked_label
 from agentic_pipeline.masking.engine import (
     CHUNK_CHARS,
@@ -354,10 +354,10 @@ def mask_steps(
             [v.text if v else s for s, v in zip(texts, views, strict=True)], use_ner
         )
         for s, v, spans in zip(texts, views, analysed, strict=True):
-            # the name model decides persons; a date right after a name is a birth date;
-            # street spans grow to whole addresses
+            # the name model decides persons; a date or code right after a name is the
+            # person's; street spans grow to whole addresses
             persons = decide_persons(s, map_spans(v, spans))
-            mp.analysis[s] = join_addresses(s, birth_dates_after_names(s, persons))
+            mp.analysis[s] = join_addresses(s, values_after_names(s, persons))
     t2 = time.perf_counter()
 
     # an id given in answer to the previous step's question ("Your member ID?" / "QX77120B")

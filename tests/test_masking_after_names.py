@@ -1,7 +1,8 @@
-"""A child's birth date written right after the name, without a birth word: "<name> (<date>)",
-"<name>, <date>" or "<name> <date>" at a line's end is a birth date; a date after a name that
-the sentence goes on from (a visit, a delivery) and a date of this year stay. Every name and
-date here is written for this test (no corpus value).
+"""Values right after a person's name (``detectors/after_names.py``). A child's birth date
+written without a birth word, "<name> (<date>)", "<name>, <date>" or "<name> <date>" at a line's
+end, is a birth date; a date after a name that the sentence goes on from (a visit, a delivery)
+and a date of this year stay. A code in brackets or between dashes after a name is the person's
+id. Every name, date and code here is written for this test (no corpus value).
 """
 
 import datetime as dt
@@ -48,3 +49,20 @@ def test_a_recent_date_right_after_a_name_is_a_birth_date(masker, text, date):
 def test_a_date_the_sentence_goes_on_from_or_of_this_year_stays(masker, text, date):
     (out,) = masked_cells(masker, ("user", text))
     assert date in out, out
+
+
+@pytest.mark.parametrize(
+    ("text", "code"),
+    [
+        ("Night shift:\n• Perpetua Anseln (LD3-5521) covers dock B", "LD3-5521"),
+        ("Night shift:\n• Gorven Tullbright — RX-40917 — g.tullbright@example.com", "RX-40917"),
+    ],
+)
+def test_a_code_in_brackets_or_dashes_after_a_name_is_an_id(masker, text, code):
+    (out,) = masked_cells(masker, ("user", text))
+    assert code not in out and "<ID_NUMBER_" in out, out
+
+
+def test_a_thing_after_a_name_and_a_word_stays(masker):
+    (out,) = masked_cells(masker, ("user", "Passenger Perpetua Anseln - flight QZ4471 today"))
+    assert "QZ4471" in out, out
