@@ -377,3 +377,21 @@ def test_a_lead_stem_alone_after_id_or_an_everyday_one_is_no_label():
     # "id" numbers records of things as often; an everyday word numbers a user story, an order
     for key in ("id_afiliado", "id_documento", "numero_ordem", "Nº de historia", "id_conta"):
         assert label_entity(key) is None, key
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "On a retrouvé la Twingo RT-618-KP devant la gare.",
+        "De bestelbus 41-TKV-8 staat bij de garage.",
+        "Zijn motor is VR-702-B, niet de mijne.",
+        "La voiture 2-KWT-418 est mal garée.",
+    ],
+)
+def test_plates_of_strict_national_formats_are_masked_without_a_label(masker, text):
+    out = _one(masker, text)
+    assert "<VEHICLE_ID_" in out, out
+
+
+def test_a_part_number_of_two_letter_groups_stays(masker):
+    assert "AB-12-CD" in _one(masker, "Part no. AB-12-CD is back in stock.")

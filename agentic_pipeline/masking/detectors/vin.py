@@ -16,8 +16,8 @@ the van:"), its groups of capitals and digits are one value ("B MK 4721", "4821 
 a few words after the label, in the same sentence ("the plate on the van read KRT 5528"), is
 masked where it stands (``NEAR_PLATE_SCORE``): in groups or one token of capitals and two digits
 or more, five characters or more, no year or time in it; so is one a few words after a vehicle's
-word ("the van", "fordonet": ``vehicle_words`` of ``labels.yaml``), and a British plate of the
-current system anywhere ("AB12 CDE": its age identifier and letters are a strict format).
+word ("the van", "fordonet": ``vehicle_words`` of ``labels.yaml``), and a plate of a strict
+national format anywhere (British "AB12 CDE", French "AB-123-CD", Belgian, Dutch side codes).
 
 Our own code: python-stdnum (2.2) has no VIN module, and the check is a fixed public table.
 """
@@ -84,10 +84,16 @@ _PLATE_LABEL = re.compile(
 )
 #: A vehicle label or a vehicle's word as a word of a sentence: a plate may follow a few words on.
 _VEHICLE_LABEL = re.compile(rf"(?i:(?<!\w)(?:{alternation(_VEHICLE_IDS + _VEHICLE_WORDS)})(?!\w))")
-#: A British plate of the current system, without a label: two letters, the age identifier
-#: (02-29, 51-79), a space, three letters ("AB12 CDE"; no I, Q, or Z in the first groups).
-_GB_PLATE = re.compile(
-    r"(?<![\w-])[A-HJ-PR-Y]{2}(?:0[2-9]|[12]\d|5[1-9]|[67]\d) [A-HJ-PR-Z]{3}(?![\w-])"
+#: Plates of strict national formats, without a label: British of the current system (two
+#: letters, the age identifier 02-29 or 51-79, a space, three letters: "AB12 CDE"; no I, Q or Z
+#: in the first groups), French SIV ("AB-123-CD", no I, O or U), Belgian ("1-ABC-123") and the
+#: Dutch side codes of three groups with a group of three ("AB-123-C", "12-ABC-3", ...). In the
+#: development corpora every French, Belgian and Dutch match was a labelled plate (7 of 7).
+_STRICT_PLATE = re.compile(
+    r"(?<![\w-])(?:[A-HJ-PR-Y]{2}(?:0[2-9]|[12]\d|5[1-9]|[67]\d) [A-HJ-PR-Z]{3}"
+    r"|[A-HJ-NP-TV-Z]{2}-\d{3}-[A-HJ-NP-TV-Z]{2}|[1-9]-[A-Z]{3}-\d{3}"
+    r"|[A-Z]{2}-\d{3}-[A-Z]|[A-Z]-\d{3}-[A-Z]{2}|\d{2}-[A-Z]{3}-\d|\d-[A-Z]{3}-\d{2}"
+    r"|[A-Z]{3}-\d{2}-[A-Z]|[A-Z]-\d{2}-[A-Z]{3}|\d-[A-Z]{2}-\d{3}|\d{3}-[A-Z]{2}-\d)(?![\w-])"
 )
 
 
@@ -119,9 +125,9 @@ def _prose_plate(text: str, start: int) -> int | None:
     return None if any(_YEAR.fullmatch(g) for g in groups) else end
 
 
-def _gb_plates(text: str) -> list[tuple[int, int]]:
-    """British plates of the current system, wherever they stand (``_GB_PLATE``)."""
-    return [(m.start(), m.end()) for m in _GB_PLATE.finditer(text)]
+def _strict_plates(text: str) -> list[tuple[int, int]]:
+    """Plates of strict national formats, wherever they stand (``_STRICT_PLATE``)."""
+    return [(m.start(), m.end()) for m in _STRICT_PLATE.finditer(text)]
 
 
 def near_plates(text: str) -> list[tuple[int, int]]:
@@ -203,7 +209,7 @@ class VinRecognizer(LocalRecognizer):
             + [RecognizerResult(ENTITY, a, b, PLATE_SCORE) for a, b in labelled]
             + [
                 RecognizerResult(ENTITY, a, b, NEAR_PLATE_SCORE)
-                for a, b in dict.fromkeys([*near_plates(text), *_gb_plates(text)])
+                for a, b in dict.fromkeys([*near_plates(text), *_strict_plates(text)])
                 if not any(x <= a < y for x, y in labelled)
             ]
         )
