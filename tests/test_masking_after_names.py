@@ -25,8 +25,8 @@ def masker():
 @pytest.mark.parametrize(
     ("text", "date"),
     [
-        ("Dependants: Quillan Ostrowe (2017-03-09), Marisol Ostrowe (2019-10-21)", "2017-03-09"),
-        ("Dependants: Quillan Ostrowe (2017-03-09), Marisol Ostrowe (2019-10-21)", "2019-10-21"),
+        ("Dependants: Quillan Ostrowe (2017-03-09), Marisol Ostrowe (2019-10-27)", "2017-03-09"),
+        ("Dependants: Quillan Ostrowe (2017-03-09), Marisol Ostrowe (2019-10-27)", "2019-10-27"),
         ("Squad list\nTeodor Vellacourt 2014-06-30\nAnneli Brusk 2015-01-12", "2014-06-30"),
         ("Squad list\nTeodor Vellacourt 2014-06-30\nAnneli Brusk 2015-01-12", "2015-01-12"),
         ("Enrolled: Oruhiwa Tahapeka, 04/11/2016", "04/11/2016"),

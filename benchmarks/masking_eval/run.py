@@ -71,6 +71,7 @@ DEFAULT_SIZES = {
     C.FRESH_BLIND_7: None,
     C.FRESH_BLIND_8: None,
     C.FRESH_BLIND_9: None,
+    C.FRESH_BLIND_10: None,
 }
 Key = tuple[str, int, int, str]
 
