@@ -107,3 +107,31 @@ def test_a_postal_district_or_county_closes_the_address(masker, text, parts):
 def test_a_number_of_things_after_a_town_stays(masker):
     (out,) = masked_cells(masker, ("user", "Flat at 9 Kiln Road, Ostmere 3 bedrooms, fully let"))
     assert "3 bedrooms" in out, out
+
+
+@pytest.mark.parametrize(
+    ("text", "parts"),
+    [
+        ("paczka na ul. Jarzębinowa 9/4, Olszowiec — będę za 10 min", ("Jarzębinowa", "Olszowiec")),
+        ("Am Quittenhang 4 · 37299 Steinfurtel", ("Quittenhang", "37299", "Steinfurtel")),
+        ("Szállítási cím: 7643 Kisbárod, Rigó utca 18. 3/1.", ("7643", "Kisbárod", "Rigó", "3/1")),
+        ("trvale bytom Ostružinová 45/3, 917 04 Dolná Lúka, je", ("Ostružinová", "917 04", "Lúka")),
+        ("c/o Ketilsdóttir, Hlíðarvegur 14, 230 Sandvík, Iceland", ("Hlíðarvegur", "Sandvík")),
+        (
+            "Str. Brânduşei nr. 7, bl. P23, sc. 1, ap. 14, Sector 2, Vâlcele",
+            ("Brânduşei", "P23", "Sector 2", "Vâlcele"),
+        ),
+        ("Subject: Re: Deposit — Flat 7, 33 Marlowe Road", ("Flat 7", "Marlowe")),
+        ('ui.input #addressLine1 = "Flat 6B, 4 Harbourside Way"', ("Flat 6B", "Harbourside")),
+    ],
+)
+def test_more_address_forms_are_one_span(masker, text, parts):
+    """A city before a dash that opens the next clause, a middle dot between parts, a Hungarian
+    postcode and city before the street with the floor and door after it, a Slovak postcode of
+    two groups, an Icelandic street, Romanian block, staircase and flat with the sector and city
+    after them, a flat before its street on one line, an address line under a key with blanks
+    around "="."""
+    (out,) = masked_cells(masker, ("user", text))
+    for value in parts:
+        assert value not in out, (value, out)
+    assert out.count("<STREET_ADDRESS_") == 1, out

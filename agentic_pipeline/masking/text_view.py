@@ -89,3 +89,17 @@ def map_spans(view: TextView | None, spans: list) -> list:
         a, b = view.original(s, e)
         out.append((a, b, *rest))
     return out
+
+
+def aligned_nfkc(text: str) -> str:
+    """``text`` with each character that NFKC folds into one other character folded (full-width
+    digits, the ohm sign for omega, ligature-free letters), so offsets stay the same; the
+    recognizers read such text through ``text_view``."""
+    if text.isascii() or unicodedata.is_normalized("NFKC", text):
+        return text
+    out = []
+    for c in text:
+        n = unicodedata.normalize("NFKC", c) if ord(c) > 127 else c
+        # the ordinal signs of "3º B" are letters of their own ("Lo"), not an "o"
+        out.append(n if len(n) == 1 and unicodedata.category(c) != "Lo" else c)
+    return "".join(out)

@@ -40,7 +40,6 @@ model downloaded at install time, which the offline machines cannot do.
 from __future__ import annotations
 
 import re
-import unicodedata
 
 from agentic_pipeline.masking.detectors.address_blocks import region_words
 from agentic_pipeline.masking.detectors.address_fields import (
@@ -78,6 +77,7 @@ from agentic_pipeline.masking.detectors.address_parts import (
 from agentic_pipeline.masking.detectors.data_files import alternation as _alternation
 from agentic_pipeline.masking.names.lexicon import listed_names
 from agentic_pipeline.masking.pseudonyms import fold_word as fold
+from agentic_pipeline.masking.text_view import aligned_nfkc
 from agentic_pipeline.masking.vocabulary import LW, STOP_WORDS, is_place
 
 __all__ = [
@@ -101,9 +101,9 @@ __all__ = [
 
 _D = address_data()
 
-#: Between two parts: a comma or bar, a line break, maybe after the full stop of an abbreviation
-#: or a house number ("2. th.\n7100 <Town>", "utca 5. II/3., <postcode> <Town>").
-_SEP = r"(?:(?<=\w)\.(?=[ \t]*(?:\r?\n|,)))?[ \t]*(?:[,|][ \t]*)?(?:\r?\n[ \t]*)?"
+#: Between two parts: a comma, bar or middle dot, a line break, maybe after the full stop of an
+#: abbreviation or a house number ("2. th.\n7100 <Town>", "utca 5. II/3., <postcode> <Town>").
+_SEP = r"(?:(?<=\w)\.(?=[ \t]*(?:\r?\n|,)))?[ \t]*(?:[,|·][ \t]*)?(?:\r?\n[ \t]*)?"
 _PART = re.compile(
     rf"{_SEP}(?:(?P<unit>{_UNIT})(?![\w-])"
     rf"|(?P<postcode>{_POSTCODE})(?![\w-])|(?P<weak>{_WEAK_POSTCODE})(?![\w-])"
@@ -112,8 +112,9 @@ _PART = re.compile(
     rf"|(?P<words>{_CITY}))"
 )
 #: What may follow a city that closes an address: the end of a clause, line, field or text (a
-#: word before a colon is the next field's label: "41 Oak Row | Plan: gold").
-_CITY_END = re.compile(rf"[ \t]*(?:$|[.,;!?)\]}}\"'’\r\n])|[ \t]+[{LW}]")
+#: word before a colon is the next field's label: "41 Oak Row | Plan: gold"), or a dash that
+#: opens the next clause ("…, <City> — I'll be there").
+_CITY_END = re.compile(rf"[ \t]*(?:$|[.,;!?)\]}}\"'’\r\n])|[ \t]+(?:[{LW}]|[—–][ \t])")
 #: A region's abbreviation after a city and postcode ("Yuc.", "Jal."): a capital, two or three
 #: lower-case letters and a full stop.
 _REGION_ABBREVIATION = re.compile(r"[A-Z][a-z]{1,3}\.")
@@ -147,7 +148,7 @@ def _join_after(text: str, end: int, city: bool = False, country: bool = True) -
     ``city``), and whether a postcode, a region or country code or (with ``country``) a country
     closes it."""
     committed, pos = end, end
-    postcode = strong = region = False
+    postcode = strong = region = after_district = False
     places = 0  # places after the city, waiting for a country or code to close them
     for _ in range(MAX_PARTS):
         m = _PART.match(text, pos)
@@ -164,8 +165,18 @@ def _join_after(text: str, end: int, city: bool = False, country: bool = True) -
         if district and (city or postcode or "," in sep) and "\n" not in sep:
             if region_words(value) and not is_place(value):  # "…, Tallaght, Dublin 24"
                 committed = pos = district.end()
-                strong = city = True
+                strong = city = after_district = True
                 continue
+        if (
+            kind == "words"
+            and after_district
+            and "," in sep
+            and region_words(value)
+            and _CITY_END.match(text, m.end())
+        ):
+            committed = pos = m.end()  # "…, Sector 2, <City>": the city after its district
+            after_district = False
+            continue
         if kind == "unit":
             if committed == pos:  # "12 Oak Row, Apt 5"
                 committed = m.end()
@@ -275,12 +286,16 @@ def join_addresses(text: str, spans: list[Span]) -> list[Span]:
     """``spans`` with each street span widened to its whole address, ``City, ST 62704`` joined
     around its postcode, and the address cells of tables and labelled line blocks added (see
     module doc). The parts are read on the text with compatibility characters folded one for
-    one (``_aligned_nfkc``), as the recognizers read it."""
-    text = _aligned_nfkc(text)
+    one (``text_view.aligned_nfkc``), as the recognizers read it."""
+    text = aligned_nfkc(text)
     out: list[Span] = []
     for sp in spans:
         s, e, et, score, det = sp
         if et == "STREET_ADDRESS":
+            unit = _UNIT_COMMA_BEFORE.search(text, max(0, s - 24), s)
+            if unit is not None:  # "Flat 2, 17 Quellin Road"
+                s = unit.start()
+                sp = (s, e, et, score, det)
             new_end, strong = _join_after(text, e)
             if new_end > e:  # the units and places before a street joined to its city
                 start = extend_before(
@@ -289,6 +304,9 @@ def join_addresses(text: str, spans: list[Span]) -> list[Span]:
                 # a postcode, a region or a unit before it: above a phone-shaped run of its digits
                 strong = strong or "," in text[start:s]
                 sp = (start, new_end, ADDRESS, max(score, JOINED_SCORE) if strong else score, det)
+            elif _POSTCODE_FIRST.match(text, start := extend_before(text, s)) and start < s:
+                # "7621 <City>, <Street> utca 18.": the postcode and city open the address
+                sp = (start, e, ADDRESS, max(score, JOINED_SCORE), det)
         elif et in ("ZIP_CODE", "UK_POSTCODE"):
             sp = _join_before(text, sp)
             if sp[2] == ADDRESS:  # a city and region before it: as strong as a joined street
@@ -328,20 +346,6 @@ def _without_names_inside(text: str, spans: list[Span]) -> list[Span]:
         or not any(a < sp[0] and sp[1] <= b for a, b in addresses)
         or fold(text[sp[0] : sp[1]].split()[0]) in firsts
     ]
-
-
-def _aligned_nfkc(text: str) -> str:
-    """``text`` with each character that NFKC folds into one other character folded (full-width
-    digits, the ohm sign for omega, ligature-free letters), so offsets stay the same; the
-    recognizers read such text through ``text_view``."""
-    if text.isascii() or unicodedata.is_normalized("NFKC", text):
-        return text
-    out = []
-    for c in text:
-        n = unicodedata.normalize("NFKC", c) if ord(c) > 127 else c
-        # the ordinal signs of "3º B" are letters of their own ("Lo"), not an "o"
-        out.append(n if len(n) == 1 and unicodedata.category(c) != "Lo" else c)
-    return "".join(out)
 
 
 def _inside_rows(sp: Span, cells: list[Span], text: str) -> bool:
@@ -432,6 +436,12 @@ _ADDRESS_CUE = re.compile(
 
 #: A unit line over the street line of a block ("Flat 3, Rowan House", "Suite 200").
 _UNIT_LINE = re.compile(rf"[ \t]*{_UNIT}(?:,?[ \t]+{_CAP_WORD}){{0,4}}[ \t]*,?[ \t]*\r?\n[ \t]*$")
+
+
+#: A postcode that opens an address, its city after it ("7621 <City>, <Street> utca 18.").
+_POSTCODE_FIRST = re.compile(rf"(?:{_POSTCODE}|{_WEAK_POSTCODE})[ \t]+{_CAP_WORD}")
+#: A unit and a comma right before a street line on its line ("Flat 2, 17 Quellin Road").
+_UNIT_COMMA_BEFORE = re.compile(rf"(?<![\w'’-]){_UNIT}[ \t]*,[ \t]*$")
 
 
 def _unit_line_before(text: str, start: int) -> int:

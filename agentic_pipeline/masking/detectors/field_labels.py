@@ -31,9 +31,11 @@ _CONTACT_AFTER = re.compile(
 
 
 #: A ``key=value`` pair inside a line (a logfmt log line, a URL's query, a call's arguments):
-#: the value up to a space, a quote or the next pair; quoted, up to its closing quote.
+#: the value up to a space, a quote or the next pair; quoted, up to its closing quote (then the
+#: "=" may stand between blanks: ``#addressLine1 = "…"``).
 _PAIR = re.compile(
-    r"(?<![\w.-])(?P<label>[A-Za-z_][\w.-]{0,39})=(?:\"(?P<quoted>[^\"\n]{1,120})\""
+    r"(?<![\w.-])(?P<label>[A-Za-z_][\w.-]{0,39})(?:=|[ \t]+=[ \t]+(?=\"))"
+    r"(?:\"(?P<quoted>[^\"\n]{1,120})\""
     r"|(?P<value>[^\s\"',;|&<>(){}\[\]]{1,80}))"
 )
 #: A document's number key, and its line's document type that makes it an identity document's

@@ -79,7 +79,7 @@ _EU_PREFIX = (
 _EU_SUFFIX = (
     r"straße|strasse|str\.|weg|gasse|allee|platz|ring|damm|ufer|chaussee|steig|pfad|markt|"
     r"straat|laan|plein|gracht|kade|singel|dijk|hof|dreef|veld|pad|baan|steeg|plantsoen|gade|vej|"
-    r"gatan|vägen|gata|veien|alléen|allé|"
+    r"gatan|vägen|gata|veien|alléen|allé|vegur|stígur|braut|"
     r"vegen|tie|katu|utca|út|tér|ská|ova|ní|cká|boulevard|park|kai|berg|feld|garten"
 )
 #: French street words after the house number ("12, rue de la Paix"), data of addresses.yaml.
@@ -167,7 +167,8 @@ EU_STREET_RES: tuple[re.Pattern[str], ...] = (
     re.compile(
         rf"(?<!\w)[{_UP}][{_LW}'’-]+(?:[ \t]+[{_UP}{_LW}][{_LW}'’-]+)?[ \t]+(?:u\.|utca|útja|út|"
         rf"tér|körút|krt\.|rakpart|rkp\.|sétány|fasor|köz|kapu|cesta|ulica|Aqq\.|aqq\.)[ \t]+"
-        rf"{_HOUSE}\.?(?!\w)"
+        # maybe a Hungarian floor and door after the house ("39. 2/5.", "8. III/2.")
+        rf"{_HOUSE}\.?(?:[ \t]+(?:\d{{1,2}}|[IVX]{{1,4}})\.?/\d{{1,3}}\.?)?(?!\w)"
     ),
     # a street-type word standing alone after the name: "Vilbeler Platz 23", "Nieuwe Baan 4"
     re.compile(
@@ -332,8 +333,8 @@ POSTCODE_RES: tuple[re.Pattern[str], ...] = (
         rf"(?<![\w.,/-])\d{{2}}-\d{{3}}(?![\w-]){_CITY}|(?<![\w.,/-])\d{{4}}-\d{{3}}(?![\w-])"
     ),
     # CH/AT/BE/DK/NO four digits before the city, after a comma or line break (Norway's and
-    # Denmark's may start with 0: "0153 Oslo")
-    re.compile(rf"(?:(?<=, )|(?<=,)|(?<=\n))\d{{4}}(?![\w.,/-]){_CITY}"),
+    # Denmark's may start with 0: "0153 Oslo"), and the SE/CZ/SK/GR "NNN NN" ("917 01 <City>")
+    re.compile(rf"(?:(?<=, )|(?<=,)|(?<=\n))(?:\d{{4}}|\d{{3}} \d{{2}})(?![\w.,/-]){_CITY}"),
     # a postcode closing an address line: "Brugg, 8021", "ORLANE, 13001", "Lipno, 2343", an
     # Eircode after a district's number ("Dublin 8, D08 …")
     re.compile(
