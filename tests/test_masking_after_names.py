@@ -66,3 +66,8 @@ def test_a_code_in_brackets_or_dashes_after_a_name_is_an_id(masker, text, code):
 def test_a_thing_after_a_name_and_a_word_stays(masker):
     (out,) = masked_cells(masker, ("user", "Passenger Perpetua Anseln - flight QZ4471 today"))
     assert "QZ4471" in out, out
+
+
+def test_a_relation_in_brackets_may_stand_between_the_name_and_the_date(masker):
+    (out,) = masked_cells(masker, ("user", "Dependants: Kestrin Ovale (son), 2018-03-14"))
+    assert "2018-03-14" not in out and "(son)" in out, out

@@ -114,3 +114,41 @@ def test_a_label_word_after_a_name_goes_before_an_id_word_or_a_value():
     assert without_labels(text, (6, 22, "PERSON", 0.6, "m")) == (6, 18, "PERSON", 0.6, "m")
     # a label word that ends the text or a sentence stays where the model put it
     assert without_labels("Ask Aldo Sort", (4, 13, "PERSON", 0.6, "m"))[1] == 13
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("Tarjeta sanitaria (CIP): MURC0512998431", "MURC0512998431"),
+        ("Re: tenancy ref TEN/55120 — arrears", "TEN/55120"),
+        ("Anställd: x   Anst.nr 7731   Personnr saknas", "7731"),
+        ("Utbetalning till banken, clearing 8412-7 konto 9911223344", "8412-7"),
+        ("학생 번호: QK-2025-7731", "QK-2025-7731"),
+        ('najdi_studenta(os_cislo="B22K4410")', "B22K4410"),
+        ("C.I. seria XT 448812", "XT 448812"),
+        ("Dr. Quennelby (CPSO 71245)", "71245"),
+        ("kendaraan bernomor D 4410 QRT telah disetujui", "D 4410 QRT"),
+        ("[agent] fordon: XQV 44B chassinr okänt", "XQV 44B"),
+    ],
+)
+def test_more_id_labels_and_their_forms(masker, text, value):
+    """A label with an abbreviation in brackets before its colon, tenancy references, Swedish
+    staff and clearing numbers, Korean and Czech student numbers, a Romanian identity card's
+    series and number, a physicians' college registration, plates after a vehicle word and a
+    colon."""
+    out = _masked(masker, "user", text)
+    assert value not in out, out
+    assert not any(part in out for part in value.split() if any(c.isdigit() for c in part)), out
+
+
+@pytest.mark.parametrize(
+    ("text", "date"),
+    [
+        ("Ημ. γέννησης: 17/08/2020", "17/08/2020"),
+        ("ВНИМАНИЕ! Пропала Анна Ловцова, 1952 г.р., ушла из дома", "1952"),
+        ("(0010,0030) PatientBirthDate   19720315", "19720315"),
+    ],
+)
+def test_birth_dates_under_abbreviated_and_dump_labels(masker, text, date):
+    out = _masked(masker, "user", text)
+    assert date not in out and "<DATE_OF_BIRTH_" in out, out

@@ -25,8 +25,9 @@ DETECTOR = "AfterNameRecognizer"
 SCORE = 0.85
 Span = tuple[int, int, str, float, str]
 
-#: Between a name and its date: spaces, maybe a comma, colon, dash or opening bracket.
-_BETWEEN = re.compile(r"[ \t]*(?:[,:(–-][ \t]*)?")
+#: Between a name and its date: spaces, maybe a relation in brackets ("(son)"), maybe a comma,
+#: colon, dash or opening bracket.
+_BETWEEN = re.compile(r"[ \t]*(?:\([^\W\d_][^()\n\d]{0,18}\)[ \t]*)?(?:[,:(–-][ \t]*)?")
 #: What may follow the date: the end of the line, a closing bracket or a list's separator.
 _AFTER = re.compile(r"[ \t]*(?:$|[)\],;.]|\r?\n)", re.MULTILINE)
 #: A code in brackets or after a dash right after a name, then a closing bracket, a dash, a comma

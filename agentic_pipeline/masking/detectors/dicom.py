@@ -3,10 +3,13 @@ ticket): every person name (value representation ``PN``: the patient, the referr
 physicians, the operator), and the patient's ids, birth date, address and phone numbers, the
 accession number (``dicom.yaml``, after PS3.15's basic de-identification profile).
 
-Two dump layouts are read, one element a line:
+Three dump layouts are read, one element a line:
   DCMTK's ``dcmdump``:  ``(0010,0010) PN [Name^Given]   #  10, 1 PatientName``
   pydicom's ``print``:  ``(0010, 0010) Patient's Name   PN: 'Name^Given'``
-A name here is decided by its value representation, not by the name model
+  a keyword and its value, without the value representation:
+                        ``(0010,0030) PatientBirthDate   19610722``
+A name here is decided by its value representation (without one, by its tag: ``person_tags``
+of ``dicom.yaml``), not by the name model
 (``names/recognizer.decide_persons``). Our own reader: ``pydicom`` reads DICOM files, not the text
 of a dump.
 """
@@ -26,13 +29,19 @@ _TAG = r"\((?P<group>[0-9A-Fa-f]{4}),[ ]?(?P<element>[0-9A-Fa-f]{4})\)[ \t]++"
 #: ``(gggg,eeee) VR [value]`` (dcmdump) or ``(gggg, eeee) Keyword text  VR: value`` (pydicom).
 _ELEMENT = re.compile(
     rf"(?m){_TAG}(?:(?P<vr>[A-Z]{{2}})[ \t]++\[(?P<bracketed>[^\]\r\n]*+)\]"
-    r"|[^\r\n:]*?[ \t](?P<vr2>[A-Z]{2}):[ \t]*+(?P<value>[^\r\n]*+))"
+    r"|[^\r\n:]*?[ \t](?P<vr2>[A-Z]{2}):[ \t]*+(?P<value>[^\r\n]*+)"
+    r"|[A-Z][A-Za-z']*+[ \t]{2,}+(?P<plain>[^\r\n]*+))"
 )
 
 
 @cache
 def _tags() -> dict[str, str]:
     return {k.upper(): v for k, v in data_file("dicom.yaml")["tags"].items()}
+
+
+@cache
+def _person_tags() -> frozenset[str]:
+    return frozenset(k.upper() for k in data_file("dicom.yaml")["person_tags"])
 
 
 def _unquoted(text: str, start: int, end: int) -> tuple[int, int]:
@@ -54,10 +63,12 @@ def dicom_elements(text: str) -> list[tuple[int, int, str]]:
     for m in _ELEMENT.finditer(text):
         tag = f"{m.group('group')},{m.group('element')}".upper()
         vr = m.group("vr") or m.group("vr2")
+        if m.group("plain") is not None:
+            vr = "PN" if tag in _person_tags() else None
         kind = "PERSON" if vr == "PN" else _tags().get(tag)
         if kind is None:
             continue
-        group = "bracketed" if m.group("vr") else "value"
+        group = "bracketed" if m.group("vr") else "value" if m.group("vr2") else "plain"
         start, end = _unquoted(text, m.start(group), m.end(group))
         if end > start and text[start:end] not in ("(no value available)", "None"):
             out.append((start, end, kind))

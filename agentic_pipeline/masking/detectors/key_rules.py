@@ -84,7 +84,7 @@ BIRTH_WORDS = (
     r"született|születési|szül\.|"
     r"nascut|nascuda|lahir|tgl\.? lahir|ngày sinh|tarehe ya kuzaliwa|"
     r"дата рождения|родил(?:ся|ась)|дата народження|народил(?:ся|ася)|"
-    r"ημερομηνία γέννησης|γεννήθηκε|تاريخ الميلاد|تاریخ تولد|תאריך לידה|วันเกิด|जन्म तिथि|"
+    r"ημ(?:ερομηνία|\.)\s?γέννησης|γεννήθηκε|تاريخ الميلاد|تاریخ تولد|תאריך לידה|วันเกิด|जन्म तिथि|"
     r"生年月日|出生日期|出生年月日|생년월일"
 )
 #: A key made of a birth word and a date word, maybe with an article ("Data de nascimento",

@@ -90,6 +90,8 @@ def id_label_re() -> re.Pattern[str]:
         rf"(?P<idw>(?:[ \t_-]*(?:{idw}))*)"  # "number", "no.", "#", "ID", a key's "_no"
         # a second label after a slash, before a colon ("NRIC/FIN:", "Passport/ID no.:")
         rf"(?:[ \t]*/[ \t]*[^\W\d_][\w.'-]{{0,20}}(?:[ \t]*(?:{idw}))*(?=[ \t]*[:=#]))?"
+        # an abbreviation in brackets before a colon ("Tarjeta sanitaria (CIP):")
+        r"(?:[ \t]*\([^\W\d_][\w.'-]{0,12}\)(?=[ \t]*[:=#]))?"
         r"(?:[\"'](?=[ \t]*[:=]))?"  # a quoted key of JSON or a Python dict in a text
         # a value glued to its label by a hyphen ("MRN-4471205"): one token, masked whole
         # a colon may end the label's line (a form's "MRN:" above its value); "|" parts a

@@ -147,6 +147,9 @@ def _date_before(words: str) -> re.Pattern[str]:
 
 #: The birth word after the date: "Ich bin am 2. August 1955 geboren."
 DOB_AFTER_RE = _date_before(r"geboren|born|née?|nato|nata|nacid[oa]|urodzon[ya]")
+#: A birth year before the Russian or Ukrainian abbreviation of "year of birth" ("1952 г.р.",
+#: "1952 р.н.").
+BIRTH_YEAR_RE = re.compile(r"(?<![\w.])((?:19|20)\d\d)[ \t]?(?:г\.[ \t]?р\.|р\.[ \t]?н\.)")
 #: A birthday word right after a date ("am 4. Mai 2018 Geburtstag"): a birth date when its year
 #: is past (``dob_answer_recognizer``).
 BIRTHDAY_AFTER_RE = _date_before(
@@ -266,9 +269,9 @@ def phone_context_recognizer() -> ContextGroupRecognizer:
 
 
 def dob_recognizer() -> ContextGroupRecognizer:
-    """A date right after a birth keyword or before one."""
+    """A date right after a birth keyword or before one, a year before "г.р."."""
     return ContextGroupRecognizer(
-        "DATE_OF_BIRTH", (DOB_RE, DOB_AFTER_RE), 0.85, "DateOfBirthRecognizer"
+        "DATE_OF_BIRTH", (DOB_RE, DOB_AFTER_RE, BIRTH_YEAR_RE), 0.85, "DateOfBirthRecognizer"
     )
 
 
