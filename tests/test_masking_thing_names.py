@@ -38,12 +38,7 @@ def _said(product: str) -> str:
     [
         "Quinn Kettle",
         "Sienna Tote",
-        pytest.param(
-            "Rowan Armchair",
-            marks=pytest.mark.xfail(
-                strict=True, reason="known miss of the model alone: see docs/names.md"
-            ),
-        ),
+        "Rowan Armchair",
     ],
 )
 def test_without_a_catalog_the_name_model_keeps_these_products_too(masker, product):

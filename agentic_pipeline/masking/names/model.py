@@ -181,7 +181,9 @@ class NameModel:
         for i in sorted(names):
             p = max(probs[i], self.threshold)  # a unit joined from the ``extend`` bar is masked
             s, e = tf.starts[i], tf.ends[i]
-            if cur is not None and text[cur[1] : s] in _JOINS:
+            if cur is not None and (
+                text[cur[1] : s] in _JOINS or _slash_halves(text, cur[0], cur[1], s, e)
+            ):
                 cur[1] = e
                 cur[2] = max(cur[2], p)
                 continue
@@ -277,7 +279,9 @@ class NameModel:
                 return False  # "Nom : <SURNAME>": capitals under a label only a person fills
             if surname_before_given(tf.text, start, end):
                 return False  # "Bed 3  <SURNAME>, <Given>": a list's name, surname first
-            words = re.split(r"[\s-]+", tf.text[start:end])  # "<SURNAME>-<SURNAME>" by parts
+            if "/" in tf.text[start:end]:
+                return False  # "<SURNAME>/<GIVEN>": an airline's passenger, by its form
+            words = re.split(r"[\s/-]+", tf.text[start:end])  # "<SURNAME>-<SURNAME>", "<A>/<B>"
             if not any(listed_name(w) for w in words if w):
                 return True
         if signal in ("place", "company", "label", "street"):  # "Uruguay"; "Globex Logistics"
@@ -423,6 +427,12 @@ def _inside_a_place(tf: TextFeatures, doc: Doc, start: int, end: int) -> bool:
 #: A space-separated token that is no part of a name: a URL, an e-mail address, a handle or a
 #: date written with digits ("2015-06-30", "(30.06.2015)").
 _CODE_TOKEN = re.compile(r"\S*(?:://|@|www\.)\S*|[(\[]?\d{1,4}([-/.])\d{1,2}\1\d{1,4}[)\],.;]?")
+
+
+def _slash_halves(text: str, a: int, b: int, c: int, d: int) -> bool:
+    """``text[a:b]`` and ``text[c:d]`` are the halves of an airline's ``SURNAME/GIVEN``: one
+    person's name, one span."""
+    return text[b:c] == "/" and text[a:b].isupper() and text[c:d].isupper()
 
 
 def _without_codes(text: str, start: int, end: int) -> tuple[int, int]:
