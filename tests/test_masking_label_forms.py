@@ -152,3 +152,25 @@ def test_more_id_labels_and_their_forms(masker, text, value):
 def test_birth_dates_under_abbreviated_and_dump_labels(masker, text, date):
     out = _masked(masker, "user", text)
     assert date not in out and "<DATE_OF_BIRTH_" in out, out
+
+
+@pytest.mark.parametrize(
+    ("text", "kept"),
+    [
+        ("SSN: 644-55-1203 DOB: 04/17/2006", "DOB:"),
+        ("Address: 5 Quill Row, Kelby KB2 4RT Witness: Ambrose Tealby", "Witness:"),
+        ("DOB: 06/21/1957 (age 65+ exemption)", "(age 65+ exemption)"),
+        ("Geburtsdatum: 09.10.2011 (Mitglied), Erziehungsberechtigte: x", "(Mitglied)"),
+    ],
+)
+def test_a_labelled_value_ends_before_the_next_label_and_a_birth_date_at_the_date(
+    masker, text, kept
+):
+    """A form written on one line: the next "Label:" ends the value; a birth date's value is the
+    date, not the note after it."""
+    assert kept in _masked(masker, "user", text)
+
+
+def test_a_birth_date_with_a_roman_month(masker):
+    out = _masked(masker, "user", "Zgłoszenie: Tobiasz Wrzos, ur. 14 IX 2012 w Gdańsku")
+    assert "14 IX 2012" not in out and "<DATE_OF_BIRTH_" in out, out

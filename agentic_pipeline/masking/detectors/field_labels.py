@@ -17,6 +17,7 @@ from presidio_analyzer.nlp_engine import NlpArtifacts
 from agentic_pipeline.masking.detectors.address_blocks import CONTACT_LABELS
 from agentic_pipeline.masking.detectors.key_rules import key_entity
 from agentic_pipeline.masking.detectors.labels import LABEL_SCORE
+from agentic_pipeline.masking.detectors.patterns import WHOLE_DATE_RE
 
 #: A ``label: value`` line (also a YAML mapping line or a bullet): the label and the value.
 #: Fields of one line separated by " | " ("Street: … | City: … | Plan: gold") are read one by one.
@@ -24,6 +25,9 @@ _FIELD_LINE = re.compile(
     r"(?m)(?:^|(?<=\|))[ \t]*(?:[-*•>][ \t]+)?(?:\*\*)?(?P<label>[^\W\d][\w'’ ./-]{0,38}?)(?:\*\*)?"
     r"[ \t]*[:=：](?:\*\*)?[ \t]*(?P<value>[^\n|]*?)[ \t]*(?=$|\|)"
 )
+#: The next field's label on the value's line ("SSN: <ssn> DOB: <date>", "Town of birth: <town>
+#: Forename(s): <name>"): blanks, one to four words, a colon and a blank or the line's end.
+_NEXT_LABEL = re.compile(r"[ \t]+[^\W\d_][\w.'’/()-]*(?:[ \t][\w.'’/()-]+){0,3}[:：](?:[ \t]|$)")
 #: A phone or e-mail label after an address in the same field: "Address: <street>, <city>, Tel. …".
 _CONTACT_AFTER = re.compile(
     rf"(?i)[ \t]*[,;][ \t]*(?:{'|'.join(map(re.escape, sorted(CONTACT_LABELS)))})(?![\w-])"
@@ -104,8 +108,12 @@ class FieldLabelRecognizer(LocalRecognizer):
             if entities and et not in entities and et not in LABEL_ONLY_TYPES:
                 continue
             start = m.start("value") + m.group("value").find(value)
+            if (nxt := _NEXT_LABEL.search(value)) is not None:
+                value = value[: nxt.start()]  # "SSN: <ssn> DOB: <date>": a form on one line
             if et == "STREET_ADDRESS" and (contact := _CONTACT_AFTER.search(value)):
                 value = value[: contact.start()]
+            if et == "DATE_OF_BIRTH" and (date := WHOLE_DATE_RE.search(value)) is not None:
+                start, value = start + date.start(1), date.group(1)  # "<date> (age 65+)"
             if et == "CREDENTIAL" and (" " in value or len(value) < 4):
                 continue  # "Password: see the vault", "PIN: n/a": no secret written here
             out.append(RecognizerResult(et, start, start + len(value), LABEL_SCORE))

@@ -107,7 +107,8 @@ _MONTH = (
     + ")"
 )
 #: A date: ISO and year-first with slashes or dots ("1961/07/22", Korean "1961. 7. 22."), day or
-#: month first, with a month's name (also "22-Jul-1961"), with spaced dots ("22. 7. 1961", Czech
+#: month first, with a month's name (also "22-Jul-1961") or a Roman month ("22 VII 1961",
+#: Polish and Czech), with spaced dots ("22. 7. 1961", Czech
 #: and German), with the year, month and day signs of Japanese, Chinese and Korean (a Japanese
 #: era's year too: "平成3年8月14日"), and the
 #: arguments of a Python ``datetime.date(1961, 7, 22)`` written by ``repr``.
@@ -119,6 +120,7 @@ DATE_PATTERN = (
     rf"|\d{{1,2}}(?:st|nd|rd|th|er|\.)? (?:of |de )?{_MONTH}\.?,? (?:de )?\d{{4}}"
     rf"|\d{{1,2}}-{_MONTH}\.?-\d{{2,4}}|\d{{1,2}}/{_MONTH}\.?/\d{{2,4}}"
     r"|\d{4}\. ?\d{1,2}\. ?\d{1,2}\.?(?=\s|$)"
+    r"|\d{1,2}[ .](?:I{1,3}|IV|VI{0,3}|IX|XI{0,2})[ .]\d{4}"  # a Roman month: "9 III 1984"
     r"|\d{4} ?年 ?\d{1,2} ?月 ?\d{1,2} ?日|\d{4}년 ?\d{1,2}월 ?\d{1,2}일"
     r"|(?:明治|大正|昭和|平成|令和) ?(?:\d{1,2}|元) ?年 ?\d{1,2} ?月 ?\d{1,2} ?日)"
 )
