@@ -122,6 +122,7 @@ def test_a_number_of_things_after_a_town_stays(masker):
             ("Brânduşei", "P23", "Sector 2", "Vâlcele"),
         ),
         ("Subject: Re: Deposit — Flat 7, 33 Marlowe Road", ("Flat 7", "Marlowe")),
+        ("Residenza: Corso Garibaldi 88, 10121 Vellatorre TO", ("Garibaldi", "Vellatorre", "TO")),
         ('ui.input #addressLine1 = "Flat 6B, 4 Harbourside Way"', ("Flat 6B", "Harbourside")),
     ],
 )

@@ -212,7 +212,7 @@ def _join_after(text: str, end: int, city: bool = False, country: bool = True) -
                     city = True  # a city-state before its postcode: ", Singapore 640218"
                 else:
                     break
-            elif postcode and not city and "\n" not in sep and region_words(value):
+            elif postcode and not city and "\n" not in sep and region_words(value.split()[0]):
                 # "10115 Berlin", not a second word after the city ("…, Tel.")
                 committed, city = m.end(), True
             elif (

@@ -15,6 +15,7 @@ from presidio_analyzer import LocalRecognizer, RecognizerResult
 from presidio_analyzer.nlp_engine import NlpArtifacts
 
 from agentic_pipeline.masking.detectors.address_blocks import CONTACT_LABELS
+from agentic_pipeline.masking.detectors.address_fields import address_data
 from agentic_pipeline.masking.detectors.key_rules import key_entity
 from agentic_pipeline.masking.detectors.labels import LABEL_SCORE
 from agentic_pipeline.masking.detectors.patterns import WHOLE_DATE_RE
@@ -26,8 +27,23 @@ _FIELD_LINE = re.compile(
     r"[ \t]*[:=：](?:\*\*)?[ \t]*(?P<value>[^\n|]*?)[ \t]*(?=$|\|)"
 )
 #: The next field's label on the value's line ("SSN: <ssn> DOB: <date>", "Town of birth: <town>
-#: Forename(s): <name>"): blanks, one to four words, a colon and a blank or the line's end.
-_NEXT_LABEL = re.compile(r"[ \t]+[^\W\d_][\w.'’/()-]*(?:[ \t][\w.'’/()-]+){0,3}[:：](?:[ \t]|$)")
+#: Forename(s): <name>"): blanks, one to four words (the first of three letters or more), a colon
+#: and a blank or the line's end; a unit or house word of an address ("No: 9 D: 4", "Daire: 6")
+#: is none (``_next_label``).
+_NEXT_LABEL = re.compile(
+    r"[ \t]+(?P<first>[^\W\d_]{3,})[\w.'’/()-]*(?:[ \t][\w.'’/()-]+){0,3}[:：](?:[ \t]|$)"
+)
+
+
+def _next_label(value: str) -> int | None:
+    """Where the next field's label starts in ``value`` (``_NEXT_LABEL``), if one does."""
+    for m in _NEXT_LABEL.finditer(value):
+        if m.group("first") not in _UNIT_WORDS:
+            return m.start()
+    return None
+
+
+_UNIT_WORDS = frozenset(address_data()["unit_words"])
 #: A phone or e-mail label after an address in the same field: "Address: <street>, <city>, Tel. …".
 _CONTACT_AFTER = re.compile(
     rf"(?i)[ \t]*[,;][ \t]*(?:{'|'.join(map(re.escape, sorted(CONTACT_LABELS)))})(?![\w-])"
@@ -108,8 +124,8 @@ class FieldLabelRecognizer(LocalRecognizer):
             if entities and et not in entities and et not in LABEL_ONLY_TYPES:
                 continue
             start = m.start("value") + m.group("value").find(value)
-            if (nxt := _NEXT_LABEL.search(value)) is not None:
-                value = value[: nxt.start()]  # "SSN: <ssn> DOB: <date>": a form on one line
+            if (nxt := _next_label(value)) is not None:
+                value = value[:nxt]  # "SSN: <ssn> DOB: <date>": a form on one line
             if et == "STREET_ADDRESS" and (contact := _CONTACT_AFTER.search(value)):
                 value = value[: contact.start()]
             if et == "DATE_OF_BIRTH" and (date := WHOLE_DATE_RE.search(value)) is not None:
