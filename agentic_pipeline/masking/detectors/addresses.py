@@ -118,8 +118,8 @@ _CITY_END = re.compile(rf"[ \t]*(?:$|[.,;!?)\]}}\"'’\r\n])|[ \t]+(?:[{LW}]|[�
 #: A region's abbreviation after a city and postcode ("Yuc.", "Jal."): a capital, two or three
 #: lower-case letters and a full stop.
 _REGION_ABBREVIATION = re.compile(r"[A-Z][a-z]{1,3}\.")
-#: A city's postal district number at the end of an address ("Dublin 24", "Dublin 6W").
-#: followed by the end of a clause or a stop word ("Dublin 24 by Friday", not "… 3 bedrooms")
+#: A city's postal district number at the end of an address ("Dublin 24", "Dublin 6W"),
+#: followed by the end of a clause or a stop word ("Dublin 24 by Friday", not "… 3 bedrooms").
 _DISTRICT = re.compile(
     rf"[ \t]+\d{{1,2}}[A-Z]?(?=[ \t]*(?:$|[.,;)\r\n])|[ \t]+(?P<next>[{LW}]+)(?![\w-]))"
 )

@@ -45,20 +45,19 @@ def values_after_names(text: str, spans: list[Span]) -> list[Span]:
     covers it."""
     added: list[Span] = []
     for _, end, entity, *_ in spans:
-        if entity != "PERSON":
-            continue
-        code = _CODE.match(text, end)
-        if code is not None and floor_shape(code.group("code")):
-            a, b = code.span("code")
+        if entity == "PERSON" and (found := _value_after(text, end)) is not None:
+            a, b, kind = found
             if not any(s < b and a < e for s, e, *_ in spans):
-                added.append((a, b, FLOOR_TYPE, SCORE, DETECTOR))
-            continue
-        pos = _BETWEEN.match(text, end).end()
-        m = WHOLE_DATE_RE.match(text, pos)
-        if m is None or not past_year(m.group(1)) or not _AFTER.match(text, m.end()):
-            continue
-        a, b = m.span(1)
-        if any(s < b and a < e for s, e, *_ in spans):
-            continue
-        added.append((a, b, "DATE_OF_BIRTH", SCORE, DETECTOR))
+                added.append((a, b, kind, SCORE, DETECTOR))
     return spans + added
+
+
+def _value_after(text: str, end: int) -> tuple[int, int, str] | None:
+    """The code or birth date right after a name that ends at ``end``, with its type."""
+    code = _CODE.match(text, end)
+    if code is not None and floor_shape(code.group("code")):
+        return (*code.span("code"), FLOOR_TYPE)
+    m = WHOLE_DATE_RE.match(text, _BETWEEN.match(text, end).end())
+    if m is None or not past_year(m.group(1)) or not _AFTER.match(text, m.end()):
+        return None
+    return (*m.span(1), "DATE_OF_BIRTH")

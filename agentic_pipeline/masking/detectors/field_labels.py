@@ -16,6 +16,7 @@ from presidio_analyzer.nlp_engine import NlpArtifacts
 
 from agentic_pipeline.masking.detectors.address_blocks import CONTACT_LABELS
 from agentic_pipeline.masking.detectors.address_fields import address_data
+from agentic_pipeline.masking.detectors.data_files import alternation
 from agentic_pipeline.masking.detectors.key_rules import key_entity
 from agentic_pipeline.masking.detectors.labels import LABEL_SCORE
 from agentic_pipeline.masking.detectors.patterns import WHOLE_DATE_RE
@@ -35,19 +36,17 @@ _NEXT_LABEL = re.compile(
 )
 
 
+_UNIT_WORDS = frozenset(address_data()["unit_words"])
+#: A phone or e-mail label after an address in the same field: "Address: <street>, <city>, Tel. …".
+_CONTACT_AFTER = re.compile(rf"(?i)[ \t]*[,;][ \t]*(?:{alternation(CONTACT_LABELS)})(?![\w-])")
+
+
 def _next_label(value: str) -> int | None:
     """Where the next field's label starts in ``value`` (``_NEXT_LABEL``), if one does."""
     for m in _NEXT_LABEL.finditer(value):
         if m.group("first") not in _UNIT_WORDS:
             return m.start()
     return None
-
-
-_UNIT_WORDS = frozenset(address_data()["unit_words"])
-#: A phone or e-mail label after an address in the same field: "Address: <street>, <city>, Tel. …".
-_CONTACT_AFTER = re.compile(
-    rf"(?i)[ \t]*[,;][ \t]*(?:{'|'.join(map(re.escape, sorted(CONTACT_LABELS)))})(?![\w-])"
-)
 
 
 #: A ``key=value`` pair inside a line (a logfmt log line, a URL's query, a call's arguments):

@@ -281,7 +281,7 @@ class NameModel:
                 return False  # "Bed 3  <SURNAME>, <Given>": a list's name, surname first
             if "/" in tf.text[start:end]:
                 return False  # "<SURNAME>/<GIVEN>": an airline's passenger, by its form
-            words = re.split(r"[\s/-]+", tf.text[start:end])  # "<SURNAME>-<SURNAME>", "<A>/<B>"
+            words = re.split(r"[\s-]+", tf.text[start:end])  # "<SURNAME>-<SURNAME>" by parts
             if not any(listed_name(w) for w in words if w):
                 return True
         if signal in ("place", "company", "label", "street"):  # "Uruguay"; "Globex Logistics"
