@@ -590,3 +590,30 @@ def test_a_pipe_table_under_a_title_line_is_read_by_its_header(masker):
     for raw in ("QT-0412", "QT-0415", "000-53-1187", "512-44-9021", "Varnholt"):
         assert raw not in out, raw
     assert "2,310.40" in out and "Quellmark Tools LLC" in out
+
+
+def test_a_personal_keys_value_ends_before_the_next_label_in_its_string(masker):
+    record = {
+        "Applicant surname": "Wyndrake   First: Orsolya   Middle initial: T",
+        "Document number": "KT7730415   Expiry: 11/30/2033",
+        "Nationality": "Hungary",
+    }
+    out = _masked_record(masker, record)
+    surname = out["Applicant surname"]
+    assert "Wyndrake" not in surname and "Orsolya" not in surname
+    assert "   First: <PERSON_" in surname and surname.endswith("   Middle initial: T")
+    assert out["Document number"].endswith("   Expiry: 11/30/2033")
+    assert "KT7730415" not in out["Document number"]
+
+
+def test_an_id_label_key_with_a_qualifier_after_it_names_an_id(masker):
+    record = {
+        "Member ID (primary)": "QZP55012783",
+        "Staff ID assigned": "S-661904",
+        "ID card expiry": "2031-04-30",
+        "Policy number status": "lapsed",
+    }
+    out = _masked_record(masker, record)
+    assert "QZP55012783" not in out["Member ID (primary)"]
+    assert "661904" not in out["Staff ID assigned"]
+    assert out["ID card expiry"] == "2031-04-30" and out["Policy number status"] == "lapsed"

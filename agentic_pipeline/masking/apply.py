@@ -26,10 +26,16 @@ from agentic_pipeline.masking.engine import Span
 from agentic_pipeline.masking.episode import NAME_SPLIT, SCAN_KNOWN, Episode
 from agentic_pipeline.masking.json_walker import (
     dump_like,
-    key_entity,
     last_key,
     text_pieces,
     walk,
+)
+from agentic_pipeline.masking.key_values import (
+    IDENTIFIER,
+    bare_number,
+    free_name,
+    key_value_end,
+    labelled_field,
 )
 from agentic_pipeline.masking.names import (
     COMMON_WORDS,
@@ -38,7 +44,6 @@ from agentic_pipeline.masking.names import (
     name_gazetteer,
     not_a_name_word,
 )
-from agentic_pipeline.masking.names.fields import person_field_key
 from agentic_pipeline.masking.pseudonyms import TOKEN_RE, fold
 from agentic_pipeline.masking.router import Route, route
 from agentic_pipeline.masking.tables import AuditRecord
@@ -49,8 +54,6 @@ GUARD = "guard"
 #: Zipf frequency from which a word of a product's name is vocabulary ("Thermostat" 3.1; the
 #: rarest words of ``vocabulary``'s lists are at 3): a product's name has one, a person's none.
 THING_WORD_ZIPF = 3.0
-#: snake_case / dotted identifiers are never person names (``"name": "book_reservation"``).
-IDENTIFIER = re.compile(r"^[a-z][a-z0-9]*(?:[_.:/-][a-z0-9]+)+$")
 
 
 class Collector:
@@ -61,6 +64,9 @@ class Collector:
         self.to_analyse = to_analyse
 
     def leaf(self, path: str, value: Any, entity: str | None) -> Any:
+        if (cut := key_value_end(value, entity)) is not None:
+            queue_text(value[cut:], self.ep, self.to_analyse)  # the next fields, as text
+            return self.leaf(path, value[:cut], entity)
         if entity is not None and not placeholder_value(value):  # "email": "N/A": nobody's
             if entity == "PERSON" and isinstance(value, str) and free_name(path, value):
                 queue_text(value, self.ep, self.to_analyse)
@@ -113,46 +119,6 @@ class Collector:
             self.ep.thing_names.add(value.strip())
 
 
-_BARE_NAME_KEY = re.compile(r"(?i)(?:^|\.)name$")
-_DIGITS = re.compile(r"\d{5,19}")
-
-
-def bare_number(value: Any, entity: str) -> bool:
-    """A phone or card written as bare digits (``4155550123``, ``"9832717871"``): one a thing's
-    id can look like."""
-    return (
-        entity in ("PHONE_NUMBER", "CREDIT_CARD")
-        and not isinstance(value, bool)
-        and isinstance(value, int | str)
-        and _DIGITS.fullmatch(str(value).strip()) is not None
-    )
-
-
-def free_name(path: str, value: str) -> bool:
-    """A ``PERSON`` key-rule leaf whose value is analysed as text instead of masked whole: an
-    identifier (``"name": "book_reservation"``), or the value of a bare ``name`` key, which names
-    products, tools and places as often as people ("Desk Lamp"); NER and the name recognizers
-    decide there, and such a value never becomes an episode-wide known value by its key alone."""
-    return bool(IDENTIFIER.match(value) or _BARE_NAME_KEY.search(path))
-
-
-#: The longest value read as a labelled field (words): a longer one is prose, analysed alone.
-LABELLED_FIELD_WORDS = 6
-
-
-def labelled_field(key: str | None, value: str) -> str | None:
-    """``"<key>: <value>"`` when ``key`` names a person in words that the key rules do not mask
-    whole ("Vorname", "Nazwisko", "claimant", "Beneficiary"), for a one-line value of a few
-    words, else None. The name model reads the value after its label, as it reads a form's line
-    ("Vorname: <name>"): a one-word value alone would get no name analysis at all, and a
-    person's name under such a key is masked wherever the episode writes it."""
-    if not key or "\n" in value or not 0 < len(value.split()) <= LABELLED_FIELD_WORDS:
-        return None
-    if key_entity(key) is not None or not person_field_key(key):
-        return None
-    return f"{key}: {value.strip()}"
-
-
 def listed_value(value: str) -> bool:
     """Some word of ``value`` is a first or last name of the gazetteer ("Desk Lamp" is not)."""
     firsts, lasts = name_gazetteer()
@@ -187,6 +153,9 @@ class Applier:
 
     def leaf(self, path: str, value: Any, entity: str | None) -> Any:
         fld = f"{self.column}.{path}"
+        if (cut := key_value_end(value, entity)) is not None:
+            rest = self.mp.mask_text(value[cut:], self.ep, self.row, fld)
+            return self.leaf(path, value[:cut], entity) + rest
         if entity is not None and bare_number(value, entity):
             if self.ep.is_thing_id(value):
                 entity = None  # a catalog's "Tea Kettle": "9832717871": the product's id

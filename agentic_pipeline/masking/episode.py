@@ -60,7 +60,7 @@ class Episode:
     #: values of bare ``name`` keys: a name detection covering one is a structured person name
     name_fields: set[str] = field(default_factory=set)
     #: ``"<key>: <value>"`` texts of values under keys that name a person
-    #: (``apply.labelled_field``) -> where the value starts: analysed, never written and no
+    #: (``key_values.labelled_field``) -> where the value starts: analysed, never written and no
     #: string of the episode (``texts``); a person found in the value is a known value
     label_texts: dict[str, int] = field(default_factory=dict)
     #: values under a key naming a thing's id (``product_id``, ``item_id``): such a number is

@@ -92,12 +92,19 @@ def _no_digit(value: Any) -> bool:
     return isinstance(value, str) and not any(c.isdigit() for c in value)
 
 
+#: A qualifier after an id label used as a key: one word or a bracket ("Member ID (primary)",
+#: "Employee ID assigned"); the label before it names the value.
+_QUALIFIER_AFTER = re.compile(r"(?:[ _-]+[A-Za-z]+|[ _]*\([^()]{1,30}\))[ _]*$")
+
+
 def label_id(key: str, value: Any) -> str | None:
     """The id type of a scalar (or list of scalars) under an id label used as a key
     (``"mrn": "00451288"``, ``"policyNo": ...``, ``"account_numbers": [...]``) whose values have an
     id's shape (``detectors/labels.py``). Never inherited by a nested object: the balance under
     ``"account": {...}`` is no account number."""
     et = label_entity(str(key), ids_first=True)
+    if et is None and (head := _QUALIFIER_AFTER.sub("", str(key))) != str(key):
+        et = label_entity(head, ids_first=True)  # "Member ID (primary)", "Staff No assigned"
     if et is None or et == "PERSON":
         return None
     values = value if isinstance(value, list) else [value]

@@ -30,7 +30,7 @@ _FIELD_LINE = re.compile(
 #: The next field's label on the value's line ("SSN: <ssn> DOB: <date>", "Town of birth: <town>
 #: Forename(s): <name>"): blanks, one to four words (the first of three letters or more), a colon
 #: and a blank or the line's end; a unit or house word of an address ("No: 9 D: 4", "Daire: 6")
-#: is none (``_next_label``).
+#: is none (``next_label``).
 _NEXT_LABEL = re.compile(
     r"[ \t]+(?P<first>[^\W\d_]{3,})[\w.'’/()-]*(?:[ \t][\w.'’/()-]+){0,3}[:：](?:[ \t]|$)"
 )
@@ -41,8 +41,10 @@ _UNIT_WORDS = frozenset(address_data()["unit_words"])
 _CONTACT_AFTER = re.compile(rf"(?i)[ \t]*[,;][ \t]*(?:{alternation(CONTACT_LABELS)})(?![\w-])")
 
 
-def _next_label(value: str) -> int | None:
-    """Where the next field's label starts in ``value`` (``_NEXT_LABEL``), if one does."""
+def next_label(value: str) -> int | None:
+    """Where the next field's label starts in ``value`` (``_NEXT_LABEL``), if one does: a
+    labelled line's value or a personal key's (``"surname": "<name>   First: <name>"``) ends
+    there."""
     for m in _NEXT_LABEL.finditer(value):
         if m.group("first") not in _UNIT_WORDS:
             return m.start()
@@ -123,7 +125,7 @@ class FieldLabelRecognizer(LocalRecognizer):
             if entities and et not in entities and et not in LABEL_ONLY_TYPES:
                 continue
             start = m.start("value") + m.group("value").find(value)
-            if (nxt := _next_label(value)) is not None:
+            if (nxt := next_label(value)) is not None:
                 value = value[:nxt]  # "SSN: <ssn> DOB: <date>": a form on one line
             if et == "STREET_ADDRESS" and (contact := _CONTACT_AFTER.search(value)):
                 value = value[: contact.start()]
