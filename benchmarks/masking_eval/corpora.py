@@ -19,11 +19,12 @@ The data lives outside the repo (``../shared/external`` beside the checkout, or 
 in ``$AGENTIC_PIPELINE_EXTERNAL``); the presidio-evaluator templates are read from its wheel
 without importing the package (``pip download --no-deps presidio-evaluator==0.3.2 -d /tmp/pe``).
 
-Ten hand-labelled corpora live in the repo (``benchmarks/fresh_corpus/``), each written blind
-to the masking rules and to the others. ``fresh-blind`` to ``fresh-blind-9`` were each held out
-until the next one was written; they are development corpora now (in ``TEXT_CORPORA``: the name
-model trains on them, their misses are read). ``fresh-blind-10`` is held out: measured, never
-tuned on, in ``LOADERS`` and ``HELD_OUT_CORPORA`` but not in ``TEXT_CORPORA``/``TAU_CORPORA``.
+Eleven hand-labelled corpora live in the repo (``benchmarks/fresh_corpus/``), each written
+blind to the masking rules and to the others. ``fresh-blind`` to ``fresh-blind-9`` were each held
+out until the next one was written; they are development corpora now (in ``TEXT_CORPORA``: the
+name model trains on them, their misses are read). ``fresh-blind-10`` and ``fresh-blind-11`` are
+held out: measured, never tuned on, in ``LOADERS`` and ``HELD_OUT_CORPORA`` but not in
+``TEXT_CORPORA``/``TAU_CORPORA``.
 
 Used by the masking benchmark (``benchmarks/masking_eval``), the corpus-value test and the name
 model's training: keep the ``LabelledText`` contract stable.
@@ -110,6 +111,7 @@ FRESH_BLIND_7 = "fresh-blind-7"
 FRESH_BLIND_8 = "fresh-blind-8"
 FRESH_BLIND_9 = "fresh-blind-9"
 FRESH_BLIND_10 = "fresh-blind-10"
+FRESH_BLIND_11 = "fresh-blind-11"
 
 
 def external_root() -> Path:
@@ -758,6 +760,7 @@ FRESH_BLIND_7_FILE = FRESH_BLIND_FILE.with_name("fresh_blind_7.jsonl")
 FRESH_BLIND_8_FILE = FRESH_BLIND_FILE.with_name("fresh_blind_8.jsonl")
 FRESH_BLIND_9_FILE = FRESH_BLIND_FILE.with_name("fresh_blind_9.jsonl")
 FRESH_BLIND_10_FILE = FRESH_BLIND_FILE.with_name("fresh_blind_10.jsonl")
+FRESH_BLIND_11_FILE = FRESH_BLIND_FILE.with_name("fresh_blind_11.jsonl")
 
 
 def _label_spans(text: str, labels: list[list[Any]], doc_id: str) -> list[Span]:
@@ -873,6 +876,14 @@ def load_fresh_blind_10(
     return _load_labelled_jsonl(Path(path or FRESH_BLIND_10_FILE), FRESH_BLIND_10, limit)
 
 
+def load_fresh_blind_11(
+    limit: int | None = None, path: str | Path | None = None
+) -> list[LabelledText]:
+    """The eleventh, held out, written blind to the masking rules and to the first ten (the
+    same eight genres, 41 languages; ``benchmarks/fresh_corpus/README.md``)."""
+    return _load_labelled_jsonl(Path(path or FRESH_BLIND_11_FILE), FRESH_BLIND_11, limit)
+
+
 # ------------------------------------------------------------------------------------- registry
 LOADERS: dict[str, Callable[..., list[LabelledText]]] = {
     CONTEXTUAL: load_contextual_anonymizer,
@@ -893,6 +904,7 @@ LOADERS: dict[str, Callable[..., list[LabelledText]]] = {
     FRESH_BLIND_8: load_fresh_blind_8,
     FRESH_BLIND_9: load_fresh_blind_9,
     FRESH_BLIND_10: load_fresh_blind_10,
+    FRESH_BLIND_11: load_fresh_blind_11,
 }
 #: The four outsider corpora of ``pii-dev/``, the evaluator templates and the first nine
 #: hand-labelled corpora (text corpora); the tau files are whole agent logs (``limit`` counts
@@ -915,7 +927,7 @@ TEXT_CORPORA = (
 )
 TAU_CORPORA = (TAU_AIRLINE, TAU_RETAIL, TAU2_AIRLINE)
 #: Corpora measured, never trained or tuned on (not in the two tuples above).
-HELD_OUT_CORPORA = (FRESH_BLIND_10,)
+HELD_OUT_CORPORA = (FRESH_BLIND_10, FRESH_BLIND_11)
 
 
 def available() -> bool:

@@ -72,6 +72,7 @@ DEFAULT_SIZES = {
     C.FRESH_BLIND_8: None,
     C.FRESH_BLIND_9: None,
     C.FRESH_BLIND_10: None,
+    C.FRESH_BLIND_11: None,
 }
 Key = tuple[str, int, int, str]
 
