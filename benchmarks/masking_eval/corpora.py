@@ -20,10 +20,10 @@ in ``$AGENTIC_PIPELINE_EXTERNAL``); the presidio-evaluator templates are read fr
 without importing the package (``pip download --no-deps presidio-evaluator==0.3.2 -d /tmp/pe``).
 
 Eleven hand-labelled corpora live in the repo (``benchmarks/fresh_corpus/``), each written
-blind to the masking rules and to the others. ``fresh-blind`` to ``fresh-blind-9`` were each held
+blind to the masking rules and to the others. ``fresh-blind`` to ``fresh-blind-10`` were each held
 out until the next one was written; they are development corpora now (in ``TEXT_CORPORA``: the
-name model trains on them, their misses are read). ``fresh-blind-10`` and ``fresh-blind-11`` are
-held out: measured, never tuned on, in ``LOADERS`` and ``HELD_OUT_CORPORA`` but not in
+name model trains on them, their misses are read). ``fresh-blind-11`` is held out: measured,
+never tuned on, in ``LOADERS`` and ``HELD_OUT_CORPORA`` but not in
 ``TEXT_CORPORA``/``TAU_CORPORA``.
 
 Used by the masking benchmark (``benchmarks/masking_eval``), the corpus-value test and the name
@@ -871,8 +871,8 @@ def load_fresh_blind_9(
 def load_fresh_blind_10(
     limit: int | None = None, path: str | Path | None = None
 ) -> list[LabelledText]:
-    """The tenth, held out, written blind to the masking rules and to the first nine (the
-    same eight genres, 60 languages; ``benchmarks/fresh_corpus/README.md``)."""
+    """The tenth, written blind to the masking rules and to the first nine (the same eight
+    genres, 60 languages); development since fresh-blind-11 was written."""
     return _load_labelled_jsonl(Path(path or FRESH_BLIND_10_FILE), FRESH_BLIND_10, limit)
 
 
@@ -906,7 +906,7 @@ LOADERS: dict[str, Callable[..., list[LabelledText]]] = {
     FRESH_BLIND_10: load_fresh_blind_10,
     FRESH_BLIND_11: load_fresh_blind_11,
 }
-#: The four outsider corpora of ``pii-dev/``, the evaluator templates and the first nine
+#: The four outsider corpora of ``pii-dev/``, the evaluator templates and the first ten
 #: hand-labelled corpora (text corpora); the tau files are whole agent logs (``limit`` counts
 #: episodes there).
 TEXT_CORPORA = (
@@ -924,10 +924,11 @@ TEXT_CORPORA = (
     FRESH_BLIND_7,
     FRESH_BLIND_8,
     FRESH_BLIND_9,
+    FRESH_BLIND_10,
 )
 TAU_CORPORA = (TAU_AIRLINE, TAU_RETAIL, TAU2_AIRLINE)
 #: Corpora measured, never trained or tuned on (not in the two tuples above).
-HELD_OUT_CORPORA = (FRESH_BLIND_10, FRESH_BLIND_11)
+HELD_OUT_CORPORA = (FRESH_BLIND_11,)
 
 
 def available() -> bool:
