@@ -293,3 +293,24 @@ def test_invented_names_replace_each_name_word_with_an_unlisted_unknown_word():
             strict=True,
         ):
             assert new == old or (new[0] == old[0] and new[-1] == old[-1] and len(new) < len(old))
+
+
+@pytest.mark.parametrize(
+    ("text", "kept", "masked"),
+    [
+        ("Dearest Rosalind, I was so sorry to hear the news.", ["Dearest"], ["Rosalind"]),
+        ("Aloha Makoa, here are the ferry times. Mahalo!", ["Aloha", "Mahalo"], ["Makoa"]),
+        ("Thanks for the tea.\nGroetjes, Femke", ["Groetjes"], ["Femke"]),
+        ("Employer: Dana Ferrowby, Seabright Joinery", ["Seabright Joinery"], ["Ferrowby"]),
+        ("Invoice from Brannock Landscaping, paid by Ilse Durrant", ["Brannock"], ["Durrant"]),
+    ],
+)
+def test_greetings_closings_and_trades_stay_beside_the_names(masker, text, kept, masked):
+    out = _masked(masker, text)
+    assert all(w in out for w in kept), out
+    assert not any(w in out for w in masked), out
+
+
+def test_a_salutation_to_an_institution_names_no_one(masker):
+    out = _masked(masker, "Dear Pellworth Foundation trustees, thank you for the grant.")
+    assert "Pellworth Foundation" in out, out
