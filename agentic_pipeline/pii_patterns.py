@@ -17,7 +17,7 @@ PHONE_RE = re.compile(
     r"|(?<![\w+])\+\d{1,3}(?:[\s.-]?\(?\d{1,4}\)?){1,2}(?:[\s.-]?\d{2,4}){2,4}(?![\w])"
 )
 #: Not inside a decimal number: ``113.71000000000004`` (a float artefact) passes Luhn.
-CARD_RE = re.compile(r"(?<![\w-])(?<!\d[.,])\d(?:[ -]?\d){12,18}(?![\w-])(?![.,]\d)")
+CARD_RE = re.compile(r"(?<![\w/-])(?<!\d[.,])\d(?:[ -]?\d){12,18}(?![\w-])(?![.,]\d)")
 SSN_RE = re.compile(r"(?<![\w-])(?!000|666|9\d\d)\d{3}-(?!00)\d{2}-(?!0000)\d{4}(?![\w-])")
 IBAN_RE = re.compile(r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?\b")
 IPV4_RE = re.compile(

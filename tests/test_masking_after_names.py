@@ -2,7 +2,8 @@
 written without a birth word, "<name> (<date>)", "<name>, <date>" or "<name> <date>" at a line's
 end, is a birth date; a date after a name that the sentence goes on from (a visit, a delivery)
 and a date of this year stay. A code in brackets or between dashes after a name is the person's
-id. Every name, date and code here is written for this test (no corpus value).
+id. In a text that speaks of birth dates elsewhere ("DOBs", "birthdays"), anything may follow
+the date. Every name, date and code here is written for this test (no corpus value).
 """
 
 import datetime as dt
@@ -31,6 +32,9 @@ def masker():
         ("Squad list\nTeodor Vellacourt 2014-06-30\nAnneli Brusk 2015-01-12", "2015-01-12"),
         ("Enrolled: Oruhiwa Tahapeka, 04/11/2016", "04/11/2016"),
         (f"New baby: Elowen Prask (14.02.{LAST_YEAR})", f"14.02.{LAST_YEAR}"),
+        # anything may follow the date in a text that speaks of birth dates elsewhere
+        ("Need names, DOBs and SSNs\nClient: Tobiah Wenslow 05/03/2016 431-72-5518", "05/03/2016"),
+        ("Twins' birthdays?\nLinnea Oskarsby 14 Mar 2018 (cake: lemon)", "14 Mar 2018"),
     ],
 )
 def test_a_recent_date_right_after_a_name_is_a_birth_date(masker, text, date):
@@ -71,3 +75,29 @@ def test_a_thing_after_a_name_and_a_word_stays(masker):
 def test_a_relation_in_brackets_may_stand_between_the_name_and_the_date(masker):
     (out,) = masked_cells(masker, ("user", "Dependants: Kestrin Ovale (son), 2018-03-14"))
     assert "2018-03-14" not in out and "(son)" in out, out
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("Születési dátum 2021. március 9., Pécs", "2021. március 9."),
+        ("Dzimšanas datums: 2013. gada 4. augustā", "2013. gada 4. augustā"),
+        ("Si Maricel ay ipinanganak noong Mayo 3, 2015 sa Cebu.", "Mayo 3, 2015"),
+        ("제 딸 생일은 2014년 6월 2일이에요", "2014년 6월 2일"),
+        ('{"会員": {"生年月日": "2009-03-14", "会員番号": "K-5521"}}', "2009-03-14"),
+        ("Ông Phạm Quốc Bảo sinh năm 1951 tại Vĩnh Long", "1951"),
+        ("Records list Tomasz Weryk, b. 1868, as a weaver.", "1868"),
+        ("His sister Anielka Weryk, b. abt 1871, died young.", "1871"),
+        ("დაბადების წელი: 1984", "1984"),
+    ],
+)
+def test_birth_dates_in_more_languages_and_birth_years_alone(masker, text, value):
+    (out,) = masked_cells(masker, ("user", text))
+    assert value not in out and "<DATE_OF_BIRTH_" in out, out
+
+
+def test_a_date_before_a_number_is_no_part_of_a_card():
+    from agentic_pipeline.pii_patterns import CARD_RE
+
+    assert CARD_RE.search("joined 10/19/2019 318-46-2207 row") is None
+    assert CARD_RE.search("card 4929 5104 7731 8265 on file") is not None

@@ -2,11 +2,14 @@
 runs after the name model has decided the persons of the text.
 
 * Birth dates without a birth word: "<name> (<date>)", "<name>, <date>", "<name> <date>" at the
-  end of a line. A date of a past year only (``patterns.past_year``); dates at least
-  ``patterns.ADULT_AGE`` years old are birth dates in any context already
-  (``old_date_recognizer``), so this step is what finds a child's. In the development corpora,
-  every recent whole date right after a person's name was a birth date (7 of 7; 2,310 other
-  recent dates were not right after a name).
+  end of a line, or followed by anything in a text that speaks of birth dates elsewhere
+  ("Client: <name> <date> <ssn>" under "names, DOBs and SSNs"; a family chat asking for the
+  grandchildren's birthdays: "<name>: <date>!"; there a visit's date right after a doctor's
+  name is masked too, a date of nobody's that costs no word). A date of a past year only
+  (``dates.past_year``); dates at least ``dates.ADULT_AGE`` years old are birth dates in any
+  context already (``old_date_recognizer``), so this step is what finds a child's. In the
+  development corpora, every recent whole date right after a person's name at a line's end was
+  a birth date (7 of 7; 2,310 other recent dates were not right after a name).
 * Ids of the person: a code of letters and digits in brackets or between dashes right after the
   name ("<name> (WH2-4410)", "• <name> — KT-88120 — <email>"), of an identifier's shape
   (``id_floor.floor_shape``), as ``ID_NUMBER``.
@@ -16,8 +19,8 @@ from __future__ import annotations
 
 import re
 
+from agentic_pipeline.masking.detectors.dates import BIRTH_WORD_RE, WHOLE_DATE_RE, past_year
 from agentic_pipeline.masking.detectors.id_floor import FLOOR_TYPE, floor_shape
-from agentic_pipeline.masking.detectors.patterns import WHOLE_DATE_RE, past_year
 
 #: The detector credited with the values this step adds.
 DETECTOR = "AfterNameRecognizer"
@@ -44,20 +47,22 @@ def values_after_names(text: str, spans: list[Span]) -> list[Span]:
     after a ``PERSON`` span, and an ``ID_NUMBER`` span for each code, unless a span already
     covers it."""
     added: list[Span] = []
+    births = BIRTH_WORD_RE.search(text) is not None
     for _, end, entity, *_ in spans:
-        if entity == "PERSON" and (found := _value_after(text, end)) is not None:
+        if entity == "PERSON" and (found := _value_after(text, end, births)) is not None:
             a, b, kind = found
             if not any(s < b and a < e for s, e, *_ in spans):
                 added.append((a, b, kind, SCORE, DETECTOR))
     return spans + added
 
 
-def _value_after(text: str, end: int) -> tuple[int, int, str] | None:
-    """The code or birth date right after a name that ends at ``end``, with its type."""
+def _value_after(text: str, end: int, births: bool) -> tuple[int, int, str] | None:
+    """The code or birth date right after a name that ends at ``end``, with its type;
+    ``births``: the text speaks of birth dates, so anything may follow the date."""
     code = _CODE.match(text, end)
     if code is not None and floor_shape(code.group("code")):
         return (*code.span("code"), FLOOR_TYPE)
     m = WHOLE_DATE_RE.match(text, _BETWEEN.match(text, end).end())
-    if m is None or not past_year(m.group(1)) or not _AFTER.match(text, m.end()):
+    if m is None or not past_year(m.group(1)) or not (births or _AFTER.match(text, m.end())):
         return None
     return (*m.span(1), "DATE_OF_BIRTH")

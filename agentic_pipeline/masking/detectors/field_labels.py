@@ -17,9 +17,9 @@ from presidio_analyzer.nlp_engine import NlpArtifacts
 from agentic_pipeline.masking.detectors.address_blocks import CONTACT_LABELS
 from agentic_pipeline.masking.detectors.address_fields import address_data
 from agentic_pipeline.masking.detectors.data_files import alternation
+from agentic_pipeline.masking.detectors.dates import WHOLE_DATE_RE
 from agentic_pipeline.masking.detectors.key_rules import key_entity
 from agentic_pipeline.masking.detectors.labels import LABEL_SCORE
-from agentic_pipeline.masking.detectors.patterns import WHOLE_DATE_RE
 
 #: A ``label: value`` line (also a YAML mapping line or a bullet): the label and the value.
 #: Fields of one line separated by " | " ("Street: … | City: … | Plan: gold") are read one by one.

@@ -75,23 +75,28 @@ _KEY_RULES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
     )
 )
 #: Words that say a date is somebody's birth date, in English, the European languages, Russian,
-#: Greek, Arabic, Hindi, Japanese, Chinese and Korean.
+#: Greek, Arabic, Hebrew, Hindi, Bengali, Georgian, Japanese, Chinese, Korean, Vietnamese,
+#: Tagalog, Indonesian and Swahili.
 BIRTH_WORDS = (
     r"born|birth\s?day|b-?day|date of birth|birth\s?date|d\.?o\.?b\.?|geboren|geb\.|geburtsdatum|"
     r"geburtstag|née?|naissance|nacido|nacida|nací|nacimiento|cumpleaños|nato|nata|nascita|"
     r"geboortedatum|urodz\w*|ur\.|født|fødselsdato|född|födelsedatum|syntynyt|syntymäaika|"
     r"nascimento|nascid[oa]|nasceu|nació|nacque|narozen\w*|nar\.|doğum|născut\w*|nașterii|naşterii|"
     r"született|születési|szül\.|"
-    r"nascut|nascuda|lahir|tgl\.? lahir|ngày sinh|tarehe ya kuzaliwa|"
+    r"nascut|nascuda|lahir|tgl\.? lahir|ngày sinh|sinh năm|sinh ngày|tarehe ya kuzaliwa|alizaliwa|"
+    r"dzimis|dzimusi|dzimšanas|gimęs|gimusi|gimimo|sündinud|sünniaeg|fæddur|fædd|"
+    r"ipinanganak|kapanganakan|kaarawan|"
     r"дата рождения|родил(?:ся|ась)|дата народження|народил(?:ся|ася)|"
     r"ημ(?:ερομηνία|\.)\s?γέννησης|γεννήθηκε|تاريخ الميلاد|تاریخ تولد|תאריך לידה|วันเกิด|जन्म तिथि|"
-    r"生年月日|出生日期|出生年月日|생년월일"
+    r"生年月日(?:は)?|出生日期|出生年月日|생년월일(?:은|이)?|생일(?:은|이)?|誕生日(?:は)?|生日(?:是|为)?|জন্ম|जन्म|נולדה?|დაბადებული|დაბადების"
 )
 #: A key made of a birth word and a date word, maybe with an article ("Data de nascimento",
 #: "Doğum tarihi", "Születési dátum"), or of one word that is both ("Födelsedatum"): a key of no
 #: rule above that names a birth date ("birthday_party_date", "originator_metadata" do not).
 _BIRTH_WORD = re.compile(rf"(?i)(?:{BIRTH_WORDS})")
-_DATE_WORD = re.compile(r"(?i)dat[aeou]m?|dátum|date|fecha|tarihi?|\w*aika|\w*dato|\w*datum")
+_DATE_WORD = re.compile(
+    r"(?i)dat[aeou]m?|dátum|date|fecha|tarihi?|\w*aika|\w*dato|\w*datums?|idő|aeg"
+)
 _KEY_ARTICLES = frozenset({"de", "di", "do", "da", "of", "the", "du", "del"})
 _KEY_WORD = re.compile(r"[^\W\d_]+")
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
@@ -117,7 +122,10 @@ def key_entity(key: str) -> str | None:
 
 def _birth_date_key(key: str) -> bool:
     """``key``'s words are a birth word and a date word, maybe an article between, or one word
-    that is both (``_BIRTH_WORD``, ``_DATE_WORD``: whole words only)."""
+    that is both (``_BIRTH_WORD``, ``_DATE_WORD``: whole words only), or the key is a birth
+    phrase of ``BIRTH_WORDS`` as a whole ("生年月日", "תאריך לידה")."""
+    if _BIRTH_WORD.fullmatch(key.strip()):
+        return True
     words = [w for w in _KEY_WORD.findall(_CAMEL.sub(" ", key)) if w.lower() not in _KEY_ARTICLES]
     birth = [w for w in words if _BIRTH_WORD.fullmatch(w)]
     date = [w for w in words if _DATE_WORD.fullmatch(w)]

@@ -165,7 +165,7 @@ def _valid_phone(raw: str, regions: tuple[str, ...]) -> bool:
 
 
 # --------------------------------------------------------------------------- cards, IBANs
-_CARD_CAND_RE = re.compile(r"(?<![\w.,-])\d(?:[ -]?\d){11,18}(?![\w-]|[.,]\d)")
+_CARD_CAND_RE = re.compile(r"(?<![\w.,/-])\d(?:[ -]?\d){11,18}(?![\w-]|[.,]\d)")
 _CARD_CTX_RE = re.compile(
     r"(?i)(?<!\w)(?:card|cards|visa|mastercard|maestro|amex|american express|discover|jcb|diners|"
     r"cc|pan|karte|kreditkarte|carte|tarjeta|carta|kaart|karta)(?!\w)"

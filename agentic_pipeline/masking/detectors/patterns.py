@@ -27,7 +27,6 @@ a trained model) hold the other families.
 
 from __future__ import annotations
 
-import datetime as dt
 import re
 from collections.abc import Callable
 
@@ -37,9 +36,21 @@ from presidio_analyzer.nlp_engine import NlpArtifacts
 from agentic_pipeline.masking.detectors import login_names
 from agentic_pipeline.masking.detectors.addresses import street_types
 from agentic_pipeline.masking.detectors.checked_ids import CheckedIdRecognizer
+from agentic_pipeline.masking.detectors.dates import (
+    BIRTH_YEAR_AFTER_RE,
+    BIRTH_YEAR_RE,
+    BIRTHDAY_AFTER_RE,
+    BORN_ABBREVIATION_RE,
+    DOB_AFTER_RE,
+    DOB_ANSWER_RE,
+    DOB_RE,
+    WHOLE_DATE_RE,
+    birth_year_date,
+    born_long_ago,
+    past_year,
+)
 from agentic_pipeline.masking.detectors.dicom import DicomElementRecognizer
 from agentic_pipeline.masking.detectors.hl7 import Hl7FieldRecognizer
-from agentic_pipeline.masking.detectors.key_rules import BIRTH_WORDS
 from agentic_pipeline.masking.detectors.numbers import (  # noqa: F401
     PHONE_CONTEXT_WORDS,
     PHONE_REGIONS,
@@ -71,7 +82,6 @@ from agentic_pipeline.masking.names import (  # noqa: F401
     name_gazetteer,
     not_a_name_word,
 )
-from agentic_pipeline.masking.vocabulary import MONTHS
 from agentic_pipeline.pii_patterns import (  # noqa: F401  (re-exported for the masking package)
     CARD_RE,
     EMAIL_RE,
@@ -86,78 +96,6 @@ from agentic_pipeline.pii_patterns import (  # noqa: F401  (re-exported for the 
     strict_matches,
 )
 
-#: Month names of the main European languages (``vocabulary.MONTHS``' words of four letters or
-#: more and the short "may", "mai", "maj", "mei"), and those that are names or words as often
-#: (the French and Nordic "mars", the Norwegian "desember"), the Catalan and Indonesian ones
-#: that the others lack, with the Polish genitive, as dates
-#: of birth are written in them: "2. August 1955", "5 de julio de 1980", "7 de março de 1931",
-#: "3 mars 1950", "12 marca 1990".
-MONTH_NAMES: tuple[str, ...] = (
-    *sorted(m for m in MONTHS if len(m) > 3 or m in ("may", "mai", "maj", "mei")),
-    *"""
-mars desember
-gener febrer març maig juny juliol agost setembre octubre desembre maret agustus oktober
-stycznia lutego marca kwietnia maja czerwca lipca sierpnia września października listopada grudnia
-""".split(),
-)
-_MONTH = (
-    r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|"
-    r"Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?|"
-    + "|".join(sorted(set(MONTH_NAMES), key=len, reverse=True))
-    + ")"
-)
-#: A date: ISO and year-first with slashes or dots ("1961/07/22", Korean "1961. 7. 22."), day or
-#: month first, with a month's name (also "22-Jul-1961") or a Roman month ("22 VII 1961",
-#: Polish and Czech), with spaced dots ("22. 7. 1961", Czech
-#: and German), with the year, month and day signs of Japanese, Chinese and Korean (a Japanese
-#: era's year too: "平成3年8月14日"), and the
-#: arguments of a Python ``datetime.date(1961, 7, 22)`` written by ``repr``.
-DATE_PATTERN = (
-    r"(?:\d{4}-\d{1,2}-\d{1,2}|\d{4}/\d{1,2}/\d{1,2}|\d{4}\.\d{1,2}\.\d{1,2}"
-    r"|(?<=date\()\d{4}, ?\d{1,2}, ?\d{1,2}(?=\))|(?<=datetime\()\d{4}, ?\d{1,2}, ?\d{1,2}"
-    r"|\d{1,2}[/.-]\d{1,2}[/.-]\d{2,4}|\d{1,2}\. \d{1,2}\. \d{4}"
-    rf"|{_MONTH}\.? \d{{1,2}}(?:st|nd|rd|th)?,? \d{{4}}"
-    rf"|\d{{1,2}}(?:st|nd|rd|th|er|\.)? (?:of |de )?{_MONTH}\.?,? (?:de )?\d{{4}}"
-    rf"|\d{{1,2}}-{_MONTH}\.?-\d{{2,4}}|\d{{1,2}}/{_MONTH}\.?/\d{{2,4}}"
-    r"|\d{4}\. ?\d{1,2}\. ?\d{1,2}\.?(?=\s|$)"
-    r"|\d{1,2}[ .](?:I{1,3}|IV|VI{0,3}|IX|XI{0,2})[ .]\d{4}"  # a Roman month: "9 III 1984"
-    r"|\d{4} ?年 ?\d{1,2} ?月 ?\d{1,2} ?日|\d{4}년 ?\d{1,2}월 ?\d{1,2}일"
-    r"|(?:明治|大正|昭和|平成|令和) ?(?:\d{1,2}|元) ?年 ?\d{1,2} ?月 ?\d{1,2} ?日)"
-)
-#: A date right after a birth word.
-DOB_RE = re.compile(rf"(?i)(?<!\w)(?:{BIRTH_WORDS})(?!\w)[^\d\n]{{0,45}}?({DATE_PATTERN})")
-#: "b." (born) in brackets or after a comma before a date ("(b. 3 May 1880)", "<name>, b. 3 May
-#: 1880"): a birth date when its year is ``ADULT_AGE`` years back at least ("(b. 2021-05-03
-#: amendment)" is a section's).
-BORN_ABBREVIATION_RE = re.compile(rf"(?:(?<=\()|(?<=, ))b\.[ \t]?({DATE_PATTERN})", re.IGNORECASE)
-#: A birth date asked for and given on the next line ("What is your date of birth?" / "Caller:
-#: 9 May 2015"), as a call or chat transcript writes it: the birth word in the question's own
-#: clause (not "Happy birthday! Shall I book…?"), a date of a past year (``past_year``).
-DOB_ANSWER_RE = re.compile(
-    rf"(?i)(?<!\w)(?:{BIRTH_WORDS})(?!\w)[^\n?.!]{{0,60}}\?(?:[ \t]*\r?\n){{1,2}}[^\d\n]{{0,30}}?"
-    rf"(?<![\w/.-])({DATE_PATTERN})(?![\w/-])"
-)
-
-
-def _date_before(words: str) -> re.Pattern[str]:
-    """A date (group 1) and, a few characters on in its sentence, one of ``words`` (a regex
-    alternation)."""
-    return re.compile(
-        rf"(?i)(?<![\w/.-])({DATE_PATTERN})(?![\w/-])[^\d\n.]{{0,12}}?(?<!\w)(?:{words})(?!\w)"
-    )
-
-
-#: The birth word after the date: "Ich bin am 2. August 1955 geboren."
-DOB_AFTER_RE = _date_before(r"geboren|born|née?|nato|nata|nacid[oa]|urodzon[ya]")
-#: A birth year before the Russian or Ukrainian abbreviation of "year of birth" ("1952 г.р.",
-#: "1952 р.н.").
-BIRTH_YEAR_RE = re.compile(r"(?<![\w.])((?:19|20)\d\d)[ \t]?(?:г\.[ \t]?р\.|р\.[ \t]?н\.)")
-#: A birthday word right after a date ("am 4. Mai 2018 Geburtstag"): a birth date when its year
-#: is past (``dob_answer_recognizer``).
-BIRTHDAY_AFTER_RE = _date_before(
-    r"birthday|geburtstag|cumpleaños|compleanno|anniversaire|verjaardag|urodziny|aniversário"
-    r"|födelsedag|fødselsdag|bursdag|syntymäpäivä|születésnap|doğum günü"
-)
 LAST4_RES = (
     re.compile(
         r"(?i)\b(?:card|visa|mastercard|amex|discover|ending|ends|last (?:four|4)(?: digits)?)"
@@ -271,9 +209,13 @@ def phone_context_recognizer() -> ContextGroupRecognizer:
 
 
 def dob_recognizer() -> ContextGroupRecognizer:
-    """A date right after a birth keyword or before one, a year before "г.р."."""
+    """A date right after a birth keyword or before one, a year before "г.р." or alone right
+    after a birth keyword."""
     return ContextGroupRecognizer(
-        "DATE_OF_BIRTH", (DOB_RE, DOB_AFTER_RE, BIRTH_YEAR_RE), 0.85, "DateOfBirthRecognizer"
+        "DATE_OF_BIRTH",
+        (DOB_RE, DOB_AFTER_RE, BIRTH_YEAR_RE, BIRTH_YEAR_AFTER_RE),
+        0.85,
+        "DateOfBirthRecognizer",
     )
 
 
@@ -284,17 +226,8 @@ def born_abbreviation_recognizer() -> ContextGroupRecognizer:
         (BORN_ABBREVIATION_RE,),
         0.85,
         "BornAbbreviationRecognizer",
-        keep=_born_long_ago,
+        keep=born_long_ago,
     )
-
-
-_ANY_YEAR = re.compile(r"(?<!\d)(1[5-9]\d\d|20\d\d)(?!\d)")
-
-
-def _born_long_ago(date: str) -> bool:
-    """The date's year is ``ADULT_AGE`` years back at least (a genealogy's 1880 too)."""
-    m = _ANY_YEAR.search(date)
-    return m is not None and int(m.group()) <= dt.date.today().year - ADULT_AGE
 
 
 def dob_answer_recognizer() -> ContextGroupRecognizer:
@@ -310,36 +243,6 @@ def dob_answer_recognizer() -> ContextGroupRecognizer:
     )
 
 
-def past_year(date: str) -> bool:
-    """The date's year is before this one."""
-    year = _year(date)
-    return year is not None and year < dt.date.today().year
-
-
-#: A whole date (day, month and a four-digit year) standing alone, not part of a version, a time
-#: or a longer number (a colon after it only before a space: "…, 1961-12-01: seen for…"); a
-#: date written with the day sign ends there ("1961年12月1日生").
-WHOLE_DATE_RE = re.compile(
-    rf"(?<![\w/.:-])({DATE_PATTERN})(?:(?<=[日일])|(?![\w/-]|:\S|\.\d))", re.IGNORECASE
-)
-_YEAR = re.compile(r"(?<!\d)(19\d\d|20\d\d)(?!\d)")
-#: The youngest age whose whole date of birth is masked without a birth word.
-ADULT_AGE = 16
-
-
-def _year(date: str) -> int | None:
-    """The four-digit year written in ``date`` (1900 to 2099), if any."""
-    m = _YEAR.search(date)
-    return int(m.group()) if m is not None else None
-
-
-def _birth_year_date(date: str) -> bool:
-    """The date's year makes it the birth date of somebody at least ``ADULT_AGE`` years old
-    (1900 to this year minus ``ADULT_AGE``)."""
-    year = _year(date)
-    return year is not None and 1900 <= year <= dt.date.today().year - ADULT_AGE
-
-
 def old_date_recognizer() -> ContextGroupRecognizer:
     """A whole date of a year at least ``ADULT_AGE`` years back, without a birth word ("Patient:
     …, 1961-12-01", a passenger's ``"1957-10-19"``), as ``DATE_OF_BIRTH`` at a lower score. In the
@@ -348,7 +251,7 @@ def old_date_recognizer() -> ContextGroupRecognizer:
     incidents are recent), and plain Presidio masks every date. The year is read against the
     clock: a date turns old on its year's change."""
     return ContextGroupRecognizer(
-        "DATE_OF_BIRTH", (WHOLE_DATE_RE,), 0.6, "OldDateRecognizer", keep=_birth_year_date
+        "DATE_OF_BIRTH", (WHOLE_DATE_RE,), 0.6, "OldDateRecognizer", keep=birth_year_date
     )
 
 
