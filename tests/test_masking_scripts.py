@@ -138,3 +138,35 @@ def test_chinese_japanese_and_korean_addresses_are_masked_whole(masker, text, pa
     for part in parts:
         assert part not in out, (part, out)
     assert out.count("<STREET_ADDRESS_") == 1, out
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("환자성명: 문가람", "문가람"),
+        ("রোগীর নাম: নাফিসা তাবাসসুম", "নাফিসা তাবাসসুম"),
+        ("اسم الطفل: ريان المهيري", "ريان المهيري"),
+        ("ФИО: Зорина Мила   Город: Самара", "Зорина Мила"),
+    ],
+)
+def test_a_label_whose_head_noun_names_a_person(text, name):
+    assert _values(text) == [name]
+
+
+def test_a_file_name_label_names_no_one():
+    assert _values("파일 이름: 보고서") == []
+
+
+@pytest.mark.parametrize(
+    ("text", "name", "kept"),
+    [
+        ("السيد/ ماجد الزعابي المحترم، تحية طيبة", "ماجد الزعابي", "المحترم"),
+        ("جناب آقای کاوه نیک\u200cنام", "کاوه نیک\u200cنام", "آقای"),
+        ("प्रिय श्री कुणाल भटनागर, नमस्ते", "कुणाल भटनागर", "श्री"),
+        ("ข้าพเจ้า นพ. วีระ แก้วมณี ขอรับรองว่า", "วีระ แก้วมณี", "ขอรับรองว่า"),
+        ("ডা. নুসরাত করিম", "নুসরাত করিম", "ডা."),
+    ],
+)
+def test_a_name_after_a_title_of_another_script_is_masked_whole(masker, text, name, kept):
+    (out,) = masked_cells(masker, ("user", text))
+    assert not any(w in out for w in name.split()) and kept in out, out

@@ -403,6 +403,21 @@ NO_SPACE_SCRIPT = re.compile(
 )
 
 
+def _mark_ranges() -> str:
+    """A regex class body of every combining mark (Unicode categories Mn, Mc, Me), as ranges."""
+    marks = [c for c in range(0x300, 0x20000) if unicodedata.category(chr(c)).startswith("M")]
+    ranges, start = [], marks[0]
+    for prev, cur in zip(marks, [*marks[1:], None], strict=True):
+        if cur != prev + 1:
+            ranges.append(chr(start) if start == prev else f"{chr(start)}-{chr(prev)}")
+            start = cur
+    return "".join(ranges)
+
+
+#: Python's ``\w`` lacks the combining marks: a class body to add them with ("[\w" + this + "]").
+COMBINING_MARKS = _mark_ranges()
+
+
 def is_word_char(ch: str) -> bool:
     """Letters, digits and combining marks (``e`` + U+0301 is one letter), but the letters of
     scripts without spaces between words."""

@@ -45,6 +45,7 @@ from agentic_pipeline.masking.names.words import (
 )
 from agentic_pipeline.masking.pseudonyms import fold_word as fold
 from agentic_pipeline.masking.vocabulary import (
+    COMBINING_MARKS,
     STOP_WORDS,
     compound_word,
     english_compound,
@@ -54,7 +55,7 @@ from agentic_pipeline.masking.vocabulary import (
 )
 
 #: Bumped whenever a feature changes meaning: a model built on other features is refused.
-FEATURE_VERSION = "23"
+FEATURE_VERSION = "24"
 
 #: A word in no name list that is vocabulary of another main European language (Zipf bin at least
 #: ``FOREIGN_MIN_ZFO``) and ``FOREIGN_GAP`` bins more frequent there than in English ("Sie",
@@ -67,9 +68,12 @@ LOWER_NAME_MAX_ZEN = 5
 _BULLET = re.compile(r"\s*(?:[-*•·▪‣◦>+–]|\(?\d{1,3}[.)]|\(?[a-zA-Z][.)])?\s*")
 #: The units features are computed on (spaCy's tokens keep "2025-02-03,Anna" or "Name:Anna"
 #: whole): a short capitalised abbreviation with its period ("Dr.", "Ms."), a word with inner
-#: apostrophes or hyphens ("O'Dwyer", "Anne-Marie"; a possessive "'s" apart), or one other
-#: character.
-_UNIT = re.compile(r"[A-Z][a-z]{0,2}\.(?=\s)|\w+(?:['’](?![sS]\b)\w+|-\w+)*|[^\w\s]")
+#: apostrophes or hyphens ("O'Dwyer", "Anne-Marie"; a possessive "'s" apart) and its combining
+#: marks (the vowel signs of Devanagari and Thai), or one other character.
+_W = rf"[\w{COMBINING_MARKS}]"  # a letter, digit or combining mark ("मेहता", "ใจดี", "é" as e + ◌́)
+_UNIT = re.compile(
+    rf"[A-Z][a-z]{{0,2}}\.(?=\s)|{_W}+(?:['’](?![sS]\b){_W}+|-{_W}+)*|[^\w\s{COMBINING_MARKS}]"
+)
 #: E-mail addresses, URLs, @handles and #tags: their words are never name candidates.
 _NOT_NAMES = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+|https?://\S+|www\.\S+|(?<!\w)[@#]\w+")
 

@@ -13,6 +13,7 @@ from functools import lru_cache
 import yaml
 
 from agentic_pipeline.masking.detectors.data_files import alternation, data_file
+from agentic_pipeline.masking.detectors.field_labels import next_label
 from agentic_pipeline.masking.detectors.label_lists import unaccented
 from agentic_pipeline.masking.detectors.labels import norm_label
 from agentic_pipeline.masking.detectors.login_names import chat_spans
@@ -193,23 +194,67 @@ def script_label_values(text: str) -> list[tuple[int, int]]:
     out = []
     for m in _FIELD.finditer(text):
         label = " ".join(m.group("label").split()).lower()
-        value = _HONORIFIC_AFTER.sub("", m.group("value").rstrip())
+        value = m.group("value")
+        if (cut := next_label(value)) is not None:  # "이름: <name>   생년월일: <date>"
+            value = value[:cut]
+        value = _HONORIFIC_AFTER.sub("", value.rstrip())
         if not _non_latin_name_shape(value) or not _whole_person_label(label):
             continue
         out.append((m.start("value"), m.start("value") + len(value)))
     return out
 
 
+#: Scripts whose labels name their head first ("اسم الطفل", "שם המטופל": the name of the child,
+#: of the patient) and those that name it last ("রোগীর নাম", "मरीज़ का नाम": the patient's name).
+_HEAD_FIRST = re.compile(r"[\u0590-\u06ff\u0750-\u077f\ufb1d-\ufdff\ufe70-\ufeff]")
+_HEAD_LAST = re.compile(r"[\u0900-\u0dff]")
+_HANGUL = re.compile(r"[\uac00-\ud7a3]")
+_THAI = re.compile(r"[\u0e00-\u0e7f]")
+
+
 def _whole_person_label(label: str) -> bool:
     """``label`` is a person label as a whole ("이름", "ФИО"), or, written without spaces, ends
-    with one ("患者氏名"); "파일 이름" (a file's name) is none, and neither is a shared label."""
+    with one ("患者氏名", "환자성명"), or its head noun is one in a script that puts the head
+    first or last ("اسم الطفل", "রোগীর নাম"); "파일 이름" (a file's name) is none, and neither
+    is a shared label."""
     if label in SHARED_LABELS:
         return False
     if label in PERSON_LABELS:
         return True
-    return bool(NO_SPACE_SCRIPT.match(label[-1:])) and any(
-        label[k:] in PERSON_LABELS for k in range(len(label))
-    )
+    words = label.split()
+    if len(words) > 1 and _HEAD_FIRST.match(words[0]) and words[0] in PERSON_LABELS:
+        return True
+    if len(words) > 1 and _HEAD_LAST.match(words[-1]) and words[-1] in PERSON_LABELS:
+        return True
+    glued = NO_SPACE_SCRIPT.match(label[-1:]) or (len(words) == 1 and _HANGUL.match(label[-1:]))
+    return bool(glued) and any(label[k:] in PERSON_LABELS for k in range(1, len(label)))
+
+
+_TITLES_BEFORE = alternation(t for group in _H["titles_before"].values() for t in group)
+_AFTER_TITLE = alternation(_H["honorifics_after"])
+#: Titles of a script that no name list holds ("جناب آقای"), then one to three words up to a
+#: comma, a stop, a bracket, a slash or the line's end ("السيد/ <name> المحترم،", "प्रिय श्री
+#: <name>,"); in Thai, which writes a sentence's words without spaces, two ("นพ. <given>
+#: <family>").
+_SCRIPT_TITLE = re.compile(
+    rf"(?<![^\W\d_])(?:(?:{_TITLES_BEFORE})(?![^\W\d_])[ \t]*/?[ \t]*)+"
+    rf"(?P<name>[^\W\d_][^\s,،.;:()/<>\d]*(?:[ \t][^\W\d_][^\s,،.;:()/<>\d]*){{0,2}})"
+)
+_HONORIFIC_AFTER_TITLE = re.compile(rf"(?:[ \t]+(?:{_AFTER_TITLE}))+$")
+
+
+def script_title_values(text: str) -> list[tuple[int, int]]:
+    """(start, end) of the names after a title in a script that no name list holds ("السيد/
+    <name>", "जनाब <name>", "ד\"ר <name>"), without an honorific of respect after them
+    ("المحترم"): a title's place decides where the name model has no word to read."""
+    out = []
+    for m in _SCRIPT_TITLE.finditer(text):
+        name = _HONORIFIC_AFTER_TITLE.sub("", m.group("name"))
+        if _THAI.match(name):
+            name = " ".join(name.split()[:2])
+        if _non_latin_name_shape(name) and not key_entity(name) and not _whole_person_label(name):
+            out.append((m.start("name"), m.start("name") + len(name)))
+    return out
 
 
 #: A chat line's speaker at the head of its line, maybe after a time stamp or an app's tag, before
