@@ -24,6 +24,8 @@ def _found(rec, text: str) -> list[tuple[str, str]]:
         ("Beneficiaire 93.07.14-215.09 a signé le bail.", "93.07.14-215.09"),
         ("Segurado 30127755 8 ZQ7 aguarda reembolso.", "30127755 8 ZQ7"),
         ("Sökande 791122-3183 har lämnat in blanketten.", "791122-3183"),
+        ("ผู้สมัคร 3-1045-00278-15-3 ยื่นเอกสารแล้ว", "3-1045-00278-15-3"),
+        ("申请人 330102198707142039 已提交材料", "330102198707142039"),
     ],
 )
 def test_a_national_id_with_its_check_digits_is_found_without_a_label(text, value):
@@ -55,6 +57,7 @@ def test_with_a_label_a_wrong_check_digit_still_counts():
         "Order 17408223 shipped; call 555-214-9087 before 2026-11-30.",
         "Invoice 20261130-0042 and build 4.17.2-9981 passed.",
         "Total 12.408.223,50 EUR was booked on 30.11.2026.",
+        "Trace 330102198707142038 and 330102298707142039 failed.",
     ],
 )
 def test_digits_alone_dates_amounts_and_versions_are_no_checked_ids(text):

@@ -617,3 +617,8 @@ def test_an_id_label_key_with_a_qualifier_after_it_names_an_id(masker):
     assert "QZP55012783" not in out["Member ID (primary)"]
     assert "661904" not in out["Staff ID assigned"]
     assert out["ID card expiry"] == "2031-04-30" and out["Policy number status"] == "lapsed"
+
+
+def test_a_street_word_before_a_house_number_label_is_no_next_field(masker):
+    (out,) = _masked(masker, ("user", "Adres: Lale Sok. No: 31 D: 2, 16110 Nilüfer/Bursa"))
+    assert out.startswith("Adres: <STREET_ADDRESS_") and "Lale" not in out and "D:" not in out

@@ -29,8 +29,8 @@ _FIELD_LINE = re.compile(
 )
 #: The next field's label on the value's line ("SSN: <ssn> DOB: <date>", "Town of birth: <town>
 #: Forename(s): <name>"): blanks, one to four words (the first of three letters or more), a colon
-#: and a blank or the line's end; a unit or house word of an address ("No: 9 D: 4", "Daire: 6")
-#: is none (``next_label``).
+#: and a blank or the line's end; a unit or house word of an address, first or last ("Daire: 6",
+#: "Cad. No: 9"), is none (``next_label``).
 _NEXT_LABEL = re.compile(
     r"[ \t]+(?P<first>[^\W\d_]{3,})[\w.'’/()-]*(?:[ \t][\w.'’/()-]+){0,3}[:：](?:[ \t]|$)"
 )
@@ -46,7 +46,8 @@ def next_label(value: str) -> int | None:
     labelled line's value or a personal key's (``"surname": "<name>   First: <name>"``) ends
     there."""
     for m in _NEXT_LABEL.finditer(value):
-        if m.group("first") not in _UNIT_WORDS:
+        last = m.group().rstrip(":： \t").split()[-1].strip(".")
+        if m.group("first") not in _UNIT_WORDS and last not in _UNIT_WORDS:  # "Cad. No: 54"
             return m.start()
     return None
 
