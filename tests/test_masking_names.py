@@ -314,3 +314,8 @@ def test_greetings_closings_and_trades_stay_beside_the_names(masker, text, kept,
 def test_a_salutation_to_an_institution_names_no_one(masker):
     out = _masked(masker, "Dear Pellworth Foundation trustees, thank you for the grant.")
     assert "Pellworth Foundation" in out, out
+
+
+def test_a_role_after_a_name_is_no_part_of_it(masker):
+    out = _masked(masker, "Collected from Osvaldo Trenchard Donor ID on file, sealed at 09:10.")
+    assert "Trenchard" not in out and "Donor ID" in out, out

@@ -21,7 +21,7 @@ from agentic_pipeline.masking.detectors.address_fields import inline_place_value
 from agentic_pipeline.masking.detectors.dicom import DETECTOR as DICOM_DETECTOR
 from agentic_pipeline.masking.detectors.hl7 import DETECTOR as HL7_DETECTOR
 from agentic_pipeline.masking.detectors.key_rules import key_entity
-from agentic_pipeline.masking.detectors.label_lists import id_words, label_words
+from agentic_pipeline.masking.detectors.label_lists import id_words, label_entity, label_words
 from agentic_pipeline.masking.detectors.swift import DETECTOR as SWIFT_DETECTOR
 from agentic_pipeline.masking.detectors.vcard import DETECTOR as VCARD_DETECTOR
 from agentic_pipeline.masking.detectors.x12 import DETECTOR as X12_DETECTOR
@@ -161,7 +161,8 @@ _LAST_WORD = re.compile(r"[ \t]+(\S+)$")
 
 
 def without_titles(text: str, span: tuple) -> tuple | None:
-    """``span`` past the titles, salutations, greetings and roles it starts with
+    """``span`` past the titles, salutations, greetings and roles it starts with, and before the
+    roles it ends with
     (``words.is_title`` and ``is_role``: spaCy's "Bonjour Mme Charbonneau", "Producer Ines
     Vidal", the model's "holder Ines Vidal"), so that they stay in clear before the name's token;
     None when nothing else is left (spaCy's "Dear Madam"). A word that a name list has ("Don",
@@ -172,6 +173,12 @@ def without_titles(text: str, span: tuple) -> tuple | None:
     start, end = span[0], span[1]
     while (m := _FIRST_WORD.match(text, start, end)) and m.end() < end and _title(m.group(1)):
         start = m.end()
+    # a role or a field's key after the name ("<name> Donor ID", "<name> DOB") is no part of it
+    while (m := _LAST_WORD.search(text, start, end)) and m.start() > start:
+        word = m[1].rstrip(".,:")
+        if listed_name(word) or not (is_role(word) or _key_word(word)):
+            break
+        end = m.start()
     if any(c.isupper() for c in text[start:end]):
         head = start
         while (m := _FIRST_WORD.match(text, start, end)) and m.end() < end and m[1].islower():
@@ -181,6 +188,11 @@ def without_titles(text: str, span: tuple) -> tuple | None:
         while (m := _LAST_WORD.search(text, start, end)) and m.start() > start and m[1].islower():
             end = m.start()
     return None if _title(text[start:end]) else (start, end, *span[2:])
+
+
+def _key_word(word: str) -> bool:
+    """``word`` names a field of personal data or an id ("DOB", "Phone", "MRN", "ID")."""
+    return key_entity(word) is not None or label_entity(word, ids_first=True) is not None
 
 
 def _title(word: str) -> bool:
