@@ -165,3 +165,13 @@ def test_logins_under_role_keys_and_speakers_without_a_time(masker):
         assert login not in keys + chat + camel, login
     assert "TheRealOrlaQuinn" not in camel and "modified: 2026-11-03" in keys
     assert config == "error_message: Connection refused by host\nretry_policy: back off twice\n"
+
+
+def test_a_comments_header_names_its_author(masker):
+    text = (
+        "VintageAmpFixer • 3 days ago\ngreat walkthrough, thanks!\n"
+        "↳ nadia_k_88 • 19 hours ago\nsame here\nSunday • 2 days ago we met"
+    )
+    (out,) = masked_cells(masker, ("user", text))
+    assert "VintageAmpFixer" not in out and "nadia_k_88" not in out, out
+    assert "Sunday • 2 days ago" in out, out

@@ -49,6 +49,12 @@ _HEADER_LINE = re.compile(
     rf"(?m)^[ \t]*{_HANDLE}[ \t]+(?:[-–—][ \t]*)?(?:(?:Today|Yesterday)(?:[ \t]+at)?[ \t]+)?"
     rf"\d{{1,2}}:\d{{2}}(?:{_AM_PM})?[ \t]*$"
 )
+#: A comment's header as social sites and video platforms print it: a handle, maybe after a
+#: reply arrow, then a bullet and the comment's age ("↳ <handle> • 20 hours ago", "<handle> · 3h").
+_AGE = r"\d{1,3}[ \t]?(?:[smhdwy]|mo|mins?|minutes?|hrs?|hours?|days?|weeks?|months?|years?)"
+_COMMENT_HEADER = re.compile(
+    rf"(?m)^[ \t]*(?:[↳>][ \t]*)?{_HANDLE}[ \t]+[•·][ \t]+(?:{_AGE}(?:[ \t]+ago)?|just now)\b"
+)
 #: A word of a main European language at least this frequent (Zipf) is vocabulary, no login
 #: name ("admin", "kernel"): wordfreq's small lists start at 3.
 _WORD_ZIPF = 3.0
@@ -165,9 +171,9 @@ def _all_words(handle: str) -> bool:
 
 def login_name_regexes() -> tuple[re.Pattern[str], ...]:
     """The places a login name stands, each with its ``handle`` group: a handle key's
-    ``key=value``, a chat line's speaker, a copied message's header, an access log's user (see
-    module doc); the ``handle`` is one when ``login_name`` says so."""
-    return (_key_value_re(), _SPEAKER_LINE, _HEADER_LINE, _ACCESS_LOG_USER)
+    ``key=value``, a chat line's speaker, a copied message's header, a comment's header, an
+    access log's user (see module doc); the ``handle`` is one when ``login_name`` says so."""
+    return (_key_value_re(), _SPEAKER_LINE, _HEADER_LINE, _COMMENT_HEADER, _ACCESS_LOG_USER)
 
 
 def nick_spans(text: str) -> list[tuple[int, int]]:
