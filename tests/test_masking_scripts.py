@@ -170,3 +170,13 @@ def test_a_file_name_label_names_no_one():
 def test_a_name_after_a_title_of_another_script_is_masked_whole(masker, text, name, kept):
     (out,) = masked_cells(masker, ("user", text))
     assert not any(w in out for w in name.split()) and kept in out, out
+
+
+def test_chinese_and_korean_speakers_written_as_one_word():
+    zh = "张立伟： 帮我看下 报名表\n周敏： 好的\n张立伟： 谢谢"
+    assert [zh[a:b] for a, b in script_speaker_values(zh)] == ["张立伟", "张立伟", "周敏"]
+    ko = "박지훈: 엄마, 서류 좀 보내줘\n엄마: 알았어\n박지훈: 고마워"
+    assert [ko[a:b] for a, b in script_speaker_values(ko)] == ["박지훈", "박지훈"]
+    # a form's labels are no chat, and a word whose first character is no family name no name
+    assert script_speaker_values("地址： 北京\n电话： 123\n备注： 无") == []
+    assert script_speaker_values("老婆： 好\n老公： 嗯\n老婆： 走") == []

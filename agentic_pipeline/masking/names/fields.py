@@ -257,6 +257,27 @@ def script_title_values(text: str) -> list[tuple[int, int]]:
     return out
 
 
+#: Chinese and Korean family names (Faker's ``zh_CN`` and ``ko_KR`` person providers, the
+#: ``_FAMILY_NAMES`` most frequent Chinese ones), before a given name of one or two characters.
+_FAMILY_NAMES = 150
+_ONE_WORD_NAME = re.compile(r"[\u4e00-\u9fff]{2,3}|[\uac00-\ud7a3]{3}")
+
+
+@lru_cache(maxsize=1)
+def _family_names() -> frozenset[str]:
+    import importlib
+
+    zh = importlib.import_module("faker.providers.person.zh_CN").Provider.last_names
+    ko = importlib.import_module("faker.providers.person.ko_KR").Provider.last_names
+    return frozenset([*list(zh)[:_FAMILY_NAMES], *ko])
+
+
+def _one_word_name(word: str) -> bool:
+    """``word`` is a Chinese name of two or three characters or a Korean one of three
+    syllables, its first a family name ("王建国", "이수진"; not "老婆", "엄마")."""
+    return bool(_ONE_WORD_NAME.fullmatch(word)) and word[0] in _family_names()
+
+
 #: A chat line's speaker at the head of its line, maybe after a time stamp or an app's tag, before
 #: a colon or a tab ("王 建国：…", "10:15<TAB><name><TAB>…" of a LINE export, "[LINE] <name> :").
 _SPEAKER = re.compile(
@@ -270,15 +291,27 @@ def script_speaker_values(text: str) -> list[tuple[int, int]]:
     name-shaped speakers (``_non_latin_name_shape``) of a text where two speak and one of them
     on two lines at least (a chat), each a family and a given name or after a time stamp or an
     app's tag, none of them a label of the key rules or a person's label (a form's "住所：",
-    "電話：" are one word)."""
+    "電話：" are one word); and a Chinese or Korean name written as one word (``_one_word_name``)
+    in a text where any two speak, one of them twice ("엄마:" speaks too)."""
     if ":" not in text and "：" not in text and "\t" not in text:
         return []
     found: dict[str, list[tuple[int, int]]] = {}
+    one_word: dict[str, list[tuple[int, int]]] = {}  # "<王><建国>：", beside "엄마:" who speaks too
+    others: dict[str, list[tuple[int, int]]] = {}
     for m in _SPEAKER.finditer(text):
         name = m.group("name").strip()
-        # a family and a given name, or a name after a time stamp (a label is one word, no time)
-        if not (" " in name or "\u3000" in name or m.group("time")):
+        span = (m.start("name"), m.start("name") + len(name))
+        if not _non_latin_name_shape(name) or person_key(name.lower()) or key_entity(name):
             continue
-        if _non_latin_name_shape(name) and not person_key(name.lower()) and not key_entity(name):
-            found.setdefault(name, []).append((m.start("name"), m.start("name") + len(name)))
-    return chat_spans(found)  # "Ошибка сети:" twice is a log's prefix, no chat
+        # a family and a given name, or a name after a time stamp (a label is one word, no time)
+        if " " in name or "\u3000" in name or m.group("time"):
+            found.setdefault(name, []).append(span)
+        elif _one_word_name(name):  # a Chinese or Korean name written as one word
+            one_word.setdefault(name, []).append(span)
+        else:
+            others.setdefault(name, []).append(span)
+    # "Ошибка сети:" twice is a log's prefix, no chat; a one-word name counts where any two speak
+    spans = chat_spans(found)
+    if one_word and chat_spans({**found, **one_word, **others}):
+        spans += [span for name_spans in one_word.values() for span in name_spans]
+    return spans
