@@ -301,6 +301,8 @@ def test_invented_names_replace_each_name_word_with_an_unlisted_unknown_word():
         ("Dearest Rosalind, I was so sorry to hear the news.", ["Dearest"], ["Rosalind"]),
         ("Aloha Makoa, here are the ferry times. Mahalo!", ["Aloha", "Mahalo"], ["Makoa"]),
         ("Thanks for the tea.\nGroetjes, Femke", ["Groetjes"], ["Femke"]),
+        ("Spoštovani Rok Zavrnik, pišemo vam glede vloge.", ["Spoštovani"], ["Zavrnik"]),
+        ("Please sign by Friday.\nSincerely,\nTomasz Wielgoszyn", ["Sincerely"], ["Wielgoszyn"]),
         ("Employer: Dana Ferrowby, Seabright Joinery", ["Seabright Joinery"], ["Ferrowby"]),
         ("Invoice from Brannock Landscaping, paid by Ilse Durrant", ["Brannock"], ["Durrant"]),
     ],
