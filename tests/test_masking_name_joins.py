@@ -163,3 +163,8 @@ def test_both_halves_of_an_airline_name_are_one_span_even_when_one_is_unlisted(_
     assert out.count("<PERSON_") == 2, out
     (out,) = _masked("Flights: LHR/JFK and CDG/AMS on Monday")
     assert "LHR/JFK" in out and "CDG/AMS" in out, out
+
+
+def test_a_given_name_in_capitals_after_a_surname_written_first(_masked):
+    (out,) = _masked("DRIVER: WOJTASZEK-ABARO, HELENA   CLASS: B")
+    assert "HELENA" not in out and "WOJTASZEK" not in out and "CLASS: B" in out, out

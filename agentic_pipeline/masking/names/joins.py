@@ -139,6 +139,18 @@ def surname_before_given(text: str, start: int, end: int) -> bool:
     return _line_head(text, start)
 
 
+#: A surname written first, then a comma, right before ``start`` ("<SURNAME>, " of "<SURNAME>,
+#: <GIVEN>").
+_SURNAME_COMMA = re.compile(r"([^\W\d_][\w'’-]*), \Z")
+
+
+def given_after_surname(text: str, start: int) -> bool:
+    """``start`` follows a surname written first at the head of its line and a comma ("DRIVER:
+    <SURNAME>, <GIVEN>", "Bed 3  <Surname>, <Given>"): the given name of that person."""
+    m = _SURNAME_COMMA.search(text, max(0, start - 60), start)
+    return m is not None and _line_head(text, m.start(1))
+
+
 def _first_after_surname(tf: TextFeatures, i: int, j: int) -> bool:
     """Unit ``j`` is a first name after a comma and the masked surname ``i`` written first at
     the head of a line (``_line_head``): "<Surname>, Ada", "<SURNAME>, ADA"; a listed first

@@ -63,6 +63,7 @@ from agentic_pipeline.masking.names.floor import (
     vocabulary_word,
 )
 from agentic_pipeline.masking.names.joins import (
+    given_after_surname,
     surname_before_given,
     with_hyphen_halves,
     with_name_parts,
@@ -279,8 +280,8 @@ class NameModel:
             label = label_before(tf.text, start)
             if label is not None and person_field_key(label):
                 return False  # "Nom : <SURNAME>": capitals under a label only a person fills
-            if surname_before_given(tf.text, start, end):
-                return False  # "Bed 3  <SURNAME>, <Given>": a list's name, surname first
+            if surname_before_given(tf.text, start, end) or given_after_surname(tf.text, start):
+                return False  # "Bed 3  <SURNAME>, <GIVEN>": a list's name, surname first
             if "/" in tf.text[start:end]:
                 return False  # "<SURNAME>/<GIVEN>": an airline's passenger, by its form
             words = re.split(r"[\s-]+", tf.text[start:end])  # "<SURNAME>-<SURNAME>" by parts
