@@ -622,3 +622,13 @@ def test_an_id_label_key_with_a_qualifier_after_it_names_an_id(masker):
 def test_a_street_word_before_a_house_number_label_is_no_next_field(masker):
     (out,) = _masked(masker, ("user", "Adres: Lale Sok. No: 31 D: 2, 16110 Nilüfer/Bursa"))
     assert out.startswith("Adres: <STREET_ADDRESS_") and "Lale" not in out and "D:" not in out
+
+
+def test_an_id_in_the_text_under_a_persons_id_key_is_masked(masker):
+    record = {
+        "Patient ID": "QHT-552901   Referring: Dr Ilse Varnsworth, MD  NPI 1346289708",
+        "item_id": "4155550187",
+    }
+    out = _masked_record(masker, record)
+    assert "1346289708" not in out["Patient ID"] and "QHT-552901" not in out["Patient ID"]
+    assert out["item_id"] == "4155550187"  # a thing's id stays

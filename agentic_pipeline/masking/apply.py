@@ -10,8 +10,7 @@ from typing import Any
 
 from presidio_anonymizer.entities import ConflictResolutionStrategy, RecognizerResult
 
-from agentic_pipeline.masking.csv_cells import csv_table, tabular_values, thing_values
-from agentic_pipeline.masking.detectors.bare_numbers import thing_key
+from agentic_pipeline.masking.csv_cells import csv_table, tabular_values, thing_column, thing_values
 from agentic_pipeline.masking.detectors.id_floor import FLOOR_DETECTOR, FLOOR_TYPE
 from agentic_pipeline.masking.detectors.login_names import login_extent
 from agentic_pipeline.masking.detectors.numbers import CARD_SHAPE, phone_context_before
@@ -76,7 +75,7 @@ class Collector:
             elif isinstance(value, str | int | float):
                 self.ep.add_known(str(value), entity, "key_rule")
         elif entity is None:
-            if isinstance(value, str | int) and thing_key(last_key(path)):
+            if isinstance(value, str | int) and thing_column(last_key(path) or ""):
                 self.ep.thing_ids.add(str(value).strip())
             if isinstance(value, str):
                 queue_text(value, self.ep, self.to_analyse)
@@ -171,7 +170,7 @@ class Applier:
                 self.ep.raw_found.add(str(value))
             return tok
         if isinstance(value, str):
-            thing = thing_key(last_key(path)) or self.ep.is_thing_id(value)
+            thing = thing_column(last_key(path) or "") or self.ep.is_thing_id(value)
             return self.mp.mask_text(value, self.ep, self.row, fld, thing=thing)
         return value
 

@@ -25,8 +25,8 @@ _LABEL_ID_TYPES = frozenset(id_labels().values())
 
 
 def thing_column(header: str) -> bool:
-    """A CSV header that names a thing's id or value ("order_id", "sku") and no personal field
-    ("patient_id")."""
+    """A CSV header or JSON key that names a thing's id or value ("order_id", "sku") and no
+    personal field ("patient_id", "Patient ID")."""
     return thing_key(header) and not (key_entity(header) or label_entity(header))
 
 
