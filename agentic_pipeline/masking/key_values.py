@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from agentic_pipeline.masking.detectors.address_fields import ADDRESS_TYPES
 from agentic_pipeline.masking.detectors.field_labels import next_label
 from agentic_pipeline.masking.json_walker import key_entity
 from agentic_pipeline.masking.names.fields import person_field_key
@@ -53,16 +54,13 @@ def labelled_field(key: str | None, value: str) -> str | None:
     return f"{key}: {value.strip()}"
 
 
-#: The key rules' address types, whose values hold labelled parts of their own.
-_ADDRESS_TYPES = ("STREET_ADDRESS", "ZIP_CODE", "LOCATION")
-
-
 def key_value_end(value: Any, entity: str | None) -> int | None:
     """Where a personal key's one-line value ends when other labelled fields follow it in the
     same string (``"surname": "<name>   First: <name>   Middle initial: <letter>"``): the key
     names the first value only, the rest is text. Not an address's: "No: 54", "(GPS: …)" are
     parts of it."""
-    if entity in (None, *_ADDRESS_TYPES) or not isinstance(value, str) or "\n" in value:
+    address = entity in ADDRESS_TYPES or entity == "LOCATION"  # its parts hold labels
+    if entity is None or address or not isinstance(value, str) or "\n" in value:
         return None
     cut = next_label(value)
     return cut if cut and value[:cut].strip() else None

@@ -47,6 +47,8 @@ def values_after_names(text: str, spans: list[Span]) -> list[Span]:
     after a ``PERSON`` span, and an ``ID_NUMBER`` span for each code, unless a span already
     covers it."""
     added: list[Span] = []
+    if not any(entity == "PERSON" for _, _, entity, *_ in spans):
+        return spans
     births = BIRTH_WORD_RE.search(text) is not None
     for _, end, entity, *_ in spans:
         if entity == "PERSON" and (found := _value_after(text, end, births)) is not None:

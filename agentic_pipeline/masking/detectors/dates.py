@@ -48,8 +48,10 @@ DATE_PATTERN = (
     r"|\d{4} ?年 ?\d{1,2} ?月 ?\d{1,2} ?日|\d{4}년 ?\d{1,2}월 ?\d{1,2}일"
     r"|(?:明治|大正|昭和|平成|令和) ?(?:\d{1,2}|元) ?年 ?\d{1,2} ?月 ?\d{1,2} ?日)"
 )
+#: A four-digit year from 1500 (a genealogy's) to 2099.
+_ANY_YEAR_DIGITS = r"(?:1[5-9]|20)\d\d"
 #: A four-digit year that is no part of a date or a longer number, and "about" before one.
-_LONE_YEAR = r"(?<![\w/.-])(?:1[5-9]|20)\d\d(?![\d年년])(?![/.-]?\d)"
+_LONE_YEAR = rf"(?<![\w/.-]){_ANY_YEAR_DIGITS}(?![\d年년])(?![/.-]?\d)"
 _ABOUT = r"(?:abt|about|circa|ca|c)\.?[ \t]?"
 #: A birth word anywhere, maybe in the plural ("DOBs", "birthdays"): a text about birth dates.
 BIRTH_WORD_RE = re.compile(rf"(?i)(?<!\w)(?:{BIRTH_WORDS})s?(?!\w)")
@@ -126,7 +128,7 @@ def birth_year_date(date: str) -> bool:
     return year is not None and 1900 <= year <= dt.date.today().year - ADULT_AGE
 
 
-_ANY_YEAR = re.compile(r"(?<!\d)(1[5-9]\d\d|20\d\d)(?!\d)")
+_ANY_YEAR = re.compile(rf"(?<!\d){_ANY_YEAR_DIGITS}(?!\d)")
 
 
 def born_long_ago(date: str) -> bool:

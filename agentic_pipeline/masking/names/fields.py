@@ -148,13 +148,15 @@ _HONORIFICS = alternation([*_H["japanese"], *_H["chinese"], *_H["korean"]])
 _AFTER_FULL_NAME = alternation(_H["japanese"])
 _HONORIFIC_ROLES = frozenset(_H["roles"])
 _HONORIFIC_AFTER = re.compile(rf"[ \t]*(?:{_HONORIFICS})$")
-_HAN_KANA = r"\u3040-\u30ff\u4e00-\u9fff"
+_HAN = r"\u4e00-\u9fff"
+_HANGUL_LETTERS = r"\uac00-\ud7a3"
+_HAN_KANA = rf"\u3040-\u30ff{_HAN}"
 #: A name of Han, kana or Hangul letters before an honorific: one Hangul word, maybe glued to it
 #: ("김하늘님"); one word of Han or kana set off by a space ("李明 老师"), or a family and a given
 #: name after a label or at a line's start ("紹介元： <family> <given> 医師").
 _BEFORE_HONORIFIC = re.compile(
-    rf"(?<![^\W\d_])(?P<name>[\uac00-\ud7a3]{{2,4}}(?=[ ]?(?:{_HONORIFICS}))"
-    rf"|(?:(?<=[:：])[ \t\u3000]*|(?<![^\n]))[\u4e00-\u9fff]{{1,3}}[ \u3000][{_HAN_KANA}]{{1,4}}"
+    rf"(?<![^\W\d_])(?P<name>[{_HANGUL_LETTERS}]{{2,4}}(?=[ ]?(?:{_HONORIFICS}))"
+    rf"|(?:(?<=[:：])[ \t\u3000]*|(?<![^\n]))[{_HAN}]{{1,3}}[ \u3000][{_HAN_KANA}]{{1,4}}"
     rf"(?=[ \u3000](?:{_AFTER_FULL_NAME}))"
     rf"|[{_HAN_KANA}]{{1,5}}(?=[ \u3000](?:{_HONORIFICS})))"
 )
@@ -208,7 +210,7 @@ def script_label_values(text: str) -> list[tuple[int, int]]:
 #: of the patient) and those that name it last ("রোগীর নাম", "मरीज़ का नाम": the patient's name).
 _HEAD_FIRST = re.compile(r"[\u0590-\u06ff\u0750-\u077f\ufb1d-\ufdff\ufe70-\ufeff]")
 _HEAD_LAST = re.compile(r"[\u0900-\u0dff]")
-_HANGUL = re.compile(r"[\uac00-\ud7a3]")
+_HANGUL = re.compile(rf"[{_HANGUL_LETTERS}]")
 _THAI = re.compile(r"[\u0e00-\u0e7f]")
 
 
@@ -260,16 +262,15 @@ def script_title_values(text: str) -> list[tuple[int, int]]:
 #: Chinese and Korean family names (Faker's ``zh_CN`` and ``ko_KR`` person providers, the
 #: ``_FAMILY_NAMES`` most frequent Chinese ones), before a given name of one or two characters.
 _FAMILY_NAMES = 150
-_ONE_WORD_NAME = re.compile(r"[\u4e00-\u9fff]{2,3}|[\uac00-\ud7a3]{3}")
+_ONE_WORD_NAME = re.compile(rf"[{_HAN}]{{2,3}}|[{_HANGUL_LETTERS}]{{3}}")
 
 
 @lru_cache(maxsize=1)
 def _family_names() -> frozenset[str]:
-    import importlib
+    from faker.providers.person.ko_KR import Provider as Korean
+    from faker.providers.person.zh_CN import Provider as Chinese
 
-    zh = importlib.import_module("faker.providers.person.zh_CN").Provider.last_names
-    ko = importlib.import_module("faker.providers.person.ko_KR").Provider.last_names
-    return frozenset([*list(zh)[:_FAMILY_NAMES], *ko])
+    return frozenset([*list(Chinese.last_names)[:_FAMILY_NAMES], *Korean.last_names])
 
 
 def _one_word_name(word: str) -> bool:
