@@ -12,6 +12,7 @@ from agentic_pipeline.masking.names.fields import (
     person_key,
     script_label_values,
     script_speaker_values,
+    script_title_values,
 )
 from agentic_pipeline.masking.router import Route, route
 
@@ -125,6 +126,10 @@ def test_frequent_words_of_other_letters_are_no_names_and_salutations_stay(maske
         ("寄到 南京市鼓楼区中山北路 118 号 2 幢 3 单元 601 谢谢", ("中山北路", "118", "601")),
         ("寄到 成都市武侯区人民南路88号5号楼1201室 就行", ("人民南路", "1201")),
         (
+            "收件地址：江苏省 苏州市 姑苏区 干将路 166号 2幢 501室",
+            ("江苏省", "姑苏区", "干将路", "501室"),
+        ),
+        (
             "住所：〒604-8151 京都府京都市中京区錦小路通 4-7 ハイツ錦 305",
             ("錦小路通", "604-8151", "305"),
         ),
@@ -132,8 +137,8 @@ def test_frequent_words_of_other_letters_are_no_names_and_salutations_stay(maske
     ],
 )
 def test_chinese_japanese_and_korean_addresses_are_masked_whole(masker, text, parts):
-    """Numbers set off by spaces, the building, unit and room after the house number, a Japanese
-    postcode before it and three Korean district levels are parts of one address."""
+    """Numbers and places set off by spaces, the building, unit and room after the house number,
+    a Japanese postcode before it and three Korean district levels are parts of one address."""
     (out,) = masked_cells(masker, ("user", text))
     for part in parts:
         assert part not in out, (part, out)
@@ -165,11 +170,22 @@ def test_a_file_name_label_names_no_one():
         ("प्रिय श्री कुणाल भटनागर, नमस्ते", "कुणाल भटनागर", "श्री"),
         ("ข้าพเจ้า นพ. วีระ แก้วมณี ขอรับรองว่า", "วีระ แก้วมณี", "ขอรับรองว่า"),
         ("ডা. নুসরাত করিম", "নুসরাত করিম", "ডা."),
+        # a letter's closing, the writer's name on the next line or after a comma
+        ("با سپاس،\nکاوه رستمی", "کاوه رستمی", "با سپاس"),
+        ("בכבוד רב,\nנועה לביא, רכזת", "נועה לביא", "רכזת"),
+        ("सादर, विक्रम सेठी", "विक्रम सेठी", "सादर"),
     ],
 )
 def test_a_name_after_a_title_of_another_script_is_masked_whole(masker, text, name, kept):
     (out,) = masked_cells(masker, ("user", text))
     assert not any(w in out for w in name.split()) and kept in out, out
+
+
+@pytest.mark.parametrize(
+    "text", ["مع تحياتي، فريق الدعم", "С уважением,\nкоманда поддержки", "С уважением,\nКоманда"]
+)
+def test_a_team_signing_after_a_closing_is_no_name(text):
+    assert script_title_values(text) == []
 
 
 def test_chinese_and_korean_speakers_written_as_one_word():

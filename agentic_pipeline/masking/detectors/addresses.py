@@ -21,6 +21,8 @@ and column headers that name an address's parts.
   a street-type word ("Olmo Viejo 45"), building, locality and district names, a block number
   ("B-12"); it reaches the leftmost part with a number, names alone before it stay. So Indian,
   Spanish or Belgian addresses whose street no pattern knows are found from their postcode.
+* Other scripts and languages (``script_addresses.py``): Persian, Arabic, Hindi, Cyrillic,
+  Vietnamese, Indonesian, Chinese, Korean, Thai … addresses, by their address words.
 * Any case (``_any_case_spans``): "88 harlow st, greenfield, ma 01301" counts only with its city
   and postcode after it.
 * Structured text: a CSV/TSV table whose header names a street or postcode column and other
@@ -75,6 +77,7 @@ from agentic_pipeline.masking.detectors.address_parts import (
     unit_first_spans,
 )
 from agentic_pipeline.masking.detectors.data_files import alternation as _alternation
+from agentic_pipeline.masking.detectors.script_addresses import script_address_spans
 from agentic_pipeline.masking.names.lexicon import listed_names
 from agentic_pipeline.masking.pseudonyms import fold_word as fold
 from agentic_pipeline.masking.text_view import aligned_nfkc
@@ -320,6 +323,7 @@ def join_addresses(text: str, spans: list[Span]) -> list[Span]:
     out += any_case_spans(text)
     out += unit_first_spans(text, _ADDRESS_CUE)
     out += [(s, _country_after(text, e), *rest) for s, e, *rest in tail_spans(text, out)]
+    out += script_address_spans(text)
     if "\n" in text:
         table = table_spans(text)
         if table:  # a table's cells decide: a prose join does not run on into its next column

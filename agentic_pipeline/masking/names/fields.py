@@ -242,15 +242,30 @@ _SCRIPT_TITLE = re.compile(
     rf"(?<![^\W\d_])(?:(?:{_TITLES_BEFORE})(?![^\W\d_])[ \t]*/?[ \t]*)+"
     rf"(?P<name>[^\W\d_][^\s,،.;:()/<>\d]*(?:[ \t][^\W\d_][^\s,،.;:()/<>\d]*){{0,2}})"
 )
+#: A letter's closing in such a script, then its writer's name on its line or the next one.
+_SCRIPT_CLOSING = re.compile(
+    rf"(?<![^\W\d_])(?:{alternation(_H['closings_before'])})[ \t]*[,،!]?[ \t]*(?:\r?\n[ \t]*)?"
+    rf"(?P<name>[^\W\d_][^\s,،.;:()/<>\d]*(?:[ \t][^\W\d_][^\s,،.;:()/<>\d]*){{0,2}})"
+    rf"(?=[ \t]*(?:$|[\r\n,،.;(]))",
+    re.MULTILINE,
+)
+_CLOSING_GROUPS = frozenset(_H["closing_groups"])
 _HONORIFIC_AFTER_TITLE = re.compile(rf"(?:[ \t]+(?:{_AFTER_TITLE}))+$")
 
 
 def script_title_values(text: str) -> list[tuple[int, int]]:
-    """(start, end) of the names after a title in a script that no name list holds ("السيد/
-    <name>", "जनाब <name>", "ד\"ר <name>"), without an honorific of respect after them
-    ("المحترم"): a title's place decides where the name model has no word to read."""
+    """(start, end) of the names after a title or a letter's closing in a script that no name
+    list holds ("السيد/ <name>", "जनाब <name>", "ד\"ר <name>", "בברכה,\n<name>"), without an
+    honorific of respect after them ("المحترم"): a title's place decides where the name model
+    has no word to read. After a closing, a name of a cased script is capitalised, and a team's
+    or an office's signature is none ("فريق الدعم")."""
     out = []
-    for m in _SCRIPT_TITLE.finditer(text):
+    closings = [
+        m
+        for m in _SCRIPT_CLOSING.finditer(text)
+        if not m.group("name")[0].islower() and m.group("name").split()[0] not in _CLOSING_GROUPS
+    ]
+    for m in [*_SCRIPT_TITLE.finditer(text), *closings]:
         name = _HONORIFIC_AFTER_TITLE.sub("", m.group("name"))
         if _THAI.match(name):
             name = " ".join(name.split()[:2])
