@@ -19,11 +19,11 @@ The data lives outside the repo (``../shared/external`` beside the checkout, or 
 in ``$AGENTIC_PIPELINE_EXTERNAL``); the presidio-evaluator templates are read from its wheel
 without importing the package (``pip download --no-deps presidio-evaluator==0.3.2 -d /tmp/pe``).
 
-Eleven hand-labelled corpora live in the repo (``benchmarks/fresh_corpus/``), each written
+Twelve hand-labelled corpora live in the repo (``benchmarks/fresh_corpus/``), each written
 blind to the masking rules and to the others. ``fresh-blind`` to ``fresh-blind-10`` were each held
 out until the next one was written; they are development corpora now (in ``TEXT_CORPORA``: the
-name model trains on them, their misses are read). ``fresh-blind-11`` is held out: measured,
-never tuned on, in ``LOADERS`` and ``HELD_OUT_CORPORA`` but not in
+name model trains on them, their misses are read). ``fresh-blind-11`` and ``fresh-blind-12``
+are held out: measured, never tuned on, in ``LOADERS`` and ``HELD_OUT_CORPORA`` but not in
 ``TEXT_CORPORA``/``TAU_CORPORA``.
 
 Used by the masking benchmark (``benchmarks/masking_eval``), the corpus-value test and the name
@@ -112,6 +112,7 @@ FRESH_BLIND_8 = "fresh-blind-8"
 FRESH_BLIND_9 = "fresh-blind-9"
 FRESH_BLIND_10 = "fresh-blind-10"
 FRESH_BLIND_11 = "fresh-blind-11"
+FRESH_BLIND_12 = "fresh-blind-12"
 
 
 def external_root() -> Path:
@@ -761,6 +762,7 @@ FRESH_BLIND_8_FILE = FRESH_BLIND_FILE.with_name("fresh_blind_8.jsonl")
 FRESH_BLIND_9_FILE = FRESH_BLIND_FILE.with_name("fresh_blind_9.jsonl")
 FRESH_BLIND_10_FILE = FRESH_BLIND_FILE.with_name("fresh_blind_10.jsonl")
 FRESH_BLIND_11_FILE = FRESH_BLIND_FILE.with_name("fresh_blind_11.jsonl")
+FRESH_BLIND_12_FILE = FRESH_BLIND_FILE.with_name("fresh_blind_12.jsonl")
 
 
 def _label_spans(text: str, labels: list[list[Any]], doc_id: str) -> list[Span]:
@@ -884,6 +886,14 @@ def load_fresh_blind_11(
     return _load_labelled_jsonl(Path(path or FRESH_BLIND_11_FILE), FRESH_BLIND_11, limit)
 
 
+def load_fresh_blind_12(
+    limit: int | None = None, path: str | Path | None = None
+) -> list[LabelledText]:
+    """The twelfth, held out, written blind to the masking rules and to the first eleven (the
+    same eight genres, 56 languages; ``benchmarks/fresh_corpus/README.md``)."""
+    return _load_labelled_jsonl(Path(path or FRESH_BLIND_12_FILE), FRESH_BLIND_12, limit)
+
+
 # ------------------------------------------------------------------------------------- registry
 LOADERS: dict[str, Callable[..., list[LabelledText]]] = {
     CONTEXTUAL: load_contextual_anonymizer,
@@ -905,6 +915,7 @@ LOADERS: dict[str, Callable[..., list[LabelledText]]] = {
     FRESH_BLIND_9: load_fresh_blind_9,
     FRESH_BLIND_10: load_fresh_blind_10,
     FRESH_BLIND_11: load_fresh_blind_11,
+    FRESH_BLIND_12: load_fresh_blind_12,
 }
 #: The four outsider corpora of ``pii-dev/``, the evaluator templates and the first ten
 #: hand-labelled corpora (text corpora); the tau files are whole agent logs (``limit`` counts
@@ -928,7 +939,7 @@ TEXT_CORPORA = (
 )
 TAU_CORPORA = (TAU_AIRLINE, TAU_RETAIL, TAU2_AIRLINE)
 #: Corpora measured, never trained or tuned on (not in the two tuples above).
-HELD_OUT_CORPORA = (FRESH_BLIND_11,)
+HELD_OUT_CORPORA = (FRESH_BLIND_11, FRESH_BLIND_12)
 
 
 def available() -> bool:

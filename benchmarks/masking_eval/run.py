@@ -73,6 +73,7 @@ DEFAULT_SIZES = {
     C.FRESH_BLIND_9: None,
     C.FRESH_BLIND_10: None,
     C.FRESH_BLIND_11: None,
+    C.FRESH_BLIND_12: None,
 }
 Key = tuple[str, int, int, str]
 
