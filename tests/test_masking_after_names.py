@@ -89,6 +89,11 @@ def test_a_relation_in_brackets_may_stand_between_the_name_and_the_date(masker):
         ("Records list Tomasz Weryk, b. 1868, as a weaver.", "1868"),
         ("His sister Anielka Weryk, b. abt 1871, died young.", "1871"),
         ("დაბადების წელი: 1984", "1984"),
+        # a year of birth's label, a life span after a name, a date before "born" in CJK
+        ("Subject initials: K-L-M   Year of birth: 1958", "1958"),
+        ("In memory of Ottilie Brandwein (1902–1977), who taught us all to sew.", "1902"),
+        ("小儿子 于 2024年3月2日 出生，母子平安。", "2024年3月2日"),
+        ("2019年7月14日生まれの長男です", "2019年7月14日"),
     ],
 )
 def test_birth_dates_in_more_languages_and_birth_years_alone(masker, text, value):
@@ -101,3 +106,8 @@ def test_a_date_before_a_number_is_no_part_of_a_card():
 
     assert CARD_RE.search("joined 10/19/2019 318-46-2207 row") is None
     assert CARD_RE.search("card 4929 5104 7731 8265 on file") is not None
+
+
+def test_a_span_of_years_without_a_name_stays(masker):
+    (out,) = masked_cells(masker, ("user", "The tournament ran (1998–2004) in Leeds."))
+    assert "1998" in out, out

@@ -6,6 +6,7 @@ import pytest
 from conftest import masked_cells
 
 from agentic_pipeline.masking import Masker
+from agentic_pipeline.masking.detectors.login_names import social_spans
 
 
 @pytest.fixture(scope="module")
@@ -175,3 +176,51 @@ def test_a_comments_header_names_its_author(masker):
     (out,) = masked_cells(masker, ("user", text))
     assert "VintageAmpFixer" not in out and "nadia_k_88" not in out, out
     assert "Sunday • 2 days ago" in out, out
+
+
+@pytest.mark.parametrize(
+    ("text", "handle"),
+    [
+        # a signature after a dash closing the post
+        ("Great turnout at the river cleanup today, thanks all! — dunmore.ivy", "dunmore.ivy"),
+        # in brackets after a name, or after a role and a comma
+        ("and thanks to Hal Brody (halbrodyruns) for the route.", "halbrodyruns"),
+        ("Cast: Tomas Reyes (tenor, tomreyes.voice), Ana Lind (alto)", "tomreyes.voice"),
+        # after a social verb or a chat command
+        ("Lost cat near the park, DM brindlepaws if seen.", "brindlepaws"),
+        ("/whois grelvanport", "grelvanport"),
+        # after a team's tag in a chat
+        (
+            "[Support] kelpwright: which order?\n[Support] fennick_ro: the one from May\n"
+            "[Support] kelpwright: ok, found it",
+            "kelpwright",
+        ),
+    ],
+)
+def test_social_posts_login_names_by_where_they_stand(masker, text, handle):
+    (out,) = masked_cells(masker, ("user", text))
+    assert handle not in out and "<USER_ID_" in out, out
+
+
+def test_reblog_speakers_alone_on_their_line():
+    text = (
+        "orchidmoth:\n  that bakery is the best in town\nsaltmarsh-reader:\n  agreed, rye is great"
+    )
+    assert [text[a:b] for a, b in social_spans(text)] == ["orchidmoth", "saltmarsh-reader"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Check the config file — settings.yaml",
+        "More at — acmewidgets.com",
+        "Order Date (yyyy-mm-dd) must be set - see below",
+        "Released in v2.3 — stable",
+        "metadata:\n  name: web\nspec:\n  replicas: 3",
+        "Follow the steps below (optional)",
+        "REFILL REQUEST (faxed) to the pharmacy",
+        "(front of the card, scanned) attached",
+    ],
+)
+def test_files_sites_formats_versions_and_yaml_keys_are_no_login_names(text):
+    assert social_spans(text) == []

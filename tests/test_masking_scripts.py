@@ -152,6 +152,10 @@ def test_chinese_japanese_and_korean_addresses_are_masked_whole(masker, text, pa
         ("রোগীর নাম: নাফিসা তাবাসসুম", "নাফিসা তাবাসসুম"),
         ("اسم الطفل: ريان المهيري", "ريان المهيري"),
         ("ФИО: Зорина Мила   Город: Самара", "Зорина Мила"),
+        # a party of a lease, a loan or a prescription; a note in brackets after the name
+        ("임대인: 변 지호 (연락처 별도)", "변 지호"),
+        ("借款人: 褚子涵", "褚子涵"),
+        ("処方医: 早瀬 遼 （内科）", "早瀬 遼"),
     ],
 )
 def test_a_label_whose_head_noun_names_a_person(text, name):

@@ -33,19 +33,12 @@ def _said(product: str) -> str:
     return f"Good news: the {product} is in stock and ships on Monday."
 
 
-@pytest.mark.parametrize(
-    "product",
-    [
-        "Quinn Kettle",
-        "Sienna Tote",
-        "Rowan Armchair",
-    ],
-)
+@pytest.mark.parametrize("product", ["Quinn Kettle", "Sienna Tote"])
 def test_without_a_catalog_the_name_model_keeps_these_products_too(masker, product):
     """The control: the same sentences alone. The model keeps two of the three by their thing
-    words; the one whose first word is a listed first name it takes for a person (the model
-    trained on thirteen corpora, names-f20-6ecf139108; the one before kept it), which is why the
-    catalog, tested below, decides."""
+    words; the third, whose first word is a listed first name, it has taken for a person in some
+    of its builds (names-f20-6ecf139108, and names-f24-dc36c60ad4 trained on nineteen corpora),
+    which is why the catalog, tested below, decides."""
     (out,) = masked_cells(masker, ("assistant", _said(product)))
     assert out == _said(product), out
 

@@ -82,6 +82,12 @@ def _date_before(words: str) -> re.Pattern[str]:
 
 #: The birth word after the date: "Ich bin am 2. August 1955 geboren."
 DOB_AFTER_RE = _date_before(r"geboren|born|née?|nato|nata|nacid[oa]|urodzon[ya]")
+#: A Chinese, Japanese or Korean date before the word "born" written after it ("<date> 出生",
+#: "<date>生まれ", "<date>생").
+DOB_BEFORE_BORN_RE = re.compile(
+    r"(?<![\d/.-])(\d{4} ?年 ?\d{1,2} ?月 ?\d{1,2} ?日|\d{4}년 ?\d{1,2}월 ?\d{1,2}일)"
+    r"[ \t]?(?:出生|生まれ|生|출생|생)"
+)
 #: A birth year before the Russian or Ukrainian abbreviation of "year of birth" ("1952 г.р.",
 #: "1952 р.н.").
 BIRTH_YEAR_RE = re.compile(r"(?<![\w.])((?:19|20)\d\d)[ \t]?(?:г\.[ \t]?р\.|р\.[ \t]?н\.)")

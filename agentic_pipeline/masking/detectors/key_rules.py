@@ -78,7 +78,8 @@ _KEY_RULES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
 #: Greek, Arabic, Hebrew, Hindi, Bengali, Georgian, Japanese, Chinese, Korean, Vietnamese,
 #: Tagalog, Indonesian and Swahili.
 BIRTH_WORDS = (
-    r"born|birth\s?day|b-?day|date of birth|birth\s?date|d\.?o\.?b\.?|geboren|geb\.|geburtsdatum|"
+    r"born|birth\s?day|b-?day|(?:date|year) of birth|birth\s?(?:date|year)|d\.?o\.?b\.?|yob|"
+    r"geboren|geb\.|geburtsdatum|"
     r"geburtstag|née?|naissance|nacido|nacida|nací|nacimiento|cumpleaños|nato|nata|nascita|"
     r"geboortedatum|urodz\w*|ur\.|født|fødselsdato|född|födelsedatum|syntynyt|syntymäaika|"
     r"nascimento|nascid[oa]|nasceu|nació|nacque|narozen\w*|nar\.|doğum|născut\w*|nașterii|naşterii|"

@@ -17,13 +17,14 @@ message text under a "user" key are vocabulary and stay."""
 
 from __future__ import annotations
 
+import mimetypes
 import re
 from functools import lru_cache
 
 from agentic_pipeline.masking.detectors.data_files import data_file
 from agentic_pipeline.masking.detectors.key_rules import normalize_key
 from agentic_pipeline.masking.detectors.redacted import placeholder_value
-from agentic_pipeline.masking.vocabulary import STOP_WORDS, zipf
+from agentic_pipeline.masking.vocabulary import LANGUAGES, STOP_WORDS, zipf
 
 ENTITY = "USER_ID"
 #: The score of a login name found by where it stands.
@@ -127,10 +128,13 @@ _NICK_LINE = re.compile(rf"(?m)^(?:{SPEAKER_PREFIX.pattern})?[ \t]*<{_HANDLE}> (
 MIN_NICK_LINES = 2
 
 
-#: A chat line's speaker without a time stamp ("fern_77: anyone up?", "chloe.v : bonjour"):
-#: a handle, a colon and words; read only in a text of ``MIN_NICK_LINES`` such lines whose
-#: speakers are login names (one is a log's ``key: value`` as often).
-_BARE_SPEAKER_LINE = re.compile(rf"(?m)^[ \t]*{_HANDLE}[ \t]?:[ \t]+(?=\S+[ \t]+\S)")
+#: A chat line's speaker without a time stamp ("fern_77: anyone up?", "chloe.v : bonjour"),
+#: maybe after a channel's or team's tag ("[Ops] fern_77: …"): a handle, a colon and words;
+#: read only in a text of ``MIN_NICK_LINES`` such lines whose speakers are login names (one is a
+#: log's ``key: value`` as often).
+_BARE_SPEAKER_LINE = re.compile(
+    rf"(?m)^[ \t]*(?:\[[^\]\n]{{1,20}}\][ \t]*)?{_HANDLE}[ \t]?:[ \t]+(?=\S+[ \t]+\S)"
+)
 
 
 def speaker_spans(text: str) -> list[tuple[int, int]]:
@@ -146,6 +150,72 @@ def speaker_spans(text: str) -> list[tuple[int, int]]:
         if login_name(h) and not _all_words(h):
             found.setdefault(h, []).append(m.span("handle"))
     return chat_spans(found)
+
+
+#: Where social posts put a login name (``social_spans``): a signature after a dash closing a
+#: line ("… — <handle>"); a handle in brackets after a capitalised name or a role and a comma
+#: ("<Name> <Surname> (<handle>)", "(soprano, <handle>)"); a handle after a social verb or a chat
+#: command ("DM <handle>", "posted by <handle>", "/whois <handle>"); a reblog's speaker alone
+#: on its line before a colon, the post's words on the next line ("<handle>:\n  <words>").
+_SIGNATURE = re.compile(rf"(?m)(?:^|[ \t])[—–-]{{1,2}}[ \t]*@?{_HANDLE}[ \t]*$")
+_BRACKETED = re.compile(
+    rf"(?:[A-Z][\w'’-]+[ \t]+[A-Z][\w'’-]+[ \t]*\(|\([^()\n,]{{1,30}},[ \t]*)@?{_HANDLE}\)"
+)
+_CUE = re.compile(
+    rf"(?i)(?:(?<![\w/])(?:dm|pm|follow|posted[ \t]+by|shared[ \t]+by|photos?[ \t]+by|h/t)"
+    rf"|(?<![\w/])/(?:whois|msg|dm|invite|kick|ban|mute))[ \t]+@?{_HANDLE}(?![\w@])"
+)
+_REBLOG = re.compile(rf"(?m)^[ \t]*{_HANDLE}[ \t]?:[ \t]*\r?\n[ \t]*(?=[^\s:]+[ \t]+\S+[ \t]+\S)")
+#: A handle's letters: three at least ("v2.3" is a version).
+_LETTERS = re.compile(r"[^\W\d_]")
+
+
+def social_spans(text: str) -> list[tuple[int, int]]:
+    """The login names of social posts by where they stand (``_SIGNATURE``, ``_BRACKETED``,
+    ``_CUE``; reblog speakers in a text of two): shaped like a login name and not words alone
+    (``handle_value``), in lower case, three letters at least, no initial-and-dot run of a
+    date's format ("yyyy-mm-dd")."""
+    spans = [
+        m.span("handle")
+        for rx in (_SIGNATURE, _BRACKETED, _CUE)
+        for m in rx.finditer(text)
+        if _social_handle(m.group("handle"))
+    ]
+    reblogs = [m for m in _REBLOG.finditer(text) if _social_handle(m.group("handle"))]
+    if len({m.group("handle") for m in reblogs}) >= 2:
+        spans += [m.span("handle") for m in reblogs]
+    return spans
+
+
+def _social_handle(handle: str) -> bool:
+    """A social post's login name: see ``social_spans``; no file's name ("notes.txt", by its
+    type's extension) and no web site's ("acme.com"); one of letters alone is no word of any
+    frequency in wordfreq's large lists ("(faxed)", "scan, parsed)" are words)."""
+    parts = re.split(r"[_.-]+", handle)
+    return (
+        handle == handle.lower()
+        and len(_LETTERS.findall(handle)) >= 3
+        and not any(len(p) == 2 and p.isalpha() for p in parts[1:])
+        and not ("." in handle and _file_or_site(handle))
+        and (not handle.isalpha() or not _any_word(handle))
+        and handle_value(handle)
+    )
+
+
+@lru_cache(maxsize=4096)
+def _any_word(word: str) -> bool:
+    """``word`` is in wordfreq's large list of English or of a main European language."""
+    from wordfreq import zipf_frequency
+
+    return any(zipf_frequency(word, lang) > 0 for lang in LANGUAGES)
+
+
+def _file_or_site(handle: str) -> bool:
+    suffix = handle.rsplit(".", 1)[1]
+    return mimetypes.guess_type(handle)[0] is not None or suffix in _SITE_SUFFIXES
+
+
+_SITE_SUFFIXES = frozenset(data_file("labels.yaml")["site_suffixes"])
 
 
 def chat_spans(found: dict[str, list[tuple[int, int]]]) -> list[tuple[int, int]]:

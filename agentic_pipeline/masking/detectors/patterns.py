@@ -43,6 +43,7 @@ from agentic_pipeline.masking.detectors.dates import (
     BORN_ABBREVIATION_RE,
     DOB_AFTER_RE,
     DOB_ANSWER_RE,
+    DOB_BEFORE_BORN_RE,
     DOB_RE,
     WHOLE_DATE_RE,
     birth_year_date,
@@ -209,11 +210,11 @@ def phone_context_recognizer() -> ContextGroupRecognizer:
 
 
 def dob_recognizer() -> ContextGroupRecognizer:
-    """A date right after a birth keyword or before one, a year before "г.р." or alone right
-    after a birth keyword."""
+    """A date right after a birth keyword or before one (a Chinese, Japanese or Korean one before
+    its "born"), a year before "г.р." or alone right after a birth keyword."""
     return ContextGroupRecognizer(
         "DATE_OF_BIRTH",
-        (DOB_RE, DOB_AFTER_RE, BIRTH_YEAR_RE, BIRTH_YEAR_AFTER_RE),
+        (DOB_RE, DOB_AFTER_RE, DOB_BEFORE_BORN_RE, BIRTH_YEAR_RE, BIRTH_YEAR_AFTER_RE),
         0.85,
         "DateOfBirthRecognizer",
     )
@@ -331,7 +332,8 @@ def login_name_recognizer() -> ContextGroupRecognizer:
 class ChatNickRecognizer(LocalRecognizer):
     """IRC-style chat speakers ("<quietfern> on my way") and speakers shaped like login names
     without a time stamp ("fern_77: on my way") as ``USER_ID`` (``login_names.nick_spans``,
-    ``login_names.speaker_spans``): a text of two such lines at least."""
+    ``login_names.speaker_spans``): a text of two such lines at least; and the login names of
+    social posts by where they stand (``login_names.social_spans``)."""
 
     def __init__(self) -> None:
         super().__init__(supported_entities=[login_names.ENTITY], name="ChatNickRecognizer")
@@ -346,6 +348,7 @@ class ChatNickRecognizer(LocalRecognizer):
         if entities and login_names.ENTITY not in entities:
             return []
         spans = login_names.nick_spans(text) + login_names.speaker_spans(text)
+        spans += login_names.social_spans(text)
         return [RecognizerResult(login_names.ENTITY, a, b, login_names.SCORE) for a, b in spans]
 
 

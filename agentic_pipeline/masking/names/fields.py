@@ -199,6 +199,8 @@ def script_label_values(text: str) -> list[tuple[int, int]]:
         value = m.group("value")
         if (cut := next_label(value)) is not None:  # "이름: <name>   생년월일: <date>"
             value = value[:cut]
+        # "<name> (<a note>)", "<name>（<clinic>）"
+        value = re.split(r"[(（]", value, maxsplit=1)[0]
         value = _HONORIFIC_AFTER.sub("", value.rstrip())
         if not _non_latin_name_shape(value) or not _whole_person_label(label):
             continue
@@ -250,6 +252,8 @@ _SCRIPT_CLOSING = re.compile(
     re.MULTILINE,
 )
 _CLOSING_GROUPS = frozenset(_H["closing_groups"])
+#: Honorifics written after a name in Latin letters ("Hanım", "san"), folded.
+HONORIFICS_AFTER_NAME = frozenset(_H["latin_after"])
 _HONORIFIC_AFTER_TITLE = re.compile(rf"(?:[ \t]+(?:{_AFTER_TITLE}))+$")
 
 

@@ -26,6 +26,7 @@ from agentic_pipeline.masking.detectors.swift import DETECTOR as SWIFT_DETECTOR
 from agentic_pipeline.masking.detectors.vcard import DETECTOR as VCARD_DETECTOR
 from agentic_pipeline.masking.detectors.x12 import DETECTOR as X12_DETECTOR
 from agentic_pipeline.masking.detectors.xml_fields import DETECTOR as XML_DETECTOR
+from agentic_pipeline.masking.names.fields import HONORIFICS_AFTER_NAME
 from agentic_pipeline.masking.names.joins import particles_before
 from agentic_pipeline.masking.names.lexicon import listed_name
 from agentic_pipeline.masking.names.model import NameModel, default_model
@@ -173,10 +174,12 @@ def without_titles(text: str, span: tuple) -> tuple | None:
     start, end = span[0], span[1]
     while (m := _FIRST_WORD.match(text, start, end)) and m.end() < end and _title(m.group(1)):
         start = m.end()
-    # a role or a field's key after the name ("<name> Donor ID", "<name> DOB") is no part of it
+    # a role, a field's key or an honorific after the name ("<name> Donor ID", "<name> DOB",
+    # "<name> Hanım") is no part of it
     while (m := _LAST_WORD.search(text, start, end)) and m.start() > start:
         word = m[1].rstrip(".,:")
-        if listed_name(word) or not (is_role(word) or _key_word(word)):
+        after = is_role(word) or _key_word(word) or fold(word) in HONORIFICS_AFTER_NAME
+        if listed_name(word) or not after:
             break
         end = m.start()
     if any(c.isupper() for c in text[start:end]):
