@@ -93,6 +93,18 @@ def masker():
             ("Mill House", "Sandpit", "Orwelby", "Kesterby", "NR12"),
             ".",
         ),
+        # a house's name before a numbered street, a flat before a house's name
+        (
+            "Return to The Malthouse, 3 Coopers Yard, Hythe CT21 4QS please",
+            ("Malthouse", "Coopers", "Hythe", "CT21"),
+            " please",
+        ),
+        ("Post: Gorsebank, 12 Gull Terrace, Looe PL13 1AB", ("Gorsebank", "Gull", "PL13"), ""),
+        (
+            "Note: Unit 3B, Brantwood House, Quarry Road, Kendal LA9 4RT",
+            ("3B", "Brantwood", "Quarry", "LA9"),
+            "",
+        ),
         # an Irish house name and townland before the county and an Eircode
         (
             "Mr Fiachra Dunleavy\nTeach Bán, Glenmoy, Co. Ardlow, V23 K7P2\n\nDear Mr Dunleavy,",
@@ -211,3 +223,15 @@ def test_units_written_in_lower_case_and_a_postcode_and_city_before_the_street()
     assert "scala" not in italian and "Bari" not in italian
     assert "6722" not in hungarian and "Szeged" not in hungarian and "ajtó" not in hungarian
     assert hungarian.endswith(" please") and words == texts[2]
+
+
+@pytest.mark.parametrize(
+    ("text", "kept"),
+    [
+        ("Thanks, 12 Gull Terrace, Looe PL13 1AB is fine", "Thanks, <"),
+        ("Hi Tom, 12 Gull Terrace, Looe PL13 1AB works", "Hi <PERSON_"),
+    ],
+)
+def test_a_greeting_or_a_person_before_an_address_is_no_house(masker, text, kept):
+    (out,) = masked_cells(masker, ("user", text))
+    assert out.startswith(kept) and "Gull" not in out, out

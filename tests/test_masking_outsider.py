@@ -403,3 +403,13 @@ def test_customer_ids_get_one_keyed_pseudonym_everywhere(masker):
     # join columns stay in clear
     assert out.column("tool_call_id").to_pylist() == [None, "call_1", "call_1"]
     assert set(out.column("episode_id").to_pylist()) == {"ep1"}
+
+
+def test_a_line_of_prose_after_a_pipe_table_is_no_row():
+    """A reply written under a pasted table ("Assistant: …") is no cell of its first column."""
+    text = (
+        "Pasted into the chat:\n| Name | Joined | Phone |\n|---|---|---|\n"
+        "| Orrin Vale | 2019 | 07700 900555 |\nAssistant: shall I text these members?"
+    )
+    values = [v for v, _ in tabular_values(text)]
+    assert "Orrin Vale" in values and not any("Assistant" in v for v in values), values

@@ -102,6 +102,8 @@ def tabular_values(
     as_id = [label_entity(h.strip(), ids_first=True) for h in names]
     out = []
     for row in rows:
+        if len(names) >= 2 and len(row) == 1:
+            continue  # a line of prose after the table ("Assistant: I've drafted …"), no row
         for et, id_et, cell in zip(header, as_id, row, strict=False):
             cell = cell.strip()
             if et == "PERSON" and id_et not in (None, "PERSON") and _id_cell(cell):

@@ -30,6 +30,9 @@ from agentic_pipeline.masking.detectors.address_fields import POSTCODE as _POSTC
 from agentic_pipeline.masking.detectors.address_fields import UNIT as _UNIT
 from agentic_pipeline.masking.detectors.address_fields import WEAK_POSTCODE as _WEAK_POSTCODE
 from agentic_pipeline.masking.detectors.data_files import alternation
+from agentic_pipeline.masking.names.lexicon import listed_names
+from agentic_pipeline.masking.names.words import is_title
+from agentic_pipeline.masking.pseudonyms import fold_word as fold
 from agentic_pipeline.masking.vocabulary import (
     LW,
     UP,
@@ -203,6 +206,41 @@ def fine_postcode(code: str) -> str:
     return "street" if _STREET_POSTCODE.fullmatch(code) else ""
 
 
+_FINE_POSTCODE = re.compile(rf"(?<![\w-])(?:{_STREET_POSTCODE.pattern}|{EIRCODE})(?![\w-])")
+
+
+def fine_postcode_in(address: str) -> str:
+    """``fine_postcode`` of the last postcode of ``address`` (a joined address's text)."""
+    found = _FINE_POSTCODE.findall(address)
+    return fine_postcode(found[-1]) if found else ""
+
+
+def _unit_before(text: str, line_start: int, house: int) -> int:
+    """``house`` (where a house's name starts) moved to the unit written before it on its line
+    ("Unit 3B, Brantwood House, …"), if there is one."""
+    sep = _SEP_BEFORE.search(text, line_start, house)
+    before = text[line_start : sep.start()] if sep is not None else ""
+    flat = re.search(rf"(?:^|[,:][ \t]*)({_UNIT})[ \t]*$", before)
+    return line_start + flat.start(1) if flat is not None else house
+
+
+def _house_before(part: str) -> int | None:
+    """Where a house's name before its numbered street starts ("Brackenlea House", "The
+    Bakehouse", "Gorsebank, 9 <Street>", after a fine postcode): one to four capitalised words,
+    none a country, calendar or label word, no frequent word alone ("Thanks"), none a title or
+    greeting or a listed given name (a person's name before an address is the name model's)."""
+    name = _HOUSE_NAME.search(part)
+    if name is None or not place_words(re.sub(r"^The\s+", "", name.group()), False):
+        return None
+    words = name.group().split()
+    if len(words) == 1 and is_vocabulary(words[0]):
+        return None  # "Thanks, 12 <Street>": a word alone is no house's name
+    firsts = listed_names()[0]
+    if any(is_title(w) or fold(w) in firsts for w in words):
+        return None  # "Hi Tom, 12 <Street>", "Dana Quellmore, 12 <Street>"
+    return name.start()
+
+
 def _place_part(part: str) -> bool:
     """``part`` can be a building, locality or district passed over before a street or city."""
     if len(part.split()) <= 5 and re.fullmatch(_CITY, part) and region_words(part):
@@ -226,7 +264,7 @@ def extend_before(text: str, start: int, numbered: bool = False, fine: str = "")
     A postcode and city before the street open the address ("6722 <City>, <Street> utca 9.")."""
     committed = pos = start
     line_start = text.rfind("\n", 0, start) + 1
-    after_street = False
+    after_street = bool(fine) and numbered  # the address opens with its numbered street line
     for _ in range(MAX_PARTS):
         sep = _SEP_BEFORE.search(text, line_start, pos)
         if sep is None:
@@ -246,7 +284,8 @@ def extend_before(text: str, start: int, numbered: bool = False, fine: str = "")
         if m is not None and _numbered_ok(part, m) and not (numbered and m.group("house")):
             committed = pos = begin
             numbered = numbered or not m.group("unit")
-            after_street = False
+            # a street line after a fine postcode: a house's name may stand before it
+            after_street = bool(fine) and not m.group("unit") and not m.group("house")
             continue
         if fine and _NAMED_STREET.fullmatch(part) and place_words(part, False):
             committed = pos = begin  # "Sandpit Lane, Bury NR12 4LT"
@@ -256,13 +295,12 @@ def extend_before(text: str, start: int, numbered: bool = False, fine: str = "")
             committed = pos = begin
             continue
         house = _dwelling_name(part) if fine else None
+        if house is None and after_street:  # a house's name before its street
+            house = _house_before(part)
         if house is not None:  # "Quillmoor Farm, <Village>, <Town> <postcode>": the house opens it
-            committed = begin + house
+            committed = _unit_before(text, line_start, begin + house)
             break
-        if after_street:  # a house's name before its street
-            name = _HOUSE_NAME.search(part)
-            if name is not None and place_words(re.sub(r"^The\s+", "", name.group()), False):
-                committed = begin + name.start()
+        if after_street:
             break
         if _place_part(part):
             if is_place(part):

@@ -73,6 +73,7 @@ from agentic_pipeline.masking.detectors.address_parts import (
     any_case_spans,
     extend_before,
     fine_postcode,
+    fine_postcode_in,
     tail_spans,
     unit_first_spans,
 )
@@ -302,7 +303,10 @@ def join_addresses(text: str, spans: list[Span]) -> list[Span]:
             new_end, strong = _join_after(text, e)
             if new_end > e:  # the units and places before a street joined to its city
                 start = extend_before(
-                    text, _unit_line_before(text, _particle_before(text, s)), True
+                    text,
+                    _unit_line_before(text, _particle_before(text, s)),
+                    True,
+                    fine=fine_postcode_in(text[e:new_end]),
                 )
                 # a postcode, a region or a unit before it: above a phone-shaped run of its digits
                 strong = strong or "," in text[start:s]
