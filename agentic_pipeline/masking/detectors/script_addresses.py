@@ -51,9 +51,10 @@ _THAI_WORD = r"[\u0e00-\u0e7f]+\.?"
 #: A Thai address: a house number ("เลขที่ 99/1"), then its village, lane, road, subdistrict,
 #: district and province, each after its word, and a five-digit postcode.
 _THAI = re.compile(
-    rf"(?:เลขที่[ \t]*)?\d+(?:/\d+)?"
-    rf"(?:[ \t]+(?:หมู่(?:ที่)?[ \t]*\d+|(?:ซอย|ซ\.|ถนน|ถ\.|ตำบล|ต\.|แขวง|อำเภอ|อ\.|เขต|จังหวัด|จ\.)"
-    rf"[ \t]*{_THAI_WORD}(?:[ \t]*\d+)?|กรุงเทพฯ|กรุงเทพมหานคร)){{2,}}"
+    rf"(?:(?:{alternation(_D['thai_house'])})[ \t]*)?\d+(?:/\d+)?"
+    rf"(?:[ \t]+(?:(?:{alternation(_D['thai_village'])})[ \t]*\d+"
+    rf"|(?:{alternation(_D['thai_places'])})[ \t]*{_THAI_WORD}(?:[ \t]*\d+)?"
+    rf"|{alternation(_D['thai_capital'])})){{2,}}"
     rf"(?:[ \t]+(?:{_THAI_WORD}[ \t]+)?\d{{5}})?"
 )
 
