@@ -108,6 +108,8 @@ def test_a_date_before_a_number_is_no_part_of_a_card():
     assert CARD_RE.search("card 4929 5104 7731 8265 on file") is not None
 
 
-def test_a_span_of_years_without_a_name_stays(masker):
+def test_a_span_of_years_without_a_name_or_a_date_taking_effect_stays(masker):
     (out,) = masked_cells(masker, ("user", "The tournament ran (1998–2004) in Leeds."))
     assert "1998" in out, out
+    (out,) = masked_cells(masker, ("user", "本合同自2024年1月1日生效。"))
+    assert "2024年1月1日" in out, out

@@ -83,10 +83,10 @@ def _date_before(words: str) -> re.Pattern[str]:
 #: The birth word after the date: "Ich bin am 2. August 1955 geboren."
 DOB_AFTER_RE = _date_before(r"geboren|born|née?|nato|nata|nacid[oa]|urodzon[ya]")
 #: A Chinese, Japanese or Korean date before the word "born" written after it ("<date> 出生",
-#: "<date>生まれ", "<date>생").
+#: "<date>生まれ", "<date>생"; not "生效", takes effect).
 DOB_BEFORE_BORN_RE = re.compile(
     r"(?<![\d/.-])(\d{4} ?年 ?\d{1,2} ?月 ?\d{1,2} ?日|\d{4}년 ?\d{1,2}월 ?\d{1,2}일)"
-    r"[ \t]?(?:出生|生まれ|生|출생|생)"
+    r"[ \t]?(?:出生|生まれ|生(?![效產产成活])|출생|생(?![활산]))"
 )
 #: A birth year before the Russian or Ukrainian abbreviation of "year of birth" ("1952 г.р.",
 #: "1952 р.н.").

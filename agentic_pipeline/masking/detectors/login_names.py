@@ -9,6 +9,8 @@
   a text of two such lines at least (``nick_spans``).
 * The user of a web server's access log line ("10.0.0.7 - quietfern [03/Dec/2026:…").
 * A name that is part of a login name widens to it ("<name>.dunleavy", ``login_extent``).
+* Social posts' login names by where they stand (``social_spans``): a signature after a dash, a
+  handle in brackets after a name, after "DM" or "/whois", a reblog chain's speakers.
 
 Only a value shaped like a login name is one (``login_name``): a digit or ``_ . -`` inside, or a
 lower-case word that no main European language has. A capitalised speaker is the name model's to
@@ -173,8 +175,8 @@ _LETTERS = re.compile(r"[^\W\d_]")
 def social_spans(text: str) -> list[tuple[int, int]]:
     """The login names of social posts by where they stand (``_SIGNATURE``, ``_BRACKETED``,
     ``_CUE``; reblog speakers in a text of two): shaped like a login name and not words alone
-    (``handle_value``), in lower case, three letters at least, no initial-and-dot run of a
-    date's format ("yyyy-mm-dd")."""
+    (``handle_value``), in lower case, three letters at least, no part of two letters after the
+    first (a date's format: "yyyy-mm-dd")."""
     spans = [
         m.span("handle")
         for rx in (_SIGNATURE, _BRACKETED, _CUE)
@@ -211,6 +213,7 @@ def _any_word(word: str) -> bool:
 
 
 def _file_or_site(handle: str) -> bool:
+    """``handle`` (with a dot) names a file by its type's extension or a web site."""
     suffix = handle.rsplit(".", 1)[1]
     return mimetypes.guess_type(handle)[0] is not None or suffix in _SITE_SUFFIXES
 

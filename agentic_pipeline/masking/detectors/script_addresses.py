@@ -73,7 +73,8 @@ def script_address_spans(text: str) -> list[Span]:
 
 
 class _Part:
-    """One comma-separated part of a line: its words after a label, its address words."""
+    """One comma-separated part of a sentence or a labelled value: its tokens, its address words
+    and whether it has a number or is a place's name alone."""
 
     def __init__(self, text: str, start: int, end: int) -> None:
         self.start = start + len(text[start:end]) - len(text[start:end].lstrip())
