@@ -189,6 +189,14 @@ def test_a_comments_header_names_its_author(masker):
         # after a social verb or a chat command
         ("Lost cat near the park, DM brindlepaws if seen.", "brindlepaws"),
         ("/whois grelvanport", "grelvanport"),
+        # a payment app's cashtag on its line
+        ("Split for the cabin:\n$marrowfin\n$quillbrook_22\nthanks all", "marrowfin"),
+        # an audit line's user in Portuguese, an access log after its file's name
+        ("[audit] 2026-11-02 10:14 utilizador=marta.quelhas abriu o processo", "marta.quelhas"),
+        (
+            'access.log: 10.1.2.3 - olek.wisniak [03/Dec/2026:08:12:44 +0000] "GET / HTTP/1.1"',
+            "olek.wisniak",
+        ),
         # after a team's tag in a chat
         (
             "[Support] kelpwright: which order?\n[Support] fennick_ro: the one from May\n"
@@ -219,6 +227,9 @@ def test_reblog_speakers_alone_on_their_line():
         "metadata:\n  name: web\nspec:\n  replicas: 3",
         "Follow the steps below (optional)",
         "REFILL REQUEST (faxed) to the pharmacy",
+        "echo $HOME and $PATH",
+        "$total = $price * 2;",
+        "Pay $amount now",
         "(front of the card, scanned) attached",
     ],
 )

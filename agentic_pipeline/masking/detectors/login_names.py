@@ -119,9 +119,11 @@ def _key_value_re() -> re.Pattern[str]:
     )
 
 
-#: The user of a web server's access log line (Common Log Format: host, ident, user, [time]).
+#: The user of a web server's access log line (Common Log Format: host, ident, user, [time]),
+#: maybe after the log file's name ("access.log: <host> - <user> [<time>]").
 _ACCESS_LOG_USER = re.compile(
-    rf"(?m)^[ \t]*[\w.:-]+[ \t]+\S+[ \t]+{_HANDLE}[ \t]+\[\d{{1,2}}/\w{{3}}/\d{{4}}:"
+    rf"(?m)^[ \t]*(?:[\w.-]+:[ \t]+)?[\w.:-]+[ \t]+\S+[ \t]+{_HANDLE}[ \t]+"
+    rf"\[\d{{1,2}}/\w{{3}}/\d{{4}}:"
 )
 #: An IRC-style chat line's speaker in angle brackets ("<quietfern> on my way"), maybe after a
 #: time stamp: one space, then the message (not a tag: "<thead> <tr>", "<input-file>   Path").
@@ -157,8 +159,9 @@ def speaker_spans(text: str) -> list[tuple[int, int]]:
 #: Where social posts put a login name (``social_spans``): a signature after a dash closing a
 #: line ("… — <handle>"); a handle in brackets after a capitalised name or a role and a comma
 #: ("<Name> <Surname> (<handle>)", "(soprano, <handle>)"); a handle after a social verb or a chat
-#: command ("DM <handle>", "posted by <handle>", "/whois <handle>"); a reblog's speaker alone
-#: on its line before a colon, the post's words on the next line ("<handle>:\n  <words>").
+#: command ("DM <handle>", "posted by <handle>", "/whois <handle>"); a cashtag; a reblog's
+#: speaker alone on its line before a colon, the post's words on the next line ("<handle>:\n
+#: <words>").
 _SIGNATURE = re.compile(rf"(?m)(?:^|[ \t])[—–-]{{1,2}}[ \t]*@?{_HANDLE}[ \t]*$")
 _BRACKETED = re.compile(
     rf"(?:[A-Z][\w'’-]+[ \t]+[A-Z][\w'’-]+[ \t]*\(|\([^()\n,]{{1,30}},[ \t]*)@?{_HANDLE}\)"
@@ -167,6 +170,9 @@ _CUE = re.compile(
     rf"(?i)(?:(?<![\w/])(?:dm|pm|follow|posted[ \t]+by|shared[ \t]+by|photos?[ \t]+by|h/t)"
     rf"|(?<![\w/])/(?:whois|msg|dm|invite|kick|ban|mute))[ \t]+@?{_HANDLE}(?![\w@])"
 )
+#: A payment app's cashtag ("$<handle>" in a transfer list), not a shell or template variable
+#: (upper case, "${…}") nor one of a line of code ("=", ";", "{" on its line).
+_CASHTAG = re.compile(rf"(?m)(?<![\w$])\$(?=[a-z]){_HANDLE}(?=[ \t]*(?:$|[,.!?)]))(?![^\n]*[=;{{])")
 _REBLOG = re.compile(rf"(?m)^[ \t]*{_HANDLE}[ \t]?:[ \t]*\r?\n[ \t]*(?=[^\s:]+[ \t]+\S+[ \t]+\S)")
 #: A handle's letters: three at least ("v2.3" is a version).
 _LETTERS = re.compile(r"[^\W\d_]")
@@ -179,7 +185,7 @@ def social_spans(text: str) -> list[tuple[int, int]]:
     first (a date's format: "yyyy-mm-dd")."""
     spans = [
         m.span("handle")
-        for rx in (_SIGNATURE, _BRACKETED, _CUE)
+        for rx in (_SIGNATURE, _BRACKETED, _CUE, _CASHTAG)
         for m in rx.finditer(text)
         if _social_handle(m.group("handle"))
     ]
