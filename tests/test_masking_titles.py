@@ -36,7 +36,7 @@ def test_the_title_stays_and_the_name_goes(masker, text, title, name):
 
 
 def test_the_titles_module_function():
-    from agentic_pipeline.masking.names.words import is_title
+    from agentic_pipeline.masking.names.lexicon import is_title
 
     assert is_title("Frau") and is_title("mevr.") and is_title("Dr.") and is_title("Hej")
     assert not is_title("Wendtland") and not is_title("Order")

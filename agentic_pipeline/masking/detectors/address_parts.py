@@ -30,8 +30,7 @@ from agentic_pipeline.masking.detectors.address_fields import POSTCODE as _POSTC
 from agentic_pipeline.masking.detectors.address_fields import UNIT as _UNIT
 from agentic_pipeline.masking.detectors.address_fields import WEAK_POSTCODE as _WEAK_POSTCODE
 from agentic_pipeline.masking.detectors.data_files import alternation
-from agentic_pipeline.masking.names.lexicon import listed_names
-from agentic_pipeline.masking.names.words import is_title
+from agentic_pipeline.masking.names.lexicon import is_title, listed_names
 from agentic_pipeline.masking.pseudonyms import fold_word as fold
 from agentic_pipeline.masking.vocabulary import (
     LW,

@@ -33,12 +33,11 @@ from agentic_pipeline.masking.names.fields import (
     label_before,
     person_key,
 )
-from agentic_pipeline.masking.names.lexicon import listed_names
+from agentic_pipeline.masking.names.lexicon import is_title, listed_names
 from agentic_pipeline.masking.names.words import (
     HAS_DIGIT,
     context_word,
     is_role,
-    is_title,
     tag_words,
     word_info,
     wordlike,

@@ -20,13 +20,14 @@ from agentic_pipeline.masking.names.lexicon import (
     COMMON_WORDS,
     DATA,
     is_name_pair,
+    is_title,
     listed_name,
     listed_names,
     listed_non_name,
     not_a_name_word,
     read_lines,
 )
-from agentic_pipeline.masking.names.words import HAS_DIGIT, is_title, wordlike
+from agentic_pipeline.masking.names.words import HAS_DIGIT, wordlike
 from agentic_pipeline.masking.pseudonyms import fold_word as fold
 from agentic_pipeline.masking.vocabulary import (
     MONTHS,

@@ -16,11 +16,12 @@ from agentic_pipeline.masking.names.floor import (
 )
 from agentic_pipeline.masking.names.lexicon import (
     given_names_before_a_name,
+    is_title,
     listed_name,
     listed_names,
     surnames_after_a_first_name,
 )
-from agentic_pipeline.masking.names.words import is_role, is_title
+from agentic_pipeline.masking.names.words import is_role
 from agentic_pipeline.masking.pseudonyms import fold_word as fold
 from agentic_pipeline.masking.vocabulary import (
     STOP_WORDS,

@@ -52,6 +52,16 @@ def read_lines(path: Path) -> frozenset[str]:
     return frozenset(ln.strip() for ln in lines if ln.strip() and not ln.startswith("#"))
 
 
+#: Titles, forms of address, salutations and greetings before a name, in the main European
+#: languages (``data/titles.txt``).
+TITLES = read_lines(DATA / "titles.txt")
+
+
+def is_title(word: str) -> bool:
+    """``word`` is a title or form of address ("Mr.", "Frau", "Mme", "Pani", "Nurse")."""
+    return fold(word).rstrip(".") in TITLES
+
+
 #: Listed names that are mostly ordinary words ("Will", "Price", "Visa"): see the data file.
 COMMON_WORDS = read_words(DATA / "common_words.txt")
 

@@ -28,9 +28,9 @@ from agentic_pipeline.masking.detectors.x12 import DETECTOR as X12_DETECTOR
 from agentic_pipeline.masking.detectors.xml_fields import DETECTOR as XML_DETECTOR
 from agentic_pipeline.masking.names.fields import HONORIFICS_AFTER_NAME
 from agentic_pipeline.masking.names.joins import particles_before
-from agentic_pipeline.masking.names.lexicon import listed_name
+from agentic_pipeline.masking.names.lexicon import is_title, listed_name
 from agentic_pipeline.masking.names.model import NameModel, default_model
-from agentic_pipeline.masking.names.words import is_role, is_title
+from agentic_pipeline.masking.names.words import is_role
 from agentic_pipeline.masking.pseudonyms import fold_word as fold
 
 #: The detector name recorded in the audit for a name the model found.

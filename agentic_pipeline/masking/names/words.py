@@ -8,7 +8,12 @@ import re
 from functools import lru_cache
 
 from agentic_pipeline.masking.names.fields import PERSON_LABELS
-from agentic_pipeline.masking.names.lexicon import COMMON_WORDS, DATA, listed_names, read_lines
+from agentic_pipeline.masking.names.lexicon import (
+    COMMON_WORDS,
+    DATA,
+    listed_names,
+    read_lines,
+)
 from agentic_pipeline.masking.pseudonyms import fold_word as fold
 from agentic_pipeline.masking.vocabulary import (
     OTHER_LANGUAGES,
@@ -75,16 +80,6 @@ def context_word(w: str) -> str:
     if first or last:
         return "<name>"
     return {"cap": "<Cap>", "upper": "<UP>", "mixed": "<Cap>", "init": "<init>"}.get(shape, "<low>")
-
-
-#: Titles, forms of address, salutations and greetings before a name, in the main European
-#: languages (``data/titles.txt``).
-TITLES = read_lines(DATA / "titles.txt")
-
-
-def is_title(word: str) -> bool:
-    """``word`` is a title or form of address ("Mr.", "Frau", "Mme", "Pani", "Nurse")."""
-    return fold(word).rstrip(".") in TITLES
 
 
 #: Occupations and roles written before a name (``data/roles.txt``), and the one-word person
