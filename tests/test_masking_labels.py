@@ -104,6 +104,20 @@ def test_ids_are_found_by_their_label_in_prose_lines_and_tables(masker):
     assert kept == "Order 55120 with item 8812093345 left on flight QA441 on 2025-03-04."
 
 
+def test_a_python_dict_with_keys_that_are_no_strings_is_masked(masker):
+    """A tool written in Python may print a dict whose keys are numbers, tuples or ``...``: it is
+    walked and masked like any other (it raised before, failing the whole shard)."""
+    (cell,) = _masked(
+        masker,
+        (
+            "tool",
+            "{1: 'x', ...: 'y', (2, 3): 'z', 'dob': '1961-04-02',"
+            " 'iban': 'GB33BUKB20201555555555'}",
+        ),
+    )
+    assert "1961-04-02" not in cell and "GB33" not in cell and "(2, 3): 'z'" in cell, cell
+
+
 def test_ids_under_labelled_json_keys_and_python_dicts(masker):
     record = {
         "patient": {"mrn": "00918273", "npi": 1245319599},

@@ -132,10 +132,12 @@ def last_key(path: str) -> str | None:
     return m.group(1) if m.group(1) is not None else json.loads(m.group(2))
 
 
-def child_path(path: str, key: str | int) -> str:
-    """JSONPath-like path of a child: ``$.a.b``, ``$.a[0]``, ``$['odd key']``."""
+def child_path(path: str, key: object) -> str:
+    """JSONPath-like path of a child: ``$.a.b``, ``$.a[0]``, ``$['odd key']``; a Python dict's
+    key of another type (``...``, a tuple) by its text."""
     if isinstance(key, int):
         return f"{path}[{key}]"
+    key = key if isinstance(key, str) else str(key)
     if _IDENT.match(key):
         return f"{path}.{key}"
     return f"{path}[{json.dumps(key, ensure_ascii=False)}]"
@@ -353,10 +355,11 @@ def walk(
         person = None  # whether a bare "id" key here is a person's (decided once, when met)
         option = getattr(visitor, "product_option", None) if product_options(key) else None
         for k, v in obj.items():
-            ent = None if is_call and k == "name" else child_entity(k, entity) or label_id(k, v)
+            ks = str(k)  # a Python dict's key may be a number or ``...``
+            ent = None if is_call and k == "name" else child_entity(ks, entity) or label_id(ks, v)
             if ent is None and isinstance(k, str) and handle_under_key(k, v):
                 ent = "USER_ID"  # "user": "U07ZT3RQ9"
-            if ent in _DIGIT_TYPES and ent == entity and _no_digit(v) and key_entity(k) is None:
+            if ent in _DIGIT_TYPES and ent == entity and _no_digit(v) and key_entity(ks) is None:
                 ent = None  # inherited: "brand": "visa" under "card", "type": "mobile"
             if ent == "PERSON" and isinstance(k, str) and normalize_key(k) == "name":
                 # a product's or a tool's name: read as text (the name model), not masked whole
