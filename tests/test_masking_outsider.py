@@ -413,3 +413,19 @@ def test_a_line_of_prose_after_a_pipe_table_is_no_row():
     )
     values = [v for v, _ in tabular_values(text)]
     assert "Orrin Vale" in values and not any("Assistant" in v for v in values), values
+
+
+@pytest.mark.parametrize(
+    "form",
+    [
+        "Please send me:\n\n*   First Name:\n*   Last Name:\n*   Date of Birth (YYYY-MM-DD):",
+        "First Name:\nLast Name:\nEmail:",
+    ],
+)
+def test_an_empty_forms_labels_are_no_names(masker, form):
+    """An agent asking for a passenger's details lists the labels alone: a bulleted list is no
+    table whose first line is a header, and a label alone on its line has no value."""
+    from conftest import masked_cells
+
+    (out,) = masked_cells(masker, ("assistant", form))
+    assert out == form, out

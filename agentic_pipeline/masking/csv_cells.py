@@ -64,6 +64,8 @@ def csv_table(text: str) -> tuple[list[str], list[list[str]]] | None:
     return None if first_undelimited else _aligned_table(lines)
 
 
+#: A list's bullet, indented from its item by spaces as an aligned column would be.
+_BULLET = re.compile(r"[*\-•·‣▪►>]+|\d{1,2}[.)]")
 #: Between the columns of a table aligned with spaces (a CLI's or SQL client's output).
 _COLUMN_GAP = re.compile(r"[ \t]{2,}|\t")
 
@@ -77,8 +79,8 @@ def _aligned_table(lines: list[str]) -> tuple[list[str], list[list[str]]] | None
             continue  # a pipe table under a title line: the delimiters read it
         rows = [_COLUMN_GAP.split(ln.strip()) for ln in lines[skip:]]
         n = len(rows[0])
-        if n < 2 or not header_like(rows[0]):
-            continue
+        if n < 2 or not header_like(rows[0]) or _BULLET.fullmatch(rows[0][0]):
+            continue  # "*   First Name:" over "*   Last Name:": a bulleted list, no table
         if sum(len(r) == n for r in rows[1:]) >= max(1, (len(rows) - 1) // 2 + 1):
             return rows[0], rows[1:]
     return None

@@ -302,7 +302,9 @@ _NAME_TRIGGER_RE = re.compile(
     r"\b(?:my\s+name\s+is|my\s+name's|name\s+is|call\s+me|"
     r"(?:first|last|full|given|family|sur|customer|passenger|contact|holder'?s?)\s*name\s*[:=]|"
     r"je\s+m'appelle|ich\s+hei(?:ße|sse)|mi\s+chiamo|me\s+llamo|mi\s+nombre\s+es|"
-    r"ik\s+heet|nazywam\s+się)\s",  # one space: a masked token leaves blanks, not a name
+    # one space or tab, never a line break: a masked token leaves blanks, and a label alone on
+    # its line ("First Name:" over "Last Name:", an empty form) has no value
+    r"ik\s+heet|nazywam\s+się)[ \t]",
     re.IGNORECASE,
 )
 _TITLE_RE = re.compile(
