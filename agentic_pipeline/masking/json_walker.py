@@ -375,16 +375,16 @@ def walk(
                 if person is None:
                     person = generic_id_of_a_person(key, [str(x) for x in obj])
                 ent = (ent or "USER_ID") if person else None
-            if ent is None and address and address_part(str(k)) in _ADDRESS_PARTS:
+            if ent is None and address and address_part(ks) in _ADDRESS_PARTS:
                 ent = "LOCATION"
             if option is not None:  # "material": "glass" of a product's options
-                option(str(k))
+                option(ks)
                 if ent is None and isinstance(v, str):
                     option(v)
             new_key = rename(path, k) if rename is not None and isinstance(k, str) else k
             # paths (kept in the audit) are built from the masked key: never a raw value
             cpath = child_path(path, new_key)
-            out[new_key] = walk(v, visitor, cpath, ent, depth + 1, max_depth, key=str(k))
+            out[new_key] = walk(v, visitor, cpath, ent, depth + 1, max_depth, key=ks)
         return out
     if isinstance(obj, list):
         return [

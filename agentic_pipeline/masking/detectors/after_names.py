@@ -21,7 +21,12 @@ from __future__ import annotations
 
 import re
 
-from agentic_pipeline.masking.detectors.dates import BIRTH_WORD_RE, WHOLE_DATE_RE, past_year
+from agentic_pipeline.masking.detectors.dates import (
+    ANY_YEAR_DIGITS,
+    BIRTH_WORD_RE,
+    WHOLE_DATE_RE,
+    past_year,
+)
 from agentic_pipeline.masking.detectors.id_floor import FLOOR_TYPE, floor_shape
 
 #: The detector credited with the values this step adds.
@@ -47,8 +52,8 @@ _CODE = re.compile(
 #: A life span in brackets right after a name, a genealogy's or an obituary's ("<name>
 #: (1902–1977)"): its first year is the birth year.
 _LIFE_SPAN = re.compile(
-    r"[ \t]*\((?:b\.[ \t]?)?(?P<birth>(?:1[5-9]|20)\d\d)[ \t]*[–—-][ \t]*"
-    r"(?:d\.[ \t]?)?(?P<death>(?:1[5-9]|20)\d\d)\)"
+    rf"[ \t]*\((?:b\.[ \t]?)?(?P<birth>{ANY_YEAR_DIGITS})[ \t]*[–—-][ \t]*"
+    rf"(?:d\.[ \t]?)?(?P<death>{ANY_YEAR_DIGITS})\)"
 )
 
 

@@ -34,6 +34,8 @@ _MONTH = (
 #: and German), with the year, month and day signs of Japanese, Chinese and Korean (a Japanese
 #: era's year too: "平成3年8月14日"), and the
 #: arguments of a Python ``datetime.date(1961, 7, 22)`` written by ``repr``.
+#: A Chinese or Japanese date and a Korean one, day last ("2019年7月14日", "2014년 6월 2일").
+_CJK_DATE = r"\d{4} ?年 ?\d{1,2} ?月 ?\d{1,2} ?日|\d{4}년 ?\d{1,2}월 ?\d{1,2}일"
 DATE_PATTERN = (
     r"(?:\d{4}-\d{1,2}-\d{1,2}|\d{4}/\d{1,2}/\d{1,2}|\d{4}\.\d{1,2}\.\d{1,2}"
     r"|(?<=date\()\d{4}, ?\d{1,2}, ?\d{1,2}(?=\))|(?<=datetime\()\d{4}, ?\d{1,2}, ?\d{1,2}"
@@ -45,13 +47,13 @@ DATE_PATTERN = (
     rf"|\d{{4}}\. ?{_MONTH}\.? ?\d{{1,2}}\.?(?=\s|$|[,;)])|\d{{4}}\. gada \d{{1,2}}\. ?{_MONTH}"
     rf"|\d{{4}} m\. {_MONTH} \d{{1,2}} d\."
     r"|\d{1,2}[ .](?:I{1,3}|IV|VI{0,3}|IX|XI{0,2})[ .]\d{4}"  # a Roman month: "9 III 1984"
-    r"|\d{4} ?年 ?\d{1,2} ?月 ?\d{1,2} ?日|\d{4}년 ?\d{1,2}월 ?\d{1,2}일"
+    rf"|{_CJK_DATE}"
     r"|(?:明治|大正|昭和|平成|令和) ?(?:\d{1,2}|元) ?年 ?\d{1,2} ?月 ?\d{1,2} ?日)"
 )
 #: A four-digit year from 1500 (a genealogy's) to 2099.
-_ANY_YEAR_DIGITS = r"(?:1[5-9]|20)\d\d"
+ANY_YEAR_DIGITS = r"(?:1[5-9]|20)\d\d"
 #: A four-digit year that is no part of a date or a longer number, and "about" before one.
-_LONE_YEAR = rf"(?<![\w/.-]){_ANY_YEAR_DIGITS}(?![\d年년])(?![/.-]?\d)"
+_LONE_YEAR = rf"(?<![\w/.-]){ANY_YEAR_DIGITS}(?![\d年년])(?![/.-]?\d)"
 _ABOUT = r"(?:abt|about|circa|ca|c)\.?[ \t]?"
 #: A birth word anywhere, maybe in the plural ("DOBs", "birthdays"): a text about birth dates.
 BIRTH_WORD_RE = re.compile(rf"(?i)(?<!\w)(?:{BIRTH_WORDS})s?(?!\w)")
@@ -85,7 +87,7 @@ DOB_AFTER_RE = _date_before(r"geboren|born|née?|nato|nata|nacid[oa]|urodzon[ya]
 #: A Chinese, Japanese or Korean date before the word "born" written after it ("<date> 出生",
 #: "<date>生まれ", "<date>생"; not "生效", takes effect).
 DOB_BEFORE_BORN_RE = re.compile(
-    r"(?<![\d/.-])(\d{4} ?年 ?\d{1,2} ?月 ?\d{1,2} ?日|\d{4}년 ?\d{1,2}월 ?\d{1,2}일)"
+    rf"(?<![\d/.-])({_CJK_DATE})"
     r"[ \t]?(?:出生|生まれ|生(?![效產产成活])|출생|생(?![활산]))"
 )
 #: A birth year before the Russian or Ukrainian abbreviation of "year of birth" ("1952 г.р.",
@@ -134,7 +136,7 @@ def birth_year_date(date: str) -> bool:
     return year is not None and 1900 <= year <= dt.date.today().year - ADULT_AGE
 
 
-_ANY_YEAR = re.compile(rf"(?<!\d){_ANY_YEAR_DIGITS}(?!\d)")
+_ANY_YEAR = re.compile(rf"(?<!\d){ANY_YEAR_DIGITS}(?!\d)")
 
 
 def born_long_ago(date: str) -> bool:

@@ -240,14 +240,14 @@ _AFTER_TITLE = alternation(_H["honorifics_after"])
 #: comma, a stop, a bracket, a slash or the line's end ("السيد/ <name> المحترم،", "प्रिय श्री
 #: <name>,"); in Thai, which writes a sentence's words without spaces, two ("นพ. <given>
 #: <family>").
+_SCRIPT_NAME = r"(?P<name>[^\W\d_][^\s,،.;:()/<>\d]*(?:[ \t][^\W\d_][^\s,،.;:()/<>\d]*){0,2})"
 _SCRIPT_TITLE = re.compile(
-    rf"(?<![^\W\d_])(?:(?:{_TITLES_BEFORE})(?![^\W\d_])[ \t]*/?[ \t]*)+"
-    rf"(?P<name>[^\W\d_][^\s,،.;:()/<>\d]*(?:[ \t][^\W\d_][^\s,،.;:()/<>\d]*){{0,2}})"
+    rf"(?<![^\W\d_])(?:(?:{_TITLES_BEFORE})(?![^\W\d_])[ \t]*/?[ \t]*)+{_SCRIPT_NAME}"
 )
 #: A letter's closing in such a script, then its writer's name on its line or the next one.
 _SCRIPT_CLOSING = re.compile(
     rf"(?<![^\W\d_])(?:{alternation(_H['closings_before'])})[ \t]*[,،!]?[ \t]*(?:\r?\n[ \t]*)?"
-    rf"(?P<name>[^\W\d_][^\s,،.;:()/<>\d]*(?:[ \t][^\W\d_][^\s,،.;:()/<>\d]*){{0,2}})"
+    rf"{_SCRIPT_NAME}"
     rf"(?=[ \t]*(?:$|[\r\n,،.;(]))",
     re.MULTILINE,
 )
