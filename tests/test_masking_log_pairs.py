@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from conftest import masked_cells
 
@@ -46,3 +48,15 @@ def test_ids_under_labels_of_more_languages_and_shapes(masker):
     assert "7712" not in plate and "QWE" not in plate
     assert "22BE71504" not in request
     assert "1899" not in born and "Plan b. 3 May 2026 stays." in born
+
+
+def test_an_object_inside_a_text_inside_a_json_value_is_read_by_its_keys(masker):
+    """A tool result's "note" holds an HTTP status line and the JSON body after it: the body's
+    keys type its values as they do in a text cell, and the status line stays."""
+    body = {"userName": "qorvane77", "extension": {"staffNumber": "QX-55120", "team": "Sales"}}
+    note = json.dumps({"note": f"POST /api/v2/staff  201 Created\n{json.dumps(body)}", "pri": 2})
+    (masked,) = masked_cells(masker, ("tool", note))
+    inner = json.loads(masked)["note"]
+    assert inner.startswith("POST /api/v2/staff  201 Created\n")
+    assert "qorvane77" not in inner and "QX-55120" not in inner
+    assert json.loads(inner[inner.index("{") :])["extension"]["team"] == "Sales"

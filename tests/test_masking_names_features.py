@@ -12,7 +12,7 @@ from agentic_pipeline.masking.names.features import TextFeatures, _csv_header
 from agentic_pipeline.masking.names.model import load_model
 from agentic_pipeline.masking.names.recognizer import DETECTOR, decide_persons, without_titles
 from agentic_pipeline.masking.names.words import word_info
-from agentic_pipeline.masking.vocabulary import english_compound
+from agentic_pipeline.masking.vocabulary import english_compound, text_language
 
 
 def _features(nlp, text: str, word: str) -> list[str]:
@@ -162,3 +162,27 @@ def test_an_english_closed_compound_that_no_list_has_is_a_feature(nlp):
     text = "Delivered: Nightstand (Oak, 2 drawers), shipped by Mara Cantwell"
     assert "encompound" in _features(nlp, text, "Nightstand")
     assert "encompound" not in _features(nlp, text, "Cantwell")
+
+
+@pytest.mark.parametrize(
+    "text, language",
+    [
+        ("Xin gửi lại cho tôi hóa đơn của tháng này nhé, cảm ơn anh", "vi"),
+        ("Yarın sabah kargo ile gönderilecek, lütfen adresinizi kontrol edin", "tr"),
+        ("Bitte schicken Sie mir die neue Rechnung bis morgen", "de"),
+        ("Please send me the new invoice by tomorrow, thanks", None),
+        ("Oswy Quell", None),  # too few words that start in lower case
+    ],
+)
+def test_a_texts_language_is_read_from_its_lower_case_words(text, language):
+    assert text_language(text.split()) == language
+
+
+def test_a_word_of_a_texts_own_language_has_its_frequency_there_as_a_feature(nlp):
+    """In a Vietnamese line, the lower-case "anh" ("you", to a man) has its Vietnamese frequency
+    as a feature, a capitalised name none; in an English line no word has one."""
+    text = "Oswy Quell gửi lời cảm ơn anh vì đã giúp đỡ trong tuần này"
+    assert any(f.startswith("ztl=") for f in _features(nlp, text, "anh"))
+    assert not any(f.startswith("ztl=") for f in _features(nlp, text, "Quell"))
+    english = "Oswy Quell thanked the team for the help this week"
+    assert not any(f.startswith("ztl=") for f in _features(nlp, english, "Quell"))

@@ -68,6 +68,9 @@ def test_without_a_veto_bar_the_model_alone_decides(nlp):
         ("I wired it to Quellmark Insurance last week.", "Quellmark Insurance", "company"),
         ("Fenwright's Foods restocked the shelves.", "Fenwright", "company"),
         ("Parcels from Tolliver & Sons arrive daily.", "Tolliver", "company"),
+        # "&", a partner's name, then the firm's kind (maybe after a comma)
+        ("Flowers went to Tolliver & Quade Funeral Directors.", "Tolliver", "company"),
+        ("Send it to Tolliver & Quade, Attorneys by Friday.", "Tolliver", "company"),
         ("Invoices from Quinley Bakery arrive monthly.", "Quinley", "business"),
         # a legal form ends the capitalised words after it: a company named after a person
         ("Invoices from Quinley Ltd arrive monthly.", "Quinley", "company"),

@@ -400,6 +400,20 @@ def walk(
             return visitor.bad_json(path, obj)
         new = walk(inner, visitor, path, None, depth + 1, max_depth, key=key)
         return obj if new == inner else dump_like(new, obj)
+    if isinstance(obj, str) and entity is None and "{" in obj:
+        # a text with objects written inside it ("POST /users 201\n{...}" under "note"): its
+        # objects walked by their keys, the text around them a leaf each, as in a text cell
+        inner_objects = embedded_structures(obj)
+        if inner_objects:
+            pieces = [visitor.leaf(path, p, None) for p in text_pieces(obj, inner_objects)]
+            objects = []
+            for a, b, kind, parsed in inner_objects:
+                new = walk(parsed, visitor, path, None, depth + 1, max_depth, key=key)
+                same = new == parsed
+                objects.append(
+                    obj[a:b] if same else dump_like(new, obj[a:b]) if kind == "json" else repr(new)
+                )
+            return "".join(x for pair in zip(pieces, [*objects, ""], strict=True) for x in pair)
     if entity is None:
         entity = bare_number_entity(key, obj)
     return visitor.leaf(path, obj, entity)

@@ -241,6 +241,38 @@ def zipf(word: str, languages: tuple[str, ...] = LANGUAGES) -> float:
     return max(zipf_frequency(word, lang, wordlist="small") for lang in languages)
 
 
+#: The languages a text may be written in (``text_language``): the word languages, and those
+#: whose frequent words are often given names and surnames too (Turkish, Vietnamese,
+#: Indonesian, Malay, Filipino; Catalan and Serbo-Croatian), which are never vocabulary alone.
+TEXT_LANGUAGES = WORD_LANGUAGES + ("tr", "vi", "id", "ms", "fil", "ca", "sh")
+#: A text's language is read from up to this many of its words that start in lower case, and
+#: from at least ``_MIN_TEXT_WORDS`` of them.
+_TEXT_SAMPLE = 120
+_MIN_TEXT_WORDS = 3
+
+
+def text_language(words: Iterable[str]) -> str | None:
+    """The language other than English whose frequent words (Zipf 3 and more) make up most of
+    the words of a text that do not start with a capital (names mostly do), when they make up at
+    least half of them and more than English's do; None for English and for too few words."""
+    sample = []
+    for w in words:
+        if len(w) > 1 and w.isalpha() and not w[0].isupper():
+            sample.append(w.lower())
+            if len(sample) == _TEXT_SAMPLE:
+                break
+    if len(sample) < _MIN_TEXT_WORDS:
+        return None
+    english = sum(zipf(w, ("en",)) >= 3 for w in sample)
+    if english * 4 >= len(sample) * 3:
+        return None  # English (the common case: no other language is looked up)
+    cover = {lang: sum(zipf(w, (lang,)) >= 3 for w in sample) for lang in TEXT_LANGUAGES[1:]}
+    best = max(cover, key=lambda lang: cover[lang])  # ties: the first in TEXT_LANGUAGES
+    if cover[best] * 2 < len(sample) or cover[best] <= english:
+        return None
+    return best
+
+
 def bare_word(word: str) -> str:
     """``word`` folded, without quotes, periods and dashes at its ends and without a possessive
     "'s": the form the word lists and frequencies are looked up in."""

@@ -8,7 +8,8 @@ a CSV column or after a label that names a person ("Customer", "Payee", "Name:")
 is never a name and costs nothing.
 
 Features are strings (one-hot): the word's shape and length, whether the name lists have it,
-its word frequency in English and in the other main European languages (``wordfreq``, binned),
+its word frequency in English, in the other main European languages and in the text's own
+language when that is not English (``wordfreq``, binned),
 whether it is a place or calendar word, the spaCy entity label of it and of its neighbours, the
 neighbour words (their identity only when they are frequent vocabulary, so no rare word, hence no
 name, is ever a feature), a title or form of address before it in the main European languages
@@ -46,15 +47,17 @@ from agentic_pipeline.masking.pseudonyms import fold_word as fold
 from agentic_pipeline.masking.vocabulary import (
     COMBINING_MARKS,
     STOP_WORDS,
+    bare_word,
     compound_word,
     english_compound,
     foreign_stop_word,
     is_city,
+    text_language,
     zipf,
 )
 
 #: Bumped whenever a feature changes meaning: a model built on other features is refused.
-FEATURE_VERSION = "24"
+FEATURE_VERSION = "25"
 
 #: A word in no name list that is vocabulary of another main European language (Zipf bin at least
 #: ``FOREIGN_MIN_ZFO``) and ``FOREIGN_GAP`` bins more frequent there than in English ("Sie",
@@ -122,6 +125,8 @@ class TextFeatures:
             if m.group().startswith("#"):
                 self.tags.append((m.start(), m.end(), tag_words(m.group()[1:])))
         self._line_words: dict[int, int] = {}
+        #: the text's language when it is not English (``text_language``; the ``ztl`` features)
+        self.language = text_language(self.words)
 
     def candidates(self) -> list[int]:
         """Indices of the units that may be part of a person name."""
@@ -235,6 +240,13 @@ class TextFeatures:
         feats.append(f"zen={zen}|zfo={zfo}")
         if listed == "-" and zfo != 9 and zfo >= FOREIGN_MIN_ZFO and zfo - zen >= FOREIGN_GAP:
             feats += ["foreign", f"foreign|shape={shape}", f"foreign|ent={ent}"]
+        if self.language is not None and shape == "lower":
+            # the frequency of a lower-case word in the text's own language: a frequent word of a
+            # Vietnamese or Turkish text ("anh", "bulan") is a word there, though a name list
+            # has it (capitalised, such words are names as often: not a feature)
+            bare = bare_word(w)
+            ztl = min(7, int(zipf(bare, (self.language,)))) if len(bare) > 1 else 9
+            feats += [f"ztl={ztl}", f"ztl={ztl}|shape={shape}", f"ztl={ztl}|listed={listed}"]
         if foreign_stop_word(f):
             feats += ["stopother", f"stopother|listed={listed}"]  # "Sie", "Votre", "Uw"
         elsewhere = self.labels_of.get(w, ())

@@ -264,6 +264,9 @@ def _named_place(words: list[str]) -> str | None:
 _AFTER_NAME = re.compile(
     r"(?P<joint>['’]s(?:\s*(?:&|and))?|\s*(?:&|and))?\s*([A-Z][\w'’]*)(?![\w-])"
 )
+#: A partner's name after "&" and the organisation word of the firm they make, maybe after a
+#: comma ("<name> & <name> Funeral Directors", "<name> & <name>, Attorneys").
+_AFTER_PARTNER = re.compile(r"[ \t]*&[ \t]*((?:[A-Z][\w'’-]*,?[ \t]*){2,3})")
 
 
 #: The words on a span's line before it, each followed by spaces or tabs alone (up to three).
@@ -370,9 +373,15 @@ def _organisation_after(text: str, end: int) -> str | None:
     """``"company"`` when a legal form ends the line's capitalised words after ``end`` ("<name>
     Interiors Ltd", "<name> Trading AB", "<name>, Inc.": a company named after a person is a
     company) or a capitalised organisation word that no name list has follows ``end`` on the
-    line after a possessive or "&" ("Marlowe's Foods", "Ashby & Sons"), ``"business"`` when it
+    line after a possessive or "&" ("Marlowe's Foods", "Ashby & Sons"), or after "&" and a
+    partner's name ("Ashby & Webb Solicitors"), ``"business"`` when it
     follows after a space alone ("Quint Bakery"), else None."""
     if _legal_form_after(text, end):
+        return "company"
+    partner = _AFTER_PARTNER.match(text, end)
+    if partner is not None and any(
+        organisation_word(w) for w in re.findall(r"[\w'’-]+", partner.group(1))[1:]
+    ):
         return "company"
     m = _AFTER_NAME.match(text, end)
     if m is None or "\n" in m.group(0):
