@@ -19,11 +19,11 @@ The data lives outside the repo (``../shared/external`` beside the checkout, or 
 in ``$AGENTIC_PIPELINE_EXTERNAL``); the presidio-evaluator templates are read from its wheel
 without importing the package (``pip download --no-deps presidio-evaluator==0.3.2 -d /tmp/pe``).
 
-Twelve hand-labelled corpora live in the repo (``benchmarks/fresh_corpus/``), each written
+Thirteen hand-labelled corpora live in the repo (``benchmarks/fresh_corpus/``), each written
 blind to the masking rules and to the others. ``fresh-blind`` to ``fresh-blind-11`` were each held
 out until the next one was written; they are development corpora now (in ``TEXT_CORPORA``: the
-name model trains on them, their misses are read). ``fresh-blind-12`` is held out: measured,
-never tuned on, in ``LOADERS`` and ``HELD_OUT_CORPORA`` but not in
+name model trains on them, their misses are read). ``fresh-blind-12`` and ``-13`` are held out:
+measured, never tuned on, in ``LOADERS`` and ``HELD_OUT_CORPORA`` but not in
 ``TEXT_CORPORA``/``TAU_CORPORA``.
 
 Used by the masking benchmark (``benchmarks/masking_eval``), the corpus-value test and the name
@@ -113,6 +113,7 @@ FRESH_BLIND_9 = "fresh-blind-9"
 FRESH_BLIND_10 = "fresh-blind-10"
 FRESH_BLIND_11 = "fresh-blind-11"
 FRESH_BLIND_12 = "fresh-blind-12"
+FRESH_BLIND_13 = "fresh-blind-13"
 
 
 def external_root() -> Path:
@@ -763,6 +764,7 @@ FRESH_BLIND_9_FILE = FRESH_BLIND_FILE.with_name("fresh_blind_9.jsonl")
 FRESH_BLIND_10_FILE = FRESH_BLIND_FILE.with_name("fresh_blind_10.jsonl")
 FRESH_BLIND_11_FILE = FRESH_BLIND_FILE.with_name("fresh_blind_11.jsonl")
 FRESH_BLIND_12_FILE = FRESH_BLIND_FILE.with_name("fresh_blind_12.jsonl")
+FRESH_BLIND_13_FILE = FRESH_BLIND_FILE.with_name("fresh_blind_13.jsonl")
 
 
 def _label_spans(text: str, labels: list[list[Any]], doc_id: str) -> list[Span]:
@@ -894,6 +896,14 @@ def load_fresh_blind_12(
     return _load_labelled_jsonl(Path(path or FRESH_BLIND_12_FILE), FRESH_BLIND_12, limit)
 
 
+def load_fresh_blind_13(
+    limit: int | None = None, path: str | Path | None = None
+) -> list[LabelledText]:
+    """The thirteenth, held out, written blind to the masking rules and to the first twelve (the
+    same eight genres, 49 languages; ``benchmarks/fresh_corpus/README.md``)."""
+    return _load_labelled_jsonl(Path(path or FRESH_BLIND_13_FILE), FRESH_BLIND_13, limit)
+
+
 # ------------------------------------------------------------------------------------- registry
 LOADERS: dict[str, Callable[..., list[LabelledText]]] = {
     CONTEXTUAL: load_contextual_anonymizer,
@@ -916,6 +926,7 @@ LOADERS: dict[str, Callable[..., list[LabelledText]]] = {
     FRESH_BLIND_10: load_fresh_blind_10,
     FRESH_BLIND_11: load_fresh_blind_11,
     FRESH_BLIND_12: load_fresh_blind_12,
+    FRESH_BLIND_13: load_fresh_blind_13,
 }
 #: The four outsider corpora of ``pii-dev/``, the evaluator templates and the first eleven
 #: hand-labelled corpora (text corpora); the tau files are whole agent logs (``limit`` counts
@@ -940,7 +951,7 @@ TEXT_CORPORA = (
 )
 TAU_CORPORA = (TAU_AIRLINE, TAU_RETAIL, TAU2_AIRLINE)
 #: Corpora measured, never trained or tuned on (not in the two tuples above).
-HELD_OUT_CORPORA = (FRESH_BLIND_12,)
+HELD_OUT_CORPORA = (FRESH_BLIND_12, FRESH_BLIND_13)
 
 
 def available() -> bool:

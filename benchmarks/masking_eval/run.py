@@ -74,6 +74,7 @@ DEFAULT_SIZES = {
     C.FRESH_BLIND_10: None,
     C.FRESH_BLIND_11: None,
     C.FRESH_BLIND_12: None,
+    C.FRESH_BLIND_13: None,
 }
 Key = tuple[str, int, int, str]
 
