@@ -20,10 +20,10 @@ in ``$AGENTIC_PIPELINE_EXTERNAL``); the presidio-evaluator templates are read fr
 without importing the package (``pip download --no-deps presidio-evaluator==0.3.2 -d /tmp/pe``).
 
 Thirteen hand-labelled corpora live in the repo (``benchmarks/fresh_corpus/``), each written
-blind to the masking rules and to the others. ``fresh-blind`` to ``fresh-blind-11`` were each held
+blind to the masking rules and to the others. ``fresh-blind`` to ``fresh-blind-12`` were each held
 out until the next one was written; they are development corpora now (in ``TEXT_CORPORA``: the
-name model trains on them, their misses are read). ``fresh-blind-12`` and ``-13`` are held out:
-measured, never tuned on, in ``LOADERS`` and ``HELD_OUT_CORPORA`` but not in
+name model trains on them, their misses are read). ``fresh-blind-13`` is held out: measured, never tuned on, in
+``LOADERS`` and ``HELD_OUT_CORPORA`` but not in
 ``TEXT_CORPORA``/``TAU_CORPORA``.
 
 Used by the masking benchmark (``benchmarks/masking_eval``), the corpus-value test and the name
@@ -891,8 +891,8 @@ def load_fresh_blind_11(
 def load_fresh_blind_12(
     limit: int | None = None, path: str | Path | None = None
 ) -> list[LabelledText]:
-    """The twelfth, held out, written blind to the masking rules and to the first eleven (the
-    same eight genres, 56 languages; ``benchmarks/fresh_corpus/README.md``)."""
+    """The twelfth, written blind to the masking rules and to the first eleven (the same eight
+    genres, 56 languages); development since fresh-blind-13 was written."""
     return _load_labelled_jsonl(Path(path or FRESH_BLIND_12_FILE), FRESH_BLIND_12, limit)
 
 
@@ -928,7 +928,7 @@ LOADERS: dict[str, Callable[..., list[LabelledText]]] = {
     FRESH_BLIND_12: load_fresh_blind_12,
     FRESH_BLIND_13: load_fresh_blind_13,
 }
-#: The four outsider corpora of ``pii-dev/``, the evaluator templates and the first eleven
+#: The four outsider corpora of ``pii-dev/``, the evaluator templates and the first twelve
 #: hand-labelled corpora (text corpora); the tau files are whole agent logs (``limit`` counts
 #: episodes there).
 TEXT_CORPORA = (
@@ -948,10 +948,11 @@ TEXT_CORPORA = (
     FRESH_BLIND_9,
     FRESH_BLIND_10,
     FRESH_BLIND_11,
+    FRESH_BLIND_12,
 )
 TAU_CORPORA = (TAU_AIRLINE, TAU_RETAIL, TAU2_AIRLINE)
 #: Corpora measured, never trained or tuned on (not in the two tuples above).
-HELD_OUT_CORPORA = (FRESH_BLIND_12, FRESH_BLIND_13)
+HELD_OUT_CORPORA = (FRESH_BLIND_13,)
 
 
 def available() -> bool:
