@@ -235,3 +235,45 @@ def test_reblog_speakers_alone_on_their_line():
 )
 def test_files_sites_formats_versions_and_yaml_keys_are_no_login_names(text):
     assert social_spans(text) == []
+
+
+@pytest.mark.parametrize(
+    "text, handle",
+    [
+        ("Portfolio: on GitLab under quennel-makes, updated weekly.", "quennel-makes"),
+        ("(fenrik.ostwald auf Instagram)", "fenrik.ostwald"),
+        ("微博：@雾岚爱喝茶 欢迎关注", "雾岚爱喝茶"),
+        (
+            "sshd[4411]: Accepted publickey for oriel.banfa from 10.9.8.7 port 50122 ssh2",
+            "oriel.banfa",
+        ),
+        ("sshd[4412]: Failed password for invalid user zephyn_k from 10.9.8.7 port 2", "zephyn_k"),
+    ],
+)
+def test_login_names_beside_platforms_in_other_scripts_and_in_auth_logs(masker, text, handle):
+    (out,) = masked_cells(masker, ("user", text))
+    assert handle not in out, out
+
+
+def test_a_known_name_inside_a_login_name_takes_the_login_name_whole(masker):
+    """The person's names, known from the form's label, also start lower-case login names: each
+    login name goes whole, not the name with "-sketches" or ".draws" left in clear."""
+    text = "Name: Tavrin Oskell\nPortfolio: under tavrin-sketches and oskell.draws"
+    (out,) = masked_cells(masker, ("user", text))
+    assert "sketches" not in out and "draws" not in out and "Portfolio: under <" in out, out
+
+
+def test_chat_speakers_after_a_channel_tag_and_a_leaderboards_players(masker):
+    chat, board, countries = masked_cells(
+        masker,
+        (
+            "tool",
+            "[lobby] orvel_12: gg all\n[lobby] QuinceTorrent: again?\n[lobby] orvel_12: later",
+        ),
+        ("tool", "season ranks\n1. mossback_7 9,120\n2. VantaHollow 8,870\n3. pebble_runner 8,400"),
+        ("tool", "medal table\n1. Norway 16\n2. Germany 12\n3. Canada 9"),
+    )
+    assert "orvel_12" not in chat and "QuinceTorrent" not in chat and "[lobby]" in chat
+    for player in ("mossback_7", "VantaHollow", "pebble_runner"):
+        assert player not in board, board
+    assert "Norway" in countries and "Germany" in countries

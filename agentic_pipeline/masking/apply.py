@@ -294,6 +294,8 @@ class Partition:
                     continue  # the recognizer's own detection keeps the credit in the audit
                 if et == "STREET_ADDRESS" and any(s <= a and b <= e for s, e in addresses):
                     continue  # a known street inside its whole address: one token per address
+                if et == "PERSON":  # a known name inside a login name: the login name whole
+                    a, b = login_extent(text, a, b)
                 spans.append((a, b, et, 1.0, "known_entity"))
         if not spans:
             return text, audit

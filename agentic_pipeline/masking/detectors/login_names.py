@@ -7,10 +7,16 @@
   header line of a copied Slack or Discord message, a handle and a time alone ("quietfern
   11:48 PM", "quietfern — Today at 7:42 PM"), and an IRC-style speaker ("<quietfern> hi") in
   a text of two such lines at least (``nick_spans``).
-* The user of a web server's access log line ("10.0.0.7 - quietfern [03/Dec/2026:…").
-* A name that is part of a login name widens to it ("<name>.dunleavy", ``login_extent``).
+* The user of a web server's access log line ("10.0.0.7 - quietfern [03/Dec/2026:…") and of
+  an authentication log's ("Accepted publickey for quietfern from …").
+* A name that is part of a login name widens to it ("<name>.dunleavy", ``login_extent``; a
+  lower-case one with hyphens too: "<name>-builds").
 * Social posts' login names by where they stand (``social_spans``): a signature after a dash, a
-  handle in brackets after a name, after "DM" or "/whois", a reblog chain's speakers.
+  handle in brackets after a name, after "DM" or "/whois", beside a platform's name ("<handle>
+  on Instagram", "on GitHub under <handle>"), a reblog chain's speakers, a leaderboard's players.
+* In a chat whose lines carry a channel's tag ("[lobby] <handle>: gg"), its speakers whatever
+  the length of their message, and, once a login name speaks twice, the other speakers that are
+  no word of a language.
 
 Only a value shaped like a login name is one (``login_name``): a digit or ``_ . -`` inside, or a
 lower-case word that no main European language has. A capitalised speaker is the name model's to
@@ -23,7 +29,7 @@ import mimetypes
 import re
 from functools import lru_cache
 
-from agentic_pipeline.masking.detectors.data_files import data_file
+from agentic_pipeline.masking.detectors.data_files import alternation, data_file
 from agentic_pipeline.masking.detectors.key_rules import normalize_key
 from agentic_pipeline.masking.detectors.redacted import placeholder_value
 from agentic_pipeline.masking.vocabulary import LANGUAGES, STOP_WORDS, zipf
@@ -125,6 +131,14 @@ _ACCESS_LOG_USER = re.compile(
     rf"(?m)^[ \t]*(?:[\w.-]+:[ \t]+)?[\w.:-]+[ \t]+\S+[ \t]+{_HANDLE}[ \t]+"
     rf"\[\d{{1,2}}/\w{{3}}/\d{{4}}:"
 )
+#: The user of a system's authentication log line (sshd, PAM): "Accepted publickey for <user>
+#: from", "Failed password for invalid user <user> from", "session opened for user <user>".
+_AUTH_LOG_USER = re.compile(
+    rf"(?:\b(?:Accepted|Failed)[ \t]+[\w-]+[ \t]+for[ \t]+(?:invalid[ \t]+user[ \t]+)?"
+    rf"|\b[Ii]nvalid[ \t]+user[ \t]+|\bsession[ \t]+(?:opened|closed)[ \t]+for[ \t]+user[ \t]+)"
+    rf"{_HANDLE}(?=[ \t]+from[ \t]|[ \t]*\(|[ \t]*$)",
+    re.M,
+)
 #: An IRC-style chat line's speaker in angle brackets ("<quietfern> on my way"), maybe after a
 #: time stamp: one space, then the message (not a tag: "<thead> <tr>", "<input-file>   Path").
 _NICK_LINE = re.compile(rf"(?m)^(?:{SPEAKER_PREFIX.pattern})?[ \t]*<{_HANDLE}> (?=[^\s<])")
@@ -141,19 +155,33 @@ _BARE_SPEAKER_LINE = re.compile(
 )
 
 
+#: The same line after a channel's tag, whatever the message's length ("[chat] <handle>: gg").
+_TAGGED_SPEAKER_LINE = re.compile(
+    rf"(?m)^[ \t]*\[[^\]\n]{{1,20}}\][ \t]*{_HANDLE}[ \t]?:[ \t]+(?=\S)"
+)
+
+
 def speaker_spans(text: str) -> list[tuple[int, int]]:
     """The speakers of a chat transcript's lines written without a time stamp, each shaped like
     a login name with a part no language has or a digit ("fern_77", "owlet_brin"; not
     "error_message", "max_tokens"), in a text where two such speakers speak and one of them on
-    two lines at least."""
+    two lines at least; in such a chat, the other speakers that are no words of a language too
+    ("<Word><Word>: gg")."""
     if ":" not in text:
         return []
     found: dict[str, list[tuple[int, int]]] = {}
-    for m in _BARE_SPEAKER_LINE.finditer(text):
-        h = m.group("handle")
-        if login_name(h) and not _all_words(h):
-            found.setdefault(h, []).append(m.span("handle"))
-    return chat_spans(found)
+    others: dict[str, list[tuple[int, int]]] = {}
+    seen: set[int] = set()
+    for rx in (_BARE_SPEAKER_LINE, _TAGGED_SPEAKER_LINE):
+        for m in rx.finditer(text):
+            h = m.group("handle")
+            if m.start("handle") in seen or _all_words(h):
+                continue
+            seen.add(m.start("handle"))
+            (found if login_name(h) else others).setdefault(h, []).append(m.span("handle"))
+    if not any(len(spans) >= MIN_NICK_LINES for spans in found.values()):
+        return []  # a login name speaks twice at least: a chat, not a log's "key: value" lines
+    return chat_spans({**others, **found})
 
 
 #: Where social posts put a login name (``social_spans``): a signature after a dash closing a
@@ -174,25 +202,63 @@ _CUE = re.compile(
 #: (upper case, "${…}") nor one of a line of code ("=", ";", "{" on its line).
 _CASHTAG = re.compile(rf"(?m)(?<![\w$])\$(?=[a-z]){_HANDLE}(?=[ \t]*(?:$|[,.!?)]))(?![^\n]*[=;{{])")
 _REBLOG = re.compile(rf"(?m)^[ \t]*{_HANDLE}[ \t]?:[ \t]*\r?\n[ \t]*(?=[^\s:]+[ \t]+\S+[ \t]+\S)")
+
+
+@lru_cache(maxsize=1)
+def platforms() -> frozenset[str]:
+    """Social, code and chat platforms (``platforms`` of ``labels.yaml``), lower case."""
+    return frozenset(str(p).lower() for p in data_file("labels.yaml")["platforms"])
+
+
+@lru_cache(maxsize=1)
+def _platform_cues() -> tuple[re.Pattern[str], ...]:
+    """A handle before "on <platform>" in the main European languages ("<handle> auf
+    Instagram"), and after "<platform> under / as" ("on GitHub under <handle>")."""
+    names = alternation(platforms())
+    on = r"(?:on|auf|sur|en|su|op|na|em|no|på|w|в)"
+    under = r"(?:under|as|als|sous|como|come|jako)"
+    return (
+        re.compile(rf"(?<![\w@.])@?{_HANDLE}[ \t]+{on}[ \t]+(?i:{names})(?![\w])"),
+        re.compile(rf"(?i:(?<![\w.])(?:{names}))[ \t]+{under}[ \t]+@?{_HANDLE}(?![\w@])"),
+    )
+
+
+#: A leaderboard's line: a rank, a handle and its score ("2. <handle> 13,905", "#3 <handle> 870
+#: pts"); read in a text of ``MIN_RANKED_LINES`` such lines.
+_RANKED_LINE = re.compile(
+    rf"(?m)^[ \t]*(?:\d{{1,3}}[.)]|#\d{{1,3}})[ \t]+@?{_HANDLE}[ \t]+\d[\d,. ]*"
+    rf"(?:[ \t]*(?i:pts|points|xp|elo|wins?))?[ \t]*$"
+)
+MIN_RANKED_LINES = 3
 #: A handle's letters: three at least ("v2.3" is a version).
 _LETTERS = re.compile(r"[^\W\d_]")
 
 
 def social_spans(text: str) -> list[tuple[int, int]]:
     """The login names of social posts by where they stand (``_SIGNATURE``, ``_BRACKETED``,
-    ``_CUE``; reblog speakers in a text of two): shaped like a login name and not words alone
-    (``handle_value``), in lower case, three letters at least, no part of two letters after the
-    first (a date's format: "yyyy-mm-dd")."""
+    ``_CUE``, a platform beside them; reblog speakers in a text of two; a leaderboard's players
+    that are no words): shaped like a login
+    name and not words alone (``handle_value``), in lower case, three letters at least, no part
+    of two letters after the first (a date's format: "yyyy-mm-dd")."""
     spans = [
         m.span("handle")
-        for rx in (_SIGNATURE, _BRACKETED, _CUE, _CASHTAG)
+        for rx in (_SIGNATURE, _BRACKETED, _CUE, _CASHTAG, *_platform_cues())
         for m in rx.finditer(text)
         if _social_handle(m.group("handle"))
     ]
+    ranked = list(_RANKED_LINE.finditer(text))
+    if len(ranked) >= MIN_RANKED_LINES:  # a leaderboard's players: no word of a language
+        spans += [m.span("handle") for m in ranked if not _ranked_word(m.group("handle"))]
     reblogs = [m for m in _REBLOG.finditer(text) if _social_handle(m.group("handle"))]
     if len({m.group("handle") for m in reblogs}) >= 2:
         spans += [m.span("handle") for m in reblogs]
     return spans
+
+
+def _ranked_word(entry: str) -> bool:
+    """A leaderboard's entry that is a word of a language ("Germany"), no player's handle (one
+    of words joined by ``_ . -`` is a handle: "toast_reaper")."""
+    return entry.isalpha() and _all_words(entry)
 
 
 def _social_handle(handle: str) -> bool:
@@ -251,8 +317,16 @@ def _all_words(handle: str) -> bool:
 def login_name_regexes() -> tuple[re.Pattern[str], ...]:
     """The places a login name stands, each with its ``handle`` group: a handle key's
     ``key=value``, a chat line's speaker, a copied message's header, a comment's header, an
-    access log's user (see module doc); the ``handle`` is one when ``login_name`` says so."""
-    return (_key_value_re(), _SPEAKER_LINE, _HEADER_LINE, _COMMENT_HEADER, _ACCESS_LOG_USER)
+    access log's or an authentication log's user (see module doc); the ``handle`` is one when
+    ``login_name`` says so."""
+    return (
+        _key_value_re(),
+        _SPEAKER_LINE,
+        _HEADER_LINE,
+        _COMMENT_HEADER,
+        _ACCESS_LOG_USER,
+        _AUTH_LOG_USER,
+    )
 
 
 def nick_spans(text: str) -> list[tuple[int, int]]:
@@ -267,13 +341,17 @@ def nick_spans(text: str) -> list[tuple[int, int]]:
 #: A login name's parts after and before a name in it, joined by dots or underscores with no
 #: space ("anna.kowalska", "j_smith_77").
 _LOGIN_TAIL = re.compile(r"(?:[._][^\W\d_A-Z][^\W_]*|[._]\d[^\W_]*)+(?![^\W_])")
+#: The same with hyphens too, after a name written in lower case ("<name>-builds"; a capitalised
+#: name's hyphen joins a double-barrelled name, ``names.joins.with_hyphen_halves``).
+_LOWER_LOGIN_TAIL = re.compile(r"(?:[._-][^\W\d_A-Z][^\W_]*|[._-]\d[^\W_]*)+(?![^\W_])")
 _LOGIN_HEAD = re.compile(r"(?<![\w.])[^\W_]+(?:[._][^\W_]+)*[._]\Z")
 
 
 def login_extent(text: str, start: int, end: int) -> tuple[int, int]:
     """``start:end`` (a name) widened to the login name it is part of: "<name>.dunleavy" whole,
     not a name's token before ".dunleavy" in clear."""
-    if (m := _LOGIN_TAIL.match(text, end)) is not None:
+    tail = _LOWER_LOGIN_TAIL if text[start : start + 1].islower() else _LOGIN_TAIL
+    if (m := tail.match(text, end)) is not None:
         end = m.end()
     if (m := _LOGIN_HEAD.search(text, max(0, start - 40), start)) is not None:
         start = m.start()

@@ -293,12 +293,13 @@ def customer_id_recognizer() -> ContextGroupRecognizer:
 
 
 #: A social-media handle in text ("thanks @fern_walker88"), with the dots and hyphens that
-#: payment, chat and code platforms allow inside ("@fern-walker-88", "@f.walker", "@j-walker"):
+#: payment, chat and code platforms allow inside ("@fern-walker-88", "@f.walker", "@j-walker"),
+#: in any script (a Weibo or VK user's handle in Chinese or Cyrillic letters):
 #: an account name, masked where it stands. Not an email's second half (no word character or
 #: dot before the "@"). A Matrix user's server, a Reddit user and a social profile's address
 #: (the name after "linkedin.com/in/", "x.com/"; not a repository's path) too.
 SOCIAL_HANDLE_RE = re.compile(
-    r"(?<![\w.@/])@[A-Za-z](?:[A-Za-z0-9_]{1,29}|(?=[.-]\w))(?:[.-][A-Za-z0-9_]+)*(?![\w@])"
+    r"(?<![\w.@/])@[^\W\d_](?:\w{1,29}|(?=[.-]\w))(?:[.-]\w+)*(?![\w@])"
     r"(?::[a-z0-9-]+(?:\.[a-z0-9-]+)+)?"  # a Matrix user's server ("@fern:matrix.example.org")
     r"|(?<![\w/])u/[A-Za-z0-9_-]{3,20}(?![\w/])"  # a Reddit user ("u/fern_walker")
     # a profile's address ("linkedin.com/in/fern-walker", "x.com/fern_walker")

@@ -14,6 +14,7 @@ from agentic_pipeline.masking.detectors.address_fields import street_types
 from agentic_pipeline.masking.detectors.data_files import alternation
 from agentic_pipeline.masking.detectors.key_rules import key_entity
 from agentic_pipeline.masking.detectors.label_lists import id_labels, unaccented
+from agentic_pipeline.masking.detectors.login_names import platforms
 from agentic_pipeline.masking.names.features import TextFeatures
 from agentic_pipeline.masking.names.fields import PERSON_LABELS
 from agentic_pipeline.masking.names.lexicon import (
@@ -279,13 +280,15 @@ _COMPOUND_HEAD = 5
 @lru_cache(maxsize=65536)
 def organisation_word(word: str) -> bool:
     """An organisation word that no name list has (``data/organisation_words.txt``: "Ltd",
-    "Klinik", "Bakery"; accents aside: "Ecole"), or a compound ending in one of at least five
-    letters after at least three ("Tierklinik", "Grundschule"; German, Dutch and the Nordic
-    languages write them so)."""
+    "Klinik", "Bakery"; accents aside: "Ecole"; a platform's name: "GitHub"), or a compound
+    ending in one of at least five letters after at least three ("Tierklinik", "Grundschule";
+    German, Dutch and the Nordic languages write them so)."""
     f = fold(word).strip("'’.-")
     if listed_name(f):
         return False
     if f in ORGANISATION_WORDS or unaccented(f) in _unaccented_organisation_words():
+        return True
+    if f in platforms():  # "Instagram", "GitHub": a platform's name
         return True
     return len(f) >= _COMPOUND_HEAD + 3 and any(f.endswith(o) for o in _compound_heads(f[-1]))
 
