@@ -60,3 +60,22 @@ def test_an_object_inside_a_text_inside_a_json_value_is_read_by_its_keys(masker)
     assert inner.startswith("POST /api/v2/staff  201 Created\n")
     assert "qorvane77" not in inner and "QX-55120" not in inner
     assert json.loads(inner[inner.index("{") :])["extension"]["team"] == "Sales"
+
+
+def test_ids_of_staff_and_dispute_columns_registers_with_a_region_and_credentials(masker):
+    """A table's "<role>_id" and "dispute_id" columns, a Brazilian council's register with its
+    state ("CRM-SP"), a practitioner's credential before "#", an Irish PPS number and a Spanish
+    health card's regional code."""
+    staff, disputes, register, credential, pps, card = masked_cells(
+        masker,
+        ("tool", "courier_id|name|zone\nCQ55021|Ilse Vandermolt|North\nCQ66130|Bram Tesk|South"),
+        ("tool", "dispute_id,cardholder,amount\nDQ-55120331,Orla Venn,12.50"),
+        ("user", "Receita assinada por Dr. Aurelio Quintas, CRM-SP 551207."),
+        ("user", "Massage with Orla Venn, LMT #330184 on Friday."),
+        ("user", "Applicant 2 — PPS 7712345TA"),
+        ("user", "Paciente: Lia Monte  CIPA/TSI: QRTX7712345580"),
+    )
+    assert "CQ55021" not in staff and "CQ66130" not in staff and "North" in staff
+    assert "DQ-55120331" not in disputes and "12.50" in disputes
+    assert "551207" not in register and "330184" not in credential
+    assert "7712345TA" not in pps and "QRTX7712345580" not in card

@@ -92,6 +92,8 @@ def id_label_re() -> re.Pattern[str]:
         rf"(?:[ \t]*/[ \t]*[^\W\d_][\w.'-]{{0,20}}(?:[ \t]*(?:{idw}))*(?=[ \t]*[:=#]))?"
         # an abbreviation in brackets before a colon ("Tarjeta sanitaria (CIP):")
         r"(?:[ \t]*\([^\W\d_][\w.'-]{0,12}\)(?=[ \t]*[:=#]))?"
+        # a region's code glued to a register's label ("CRM-SP 123456", "CRO/RJ 7734")
+        r"(?:[-/](?-i:[A-Z]{2})(?=[ \t]))?"
         r"(?:[\"'](?=[ \t]*[:=]))?"  # a quoted key of JSON or a Python dict in a text
         # a value glued to its label by a hyphen ("MRN-4471205"): one token, masked whole
         # a colon may end the label's line (a form's "MRN:" above its value); "|" parts a
