@@ -136,3 +136,31 @@ def test_more_address_forms_are_one_span(masker, text, parts):
     for value in parts:
         assert value not in out, (value, out)
     assert out.count("<STREET_ADDRESS_") == 1, out
+
+
+@pytest.mark.parametrize(
+    ("text", "parts"),
+    [
+        ("Our client lives at The Quern Bothy, Mill Lane, Dunford DE7 2QX", ("Quern", "Mill")),
+        ("address updated to The Barley Store, Sheep Lane, Wenbury OX7 4QS.", ("Barley", "Sheep")),
+        ("We have you at Top Floor Left, 22 Dalmore Road, Glasgow G13 9UP.", ("Top Floor", "22")),
+        ("Basement Flat, 316 Arden Grove, Bristol BS6 7QX", ("Basement", "Arden")),
+        (
+            "送付先： 〒530-0012 大阪府大阪市北区芝田1丁目4番7号 芝田ハイツ905",
+            ("530-0012", "芝田ハイツ905"),
+        ),
+    ],
+)
+def test_a_house_before_a_named_street_a_british_floor_and_a_japanese_block(masker, text, parts):
+    """A house's name before a street without a number, when a postcode fine enough to name the
+    street closes the line; a British flat named by its floor; a Japanese address written with
+    its block words (chōme, ban, gō) and its building's room."""
+    (out,) = masked_cells(masker, ("user", text))
+    for value in parts:
+        assert value not in out, (value, out)
+    assert out.count("<STREET_ADDRESS_") == 1, out
+
+
+def test_a_floor_named_in_a_sentence_is_no_address(masker):
+    (out,) = masked_cells(masker, ("user", "The meeting is on the Ground Floor, room 4, at noon."))
+    assert "Ground Floor" in out and "<STREET_ADDRESS_" not in out, out

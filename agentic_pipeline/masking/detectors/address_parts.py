@@ -263,7 +263,9 @@ def extend_before(text: str, start: int, numbered: bool = False, fine: str = "")
     A postcode and city before the street open the address ("6722 <City>, <Street> utca 9.")."""
     committed = pos = start
     line_start = text.rfind("\n", 0, start) + 1
-    after_street = bool(fine) and numbered  # the address opens with its numbered street line
+    # the address opens with its street line, numbered or named ("Sandpit Lane, Bury NR12 4LT")
+    first = text[start : start + 60].split(",", 1)[0].strip()
+    after_street = bool(fine) and (numbered or _NAMED_STREET.fullmatch(first) is not None)
     for _ in range(MAX_PARTS):
         sep = _SEP_BEFORE.search(text, line_start, pos)
         if sep is None:

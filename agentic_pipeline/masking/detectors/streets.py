@@ -221,15 +221,18 @@ EU_STREET_RES: tuple[re.Pattern[str], ...] = (
     re.compile(rf"(?<!\w)via\s+(?:{_STREET_WORD}\s+){{0,3}}?{_STREET_WORD},?\s+{_HOUSE}(?!\w)"),
     # Japanese and Chinese addresses, maybe after a Japanese postcode ("〒NNN-NNNN"): a
     # prefecture or province, a city, ward or county or both (maybe set off by spaces), then the
-    # block numbers ("…区南青山5-12-3") or a road and its number ("…路88号"), then the building,
-    # unit and room ("3幢1单元502", "5号楼1201室", a building's name and room number); numbers
-    # may be set off by spaces.
+    # block numbers ("…区南青山5-12-3", "…3丁目7番12号") or a road and its number ("…路88号"),
+    # then the building, unit and room ("3幢1单元502", "5号楼1201室", a building's name and room
+    # number); numbers may be set off by spaces.
     # Without spaces the words before it may join it (a few characters at most)
     re.compile(
         r"(?:〒[ \t]?\d{3}[-－]\d{4}[ \t]*)?"
         r"(?:[一-龥]{1,3}(?:都|道|府|県|省|市)[ \t]?)?"
         r"(?:[一-龥ぁ-んァ-ン]{1,4}(?:市|区|區|町|村|郡|县|縣)[ \t]?){1,2}"
         r"(?:[一-龥ぁ-んァ-ン]{0,8}?[ \t]?\d{1,4}(?:[-－−]\d{1,4}){1,2}(?:[ \t]?号)?"
+        # the same written with its words ("一番町3丁目7番12号", "…2丁目15番地")
+        r"|[一-龥ぁ-んァ-ン]{0,8}?[ \t]?\d{1,4}丁目[ \t]?\d{1,4}(?:番地?|[-－−])"
+        r"(?:[ \t]?\d{1,4}号?)?"
         r"|[一-龥]{1,8}?(?:路|街|道|巷|弄)[ \t]?\d{1,5}[ \t]?号)"
         r"(?:[ \t]?\d{1,5}[ \t]?(?:号楼|號樓|幢|栋|棟|座|单元|單元|楼|樓|层|層|室|号室|号))*"
         r"(?:[ \t]?(?:[ァ-ヶー一-龥]{1,12}[ \t]?)?\d{2,5}(?:[ \t]?(?:室|号室))?(?![\d号]))?"
