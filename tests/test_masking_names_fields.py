@@ -138,3 +138,32 @@ def test_a_label_before_a_quoted_value_in_a_log_line():
     assert label_before(line, line.index("OSWY")) == "cardholder"
     line = 'request {"holder": "Mirabeth Fennimore", "iban": "..."}'
     assert label_before(line, line.index("Mirabeth")) == "holder"
+
+
+def test_names_after_class_list_and_transfer_labels_of_chinese_and_korean(masker):
+    """A class list's pupil and parent on one line, parted by ideographic spaces, and a Korean
+    transfer's sender and recipient: each name by its label; the phone label stays."""
+    class_list, transfer = masked_cells(
+        masker,
+        ("user", "学生：周梓萱\u3000家长：卢嘉禾\n班主任：赵敏"),
+        ("user", "입금 확인\n보낸 분: 임하준\n받는 분: 윤채원\n금액: 30,000원"),
+    )
+    for name in ("周梓萱", "卢嘉禾", "赵敏"):
+        assert name not in class_list, class_list
+    assert "임하준" not in transfer and "윤채원" not in transfer and "금액" in transfer
+
+
+def test_a_first_and_last_pair_of_keys_holds_a_persons_names(masker):
+    """{"first": .., "last": ..} with capitalised words is a person's given name and surname,
+    "given_names" too; a page's or a range's "first" and "last" stay."""
+    people, page, numbers = masked_cells(
+        masker,
+        (
+            "tool",
+            '{"passengers": [{"first": "Ilse", "last": "Vandermolt", "given_names": "ORLA"}]}',
+        ),
+        ("tool", '{"page": {"first": "true", "last": "false"}}'),
+        ("tool", '{"range": {"first": 10, "last": 20}}'),
+    )
+    assert "Ilse" not in people and "Vandermolt" not in people and "ORLA" not in people
+    assert '"first": "true"' in page and '"last": 20' in numbers

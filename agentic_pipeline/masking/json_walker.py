@@ -97,6 +97,25 @@ def _no_digit(value: Any) -> bool:
 _QUALIFIER_AFTER = re.compile(r"(?:[ _-]+[A-Za-z]+|[ _]*\([^()]{1,30}\))[ _]*$")
 
 
+#: Keys that name a person's given name and surname only as a pair ("first" alone is a rank).
+_NAME_PAIR = frozenset({"first", "last"})
+_NAME_PARTS = frozenset({"first", "last", "middle"})
+
+
+def _words(value: Any) -> bool:
+    """A string with letters and no digit: a name's shape."""
+    return _no_digit(value) and any(c.isalpha() for c in value)
+
+
+def _name_pair(obj: dict) -> bool:
+    """``obj`` has "first" and "last" keys whose values are capitalised words (a person's given
+    name and surname; not a page's ``"first": "true"`` or a range's numbers)."""
+    values = {normalize_key(str(k)): v for k, v in obj.items()}
+    return _NAME_PAIR <= values.keys() and all(
+        _words(values[k]) and values[k].strip()[:1].isupper() for k in _NAME_PAIR
+    )
+
+
 def label_id(key: str, value: Any) -> str | None:
     """The id type of a scalar (or list of scalars) under an id label used as a key
     (``"mrn": "00451288"``, ``"policyNo": ...``, ``"account_numbers": [...]``) whose values have an
@@ -354,9 +373,13 @@ def walk(
         out = {}
         person = None  # whether a bare "id" key here is a person's (decided once, when met)
         option = getattr(visitor, "product_option", None) if product_options(key) else None
+        # {"first": ..., "last": ...}: a person's given name and surname, by the pair
+        name_pair = _name_pair(obj)
         for k, v in obj.items():
             ks = str(k)  # a Python dict's key may be a number or ``...``
             ent = None if is_call and k == "name" else child_entity(ks, entity) or label_id(ks, v)
+            if ent is None and name_pair and normalize_key(ks) in _NAME_PARTS and _words(v):
+                ent = "PERSON"
             if ent is None and isinstance(k, str) and handle_under_key(k, v):
                 ent = "USER_ID"  # "user": "U07ZT3RQ9"
             if ent in _DIGIT_TYPES and ent == entity and _no_digit(v) and key_entity(ks) is None:

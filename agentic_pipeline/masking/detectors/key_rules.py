@@ -22,7 +22,7 @@ _KEY_RULES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         ),
         (r"user_?id|user_?name|username|login|handle|account_?id", "USER_ID"),
         (
-            r"(?:\w+_)?(?:first|last|middle|given|family|full|maiden|display|nick|sur)_?name"
+            r"(?:\w+_)?(?:first|last|middle|given|family|full|maiden|display|nick|sur)_?names?"
             r"|name|surname|(?:customer|passenger|contact|person|holder|card_?holder|account_?holder"
             r"|traveller|traveler|recipient|sender|guest|patient|owner|employee)_?name|"
             r"cardholder|card_holder|account_holder",

@@ -136,10 +136,17 @@ def chat_header_names(text: str) -> list[tuple[int, int]]:
     ]
 
 
-#: A ``label: value`` field on its own line (a full-width colon too: "氏名：…").
+#: A ``label: value`` field on its own line (a full-width colon too: "氏名：…"), or after a space
+#: on a line of Chinese, Japanese or Korean fields.
 _FIELD = re.compile(
-    r"(?m)^[ \t]*(?:[-*•>][ \t]+)?(?P<label>[^\W\d_][^\n:：=|]{0,30}?)[ \t]*[:：=][ \t]*+"
-    r"(?P<value>[^\n|;]*+)"
+    r"(?m)(?:^|(?<=[ \u3000])(?=[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]))[ \t]*"
+    r"(?:[-*•>][ \t]+)?(?P<label>[^\W\d_][^\n:：=|\u3000]{0,30}?)"
+    r"[ \t]*[:：=][ \t]*+(?P<value>[^\n|;]*+)"
+)
+#: The next label of a line of Chinese, Japanese or Korean fields after a space ("学生：<name>
+#: 家长：<name>"): a value ends there.
+_CJK_NEXT_LABEL = re.compile(
+    r"[ \t\u3000]+[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af][^\s:：]{0,7}[:：]"
 )
 #: Honorifics after a name (``data/honorifics.yaml``), longest first, those after a family and a
 #: given name (Japanese), and the role nouns that take one without being a name.
@@ -199,6 +206,8 @@ def script_label_values(text: str) -> list[tuple[int, int]]:
         value = m.group("value")
         if (cut := next_label(value)) is not None:  # "이름: <name>   생년월일: <date>"
             value = value[:cut]
+        if (nxt := _CJK_NEXT_LABEL.search(value)) is not None:  # "学生：<name> 家长：<name>"
+            value = value[: nxt.start()]
         # "<name> (<a note>)", "<name>（<clinic>）"
         value = re.split(r"[(（]", value, maxsplit=1)[0]
         value = _HONORIFIC_AFTER.sub("", value.rstrip())
