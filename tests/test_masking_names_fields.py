@@ -167,3 +167,15 @@ def test_a_first_and_last_pair_of_keys_holds_a_persons_names(masker):
     )
     assert "Ilse" not in people and "Vandermolt" not in people and "ORLA" not in people
     assert '"first": "true"' in page and '"last": 20' in numbers
+
+
+def test_degrees_after_a_name_stay_in_clear(masker):
+    """Degrees and registrations written after a name are no part of it (one token per person,
+    the letters after it)."""
+    dentist, vet = masked_cells(
+        masker,
+        ("user", "associate dentists: Orla Venn BDS, on Mondays"),
+        ("user", "Ilse Vandermolt MRCVS is the vet on call"),
+    )
+    assert "Orla" not in dentist and "Venn" not in dentist and "> BDS," in dentist, dentist
+    assert "Vandermolt" not in vet and "> MRCVS is" in vet, vet

@@ -18,7 +18,7 @@ from agentic_pipeline.masking.detectors.label_lists import unaccented
 from agentic_pipeline.masking.detectors.labels import norm_label
 from agentic_pipeline.masking.detectors.login_names import chat_spans
 from agentic_pipeline.masking.json_walker import key_entity
-from agentic_pipeline.masking.names.lexicon import DATA
+from agentic_pipeline.masking.names.lexicon import DATA, read_lines
 from agentic_pipeline.masking.vocabulary import NO_SPACE_SCRIPT
 
 #: Labels and column headers whose value is a person (``person`` of ``detectors/labels.yaml``),
@@ -263,6 +263,9 @@ _SCRIPT_CLOSING = re.compile(
 _CLOSING_GROUPS = frozenset(_H["closing_groups"])
 #: Honorifics written after a name in Latin letters ("Hanım", "san"), folded.
 HONORIFICS_AFTER_NAME = frozenset(_H["latin_after"])
+#: Degrees and registrations written after a name ("BDS", "MRCVS"; ``data/post_nominals.txt``),
+#: as written.
+POST_NOMINALS = read_lines(DATA / "post_nominals.txt")
 _HONORIFIC_AFTER_TITLE = re.compile(rf"(?:[ \t]+(?:{_AFTER_TITLE}))+$")
 
 

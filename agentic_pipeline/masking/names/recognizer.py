@@ -26,7 +26,7 @@ from agentic_pipeline.masking.detectors.swift import DETECTOR as SWIFT_DETECTOR
 from agentic_pipeline.masking.detectors.vcard import DETECTOR as VCARD_DETECTOR
 from agentic_pipeline.masking.detectors.x12 import DETECTOR as X12_DETECTOR
 from agentic_pipeline.masking.detectors.xml_fields import DETECTOR as XML_DETECTOR
-from agentic_pipeline.masking.names.fields import HONORIFICS_AFTER_NAME
+from agentic_pipeline.masking.names.fields import HONORIFICS_AFTER_NAME, POST_NOMINALS
 from agentic_pipeline.masking.names.joins import particles_before
 from agentic_pipeline.masking.names.lexicon import is_title, listed_name
 from agentic_pipeline.masking.names.model import NameModel, default_model
@@ -174,11 +174,12 @@ def without_titles(text: str, span: tuple) -> tuple | None:
     start, end = span[0], span[1]
     while (m := _FIRST_WORD.match(text, start, end)) and m.end() < end and _title(m.group(1)):
         start = m.end()
-    # a role, a field's key or an honorific after the name ("<name> Donor ID", "<name> DOB",
-    # "<name> Hanım") is no part of it
+    # a role, a field's key, an honorific or a degree after the name ("<name> Donor ID", "<name>
+    # DOB", "<name> Hanım", "<name> MRCVS") is no part of it
     while (m := _LAST_WORD.search(text, start, end)) and m.start() > start:
         word = m[1].rstrip(".,:")
         after = is_role(word) or _key_word(word) or fold(word) in HONORIFICS_AFTER_NAME
+        after = after or word in POST_NOMINALS  # "<name> BDS": a degree, no part of the name
         if listed_name(word) or not after:
             break
         end = m.start()
