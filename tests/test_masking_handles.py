@@ -277,3 +277,18 @@ def test_chat_speakers_after_a_channel_tag_and_a_leaderboards_players(masker):
     for player in ("mossback_7", "VantaHollow", "pebble_runner"):
         assert player not in board, board
     assert "Norway" in countries and "Germany" in countries
+
+
+def test_a_list_of_ids_in_brackets_and_a_things_id_after_a_user_label_stay(masker):
+    """Payment methods listed in brackets are no "(role, handle)" pair, and a reservation's id
+    that the episode's records hold under "reservation_id" stays in clear though a reply writes
+    it after "user ID:", answering a question about the user ID; the user's own id is masked."""
+    record, _, reply, cards = masked_cells(
+        masker,
+        ("tool", '{"reservation_id": "Q7XWZP", "user_id": "tevin_qar_4410"}'),
+        ("user", "Which bookings are on my user ID?"),
+        ("assistant", "I see one reservation on your user ID: Q7XWZP. Shall I change it?"),
+        ("assistant", "You have two gift cards (gift_card_5510934, gift_card_7703218)."),
+    )
+    assert "Q7XWZP" in record and "Q7XWZP" in reply and "tevin_qar_4410" not in record
+    assert "gift_card_5510934" in cards and "gift_card_7703218" in cards, cards

@@ -274,6 +274,9 @@ class Partition:
                 and (thing or ep.is_thing_id(text[s[0] : s[1]]))
             )
             and not (s[2] == "PERSON" and ep.in_thing_name(text, s[0], s[1]))
+            # a value the episode's records hold under a thing's key is that thing's id, whatever
+            # label a reply wrote before it ("your user ID: <reservation id>")
+            and not (s[4] in LABELLED_DETECTORS and ep.is_thing_id(text[s[0] : s[1]]))
         ]
         is_ner = route(text) is Route.NER
         if is_ner and len(text) > m.pool.config.max_ner_chars:  # NER read only its start

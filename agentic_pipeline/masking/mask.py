@@ -268,7 +268,9 @@ def _known_answers(
         where = answer_value(plan[row][1], et) if et else None
         if where is not None:
             value = plan[row][1][where[0] : where[1]]
-            episodes[episode_ids[row]].add_known(value, et, "IdLabelRecognizer")
+            ep = episodes[episode_ids[row]]
+            if not ep.is_thing_id(value):  # a reservation's id in the reply: the thing's
+                ep.add_known(value, et, "IdLabelRecognizer")
 
 
 def mask_steps(
@@ -394,6 +396,8 @@ def mask_steps(
                     continue  # "8433" found by its context: masked there, not every year or sum
                 if et in LOOSE_ID_TYPES and det not in LABELLED_DETECTORS:
                     continue  # a loose id shape (NHS, bank...): where it stands, not an item id
+                if det in LABELLED_DETECTORS and ep.is_thing_id(s[a:b]):
+                    continue  # a reservation's id after "user ID:" in a reply: the thing's
                 whole_field = (
                     s in ep.name_fields
                     and et == "PERSON"

@@ -321,6 +321,10 @@ _CODE_OF_A_THING = re.compile(
 )
 
 
+#: A value written right after a label: a colon, hash or equals sign, then a token with a digit.
+_VALUE_AFTER = re.compile(r"[ \t]*[:#=][ \t]*[A-Za-z0-9_-]*\d")
+
+
 def asked_label(question: str) -> str | None:
     """The type a question or request asks for ("Could you share your policy number?" ->
     ``INSURANCE_ID``, "What is your username?" -> ``USER_ID``, "Please enter your one-time
@@ -332,7 +336,9 @@ def asked_label(question: str) -> str | None:
         q = question[request.start() :]
     else:
         return None
-    found = list(question_label_re().finditer(q))
+    # a label the question writes its value after asks for none ("… on your user ID: <id>.
+    # Shall I change it?")
+    found = [m for m in question_label_re().finditer(q) if not _VALUE_AFTER.match(q, m.end())]
     if not found:
         one_time = _CODE_ASKED.search(q) and _CODE_SENT.search(question)
         return "CREDENTIAL" if one_time and not _CODE_OF_A_THING.search(q) else None

@@ -186,13 +186,15 @@ def speaker_spans(text: str) -> list[tuple[int, int]]:
 
 #: Where social posts put a login name (``social_spans``): a signature after a dash closing a
 #: line ("… — <handle>"); a handle in brackets after a capitalised name or a role and a comma
-#: ("<Name> <Surname> (<handle>)", "(soprano, <handle>)"); a handle after a social verb or a chat
+#: ("<Name> <Surname> (<handle>)", "(soprano, <handle>)"; the role in words, not an id:
+#: "(gift_card_…, gift_card_…)" is a list of ids); a handle after a social verb or a chat
 #: command ("DM <handle>", "posted by <handle>", "/whois <handle>"); a cashtag; a reblog's
 #: speaker alone on its line before a colon, the post's words on the next line ("<handle>:\n
 #: <words>").
 _SIGNATURE = re.compile(rf"(?m)(?:^|[ \t])[—–-]{{1,2}}[ \t]*@?{_HANDLE}[ \t]*$")
 _BRACKETED = re.compile(
-    rf"(?:[A-Z][\w'’-]+[ \t]+[A-Z][\w'’-]+[ \t]*\(|\([^()\n,]{{1,30}},[ \t]*)@?{_HANDLE}\)"
+    rf"(?:[A-Z][\w'’-]+[ \t]+[A-Z][\w'’-]+[ \t]*\("
+    rf"|\([^\W\d_][^()\n,\d_]{{0,29}},[ \t]*)@?{_HANDLE}\)"
 )
 _CUE = re.compile(
     rf"(?i)(?:(?<![\w/])(?:dm|pm|follow|posted[ \t]+by|shared[ \t]+by|photos?[ \t]+by|h/t)"
