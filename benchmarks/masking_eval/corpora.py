@@ -22,9 +22,8 @@ without importing the package (``pip download --no-deps presidio-evaluator==0.3.
 Thirteen hand-labelled corpora live in the repo (``benchmarks/fresh_corpus/``), each written
 blind to the masking rules and to the others. ``fresh-blind`` to ``fresh-blind-12`` were each held
 out until the next one was written; they are development corpora now (in ``TEXT_CORPORA``: the
-name model trains on them, their misses are read). ``fresh-blind-13`` is held out: measured, never tuned on, in
-``LOADERS`` and ``HELD_OUT_CORPORA`` but not in
-``TEXT_CORPORA``/``TAU_CORPORA``.
+name model trains on them, their misses are read). ``fresh-blind-13`` is held out: measured,
+never tuned on, in ``LOADERS`` and ``HELD_OUT_CORPORA`` but not in ``TEXT_CORPORA``/``TAU_CORPORA``.
 
 Used by the masking benchmark (``benchmarks/masking_eval``), the corpus-value test and the name
 model's training: keep the ``LabelledText`` contract stable.
