@@ -24,10 +24,11 @@ from agentic_pipeline.masking.detectors.things import THING_BEFORE
 from agentic_pipeline.masking.engine import Span
 from agentic_pipeline.masking.episode import NAME_SPLIT, SCAN_KNOWN, Episode
 from agentic_pipeline.masking.json_walker import (
-    dump_like,
     last_key,
+    rejoin,
     text_pieces,
     walk,
+    written_back,
 )
 from agentic_pipeline.masking.key_values import (
     IDENTIFIER,
@@ -221,17 +222,14 @@ class Partition:
         if kind == "mixed":  # a text with objects inside it: each part masked as what it is
             pieces = [self.mask_text(p, ep, row, col) for p in text_pieces(raw, value)]
             inner = [self.apply_cell((k, obj), raw[a:b], ep, row, col) for a, b, k, obj in value]
-            return "".join(x for pair in zip(pieces, [*inner, ""], strict=True) for x in pair)
+            return rejoin(pieces, inner)
         done = self._applied.get((id(ep), col, raw))
         if done is not None:
             self.records.extend(replace(r, row=row) for r in done[1])
             return done[0]
         start = len(self.records)
         masked = walk(value, Applier(self, ep, row, col), max_depth=self.masker.max_depth)
-        if masked == value:
-            out = raw
-        else:
-            out = dump_like(masked, raw) if kind == "json" else repr(masked)
+        out = written_back(masked, value, kind, raw)
         self._applied[(id(ep), col, raw)] = (out, self.records[start:], ep)  # ep: id stays
         return out
 

@@ -267,6 +267,20 @@ def text_pieces(text: str, inner: list[tuple[int, int, str, Any]]) -> list[str]:
     return [text[cuts[i] : cuts[i + 1]] for i in range(0, len(cuts), 2)]
 
 
+def rejoin(pieces: list[str], objects: list[str]) -> str:
+    """A text's parts around its ``embedded_structures`` (``text_pieces``) and those structures
+    written back between them, in order."""
+    return "".join(x for pair in zip(pieces, [*objects, ""], strict=True) for x in pair)
+
+
+def written_back(new: Any, old: Any, kind: str, original: str) -> str:
+    """``original`` (a structure of ``kind`` that parsed to ``old``) as it reads with ``new``:
+    itself when nothing changed, else JSON with its separators or a Python repr."""
+    if new == old:
+        return original
+    return dump_like(new, original) if kind == "json" else repr(new)
+
+
 def dump_like(obj: Any, original: str) -> str:
     """Re-encode ``obj`` with the separators the original text used (compact or spaced)."""
     compact = (
@@ -320,14 +334,10 @@ def replace_in_cell(text: str, replace: Callable[[str], str]) -> str:
     whole = whole_structure(text)
     if whole is not None:
         kind, obj = whole
-        new = replace_leaves(obj, replace)
-        if new == obj:
-            return text
-        return dump_like(new, text) if kind == "json" else repr(new)
+        return written_back(replace_leaves(obj, replace), obj, kind, text)
     inner = embedded_structures(text)
     pieces = [replace(p) for p in text_pieces(text, inner)]
-    objects = [replace_in_cell(text[a:b], replace) for a, b, *_ in inner]
-    return "".join(x for pair in zip(pieces, [*objects, ""], strict=True) for x in pair)
+    return rejoin(pieces, [replace_in_cell(text[a:b], replace) for a, b, *_ in inner])
 
 
 class Visitor(Protocol):
@@ -422,21 +432,23 @@ def walk(
         except JsonError:
             return visitor.bad_json(path, obj)
         new = walk(inner, visitor, path, None, depth + 1, max_depth, key=key)
-        return obj if new == inner else dump_like(new, obj)
+        return written_back(new, inner, "json", obj)
     if isinstance(obj, str) and entity is None and "{" in obj:
         # a text with objects written inside it ("POST /users 201\n{...}" under "note"): its
         # objects walked by their keys, the text around them a leaf each, as in a text cell
         inner_objects = embedded_structures(obj)
         if inner_objects:
             pieces = [visitor.leaf(path, p, None) for p in text_pieces(obj, inner_objects)]
-            objects = []
-            for a, b, kind, parsed in inner_objects:
-                new = walk(parsed, visitor, path, None, depth + 1, max_depth, key=key)
-                same = new == parsed
-                objects.append(
-                    obj[a:b] if same else dump_like(new, obj[a:b]) if kind == "json" else repr(new)
+            objects = [
+                written_back(
+                    walk(parsed, visitor, path, None, depth + 1, max_depth, key=key),
+                    parsed,
+                    kind,
+                    obj[a:b],
                 )
-            return "".join(x for pair in zip(pieces, [*objects, ""], strict=True) for x in pair)
+                for a, b, kind, parsed in inner_objects
+            ]
+            return rejoin(pieces, objects)
     if entity is None:
         entity = bare_number_entity(key, obj)
     return visitor.leaf(path, obj, entity)

@@ -239,9 +239,9 @@ _LETTERS = re.compile(r"[^\W\d_]")
 def social_spans(text: str) -> list[tuple[int, int]]:
     """The login names of social posts by where they stand (``_SIGNATURE``, ``_BRACKETED``,
     ``_CUE``, a platform beside them; reblog speakers in a text of two; a leaderboard's players
-    that are no words): shaped like a login
-    name and not words alone (``handle_value``), in lower case, three letters at least, no part
-    of two letters after the first (a date's format: "yyyy-mm-dd")."""
+    that are no words): shaped like a login name and not words alone (``handle_value``), in
+    lower case, three letters at least, no part of two letters after the first (a date's format:
+    "yyyy-mm-dd")."""
     spans = [
         m.span("handle")
         for rx in (_SIGNATURE, _BRACKETED, _CUE, _CASHTAG, *_platform_cues())
@@ -342,10 +342,11 @@ def nick_spans(text: str) -> list[tuple[int, int]]:
 
 #: A login name's parts after and before a name in it, joined by dots or underscores with no
 #: space ("anna.kowalska", "j_smith_77").
-_LOGIN_TAIL = re.compile(r"(?:[._][^\W\d_A-Z][^\W_]*|[._]\d[^\W_]*)+(?![^\W_])")
+_TAIL = r"(?:[{j}][^\W\d_A-Z][^\W_]*|[{j}]\d[^\W_]*)+(?![^\W_])"
+_LOGIN_TAIL = re.compile(_TAIL.format(j="._"))
 #: The same with hyphens too, after a name written in lower case ("<name>-builds"; a capitalised
 #: name's hyphen joins a double-barrelled name, ``names.joins.with_hyphen_halves``).
-_LOWER_LOGIN_TAIL = re.compile(r"(?:[._-][^\W\d_A-Z][^\W_]*|[._-]\d[^\W_]*)+(?![^\W_])")
+_LOWER_LOGIN_TAIL = re.compile(_TAIL.format(j="._-"))
 _LOGIN_HEAD = re.compile(r"(?<![\w.])[^\W_]+(?:[._][^\W_]+)*[._]\Z")
 
 

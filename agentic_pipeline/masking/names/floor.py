@@ -377,8 +377,8 @@ def _organisation_after(text: str, end: int) -> str | None:
     Interiors Ltd", "<name> Trading AB", "<name>, Inc.": a company named after a person is a
     company) or a capitalised organisation word that no name list has follows ``end`` on the
     line after a possessive or "&" ("Marlowe's Foods", "Ashby & Sons"), or after "&" and a
-    partner's name ("Ashby & Webb Solicitors"), ``"business"`` when it
-    follows after a space alone ("Quint Bakery"), else None."""
+    partner's name ("Ashby & Webb Solicitors"), ``"business"`` when it follows after a space
+    alone ("Quint Bakery"), else None."""
     if _legal_form_after(text, end):
         return "company"
     partner = _AFTER_PARTNER.match(text, end)
