@@ -136,7 +136,8 @@ def masked_trajectories(
             if stats["withheld_episodes"]:  # episode ids and counts only
                 message += (
                     f"; withheld {stats['withheld_episodes']} of {stats['episodes']} "
-                    "episodes (personal data left after masking, see withheld_episodes)"
+                    "episodes (personal data left after masking or masking failed; reasons in "
+                    "withheld_episodes)"
                 )
             days.log(ds, message, warning=bool(stats["withheld_episodes"]))
             withheld.setdefault(ds, []).append(result.withheld)

@@ -3,6 +3,7 @@ false alarm on floats, arithmetic, amounts, timestamps and ids of things, and a 
 only its episode."""
 
 import json
+import logging
 from collections import defaultdict
 
 import pyarrow as pa
@@ -10,6 +11,7 @@ import pytest
 from conftest import cell_table
 
 from agentic_pipeline.masking import Masker, PIILeakError, mask_steps, scan_for_leaks
+from agentic_pipeline.masking import mask as mask_module
 from agentic_pipeline.masking.apply import Partition
 from agentic_pipeline.masking.episode import Episode
 from agentic_pipeline.masking.mask import mask_leaks
@@ -177,3 +179,43 @@ def test_the_second_line_reads_objects_inside_a_text_as_the_first_line_does(mask
     assert first.startswith("HTTP 200 {") and first.endswith("} (cached)")
     assert "Skarvander" not in first + second and "u00eb" not in first
     assert not find_leaks(fixed, {"ep-inner": ["Joëlle Skarvander"]})
+
+
+@pytest.mark.parametrize(
+    ("stage", "target"),
+    [
+        ("collect", "whole_structure"),
+        ("analyse", "decide_persons"),
+        ("apply", "Partition.apply_cell"),
+    ],
+)
+def test_an_episode_whose_masking_raises_is_withheld_and_the_day_goes_on(
+    masker, monkeypatch, caplog, stage, target
+):
+    """A bug met by one hostile record withholds its episode, with the exception's type as the
+    reason (never its message, which may quote the value); the other episodes are masked."""
+    hostile = "Ticket from Orlaith Quenby-Vasz, ORLQ-7731"
+    owner, name = (Partition, "apply_cell") if "." in target else (mask_module, target)
+    real = getattr(owner, name)
+
+    def breaks_on_hostile(*args, **kwargs):
+        if any(isinstance(a, str) and "Orlaith" in a for a in args):
+            raise ValueError(f"cannot read {hostile!r}")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(owner, name, breaks_on_hostile)
+    rows = _rows("calm-1", ["Refund issued to Marek Dvoranski."]) + _rows(
+        "hostile-1", ["hello", hostile]
+    )
+    table = pa.Table.from_pylist(rows, schema=STEP_SCHEMA)
+    with caplog.at_level(logging.WARNING):
+        result = mask_steps(table, masker)
+    (held,) = result.withheld.to_pylist()
+    assert held["episode_id"] == "hostile-1" and held["rows"] == 2 and held["leaks"] == 0
+    assert held["reason"].startswith(f"masking failed: {stage}") and "ValueError" in held["reason"]
+    assert "Orlaith" not in held["reason"] and "Orlaith" not in caplog.text
+    assert result.masked.num_rows + held["rows"] == table.num_rows
+    (calm,) = result.masked.column("content").to_pylist()
+    assert "Dvoranski" not in calm and "Refund issued to" in calm
+    assert set(result.audit.column("episode_id").to_pylist()) == {"calm-1"}
+    assert result.stats["failed_episodes"] == 1 and result.stats["withheld_episodes"] == 1

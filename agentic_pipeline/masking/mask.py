@@ -11,9 +11,11 @@ Pipeline (per partition):
    found anywhere in the episode, first/last names alone included), overlaps are resolved and
    Presidio's ``AnonymizerEngine`` replaces each span with a keyed pseudonym (custom operator);
 4. *scan* the output (``scan/``, detectors of another family than the ones that masked) and
-   *withhold* every episode in which anything is left: its rows leave the masked table and its
-   audit, and ``MaskResult.withheld`` names it with the reason (counts, never a value). The rest of
-   the day is returned; the raw rows stay where they were, so masking the day again re-tries it.
+   *withhold* every episode in which anything is left, and every episode whose masking raised (a
+   bug met by one hostile record never fails the day): its rows leave the masked table and its
+   audit, and ``MaskResult.withheld`` names it with the reason (counts or the exception's type,
+   never a value). The rest of the day is returned; the raw rows stay where they were, so masking
+   the day again re-tries it.
 
 The audit never holds a raw value; exceptions and logs neither.
 
@@ -245,15 +247,93 @@ def _replace_values(
 _ANSWER_CHARS = 300
 
 
+def _collect_cell(
+    text: str,
+    col: str,
+    row: int,
+    ep: Episode,
+    mp: Partition,
+    to_analyse: dict[str, Route],
+    max_depth: int,
+) -> tuple[str, Any]:
+    """Phase 1 of one cell: its plan for phase 3; its values are collected into ``ep`` and its
+    free texts queued in ``to_analyse``."""
+    # JSON, or a Python dict's repr (as tools written in Python print results)
+    whole = whole_structure(text)
+    if whole is None and col in JSON_COLUMNS and text.strip():
+        if parse_structure(text) is None:  # a JSON column may hold a scalar, not this
+            mp.record(row, col, "UNPARSEABLE", GUARD, 1.0, None)
+    if whole is not None:
+        walk(whole[1], Collector(ep, to_analyse), max_depth=max_depth)
+        return whole
+    # a text, maybe with objects written inside it ("result: {...}")
+    inner = embedded_structures(text)
+    for *_, obj in inner:
+        walk(obj, Collector(ep, to_analyse), max_depth=max_depth)
+    for piece in text_pieces(text, inner):
+        queue_text(piece, ep, to_analyse)
+    return ("mixed", inner) if inner else ("text", text)
+
+
+def _settle_known(ep: Episode, mp: Partition, masker: Masker) -> None:
+    """An episode's known values: structured values and confident detections anywhere in it
+    (added in a fixed order: strong first, then by score, value and type; ``ep.texts`` is a set
+    whose order changes with the process's hash seed, and the first addition of a value wins)."""
+    ep.thing_matcher = compile_values(ep.thing_names)
+    ep.thing_name_len = max(map(len, ep.thing_names), default=0)
+    ep.settle_numbers()
+    ep.add_labelled_persons(mp.analysis, masker.min_score)
+    for s in sorted(ep.texts):  # sorted: which detector a value is credited to is stable
+        for span in mp.analysis.get(s, ()):
+            if not plausible(s, span) or span[3] < masker.min_score:
+                continue
+            if span[2] == "PERSON" and ep.in_thing_name(s, span[0], span[1]):
+                continue  # part of a product's name, as the episode's records say
+            if span[3] < masker.propagate_min_score:
+                if (
+                    span[2] == "PERSON"
+                    and span[3] > FLOOR_SCORE
+                    and _FULL_NAME.fullmatch(s[span[0] : span[1]])
+                ):
+                    # a full name masked once is masked wherever the episode repeats it
+                    # whole ("Booked, Ysolde Brayford."); its parts alone only when confident.
+                    # A span spaCy alone calls a person (the name model's floor, "Garden
+                    # Hose" in a bullet) is masked where it stands, as plain Presidio does.
+                    ep.known.setdefault(fold(s[span[0] : span[1]]), ("PERSON", "known_entity"))
+                continue
+            a, b, et, _, det = whole_words(s, span)
+            if et == "ZIP_CODE" and _BARE_NUMBER.fullmatch(s[a:b]):
+                continue  # "8433" found by its context: masked there, not every year or sum
+            if et in LOOSE_ID_TYPES and det not in LABELLED_DETECTORS:
+                continue  # a loose id shape (NHS, bank...): where it stands, not an item id
+            if det in LABELLED_DETECTORS and ep.is_thing_id(s[a:b]):
+                continue  # a reservation's id after "user ID:" in a reply: the thing's
+            whole_field = (
+                s in ep.name_fields
+                and et == "PERSON"
+                and b - a >= 0.8 * len(s)
+                and listed_value(s[a:b])
+            )
+            if det == "SpacyRecognizer" and not whole_field:
+                ep.vote(s[a:b], et, s)
+            else:
+                ep.add_known(s[a:b], et, "known_entity")
+    ep.settle_votes()
+    ep.matcher = compile_values(ep.known.keys())
+    ep.strong_matcher = compile_values(ep.strong)
+
+
 def _known_answers(
     plan: list[tuple[str, Any] | None] | None,
     episode_ids: list[str],
     steps: list[Any],
     episodes: dict[str, Episode],
+    failed: dict[str, str],
 ) -> None:
     """Ids given in the message right after a message whose question asks for them (an agent
     asks "Could you share your policy number?", the user replies "Sure, PLX4471209"): known
-    entities of the episode, masked wherever they stand."""
+    entities of the episode, masked wherever they stand. An episode where this raises is marked
+    in ``failed``."""
     if plan is None:
         return
     rows = sorted(
@@ -263,14 +343,17 @@ def _known_answers(
     for prev, row in zip(rows, rows[1:], strict=False):
         if episode_ids[prev] != episode_ids[row] or len(plan[row][1]) > _ANSWER_CHARS:
             continue
-        question = plan[prev][1].rstrip()
-        et = asked_label(question[question.rfind("\n") + 1 :])
-        where = answer_value(plan[row][1], et) if et else None
-        if where is not None:
-            value = plan[row][1][where[0] : where[1]]
-            ep = episodes[episode_ids[row]]
-            if not ep.is_thing_id(value):  # a reservation's id in the reply: the thing's
-                ep.add_known(value, et, "IdLabelRecognizer")
+        try:
+            question = plan[prev][1].rstrip()
+            et = asked_label(question[question.rfind("\n") + 1 :])
+            where = answer_value(plan[row][1], et) if et else None
+            if where is not None:
+                value = plan[row][1][where[0] : where[1]]
+                ep = episodes[episode_ids[row]]
+                if not ep.is_thing_id(value):  # a reservation's id in the reply: the thing's
+                    ep.add_known(value, et, "IdLabelRecognizer")
+        except Exception as exc:  # noqa: BLE001 - one episode never fails the day
+            failed.setdefault(episode_ids[row], f"answers: {type(exc).__name__}")
 
 
 def mask_steps(
@@ -294,6 +377,9 @@ def mask_steps(
     mp = Partition(masker)
     episodes: dict[str, Episode] = defaultdict(Episode)
     to_analyse: dict[str, Route] = {}
+    # episodes whose masking raised, with where and the exception's type (never its message,
+    # which may quote a value): they are withheld, the rest of the day goes on
+    failed: dict[str, str] = {}
     n_strings = 0
 
     # phase 1: parse, collect known entities and the strings to analyse
@@ -327,26 +413,18 @@ def mask_steps(
                 plan.append(again[0])
                 continue
             n_guard = len(mp.records)
-            # JSON, or a Python dict's repr (as tools written in Python print results)
-            whole = whole_structure(text)
-            if whole is None and col in JSON_COLUMNS and text.strip():
-                if parse_structure(text) is None:  # a JSON column may hold a scalar, not this
-                    mp.record(row, col, "UNPARSEABLE", GUARD, 1.0, None)
-            if whole is not None:
-                walk(whole[1], Collector(ep, to_analyse), max_depth=masker.max_depth)
-                plan.append(whole)
-            else:  # a text, maybe with objects written inside it ("result: {...}")
-                inner = embedded_structures(text)
-                for *_, obj in inner:
-                    walk(obj, Collector(ep, to_analyse), max_depth=masker.max_depth)
-                for piece in text_pieces(text, inner):
-                    queue_text(piece, ep, to_analyse)
-                plan.append(("mixed", inner) if inner else ("text", text))
+            try:
+                plan.append(_collect_cell(text, col, row, ep, mp, to_analyse, masker.max_depth))
+            except Exception as exc:  # noqa: BLE001 - one cell never fails the day
+                failed.setdefault(episode_ids[row], f"collect {col}: {type(exc).__name__}")
+                plan.append(None)
+                continue
             seen[(episode_ids[row], text)] = (plan[-1], len(mp.records) - n_guard)
         cells[col] = plan
     t1 = time.perf_counter()
 
     # phase 2: analyse each unique string once
+    failed_strings: dict[str, str] = {}
     ner = [s for s, r in to_analyse.items() if r is Route.NER]
     rx = [s for s, r in to_analyse.items() if r is Route.REGEX]
     for texts, use_ner in ((rx, False), (ner, True)):  # rx here while the workers start
@@ -358,69 +436,40 @@ def mask_steps(
         for s, v, spans in zip(texts, views, analysed, strict=True):
             # the name model decides persons; a date or code right after a name is the
             # person's; street spans grow to whole addresses
-            persons = decide_persons(s, map_spans(v, spans))
-            mp.analysis[s] = join_addresses(s, values_after_names(s, persons))
+            try:
+                persons = decide_persons(s, map_spans(v, spans))
+                mp.analysis[s] = join_addresses(s, values_after_names(s, persons))
+            except Exception as exc:  # noqa: BLE001 - its episodes are withheld below
+                failed_strings[s] = f"analyse: {type(exc).__name__}"
+                mp.analysis[s] = []
     t2 = time.perf_counter()
 
     # an id given in answer to the previous step's question ("Your member ID?" / "QX77120B")
-    _known_answers(cells.get("content"), episode_ids, steps, episodes)
+    _known_answers(cells.get("content"), episode_ids, steps, episodes, failed)
 
     # known entities: structured values + confident detections anywhere in the episode
-    # (added in a fixed order: strong first, then by score, value and type; ``ep.texts`` is a set
-    # whose order changes with the process's hash seed, and the first addition of a value wins)
-    for ep in episodes.values():
-        ep.thing_matcher = compile_values(ep.thing_names)
-        ep.thing_name_len = max(map(len, ep.thing_names), default=0)
-        ep.settle_numbers()
-        ep.add_labelled_persons(mp.analysis, masker.min_score)
-        for s in sorted(ep.texts):  # sorted: which detector a value is credited to is stable
-            for span in mp.analysis.get(s, ()):
-                if not plausible(s, span) or span[3] < masker.min_score:
-                    continue
-                if span[2] == "PERSON" and ep.in_thing_name(s, span[0], span[1]):
-                    continue  # part of a product's name, as the episode's records say
-                if span[3] < masker.propagate_min_score:
-                    if (
-                        span[2] == "PERSON"
-                        and span[3] > FLOOR_SCORE
-                        and _FULL_NAME.fullmatch(s[span[0] : span[1]])
-                    ):
-                        # a full name masked once is masked wherever the episode repeats it
-                        # whole ("Booked, Ysolde Brayford."); its parts alone only when confident.
-                        # A span spaCy alone calls a person (the name model's floor, "Garden
-                        # Hose" in a bullet) is masked where it stands, as plain Presidio does.
-                        ep.known.setdefault(fold(s[span[0] : span[1]]), ("PERSON", "known_entity"))
-                    continue
-                a, b, et, _, det = whole_words(s, span)
-                if et == "ZIP_CODE" and _BARE_NUMBER.fullmatch(s[a:b]):
-                    continue  # "8433" found by its context: masked there, not every year or sum
-                if et in LOOSE_ID_TYPES and det not in LABELLED_DETECTORS:
-                    continue  # a loose id shape (NHS, bank...): where it stands, not an item id
-                if det in LABELLED_DETECTORS and ep.is_thing_id(s[a:b]):
-                    continue  # a reservation's id after "user ID:" in a reply: the thing's
-                whole_field = (
-                    s in ep.name_fields
-                    and et == "PERSON"
-                    and b - a >= 0.8 * len(s)
-                    and listed_value(s[a:b])
-                )
-                if det == "SpacyRecognizer" and not whole_field:
-                    ep.vote(s[a:b], et, s)
-                else:
-                    ep.add_known(s[a:b], et, "known_entity")
-        ep.settle_votes()
-        ep.matcher = compile_values(ep.known.keys())
-        ep.strong_matcher = compile_values(ep.strong)
+    for eid, ep in episodes.items():
+        for s in sorted(ep.texts & failed_strings.keys()):
+            failed.setdefault(eid, failed_strings[s])
+        try:
+            _settle_known(ep, mp, masker)
+        except Exception as exc:  # noqa: BLE001 - one episode never fails the day
+            failed.setdefault(eid, f"known values: {type(exc).__name__}")
 
     # phase 3: apply
     out_cols: dict[str, list[str | None]] = {}
     for col in columns:
-        out_cols[col] = [
-            None
-            if item is None
-            else mp.apply_cell(item, cell_texts[col][row], episodes[episode_ids[row]], row, col)
-            for row, item in enumerate(cells[col])
-        ]
+        out_cols[col] = out = []
+        for row, item in enumerate(cells[col]):
+            eid = episode_ids[row]
+            if item is None or eid in failed:
+                out.append(None)
+                continue
+            try:
+                out.append(mp.apply_cell(item, cell_texts[col][row], episodes[eid], row, col))
+            except Exception as exc:  # noqa: BLE001 - one cell never fails the day
+                failed.setdefault(eid, f"apply {col}: {type(exc).__name__}")
+                out.append(None)
     t3 = time.perf_counter()
 
     masked = replace_columns(table, out_cols)
@@ -434,16 +483,20 @@ def mask_steps(
             leaks = scan_for_leaks(masked, known_values=known)
     if leaks and on_leak == "raise":
         raise PIILeakError(leaks)
-    withheld = withheld_episodes(leaks, episode_ids, ds)
+    withheld = withheld_episodes(leaks, episode_ids, ds, failed)
     held = set(withheld.column("episode_id").to_pylist())
     kept_rows = [r for r in range(n) if episode_ids[r] not in held]
     records = [r for r in mp.records if episode_ids[r.row] not in held]
     if held:
         masked = take_rows(masked, kept_rows)
         logger.warning(
-            "withheld %d of %d episodes: the final scan found personal data",
+            "withheld %d of %d episodes: %d where the final scan found personal data, "
+            "%d whose masking failed (%s)",
             len(held),
             len(episodes),
+            len(held) - len(failed),
+            len(failed),
+            ", ".join(sorted(set(failed.values()))) or "-",
         )
     audit = audit_table(records, ds, episode_ids, steps)
     t4 = time.perf_counter()
@@ -464,6 +517,7 @@ def mask_steps(
         "second_line_masked": second_line,
         "withheld_episodes": len(held),
         "withheld_rows": n - len(kept_rows),
+        "failed_episodes": len(failed),
         "leaks_by_detector": dict(Counter(lk.detector for lk in leaks)),
         "seconds": {"collect": t1 - t0, "analyse": t2 - t1, "apply": t3 - t2, "scan": t4 - t3},
     }

@@ -63,9 +63,16 @@ def column_values(table: Any, name: str, n: int) -> list[Any]:
     return [None if (isinstance(v, float) and v != v) else v for v in table[name].tolist()]
 
 
-def withheld_episodes(leaks: list[Leak], episode_ids: list[str], ds: list[Any]) -> pa.Table:
-    """One row per episode with a leak: its row and leak counts and the reason, made of column,
-    entity type and detector counts (never a value). Sorted by episode id."""
+def withheld_episodes(
+    leaks: list[Leak],
+    episode_ids: list[str],
+    ds: list[Any],
+    failed: dict[str, str] | None = None,
+) -> pa.Table:
+    """One row per episode with a leak or whose masking failed (``failed``: episode id to where
+    and the exception's type): its row and leak counts and the reason, made of column, entity type
+    and detector counts, or of the failure (never a value). Sorted by episode id."""
+    failed = failed or {}
     by_episode: dict[str, Counter] = defaultdict(Counter)
     for lk in leaks:
         by_episode[episode_ids[lk.row]][f"{lk.column}:{lk.entity_type}/{lk.detector}"] += 1
@@ -73,18 +80,21 @@ def withheld_episodes(leaks: list[Leak], episode_ids: list[str], ds: list[Any]) 
     first_ds: dict[str, Any] = {}
     for e, d in zip(episode_ids, ds, strict=True):
         first_ds.setdefault(e, d)
-    eps = sorted(by_episode)
+    eps = sorted(by_episode.keys() | failed.keys())
+
+    def reason(e: str) -> str:
+        if e in failed:
+            return f"masking failed: {failed[e]}"
+        counts = sorted(by_episode[e].items())
+        return "final scan found personal data: " + ", ".join(f"{k}={v}" for k, v in counts)
+
     return pa.table(
         {
             "ds": [None if first_ds[e] is None else str(first_ds[e]) for e in eps],
             "episode_id": eps,
             "rows": [rows[e] for e in eps],
             "leaks": [sum(by_episode[e].values()) for e in eps],
-            "reason": [
-                "final scan found personal data: "
-                + ", ".join(f"{k}={v}" for k, v in sorted(by_episode[e].items()))
-                for e in eps
-            ],
+            "reason": [reason(e) for e in eps],
         },
         schema=WITHHELD_SCHEMA,
     )
