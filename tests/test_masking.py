@@ -131,6 +131,8 @@ def test_key_rules_and_router():
         ("iban", "IBAN_CODE"),
         ("user_id", "USER_ID"),
         ("phone", "PHONE_NUMBER"),
+        ("X-User-Id", "USER_ID"),  # an HTTP header's own field
+        ("x-contact-email", "EMAIL_ADDRESS"),
     ]:
         assert key_entity(k) == et, k
     for k in (
@@ -143,6 +145,8 @@ def test_key_rules_and_router():
         "status",
         "email_verified",
         "tool_name",
+        "X-Request-Id",
+        "xname",
     ):
         assert key_entity(k) is None, k
     assert route("") is Route.SKIP and route("economy") is Route.SKIP

@@ -186,3 +186,41 @@ def test_a_word_of_a_texts_own_language_has_its_frequency_there_as_a_feature(nlp
     assert not any(f.startswith("ztl=") for f in _features(nlp, text, "Quell"))
     english = "Oswy Quell thanked the team for the help this week"
     assert not any(f.startswith("ztl=") for f in _features(nlp, english, "Quell"))
+
+
+def test_a_capitalised_unlisted_word_has_its_frequency_in_a_word_language(nlp):
+    """A capitalised word no name list has, opening a Spanish line, has its Spanish frequency as
+    a feature; in a Vietnamese line (whose frequent words are names as often) it has none."""
+    spanish = "Saludos cordiales desde la oficina de la calle mayor, con cariño para todos"
+    assert text_language(spanish.split()) == "es"
+    assert any(f.startswith("ztlcap=") for f in _features(nlp, spanish, "Saludos"))
+    vietnamese = "Oswy Quell gửi lời cảm ơn anh vì đã giúp đỡ trong tuần này"
+    assert not any(f.startswith("ztlcap=") for f in _features(nlp, vietnamese, "Oswy"))
+
+
+def test_capitals_among_lower_case_words_are_told_from_a_line_in_capitals(nlp):
+    """ "LAX" in a mixed-case line reads as a code; a word of a line all in capitals does not."""
+    assert "upper|linelower" in _features(nlp, "Change of planes at LAX tomorrow", "LAX")
+    assert "upper|lineupper" in _features(nlp, "SURNAME: QUELLMARK\nGIVEN: OSWY", "QUELLMARK")
+
+
+def test_a_rare_plural_of_a_frequent_noun_has_the_nouns_frequency():
+    """wordfreq's small list lacks rare plurals ("teaspoons"): the singular's bin stands in."""
+    assert word_info("Teaspoons")[5] >= 3 and word_info("Quellmarks")[5] == 0
+
+
+def test_capitals_in_brackets_that_abbreviate_the_words_before_are_no_name():
+    """Schwartz and Hearst's test: each letter found in order in the words before the bracket,
+    the first at a word's start; a listed name among those words makes them a person's
+    initials."""
+    from agentic_pipeline.masking.names.model import abbreviation_in_brackets
+
+    def abbreviates(text: str, short: str) -> bool:
+        i = text.index(f"({short})") + 1
+        return abbreviation_in_brackets(text, i, i + len(short))
+
+    assert abbreviates("a stopover in Quellport Harbour (QPH) tonight", "QPH")
+    assert abbreviates("ask the Records Retention Office (RRO) first", "RRO")
+    assert not abbreviates("signed by Hana Lee (HL) today", "HL")
+    assert not abbreviates("flying from Quellport (ZRH) today", "ZRH")
+    assert not abbreviates("the Records Office (rro)", "rro")

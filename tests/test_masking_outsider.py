@@ -429,3 +429,21 @@ def test_an_empty_forms_labels_are_no_names(masker, form):
 
     (out,) = masked_cells(masker, ("assistant", form))
     assert out == form, out
+
+
+def test_a_name_cell_with_an_unquoted_comma_is_read_whole():
+    """An export that writes "<Surname>, <Given>" without quotes: the cells after the one name
+    column start with the space after the comma; the row is read with that cell whole, so the
+    columns after it keep their headers. A row whose extra cell has no space stays as read."""
+    text = (
+        "staff_no,name,born\n30418,Brackmoorel, Ilse,1986-04-02\n30422,Quirke, Ysmaine,1990-01-17\n"
+    )
+    header, rows = csv_table(text)
+    assert rows == [
+        ["30418", "Brackmoorel, Ilse", "1986-04-02"],
+        ["30422", "Quirke, Ysmaine", "1990-01-17"],
+    ]
+    found = tabular_values(text)
+    assert ("Brackmoorel, Ilse", "PERSON") in found and ("1990-01-17", "DATE_OF_BIRTH") in found
+    ragged = "sku,name,price\nA1,Kettle,12,50\nA2,Toaster,20,00\n"
+    assert csv_table(ragged) is None or csv_table(ragged)[1][0][1] == "Kettle"

@@ -59,9 +59,32 @@ def csv_table(text: str) -> tuple[list[str], list[list[str]]] | None:
         n = len(rows[0])
         if not header_like(rows[0]):
             continue
+        rows = [rows[0], *(_name_rejoined(rows[0], r) for r in rows[1:])]
         if sum(len(r) == n for r in rows[1:]) >= max(1, (len(rows) - 1) // 2):
             return rows[0], rows[1:]
     return None if first_undelimited else _aligned_table(lines)
+
+
+def _name_rejoined(header: list[str], row: list[str]) -> list[str]:
+    """``row`` with its name cell whole when an export left "<Surname>, <Given>" unquoted: a row
+    longer than ``header`` whose cells after the one column of names start with a space, as the
+    delimiter's in a name does and a column's seldom; else ``row``."""
+    extra = len(row) - len(header)
+    if extra <= 0:
+        return row
+    names = [k for k, h in enumerate(header) if _entity(h.strip()) == "PERSON"]
+    if len(names) != 1:
+        return row
+    k = names[0]
+    tail = row[k + 1 : k + 1 + extra]
+    if len(tail) < extra or not all(c.startswith(" ") and c.strip() for c in tail):
+        return row
+    return [*row[:k], ",".join(row[k : k + 1 + extra]), *row[k + 1 + extra :]]
+
+
+def _entity(header: str) -> str | None:
+    """The personal type a column's header names (a key rule, or a label of ``labels.yaml``)."""
+    return key_entity(header) or label_entity(header)
 
 
 #: A list's bullet, indented from its item by spaces as an aligned column would be.
@@ -97,7 +120,7 @@ def tabular_values(
     if table is None:
         return []
     names, rows = table
-    header = [key_entity(h.strip()) or label_entity(h.strip()) for h in names]
+    header = [_entity(h.strip()) for h in names]
     if not any(header):
         return []
     # a header of both lists ("Student #", "Patient") over an id names that id, as in prose

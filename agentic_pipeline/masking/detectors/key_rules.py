@@ -114,8 +114,8 @@ def key_entity(key: str) -> str | None:
     """Entity type a key names (masked whole whatever the value), else ``None``."""
     k = normalize_key(key)
     for rx, et in _KEY_RULES:
-        if rx.fullmatch(k):
-            return et
+        if rx.fullmatch(k) or (k.startswith("x_") and rx.fullmatch(k[2:])):
+            return et  # an HTTP header's own fields carry "X-" ("X-User-Id", "X-Customer-Email")
     if _birth_date_key(key):
         return "DATE_OF_BIRTH"
     return "STREET_ADDRESS" if address_label(key) else None  # "Adresa", "住所"

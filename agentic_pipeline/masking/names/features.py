@@ -47,6 +47,7 @@ from agentic_pipeline.masking.pseudonyms import fold_word as fold
 from agentic_pipeline.masking.vocabulary import (
     COMBINING_MARKS,
     STOP_WORDS,
+    WORD_LANGUAGES,
     bare_word,
     compound_word,
     english_compound,
@@ -57,7 +58,7 @@ from agentic_pipeline.masking.vocabulary import (
 )
 
 #: Bumped whenever a feature changes meaning: a model built on other features is refused.
-FEATURE_VERSION = "25"
+FEATURE_VERSION = "26"
 
 #: A word in no name list that is vocabulary of another main European language (Zipf bin at least
 #: ``FOREIGN_MIN_ZFO``) and ``FOREIGN_GAP`` bins more frequent there than in English ("Sie",
@@ -240,13 +241,18 @@ class TextFeatures:
         feats.append(f"zen={zen}|zfo={zfo}")
         if listed == "-" and zfo != 9 and zfo >= FOREIGN_MIN_ZFO and zfo - zen >= FOREIGN_GAP:
             feats += ["foreign", f"foreign|shape={shape}", f"foreign|ent={ent}"]
-        if self.language is not None and shape == "lower":
-            # the frequency of a lower-case word in the text's own language: a frequent word of a
+        if self.language is not None and (
+            shape == "lower" or (listed == "-" and self.language in WORD_LANGUAGES)
+        ):
+            # the frequency of a word in the text's own language: a frequent lower-case word of a
             # Vietnamese or Turkish text ("anh", "bulan") is a word there, though a name list
-            # has it (capitalised, such words are names as often: not a feature)
+            # has it (capitalised and listed, such words are names as often: not a feature);
+            # a capitalised word no name list has, frequent in a language whose words are
+            # seldom names, opens its sentence ("Üdvözlettel", "Cordialmente")
             bare = bare_word(w)
             ztl = min(7, int(zipf(bare, (self.language,)))) if len(bare) > 1 else 9
-            feats += [f"ztl={ztl}", f"ztl={ztl}|shape={shape}", f"ztl={ztl}|listed={listed}"]
+            kind = "ztl" if shape == "lower" else "ztlcap"
+            feats += [f"{kind}={ztl}", f"{kind}={ztl}|listed={listed}"]
         if foreign_stop_word(f):
             feats += ["stopother", f"stopother|listed={listed}"]  # "Sie", "Votre", "Uw"
         elsewhere = self.labels_of.get(w, ())
@@ -347,6 +353,9 @@ class TextFeatures:
         if n_words is None:
             n_words = self._line_words[line_start] = len(text[line_start:line_end].split(None, 6))
         feats.append(f"linewords={min(n_words, 6)}")
+        if shape == "upper":  # capitals among lower-case words are an acronym or a code ("MIA")
+            line = text[line_start:line_end]
+            feats.append("upper|lineupper" if line == line.upper() else "upper|linelower")
         if self.csv is not None:
             header = self._csv_header_of(i)
             if header is not None:

@@ -197,6 +197,13 @@ class NameModel:
         # "Ann." at a sentence end: the name without its period
         out = [(s, e - 1 if text[e - 1] == "." else e, p) for s, e, p in out]
         out = [sp for sp in person_extents(text, out) if not self.unlike_a_person(tf, *sp)]
+        # "Miami (MIA)", "Data Protection Officer (DPO)"; not a person's initials after the name
+        out = [
+            sp
+            for sp in out
+            if not abbreviation_in_brackets(text, sp[0], sp[1])
+            or any(sp[0] - 3 <= b < sp[0] for _, b, _ in out)
+        ]
         out = [sp for sp in out if sp[2] >= self.propagate or not _inside_a_place(tf, doc, *sp[:2])]
         floor = self.floor_spans(tf, doc, probs) + self.entity_floor_spans(tf, doc, probs)
         out = _union(out, floor) if floor else out
@@ -403,6 +410,31 @@ class NameModel:
             feature_version=str(data["feature_version"]),
             meta=dict(data.get("meta") or {}),
         )
+
+
+def abbreviation_in_brackets(text: str, start: int, end: int) -> bool:
+    """``text[start:end]`` is capitals in brackets that abbreviate the words right before the
+    bracket, no capitalised one a listed name: its letters are found in order in those
+    words, the first at the start of a word (Schwartz and Hearst's test for an abbreviation's
+    definition, 2003). A person's initials after the name stay a name's ("<First> <Last> (FL)")."""
+    short = text[start:end]
+    if not (2 <= len(short) <= 6 and short.isalpha() and short.isupper()):
+        return False
+    if text[start - 1 : start] != "(" or text[end : end + 1] != ")":
+        return False
+    line_start = text.rfind("\n", 0, start) + 1
+    words = text[line_start : start - 1].split()[-(len(short) + 3) :]
+    long = " ".join(words)
+    j = len(long) - 1
+    for k in range(len(short) - 1, -1, -1):
+        c = short[k].lower()
+        while j >= 0 and (long[j].lower() != c or (k == 0 and j > 0 and long[j - 1].isalnum())):
+            j -= 1
+        if j < 0:
+            return False
+        j -= 1
+    defined = [w.strip(",.;:") for w in long[j + 1 :].split()]
+    return not any(w[:1].isupper() and listed_name(w) for w in defined)
 
 
 def _whole_last_first(

@@ -54,10 +54,20 @@ def word_info(word: str) -> tuple[str, str, bool, bool, bool, int, int, bool]:
         any(p in firsts for p in parts),
         any(p in lasts for p in parts),
         bare in COMMON_WORDS,
-        min(7, int(zipf(bare, ("en",)))) if len(bare) > 1 else 9,
+        _english_bin(bare) if len(bare) > 1 else 9,
         min(7, int(zipf(bare, OTHER_LANGUAGES))) if len(bare) > 1 else 9,
         is_place_or_calendar(bare),
     )
+
+
+def _english_bin(bare: str) -> int:
+    """The English Zipf bin of a folded word, or of its singular when the plural is too rare for
+    the frequency list ("baggages", "carers"; names end in -s as often, but the list lacks only
+    rare plurals of frequent nouns)."""
+    z = zipf(bare, ("en",))
+    if z == 0 and len(bare) > 4 and bare.endswith("s"):
+        z = zipf(bare[:-2] if bare.endswith(("ses", "xes", "ches", "shes")) else bare[:-1], ("en",))
+    return min(7, int(z))
 
 
 @lru_cache(maxsize=65536)
