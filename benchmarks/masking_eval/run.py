@@ -75,6 +75,7 @@ DEFAULT_SIZES = {
     C.FRESH_BLIND_11: None,
     C.FRESH_BLIND_12: None,
     C.FRESH_BLIND_13: None,
+    C.FRESH_BLIND_14: None,
 }
 Key = tuple[str, int, int, str]
 
