@@ -386,6 +386,9 @@ def test_a_lead_stem_alone_after_id_or_an_everyday_one_is_no_label():
         "De bestelbus 41-TKV-8 staat bij de garage.",
         "Zijn motor is VR-702-B, niet de mijne.",
         "La voiture 2-KWT-418 est mal garée.",
+        "Permit for QZ71 VKT until May.",  # British shape, letters the DVLA leaves unused
+        "주차 위반 차량 47다 8120 확인 바랍니다.",
+        "Машина Е 418 КХ 150 стоит у подъезда.",
     ],
 )
 def test_plates_of_strict_national_formats_are_masked_without_a_label(masker, text):
@@ -395,3 +398,19 @@ def test_plates_of_strict_national_formats_are_masked_without_a_label(masker, te
 
 def test_a_part_number_of_two_letter_groups_stays(masker):
     assert "AB-12-CD" in _one(masker, "Part no. AB-12-CD is back in stock.")
+    assert "2024 EDITION" in _one(masker, "Order the 2024 EDITION today.")
+
+
+@pytest.mark.parametrize(
+    "text, value",
+    [
+        ("Lidmaatschap: relatiecode QKW4471", "QKW4471"),
+        ("Oswy Quell, CRN 318Z5521K, called back", "318Z5521K"),
+        ("- Ysolde Marrick, RGN, NMC 71Q4418E", "71Q4418E"),
+        ("רופא מטפל: ד\"ר אורי קוול , מ\"ר 44812", "44812"),
+        ("Ιατρός παθολόγος, ΑΜ 44812", "44812"),
+        ("Αριθμός μητρώου μαθητή: 77310", "77310"),
+    ],
+)
+def test_more_labels_of_customers_registrations_and_pupils(masker, text, value):
+    assert value not in _one(masker, text)
