@@ -304,6 +304,8 @@ COUNTRY_ADDRESSES = [
     ("Ship to ", "4 Elmsworth Road, 2nd floor, Harlowby LS6 2AB", ""),
     ("Mon adresse est ", "12 bis rue des Griottes, 3e étage, 35000 Kervennec", "."),
     ("Skicka det till ", "Tallbacksvägen 7 B, lgh 1204, 113 47 Norrvika", "."),
+    # a second house of a number after a space ("bis")
+    ("Ons nieuwe adres: ", "Quellegracht 88 bis, 3512 KL Zuidervaart", " per mei."),
     # Argentina's postcode (CPA); postcodes after a country's prefix
     ("Dirección de envío: ", "Av. Quillahue 1234, piso 3, C1043AAZ CABA", ""),
     ("Adresse : ", "7 Rue des Églantiers, L-2450 Luxembourg", ""),

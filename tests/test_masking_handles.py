@@ -292,3 +292,17 @@ def test_a_list_of_ids_in_brackets_and_a_things_id_after_a_user_label_stay(maske
     )
     assert "Q7XWZP" in record and "Q7XWZP" in reply and "tevin_qar_4410" not in record
     assert "gift_card_5510934" in cards and "gift_card_7703218" in cards, cards
+
+
+def test_chat_mentions_by_id_and_profile_paths_are_login_names():
+    """A chat's "<@snowflake>" mention is a user's id, the name in brackets after it the user's
+    login name; a URL's "/profile/<handle>/" path segment is one when shaped like a login name,
+    and "/users/settings" (a word) stays."""
+    text = "New today: <@402218870165323777> (quill.fern) and <@!402218870165324012>"
+    assert [text[a:b] for a, b in social_spans(text)] == [
+        "402218870165323777",
+        "quill.fern",
+        "402218870165324012",
+    ]
+    log = 'GET /profile/oswy.quell-7/settings HTTP/1.1" 200 and GET /users/settings 200'
+    assert [log[a:b] for a, b in social_spans(log)] == ["oswy.quell-7"]

@@ -407,10 +407,17 @@ def test_a_part_number_of_two_letter_groups_stays(masker):
         ("Lidmaatschap: relatiecode QKW4471", "QKW4471"),
         ("Oswy Quell, CRN 318Z5521K, called back", "318Z5521K"),
         ("- Ysolde Marrick, RGN, NMC 71Q4418E", "71Q4418E"),
-        ("רופא מטפל: ד\"ר אורי קוול , מ\"ר 44812", "44812"),
+        ('רופא מטפל: ד"ר אורי קוול , מ"ר 44812', "44812"),
         ("Ιατρός παθολόγος, ΑΜ 44812", "44812"),
         ("Αριθμός μητρώου μαθητή: 77310", "77310"),
     ],
 )
 def test_more_labels_of_customers_registrations_and_pupils(masker, text, value):
     assert value not in _one(masker, text)
+
+
+def test_a_sort_code_before_its_account_number_is_masked_without_a_label(masker):
+    """A statement line's "<sort code> <account>" pair; a date before a time or an amount stays."""
+    line = _one(masker, "STANDING ORDERS\nTo Quellmoor lettings  31-47-82 40918273  £650.00")
+    assert "31-47-82" not in line and "40918273" not in line
+    assert "12-05-19" in _one(masker, "Backup ran 12-05-19 at 02:00, 40 files.")

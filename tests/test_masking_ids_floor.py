@@ -362,3 +362,57 @@ def test_a_checksum_that_holds_inside_a_longer_code_is_no_id(masker):
     code = "1Z8V2K590318827746"
     (out,) = masked_cells(masker, ("assistant", f"Parcel code {code} is on its way."))
     assert code in out, out
+
+
+def _npi(base9: str) -> str:
+    """A valid NPI: nine digits and the Luhn check digit over "80840" and them."""
+    total = 0
+    for i, ch in enumerate(reversed("80840" + base9)):
+        d = int(ch) * (2 if i % 2 == 0 else 1)
+        total += d - 9 if d > 9 else d
+    return base9 + str((10 - total % 10) % 10)
+
+
+_NPI_CONTEXTS = [
+    ("user", "Referring provider: Dr. Ysolde Marrick, NPI {v}"),
+    ("user", "npi {v}"),
+    ("user", "NPI#{v}"),
+    ("user", "Provider {v} billed the claim"),
+    ("tool", '{"provider_id": "{v}", "name": "Quell Clinic"}'),
+    ("tool", '{"order_id": "O-1", "prescriber": {"npi": "{v}"}}'),
+    ("tool", "provider,npi,city\nQuell Clinic,{v},Tulsa"),
+    ("tool", "rendering_provider_id|taxonomy\n{v}|207Q00000X"),
+    ("assistant", "I found the provider with identifier {v} in the registry."),
+    ("tool", "GET /v2/providers/{v} 200"),
+    ("tool", '{"result": "provider {v} active"}'),
+    ("user", "NM1*82*1*MARRICK*YSOLDE****XX*{v}~"),
+    ("user", "Attending: Marrick, Ysolde MD  {v}"),
+    ("tool", "- name: Quell Clinic\n  npi: '{v}'\n  phone: none"),
+    ("tool", '{"providers": [{"id": "{v}", "type": "individual"}]}'),
+    ("user", "NPI {g}"),
+    ("assistant", "Dr. Ysolde Marrick (NPI {g}) is in network."),
+]
+
+
+def test_never_below_plain_presidio_on_npis_in_many_places(masker):
+    """A valid NPI in prose, JSON, CSV, pipes, YAML, X12, a URL, grouped or not: whenever plain
+    Presidio masks it, ours does (a product's ``item_id`` that is a valid NPI stays, by design)."""
+    from presidio_anonymizer import AnonymizerEngine
+
+    from agentic_pipeline.masking.engine import build_baseline_analyzer
+
+    analyzer, anonymizer = build_baseline_analyzer(), AnonymizerEngine()
+    cells, written = [], []
+    for k, (role, template) in enumerate(_NPI_CONTEXTS):
+        v = _npi(f"{174839261 + 7919 * k:09d}")
+        value = f"{v[:4]}-{v[4:7]}-{v[7:]}" if "{g}" in template else v
+        cells.append((role, template.replace("{v}", value).replace("{g}", value)))
+        written.append(value)
+    below, theirs_masked = [], 0
+    for (_, text), value, ours in zip(cells, written, masked_cells(masker, *cells), strict=True):
+        theirs = anonymizer.anonymize(text, analyzer.analyze(text, language="en")).text
+        theirs_masked += value not in theirs
+        if value not in theirs and value in ours:
+            below.append(text)
+    assert not below, below
+    assert theirs_masked >= len(cells) // 2  # the comparison has something to compare

@@ -66,6 +66,28 @@ def test_a_first_name_after_a_surname_written_first_is_masked(_masked):
     assert "(new patient)" in out[0]
 
 
+def test_a_surname_written_before_a_first_name_without_a_comma_is_masked(_masked):
+    """A list of names surname first with no comma ("<Surname> <Given> — <phone>"): the word
+    before a masked listed first name at the head of its line joins it, even a word of the
+    list's language; a verb of an English line before a name stays."""
+    volunteers, note = _masked(
+        "Список волонтерів\nКовзаренко Тарас — +380 67 318 4402\nМірошник Ірина — +380 50 742 9931",
+        "Call Tamsin — she has the keys",
+    )
+    for name in ("Ковзаренко", "Тарас", "Мірошник", "Ірина"):
+        assert name not in volunteers, volunteers
+    assert note.startswith("Call <PERSON_"), note
+
+
+def test_a_lower_case_title_with_its_period_is_a_title_feature(nlp):
+    from agentic_pipeline.masking.names.features import TextFeatures
+
+    text = "Behandelaar: dr. Quellmoor\nPraktijk Zuid"
+    tf = TextFeatures(text, nlp(text))
+    i = tf.words.index("Quellmoor")
+    assert "p1title" in tf.features(i)
+
+
 def test_both_halves_of_an_airline_passenger_name_are_masked(_masked):
     (out,) = _masked("[planner] passenger: WINTERBOURNE/ISOLDE MS, seat 14C, fare class Y")
     assert "WINTERBOURNE" not in out and "ISOLDE" not in out

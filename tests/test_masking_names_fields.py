@@ -169,6 +169,18 @@ def test_a_first_and_last_pair_of_keys_holds_a_persons_names(masker):
     assert '"first": "true"' in page and '"last": 20' in numbers
 
 
+def test_fhirs_given_and_family_pair_holds_a_persons_names(masker):
+    """FHIR's HumanName: "family" and "given" (a list), capitalised words; a font's "family"
+    alone stays."""
+    patient, font = masked_cells(
+        masker,
+        ("tool", '{"name": [{"family": "Quellmoor", "given": ["Ysolde", "Mara"]}]}'),
+        ("tool", '{"style": {"family": "Inter", "weight": 400}}'),
+    )
+    assert "Quellmoor" not in patient and "Ysolde" not in patient and "Mara" not in patient
+    assert '"family": "Inter"' in font
+
+
 def test_degrees_after_a_name_stay_in_clear(masker):
     """Degrees and registrations written after a name are no part of it (one token per person,
     the letters after it)."""

@@ -97,22 +97,33 @@ def _no_digit(value: Any) -> bool:
 _QUALIFIER_AFTER = re.compile(r"(?:[ _-]+[A-Za-z]+|[ _]*\([^()]{1,30}\))[ _]*$")
 
 
-#: Keys that name a person's given name and surname only as a pair ("first" alone is a rank).
-_NAME_PAIR = frozenset({"first", "last"})
-_NAME_PARTS = frozenset({"first", "last", "middle"})
+#: Keys that name a person's given name and surname only as a pair ("first" alone is a rank,
+#: "family" alone a product's or a font's): "first"/"last", and FHIR's "given"/"family".
+_NAME_PAIRS = (frozenset({"first", "last"}), frozenset({"given", "family"}))
+_NAME_PARTS = frozenset({"first", "last", "middle", "given", "family"})
 
 
 def _words(value: Any) -> bool:
-    """A string with letters and no digit: a name's shape."""
+    """A string with letters and no digit, or a list of them (FHIR's ``"given": [...]``): a
+    name's shape."""
+    if isinstance(value, list):
+        return bool(value) and all(isinstance(v, str) and _words(v) for v in value)
     return _no_digit(value) and any(c.isalpha() for c in value)
 
 
+def _capitalised(value: Any) -> bool:
+    values = value if isinstance(value, list) else [value]
+    return all(isinstance(v, str) and v.strip()[:1].isupper() for v in values)
+
+
 def _name_pair(obj: dict) -> bool:
-    """``obj`` has "first" and "last" keys whose values are capitalised words (a person's given
-    name and surname; not a page's ``"first": "true"`` or a range's numbers)."""
+    """``obj`` has "first" and "last" keys (or "given" and "family") whose values are
+    capitalised words (a person's given name and surname; not a page's ``"first": "true"`` or a
+    range's numbers)."""
     values = {normalize_key(str(k)): v for k, v in obj.items()}
-    return _NAME_PAIR <= values.keys() and all(
-        _words(values[k]) and values[k].strip()[:1].isupper() for k in _NAME_PAIR
+    return any(
+        pair <= values.keys() and all(_words(values[k]) and _capitalised(values[k]) for k in pair)
+        for pair in _NAME_PAIRS
     )
 
 
@@ -383,7 +394,7 @@ def walk(
         out = {}
         person = None  # whether a bare "id" key here is a person's (decided once, when met)
         option = getattr(visitor, "product_option", None) if product_options(key) else None
-        # {"first": ..., "last": ...}: a person's given name and surname, by the pair
+        # {"first": ..., "last": ...}, {"given": [...], "family": ...}: names, by the pair
         name_pair = _name_pair(obj)
         for k, v in obj.items():
             ks = str(k)  # a Python dict's key may be a number or ``...``

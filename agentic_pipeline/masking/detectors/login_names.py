@@ -248,12 +248,35 @@ def social_spans(text: str) -> list[tuple[int, int]]:
         for m in rx.finditer(text)
         if _social_handle(m.group("handle"))
     ]
+    spans += mention_spans(text)
     ranked = list(_RANKED_LINE.finditer(text))
     if len(ranked) >= MIN_RANKED_LINES:  # a leaderboard's players: no word of a language
         spans += [m.span("handle") for m in ranked if not _ranked_word(m.group("handle"))]
     reblogs = [m for m in _REBLOG.finditer(text) if _social_handle(m.group("handle"))]
     if len({m.group("handle") for m in reblogs}) >= 2:
         spans += [m.span("handle") for m in reblogs]
+    return spans
+
+
+#: A chat platform's mention of a user by id ("<@402218870165323777>", Discord's snowflake of
+#: 17 to 20 digits), maybe with the user's name in brackets after it ("(<handle>)").
+_MENTION = re.compile(r"<@!?(?P<id>\d{17,20})>(?:[ \t]*\((?P<handle>[^\s()]{2,40})\))?")
+#: A profile's login name in a URL's path ("GET /profile/<handle>/settings", "/users/<handle>").
+_PROFILE_PATH = re.compile(
+    rf"(?<![\w.])/(?:profiles?|users?|u|members?|people|accounts?)/{_HANDLE}(?=[/?#\s\"']|$)",
+    re.I,
+)
+
+
+def mention_spans(text: str) -> list[tuple[int, int]]:
+    """User ids of chat mentions and the names beside them, and login names in a profile's URL
+    path shaped like one (``login_name``: a digit, ``_ . -`` or an unknown word)."""
+    spans = []
+    for m in _MENTION.finditer(text):
+        spans.append(m.span("id"))
+        if m.group("handle") and login_name(m.group("handle")):
+            spans.append(m.span("handle"))
+    spans += [m.span("handle") for m in _PROFILE_PATH.finditer(text) if login_name(m["handle"])]
     return spans
 
 

@@ -292,6 +292,19 @@ def customer_id_recognizer() -> ContextGroupRecognizer:
     )
 
 
+#: A British or Irish sort code written before its account's eight digits, with no label, as a
+#: statement's or a standing order's line writes them ("20-18-33 41902266"): no date is
+#: followed by an account number.
+SORT_CODE_BEFORE_ACCOUNT_RE = re.compile(r"(?<![\w-])(\d\d-\d\d-\d\d)(?=[ \t]+\d{8}(?![\d.,]))")
+
+
+def sort_code_recognizer() -> ContextGroupRecognizer:
+    """Sort codes before an account number (``SORT_CODE_BEFORE_ACCOUNT_RE``) as routing numbers."""
+    return ContextGroupRecognizer(
+        "ABA_ROUTING_NUMBER", (SORT_CODE_BEFORE_ACCOUNT_RE,), 0.6, "SortCodeRecognizer"
+    )
+
+
 #: A social-media handle in text ("thanks @fern_walker88"), with the dots and hyphens that
 #: payment, chat and code platforms allow inside ("@fern-walker-88", "@f.walker", "@j-walker"),
 #: in any script (a Weibo or VK user's handle in Chinese or Cyrillic letters):
@@ -364,6 +377,7 @@ def outsider_recognizers() -> list[LocalRecognizer]:
         StreetLineRecognizer(),
         NameModelRecognizer(),
         customer_id_recognizer(),
+        sort_code_recognizer(),
         social_handle_recognizer(),
         login_name_recognizer(),
         ChatNickRecognizer(),

@@ -51,8 +51,8 @@ HOUSE_SUFFIX = alternation(_D["house_suffixes"])
 _HOUSE_WORD = r"(?:(?:[Nn][ro]|NR|NO)[.:]|[Nn][º°]\.?|(?:д|буд|дом)\.)"
 #: A house number: "12", "12 a", "12-14", "12/3", a Dutch "221-H", an Austrian house, staircase
 #: and door ("214/2/9"), a Finnish or Swedish house, staircase and door ("27 B 3"), a storey or
-#: second house after a hyphen ("61-II", "212-bis"), maybe after a number word ("nr. 8", "No:
-#: 58").
+#: second house after a hyphen or a space ("61-II", "212-bis", "217 bis"), maybe after a number
+#: word ("nr. 8", "No: 58").
 _HOUSE = (
     rf"(?:{_HOUSE_WORD}[ \t]*)?"
     # a letter after the number, but a unit word's ("12 m. 3": the flat's "mieszkanie")
@@ -61,6 +61,7 @@ _HOUSE = (
     r"(?:\s?[/-]\s?\d{1,4}[a-zA-Z]?)?"
     r"(?:/\d{1,3}(?![\d/]))?"
     rf"(?:-(?:{HOUSE_SUFFIX})(?![\w-]))?"
+    r"(?:[ \t](?:bis|ter|quater)(?!\w))?"  # a second house of the number ("217 bis")
 )
 _EU_PREFIX = (
     r"Via|Viale|Piazza|Piazzale|Corso|Largo|Vicolo|Strada|Contrada|Borgo|Canale|Incrocio|Rotonda|"

@@ -34,7 +34,7 @@ from agentic_pipeline.masking.names.fields import (
     label_before,
     person_key,
 )
-from agentic_pipeline.masking.names.lexicon import is_title, listed_names
+from agentic_pipeline.masking.names.lexicon import given_name_bin, is_title, listed_names
 from agentic_pipeline.masking.names.words import (
     HAS_DIGIT,
     context_word,
@@ -58,7 +58,7 @@ from agentic_pipeline.masking.vocabulary import (
 )
 
 #: Bumped whenever a feature changes meaning: a model built on other features is refused.
-FEATURE_VERSION = "26"
+FEATURE_VERSION = "27"
 
 #: A word in no name list that is vocabulary of another main European language (Zipf bin at least
 #: ``FOREIGN_MIN_ZFO``) and ``FOREIGN_GAP`` bins more frequent there than in English ("Sie",
@@ -231,6 +231,10 @@ class TextFeatures:
             f"ent={ent}|zen={zen}",
             f"ent={ent}|listed={listed}",
         ]
+        # how often the given-name data records the word, a word of some language or not
+        # ("Kemi", "Corazon" are given names the lists leave out as words)
+        gn = given_name_bin(w)
+        feats += [f"gn={gn}", f"gn={gn}|listed={listed}"]
         # a listed name mostly a word; a role ("Payer"); an unlisted compound ("Hundefutter"),
         # in English one that the frequency list lacks ("Bookshelf")
         marks = (("common", common), ("role", is_role(w)), ("compound", listed == "-"))
@@ -292,7 +296,7 @@ class TextFeatures:
             # after a city that is no first name: an airport's or a place's name ("Chicago
             # O'Hare", "Paris Orly"), as often as a person's
             feats += ["p1city", f"p1city|listed={listed}"]
-        if p1 >= 0 and not p1nl and is_title(words[p1]):  # "Herr", "Pani", "Nurse", "Mme"
+        if p1 >= 0 and not p1nl and self._title_at(p1):  # "Herr", "Pani", "Nurse", "dr."
             feats += ["p1title", f"p1title|listed={listed}", f"p1title|shape={shape}"]
         if p1 >= 0 and p1nl:  # the end of the line above ("Best regards,")
             feats.append(f"pl={context_word(words[p1])}")
@@ -366,6 +370,18 @@ class TextFeatures:
         if any(self.skip[i + 1 : i + 6]) and "@" in text[start : start + 80]:
             feats.append("email_after")
         return feats
+
+    def _title_at(self, k: int) -> bool:
+        """Unit ``k`` is a title, or the period of one written in lower case ("dr.", "mevr.":
+        the units keep only a capitalised abbreviation's period)."""
+        if is_title(self.words[k]):
+            return True
+        return (
+            self.words[k] == "."
+            and k > 0
+            and self.ends[k - 1] == self.starts[k]
+            and is_title(self.words[k - 1])
+        )
 
     def _run(self, i: int, step: int) -> int:
         """How many capitalised words follow (or precede) token ``i`` on its line."""

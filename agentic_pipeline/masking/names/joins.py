@@ -73,7 +73,32 @@ def with_name_parts(tf: TextFeatures, probs: dict[int, float], names: set[int]) 
         j = i - 2 if i >= 2 and tf.words[i - 1] == "," else -1  # the unit before the comma
         if j in probs and j not in out and _surname_first(tf, j, i, lasts):
             out.add(j)
+        if i - 1 in probs and i - 1 not in out and _surname_before_first(tf, i - 1, i):
+            out.add(i - 1)
     return two_people(tf, out)
+
+
+#: What closes a list's "<Surname> <Given>" field: the line's end, a dash, bar, comma,
+#: semicolon, tab, bracket or a column's gap.
+_FIELD_END = re.compile(r"[ \t]*(?:$|[—–|,;(\t]|-[ \t]|  )", re.M)
+
+
+def _surname_before_first(tf: TextFeatures, j: int, i: int) -> bool:
+    """Unit ``j`` is a surname written before the masked listed first name ``i`` with no comma,
+    as lists of Slavic, Hungarian and East Asian names do ("<Surname> <Given> — <phone>"): at
+    the head of its line, capitalised, no English word, title, role, place or organisation, and
+    the field closes after the first name."""
+    w = tf.words[j]
+    if not w[:1].isupper() or len(w) < 2 or fold(tf.words[i]) not in listed_names()[0]:
+        return False
+    if tf.text[tf.ends[j] : tf.starts[i]] != " " or not _line_head(tf.text, tf.starts[j]):
+        return False
+    if _FIELD_END.match(tf.text, tf.ends[i]) is None:
+        return False
+    f = fold(w)
+    if f in STOP_WORDS or is_title(w) or is_role(w) or organisation_word(w) or is_city(w):
+        return False
+    return not is_place_or_calendar(f) and not is_vocabulary(w, languages=("en",))
 
 
 def _with_unlisted_parts(tf: TextFeatures, probs: dict[int, float], names: set[int]) -> set[int]:

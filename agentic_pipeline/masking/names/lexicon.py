@@ -211,6 +211,14 @@ def given_names_before_a_name() -> frozenset[str]:
     return frozenset(n for n in names if zipf(n, ("en",)) < FUNCTION_WORD_ZIPF)
 
 
+@lru_cache(maxsize=65536)
+def given_name_bin(word: str) -> int:
+    """How often ``_given_names`` records ``word`` as a given name, in decades of its count (0:
+    not recorded, 1: under 1,000, 2: under 10,000, 3: more), whether or not it is a word."""
+    count = _given_names().get(bare_word(word), 0)
+    return 0 if not count else 1 if count < 1000 else 2 if count < 10000 else 3
+
+
 @lru_cache(maxsize=1)
 def surnames_after_a_first_name() -> frozenset[str]:
     """The last names, and the census's ``WORD_SURNAME_RANK`` most frequent surnames even where
