@@ -147,6 +147,7 @@ def test_key_rules_and_router():
         "tool_name",
         "X-Request-Id",
         "xname",
+        "x_name",  # a chart's axis, no HTTP header
     ):
         assert key_entity(k) is None, k
     assert route("") is Route.SKIP and route("economy") is Route.SKIP

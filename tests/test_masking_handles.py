@@ -306,3 +306,5 @@ def test_chat_mentions_by_id_and_profile_paths_are_login_names():
     ]
     log = 'GET /profile/oswy.quell-7/settings HTTP/1.1" 200 and GET /users/settings 200'
     assert [log[a:b] for a, b in social_spans(log)] == ["oswy.quell-7"]
+    url = "see https://forum.example/api/v1/users/quill_f9/posts."
+    assert [url[a:b] for a, b in social_spans(url)] == ["quill_f9"]

@@ -399,6 +399,7 @@ def test_plates_of_strict_national_formats_are_masked_without_a_label(masker, te
 def test_a_part_number_of_two_letter_groups_stays(masker):
     assert "AB-12-CD" in _one(masker, "Part no. AB-12-CD is back in stock.")
     assert "2024 EDITION" in _one(masker, "Order the 2024 EDITION today.")
+    assert "10월 2024" in _one(masker, "행사는 10월 2024 예정입니다.")  # a month, no Korean plate
 
 
 @pytest.mark.parametrize(
@@ -421,3 +422,4 @@ def test_a_sort_code_before_its_account_number_is_masked_without_a_label(masker)
     line = _one(masker, "STANDING ORDERS\nTo Quellmoor lettings  31-47-82 40918273  £650.00")
     assert "31-47-82" not in line and "40918273" not in line
     assert "12-05-19" in _one(masker, "Backup ran 12-05-19 at 02:00, 40 files.")
+    assert "12-05-24" in _one(masker, "Build 12-05-24 20240512 passed.")  # a date, no sort code

@@ -224,3 +224,5 @@ def test_capitals_in_brackets_that_abbreviate_the_words_before_are_no_name():
     assert not abbreviates("signed by Hana Lee (HL) today", "HL")
     assert not abbreviates("flying from Quellport (ZRH) today", "ZRH")
     assert not abbreviates("the Records Office (rro)", "rro")
+    assert abbreviates("the Human Resources (HR) team", "HR")
+    assert not abbreviates("shipped from logistics (LI) today", "LI")  # two letters: initials

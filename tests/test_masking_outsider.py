@@ -447,3 +447,9 @@ def test_a_name_cell_with_an_unquoted_comma_is_read_whole():
     assert ("Brackmoorel, Ilse", "PERSON") in found and ("1990-01-17", "DATE_OF_BIRTH") in found
     ragged = "sku,name,price\nA1,Kettle,12,50\nA2,Toaster,20,00\n"
     assert csv_table(ragged) is None or csv_table(ragged)[1][0][1] == "Kettle"
+    # a Markdown table's cells all start with a space: an extra one joins nothing
+    pipes = (
+        "| no | name | city |\n|---|---|---|\n"
+        "| 1 | Ilse Quell | Zuidmoor | x |\n| 2 | Bo Quin | Ostmoor |"
+    )
+    assert csv_table(pipes)[1][0][1].strip() == "Ilse Quell"

@@ -59,16 +59,18 @@ def csv_table(text: str) -> tuple[list[str], list[list[str]]] | None:
         n = len(rows[0])
         if not header_like(rows[0]):
             continue
-        rows = [rows[0], *(_name_rejoined(rows[0], r) for r in rows[1:])]
+        if delim == ",":
+            rows = [rows[0], *(_name_rejoined(rows[0], r) for r in rows[1:])]
         if sum(len(r) == n for r in rows[1:]) >= max(1, (len(rows) - 1) // 2):
             return rows[0], rows[1:]
     return None if first_undelimited else _aligned_table(lines)
 
 
 def _name_rejoined(header: list[str], row: list[str]) -> list[str]:
-    """``row`` with its name cell whole when an export left "<Surname>, <Given>" unquoted: a row
-    longer than ``header`` whose cells after the one column of names start with a space, as the
-    delimiter's in a name does and a column's seldom; else ``row``."""
+    """``row`` of a comma-separated table with its name cell whole when an export left
+    "<Surname>, <Given>" unquoted: a row longer than ``header`` whose cells after the one column
+    of names start with a space, as the comma's in a name does and a column's seldom; else
+    ``row``."""
     extra = len(row) - len(header)
     if extra <= 0:
         return row

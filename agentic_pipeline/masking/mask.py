@@ -247,6 +247,55 @@ def _replace_values(
 _ANSWER_CHARS = 300
 
 
+def _failure(stage: str, exc: Exception) -> str:
+    """The reason an episode is withheld when masking it raised: the stage and the exception's
+    type, never its message (it may quote a value). Running out of memory is no record's fault:
+    it is raised again and fails the run."""
+    if isinstance(exc, MemoryError):
+        raise exc
+    return f"{stage}: {type(exc).__name__}"
+
+
+def _analyse(
+    texts: list[str],
+    use_ner: bool,
+    masker: Masker,
+    mp: Partition,
+    failed: dict[str, str],
+) -> None:
+    """Phase 2 of ``texts``: their detections into ``mp.analysis``. Detection runs on the
+    normalised view (full-width, %XX, &#64;), mapped back (text_view); the name model decides
+    persons, a date or code right after a name is the person's, street spans grow to whole
+    addresses. A string whose analysis raises gets no detections and its reason in ``failed``
+    (its episodes are withheld); when the batch raises, each string is analysed alone to find it."""
+    views = []
+    for s in texts:
+        try:
+            views.append(mp.view(s))
+        except Exception as exc:  # noqa: BLE001 - analysed as written, its episodes withheld
+            failed[s] = _failure("analyse", exc)
+            views.append(None)
+    batch = [v.text if v else s for s, v in zip(texts, views, strict=True)]
+    try:
+        analysed = masker.pool.analyze(batch, use_ner)
+    except Exception as exc:  # noqa: BLE001 - one string never fails the day
+        _failure("analyse", exc)
+        analysed = []
+        for s, view_text in zip(texts, batch, strict=True):
+            try:
+                analysed += masker.pool.analyze([view_text], use_ner)
+            except Exception as one:  # noqa: BLE001
+                failed[s] = _failure("analyse", one)
+                analysed.append([])
+    for s, v, spans in zip(texts, views, analysed, strict=True):
+        try:
+            persons = decide_persons(s, map_spans(v, spans))
+            mp.analysis[s] = join_addresses(s, values_after_names(s, persons))
+        except Exception as exc:  # noqa: BLE001 - its episodes are withheld
+            failed[s] = _failure("analyse", exc)
+            mp.analysis[s] = []
+
+
 def _collect_cell(
     text: str,
     col: str,
@@ -353,7 +402,7 @@ def _known_answers(
                 if not ep.is_thing_id(value):  # a reservation's id in the reply: the thing's
                     ep.add_known(value, et, "IdLabelRecognizer")
         except Exception as exc:  # noqa: BLE001 - one episode never fails the day
-            failed.setdefault(episode_ids[row], f"answers: {type(exc).__name__}")
+            failed.setdefault(episode_ids[row], _failure("answers", exc))
 
 
 def mask_steps(
@@ -366,7 +415,8 @@ def mask_steps(
 
     When the final scan still finds personal data in an episode, that episode is withheld
     (``MaskResult.withheld``), or, with ``on_leak="raise"``, ``PIILeakError`` is raised for the
-    whole table. ``scan=False`` skips the scan.
+    whole table. An episode whose masking raised is withheld either way, with the stage and the
+    exception's type as its reason (``stats["failed_episodes"]``). ``scan=False`` skips the scan.
     """
     t0 = time.perf_counter()
     n = table.num_rows if isinstance(table, pa.Table) else len(table)
@@ -392,7 +442,11 @@ def mask_steps(
         # once: collecting is idempotent; its guard rows are recorded again on every row
         seen: dict[tuple[str, str], tuple[tuple[str, Any], int]] = {}
         for row, raw in enumerate(column_values(table, col, n)):
-            text, unclean = clean_text(raw)
+            try:
+                text, unclean = clean_text(raw)
+            except Exception as exc:  # noqa: BLE001 - one cell never fails the day
+                failed.setdefault(episode_ids[row], _failure(f"read {col}", exc))
+                text, unclean = None, False
             cell_texts[col].append(text)
             if unclean:
                 mp.record(row, col, "UNPARSEABLE", GUARD, 1.0, None)
@@ -416,7 +470,7 @@ def mask_steps(
             try:
                 plan.append(_collect_cell(text, col, row, ep, mp, to_analyse, masker.max_depth))
             except Exception as exc:  # noqa: BLE001 - one cell never fails the day
-                failed.setdefault(episode_ids[row], f"collect {col}: {type(exc).__name__}")
+                failed.setdefault(episode_ids[row], _failure(f"collect {col}", exc))
                 plan.append(None)
                 continue
             seen[(episode_ids[row], text)] = (plan[-1], len(mp.records) - n_guard)
@@ -428,20 +482,7 @@ def mask_steps(
     ner = [s for s, r in to_analyse.items() if r is Route.NER]
     rx = [s for s, r in to_analyse.items() if r is Route.REGEX]
     for texts, use_ner in ((rx, False), (ner, True)):  # rx here while the workers start
-        # detection runs on the normalised view (full-width, %XX, &#64;), mapped back (text_view)
-        views = [mp.view(s) for s in texts]
-        analysed = masker.pool.analyze(
-            [v.text if v else s for s, v in zip(texts, views, strict=True)], use_ner
-        )
-        for s, v, spans in zip(texts, views, analysed, strict=True):
-            # the name model decides persons; a date or code right after a name is the
-            # person's; street spans grow to whole addresses
-            try:
-                persons = decide_persons(s, map_spans(v, spans))
-                mp.analysis[s] = join_addresses(s, values_after_names(s, persons))
-            except Exception as exc:  # noqa: BLE001 - its episodes are withheld below
-                failed_strings[s] = f"analyse: {type(exc).__name__}"
-                mp.analysis[s] = []
+        _analyse(texts, use_ner, masker, mp, failed_strings)
     t2 = time.perf_counter()
 
     # an id given in answer to the previous step's question ("Your member ID?" / "QX77120B")
@@ -449,12 +490,12 @@ def mask_steps(
 
     # known entities: structured values + confident detections anywhere in the episode
     for eid, ep in episodes.items():
-        for s in sorted(ep.texts & failed_strings.keys()):
+        for s in sorted((ep.texts | ep.label_texts.keys()) & failed_strings.keys()):
             failed.setdefault(eid, failed_strings[s])
         try:
             _settle_known(ep, mp, masker)
         except Exception as exc:  # noqa: BLE001 - one episode never fails the day
-            failed.setdefault(eid, f"known values: {type(exc).__name__}")
+            failed.setdefault(eid, _failure("known values", exc))
 
     # phase 3: apply
     out_cols: dict[str, list[str | None]] = {}
@@ -468,7 +509,7 @@ def mask_steps(
             try:
                 out.append(mp.apply_cell(item, cell_texts[col][row], episodes[eid], row, col))
             except Exception as exc:  # noqa: BLE001 - one cell never fails the day
-                failed.setdefault(eid, f"apply {col}: {type(exc).__name__}")
+                failed.setdefault(eid, _failure(f"apply {col}", exc))
                 out.append(None)
     t3 = time.perf_counter()
 

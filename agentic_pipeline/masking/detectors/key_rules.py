@@ -115,7 +115,7 @@ def key_entity(key: str) -> str | None:
     """Entity type a key names (masked whole whatever the value), else ``None``."""
     k = normalize_key(key)
     for rx, et in _KEY_RULES:
-        if rx.fullmatch(k) or (k.startswith("x_") and rx.fullmatch(k[2:])):
+        if rx.fullmatch(k) or (str(key)[:2] in ("X-", "x-") and rx.fullmatch(k[2:])):
             return et  # an HTTP header's own fields carry "X-" ("X-User-Id", "X-Customer-Email")
     if _birth_date_key(key):
         return "DATE_OF_BIRTH"

@@ -241,14 +241,14 @@ def social_spans(text: str) -> list[tuple[int, int]]:
     ``_CUE``, a platform beside them; reblog speakers in a text of two; a leaderboard's players
     that are no words): shaped like a login name and not words alone (``handle_value``), in
     lower case, three letters at least, no part of two letters after the first (a date's format:
-    "yyyy-mm-dd")."""
+    "yyyy-mm-dd"); and chat mentions by id and profile paths (``mention_and_profile_spans``)."""
     spans = [
         m.span("handle")
         for rx in (_SIGNATURE, _BRACKETED, _CUE, _CASHTAG, *_platform_cues())
         for m in rx.finditer(text)
         if _social_handle(m.group("handle"))
     ]
-    spans += mention_spans(text)
+    spans += mention_and_profile_spans(text)
     ranked = list(_RANKED_LINE.finditer(text))
     if len(ranked) >= MIN_RANKED_LINES:  # a leaderboard's players: no word of a language
         spans += [m.span("handle") for m in ranked if not _ranked_word(m.group("handle"))]
@@ -263,12 +263,12 @@ def social_spans(text: str) -> list[tuple[int, int]]:
 _MENTION = re.compile(r"<@!?(?P<id>\d{17,20})>(?:[ \t]*\((?P<handle>[^\s()]{2,40})\))?")
 #: A profile's login name in a URL's path ("GET /profile/<handle>/settings", "/users/<handle>").
 _PROFILE_PATH = re.compile(
-    rf"(?<![\w.])/(?:profiles?|users?|u|members?|people|accounts?)/{_HANDLE}(?=[/?#\s\"']|$)",
+    rf"/(?:profiles?|users?|u|members?|people|accounts?)/{_HANDLE}(?=[/?#\s\"'.,;:)\]]|$)",
     re.I,
 )
 
 
-def mention_spans(text: str) -> list[tuple[int, int]]:
+def mention_and_profile_spans(text: str) -> list[tuple[int, int]]:
     """User ids of chat mentions and the names beside them, and login names in a profile's URL
     path shaped like one (``login_name``: a digit, ``_ . -`` or an unknown word)."""
     spans = []

@@ -251,8 +251,8 @@ class TextFeatures:
             # the frequency of a word in the text's own language: a frequent lower-case word of a
             # Vietnamese or Turkish text ("anh", "bulan") is a word there, though a name list
             # has it (capitalised and listed, such words are names as often: not a feature);
-            # a capitalised word no name list has, frequent in a language whose words are
-            # seldom names, opens its sentence ("Üdvözlettel", "Cordialmente")
+            # a word no name list has and not in lower case, frequent in a language whose words
+            # are seldom names, opens its sentence ("Üdvözlettel", "Cordialmente")
             bare = bare_word(w)
             ztl = min(7, int(zipf(bare, (self.language,)))) if len(bare) > 1 else 9
             kind = "ztl" if shape == "lower" else "ztlcap"
@@ -372,15 +372,18 @@ class TextFeatures:
         return feats
 
     def _title_at(self, k: int) -> bool:
-        """Unit ``k`` is a title, or the period of one written in lower case ("dr.", "mevr.":
-        the units keep only a capitalised abbreviation's period)."""
+        """Unit ``k`` is a title, or the period of a short one written in lower case ("dr.",
+        "mevr.": the units keep only a capitalised abbreviation's period; "nurse." ends a
+        sentence)."""
         if is_title(self.words[k]):
             return True
+        before = self.words[k - 1] if k > 0 else ""
         return (
             self.words[k] == "."
-            and k > 0
             and self.ends[k - 1] == self.starts[k]
-            and is_title(self.words[k - 1])
+            and before.islower()
+            and len(before) <= 4
+            and is_title(before)
         )
 
     def _run(self, i: int, step: int) -> int:

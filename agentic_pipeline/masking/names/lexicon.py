@@ -213,8 +213,9 @@ def given_names_before_a_name() -> frozenset[str]:
 
 @lru_cache(maxsize=65536)
 def given_name_bin(word: str) -> int:
-    """How often ``_given_names`` records ``word`` as a given name, in decades of its count (0:
-    not recorded, 1: under 1,000, 2: under 10,000, 3: more), whether or not it is a word."""
+    """How often ``_given_names`` records ``word`` as a given name, whether or not it is a word:
+    0 when it is not among them (``GIVEN_NAME_SOURCES`` and ``GIVEN_NAME_COUNT`` bars), 1 under
+    1,000 times, 2 under 10,000, 3 more."""
     count = _given_names().get(bare_word(word), 0)
     return 0 if not count else 1 if count < 1000 else 2 if count < 10000 else 3
 
