@@ -232,9 +232,11 @@ class TextFeatures:
             f"ent={ent}|listed={listed}",
         ]
         # how often the given-name data records the word, a word of some language or not
-        # ("Kemi", "Corazon" are given names the lists leave out as words)
+        # ("Kemi", "Corazon" are given names the lists leave out as words); its absence says
+        # nothing (a rare or new name is in no data set), so it is no feature
         gn = given_name_bin(w)
-        feats += [f"gn={gn}", f"gn={gn}|listed={listed}"]
+        if gn:
+            feats += [f"gn={gn}", f"gn={gn}|listed={listed}"]
         # a listed name mostly a word; a role ("Payer"); an unlisted compound ("Hundefutter"),
         # in English one that the frequency list lacks ("Bookshelf")
         marks = (("common", common), ("role", is_role(w)), ("compound", listed == "-"))

@@ -85,7 +85,10 @@ def context_word(w: str) -> str:
             return "<num>"
         return w[:3] if len(w) <= 3 else "<sym>"
     f, shape, first, last, _, zen, _, _ = word_info(w)
-    if f in STOP_WORDS or (zen >= CONTEXT_WORD_ZIPF and zen != 9 and not (first or last)):
+    # by its own frequency: a rare plural reads as its singular in ``zen``, but a feature
+    # naming it would put a rare word in the model file
+    frequent = zen >= CONTEXT_WORD_ZIPF and zen != 9 and zipf(f.strip("'’.-"), ("en",)) > 0
+    if f in STOP_WORDS or (frequent and not (first or last)):
         return f
     if first or last:
         return "<name>"
