@@ -55,6 +55,7 @@ from agentic_pipeline.masking.names.fields import (
 )
 from agentic_pipeline.masking.names.floor import (
     SPAN_WORD,
+    abbreviation_in_brackets,
     after_title,
     non_person_signal,
     organisation_word,
@@ -197,7 +198,6 @@ class NameModel:
         # "Ann." at a sentence end: the name without its period
         out = [(s, e - 1 if text[e - 1] == "." else e, p) for s, e, p in out]
         out = [sp for sp in person_extents(text, out) if not self.unlike_a_person(tf, *sp)]
-        # "Miami (MIA)", "Data Protection Officer (DPO)"; not a person's initials after the name
         out = [
             sp
             for sp in out
@@ -410,36 +410,6 @@ class NameModel:
             feature_version=str(data["feature_version"]),
             meta=dict(data.get("meta") or {}),
         )
-
-
-def abbreviation_in_brackets(text: str, start: int, end: int) -> bool:
-    """``text[start:end]`` is capitals in brackets that abbreviate the words right before the
-    bracket, no capitalised one a listed name: its letters are found in order in those
-    words, the first at the start of a word, within min(n + 5, 2n) words for n letters (Schwartz
-    and Hearst's test for an abbreviation's definition, 2003); two letters are the capitalised
-    initials of the two words before. A person's initials after the name stay a name's."""
-    short = text[start:end]
-    if not (2 <= len(short) <= 6 and short.isalpha() and short.isupper()):
-        return False
-    if text[start - 1 : start] != "(" or text[end : end + 1] != ")":
-        return False
-    line_start = text.rfind("\n", 0, start) + 1
-    words = text[line_start : start - 1].split()[-min(len(short) + 5, 2 * len(short)) :]
-    if len(short) == 2:  # two letters: the initials of the two words before, no more
-        initials = "".join(w[:1] for w in words[-2:])
-        if initials.upper() != short or not all(w[:1].isupper() for w in words[-2:]):
-            return False
-    long = " ".join(words)
-    j = len(long) - 1
-    for k in range(len(short) - 1, -1, -1):
-        c = short[k].lower()
-        while j >= 0 and (long[j].lower() != c or (k == 0 and j > 0 and long[j - 1].isalnum())):
-            j -= 1
-        if j < 0:
-            return False
-        j -= 1
-    defined = [w.strip(",.;:") for w in long[j + 1 :].split()]
-    return not any(w[:1].isupper() and listed_name(w) for w in defined)
 
 
 def _whole_last_first(
