@@ -10,8 +10,7 @@ import pyarrow as pa
 import pytest
 from conftest import cell_table
 
-from agentic_pipeline.masking import Masker, PIILeakError, mask_steps, scan_for_leaks
-from agentic_pipeline.masking import mask as mask_module
+from agentic_pipeline.masking import Masker, PIILeakError, mask_steps, phases, scan_for_leaks
 from agentic_pipeline.masking.apply import Partition
 from agentic_pipeline.masking.episode import Episode
 from agentic_pipeline.masking.mask import mask_leaks
@@ -197,7 +196,7 @@ def test_an_episode_whose_masking_raises_is_withheld_and_the_day_goes_on(
     """A bug met by one hostile record withholds its episode, with the exception's type as the
     reason (never its message, which may quote the value); the other episodes are masked."""
     hostile = "Ticket from Orlaith Quenby-Vasz, ORLQ-7731"
-    owner, name = (mask_module, target)
+    owner, name = (phases, target)
     if "." in target:
         cls, name = target.split(".")
         owner = {"Partition": Partition, "AnalyzerPool": AnalyzerPool}[cls]

@@ -10,6 +10,7 @@ import agentic_pipeline.masking as masking
 
 SPLIT = (
     "mask",
+    "phases",
     "episode",
     "apply",
     "tables",

@@ -27,7 +27,7 @@ _LABEL_ID_TYPES = frozenset(id_labels().values())
 def thing_column(header: str) -> bool:
     """A CSV header or JSON key that names a thing's id or value ("order_id", "sku") and no
     personal field ("patient_id", "Patient ID")."""
-    return thing_key(header) and not (key_entity(header) or label_entity(header))
+    return thing_key(header) and not _entity(header)
 
 
 def thing_values(table: tuple[list[str], list[list[str]]]) -> set[str]:
@@ -60,28 +60,30 @@ def csv_table(text: str) -> tuple[list[str], list[list[str]]] | None:
         if not header_like(rows[0]):
             continue
         if delim == ",":
-            rows = [rows[0], *(_name_rejoined(rows[0], r) for r in rows[1:])]
+            rows = _names_rejoined(rows)
         if sum(len(r) == n for r in rows[1:]) >= max(1, (len(rows) - 1) // 2):
             return rows[0], rows[1:]
     return None if first_undelimited else _aligned_table(lines)
 
 
-def _name_rejoined(header: list[str], row: list[str]) -> list[str]:
-    """``row`` of a comma-separated table with its name cell whole when an export left
-    "<Surname>, <Given>" unquoted: a row longer than ``header`` whose cells after the one column
-    of names start with a space, as the comma's in a name does and a column's seldom; else
-    ``row``."""
-    extra = len(row) - len(header)
-    if extra <= 0:
-        return row
+def _names_rejoined(rows: list[list[str]]) -> list[list[str]]:
+    """``rows`` (the header first) of a comma-separated table with each name cell whole when an
+    export left "<Surname>, <Given>" unquoted: a row longer than the header whose cells after
+    the one column of names start with a space, as the comma's in a name does and a column's
+    seldom; other rows as they are."""
+    header = rows[0]
     names = [k for k, h in enumerate(header) if _entity(h.strip()) == "PERSON"]
     if len(names) != 1:
-        return row
+        return rows
     k = names[0]
-    tail = row[k + 1 : k + 1 + extra]
-    if len(tail) < extra or not all(c.startswith(" ") and c.strip() for c in tail):
-        return row
-    return [*row[:k], ",".join(row[k : k + 1 + extra]), *row[k + 1 + extra :]]
+    out = [header]
+    for row in rows[1:]:
+        extra = len(row) - len(header)
+        tail = row[k + 1 : k + 1 + extra]
+        if extra > 0 and len(tail) == extra and all(c.startswith(" ") and c.strip() for c in tail):
+            row = [*row[:k], ",".join(row[k : k + 1 + extra]), *row[k + 1 + extra :]]
+        out.append(row)
+    return out
 
 
 def _entity(header: str) -> str | None:

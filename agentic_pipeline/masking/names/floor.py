@@ -481,3 +481,17 @@ def abbreviation_in_brackets(text: str, start: int, end: int) -> bool:
         j -= 1
     defined = [w.strip(",.;:") for w in long[j + 1 :].split()]
     return not any(w[:1].isupper() and listed_name(w) for w in defined)
+
+
+def without_abbreviations(
+    text: str, spans: list[tuple[int, int, float]]
+) -> list[tuple[int, int, float]]:
+    """``spans`` without capitals in brackets that abbreviate the words before them
+    (``abbreviation_in_brackets``: "Miami (MIA)", "Data Protection Officer (DPO)"), but a
+    person's initials right after a span of the name ("<First> <Last> (FL)")."""
+    return [
+        sp
+        for sp in spans
+        if not abbreviation_in_brackets(text, sp[0], sp[1])
+        or any(sp[0] - 3 <= b < sp[0] for _, b, _ in spans)
+    ]

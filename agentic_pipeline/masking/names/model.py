@@ -55,13 +55,13 @@ from agentic_pipeline.masking.names.fields import (
 )
 from agentic_pipeline.masking.names.floor import (
     SPAN_WORD,
-    abbreviation_in_brackets,
     after_title,
     non_person_signal,
     organisation_word,
     person_extents,
     person_parts,
     vocabulary_word,
+    without_abbreviations,
 )
 from agentic_pipeline.masking.names.joins import (
     given_after_surname,
@@ -198,12 +198,7 @@ class NameModel:
         # "Ann." at a sentence end: the name without its period
         out = [(s, e - 1 if text[e - 1] == "." else e, p) for s, e, p in out]
         out = [sp for sp in person_extents(text, out) if not self.unlike_a_person(tf, *sp)]
-        out = [
-            sp
-            for sp in out
-            if not abbreviation_in_brackets(text, sp[0], sp[1])
-            or any(sp[0] - 3 <= b < sp[0] for _, b, _ in out)
-        ]
+        out = without_abbreviations(text, out)
         out = [sp for sp in out if sp[2] >= self.propagate or not _inside_a_place(tf, doc, *sp[:2])]
         floor = self.floor_spans(tf, doc, probs) + self.entity_floor_spans(tf, doc, probs)
         out = _union(out, floor) if floor else out
