@@ -94,9 +94,14 @@ class Episode:
             return
         self.known.setdefault(fold(value), (entity_type, detector))
         if entity_type == "PERSON":
+            # a name found in a text lends its parts, except a part that the episode's
+            # records name a thing by ("Hunter" the upholstery of "Hunter Sterling");
+            # a name from a record lends them all
+            things = {fold(t) for t in self.thing_names} if detector == "known_entity" else ()
             for part in NAME_SPLIT.split(value):
-                if len(part) >= 2 and fold(part) not in _NAME_STOP | COMMON_WORDS:
-                    self.known.setdefault(fold(part), ("PERSON", detector))
+                f = fold(part)
+                if len(part) >= 2 and f not in _NAME_STOP | COMMON_WORDS and f not in things:
+                    self.known.setdefault(f, ("PERSON", detector))
         elif entity_type == "STREET_ADDRESS" and "," in value:
             for part in value.split(","):
                 part = part.strip()
