@@ -9,7 +9,7 @@ import json
 import pytest
 from conftest import cell_table, masked_cells
 
-from agentic_pipeline.masking import MASK_ENTITIES, Masker, pseudonym_for
+from agentic_pipeline.masking import MASK_ENTITIES, Masker, mask_steps, pseudonym_for
 from agentic_pipeline.masking.detectors import label_entity, not_personal_types
 from agentic_pipeline.masking.detectors.bare_numbers import bare_number_entity
 from agentic_pipeline.masking.json_walker import embedded_structures, text_pieces
@@ -220,6 +220,34 @@ def test_text_view_maps_back_to_the_original_characters():
     assert view is not None and view.text == "a@b x @"
     assert view.original(1, 2) == (1, 4)  # "@" came from "%40"
     assert text_view("plain ascii text") is None
+
+
+def test_a_windows_line_end_reads_as_a_line_end(masker):
+    """A CRLF text is analysed as its LF twin: the same values are found, with the same
+    scores, and the carriage returns stay in the masked text."""
+    view = text_view("Dyżury\r\nBrzezicki Witold\r\n")
+    assert view is not None and view.text == "Dyżury\nBrzezicki Witold\n"
+    assert view.original(6, 7) == (6, 8)  # the "\n" came from "\r\n"
+    lf = "Dyżury w sobotę\nBrzezicki Witold\nKaczmarczyk Jadwiga\n"
+    crlf = lf.replace("\n", "\r\n")
+    tables = [mask_steps(_table(("user", t)), masker) for t in (lf, crlf)]
+    masked = [t.masked.column("content")[0].as_py() for t in tables]
+    assert masked[1] == masked[0].replace("\n", "\r\n") and "Witold" not in masked[0]
+    scores = [sorted(t.audit.column("score").to_pylist()) for t in tables]
+    assert scores[0] == scores[1]
+
+
+def test_number_signs_stay_as_written_so_their_labels_read(masker):
+    """NFKC spells "№" and "º" with letters ("No", "o"); the view keeps them, so a label
+    written with them is the label ("n.º 40718" is no id "o 40718") and its value is masked."""
+    assert text_view("Socio n.º 5203") is None
+    said = _masked(
+        masker,
+        ("user", "Табельный № 83017, Nº de abonado 993104"),
+        ("user", "Sócia n.º 62071 desde 2019"),
+    )
+    assert "83017" not in said[0] and "993104" not in said[0] and "Табельный №" in said[0]
+    assert said[1].startswith("Sócia n.º <") and said[1].endswith("> desde 2019"), said[1]
 
 
 def test_the_second_line_masks_what_it_finds_instead_of_withholding(masker):
@@ -646,3 +674,28 @@ def test_an_id_in_the_text_under_a_persons_id_key_is_masked(masker):
     out = _masked_record(masker, record)
     assert "1346289708" not in out["Patient ID"] and "QHT-552901" not in out["Patient ID"]
     assert out["item_id"] == "4155550187"  # a thing's id stays
+
+
+def test_an_id_word_glued_to_its_label_reads_as_the_label(masker):
+    """German and Dutch glue a short id word to the label's word ("Kundennr.", "Patientennr"):
+    the value after it is that label's id; a word that merely ends in "no" is no label."""
+    said = _masked(
+        masker,
+        ("user", "Bitte Kundennr. 7720154 und Patientennr 5518302 angeben."),
+        ("user", "Il casino 4471 era chiuso."),
+    )
+    assert "7720154" not in said[0] and "5518302" not in said[0], said[0]
+    assert "Kundennr." in said[0] and "Patientennr" in said[0], said[0]
+    assert said[1] == "Il casino 4471 era chiuso."
+
+
+def test_three_digits_after_a_numbering_label_are_an_id_where_they_stand(masker):
+    """Three digits are an id right after a label that numbers them ("no.", "#", ":"), masked
+    where they stand; a sum, a share and a bare "ID" of a row keep theirs."""
+    said = _masked(
+        masker,
+        ("user", "Staff no. 318 asked; member #: 274 too. Row ID: 615."),
+        ("user", "The account is 100% paid and the policy: 250 € a year."),
+    )
+    assert "318" not in said[0] and "274" not in said[0] and "Row ID: 615." in said[0], said[0]
+    assert said[1] == "The account is 100% paid and the policy: 250 € a year."

@@ -4,7 +4,8 @@ Personal data written in a hostile encoding passes detectors built for plain tex
 other compatibility characters (full-width ``ｑｕｉｎｃｙ＠…``, ``２１９－０９－…``),
 percent-encoded URL components (``?email=x%40y.com``, ``?phone=%2B1...``) and HTML character
 references (``name&#64;example.com``). Detection therefore runs on a view of each string with
-Unicode NFKC applied per character, ``%XX`` runs decoded (UTF-8) and HTML references unescaped;
+Unicode NFKC applied per character, ``%XX`` runs decoded (UTF-8), HTML references unescaped and
+Windows line ends read as line ends;
 every character of the view knows the span of the original it came from, so a detection in the
 view replaces exactly the original characters (issue #22).
 
@@ -21,7 +22,7 @@ from dataclasses import dataclass
 
 _PERCENT_RUN = re.compile(r"(?:%[0-9A-Fa-f]{2})+")
 _HTML_REF = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
-_NEEDS_VIEW = re.compile(r"%[0-9A-Fa-f]{2}|&#?[A-Za-z0-9]{1,32};|[^\x00-\x7f]")
+_NEEDS_VIEW = re.compile(r"%[0-9A-Fa-f]{2}|&#?[A-Za-z0-9]{1,32};|[^\x00-\x7f]|\r\n")
 
 
 @dataclass(frozen=True)
@@ -43,11 +44,13 @@ def text_view(text: str) -> TextView | None:
         return None
     pieces: list[tuple[int, int, str]] = []  # (original start, original end, view text)
     pos = 0
-    for m in re.finditer(f"{_PERCENT_RUN.pattern}|{_HTML_REF.pattern}", text):
+    for m in re.finditer(f"{_PERCENT_RUN.pattern}|{_HTML_REF.pattern}|\r\n", text):
         if m.start() > pos:
             pieces.extend((i, i + 1, text[i]) for i in range(pos, m.start()))
         raw = m.group()
-        if raw[0] == "%":
+        if raw == "\r\n":  # a Windows line end reads as a line end
+            decoded = "\n"
+        elif raw[0] == "%":
             decoded = _percent_decode(raw)
         else:
             decoded = html.unescape(raw)
@@ -58,7 +61,7 @@ def text_view(text: str) -> TextView | None:
     starts: list[int] = []
     ends: list[int] = []
     for a, b, piece in pieces:
-        norm = unicodedata.normalize("NFKC", piece) if not piece.isascii() else piece
+        norm = piece if piece.isascii() or _number_sign(piece) else _nfkc(piece)
         for ch in norm:
             out.append(ch)
             starts.append(a)
@@ -67,6 +70,20 @@ def text_view(text: str) -> TextView | None:
     if view == text:
         return None
     return TextView(view, tuple(starts), tuple(ends))
+
+
+def _nfkc(piece: str) -> str:
+    return unicodedata.normalize("NFKC", piece)
+
+
+def _number_sign(c: str) -> bool:
+    """A symbol or ordinal sign that NFKC spells with ASCII letters ("№" -> "No", "º" -> "o"):
+    the labels' lists hold it as written ("табельный №", "n.º"), and "n.o 4471" would read as
+    an id "o 4471"."""
+    if len(c) != 1 or unicodedata.category(c) not in ("So", "Lo"):
+        return False
+    norm = _nfkc(c)
+    return norm != c and norm.isascii() and norm.replace(".", "").isalpha()
 
 
 def _percent_decode(run: str) -> str:

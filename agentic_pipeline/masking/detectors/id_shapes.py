@@ -73,3 +73,16 @@ def is_month(value: str) -> bool:
     """A month of a year, year first or last ("2026-03", "03/2026")."""
     m = _MONTH.fullmatch(value)
     return m is not None and 1 <= int(m.group(2) or m.group(3)) <= 12
+
+
+#: A British or Irish bank sort code ("20-18-33"): three pairs of digits, written as a date may be.
+SORT_CODE = re.compile(r"\d\d-\d\d-\d\d")
+#: What makes a number a quantity or a sum, not an id ("100%", "250 €", "120 kg").
+_SUM_AFTER = re.compile(r"[ \t]?[%$€£¥₹]")
+#: The signs that number a value after its label ("MRN: 612", "Member #612", "№ 612").
+NUMBER_SIGN = re.compile(r"[:#=№]")
+
+
+def quantity_after(text: str, end: int) -> bool:
+    """A unit or a currency or percent sign follows the number that ends at ``end``."""
+    return bool(_SUM_AFTER.match(text, end) or UNIT_AFTER.match(text, end))

@@ -237,6 +237,37 @@ def id_word_set() -> frozenset[str]:
     return frozenset(w.lower().rstrip(".") for w in data_file("labels.yaml")["id_words"])
 
 
+#: Letters of a label or stem before an id word glued to it ("Kunden|nr.", "Mitglieds|nr").
+GLUED_STEM_CHARS = 4
+
+
+@lru_cache(maxsize=1)
+def glued_id_words() -> str:
+    """The short id words written glued to their label ("nr", "no"; ``glued_id_word_set``)
+    as one alternation."""
+    return "|".join(re.escape(w) for w in sorted(glued_id_word_set(), key=len, reverse=True))
+
+
+@lru_cache(maxsize=1)
+def glued_id_word_set() -> frozenset[str]:
+    """The id words of two or three letters: German and Dutch glue them to the label's word
+    ("Kundennr.", "Mitgliedsnr:"); longer ones make one-word labels of ``labels.yaml``."""
+    return frozenset(w for w in id_word_set() if w.isalpha() and 2 <= len(w) <= 3)
+
+
+def glued_label(word: str) -> bool:
+    """``word`` is a one-word id label or label stem with a short id word glued to it
+    ("kundennr", "patientennr"; ``glued_id_word_set``)."""
+    low = word.lower().rstrip(".")
+    stems = stem_labels()
+    return any(
+        low.endswith(w)
+        and len(low) - len(w) >= GLUED_STEM_CHARS
+        and (low[: -len(w)] in stems or low[: -len(w)] in id_labels())
+        for w in glued_id_word_set()
+    )
+
+
 def norm_label(label: str) -> str:
     """``Account-Number``, ``account_no``, ``patientId`` -> ``account number``, ``patient id``."""
     label = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", label.strip())

@@ -27,15 +27,21 @@ from presidio_analyzer import LocalRecognizer, RecognizerResult
 from presidio_analyzer.nlp_engine import NlpArtifacts
 
 from agentic_pipeline.masking.detectors.id_shapes import (  # noqa: F401  (public here too)
+    NUMBER_SIGN,
+    SORT_CODE,
     UNIT_AFTER,
     handle_value_ok,
     id_value_ok,
     is_date,
+    quantity_after,
 )
 from agentic_pipeline.masking.detectors.key_rules import key_entity, normalize_key  # noqa: F401
 from agentic_pipeline.masking.detectors.label_lists import (  # noqa: F401  (public here too)
+    GLUED_STEM_CHARS,
     compound_head_at,
     ends_with_id_label,
+    glued_id_word_set,
+    glued_id_words,
     handle_alternation,
     id_labels,
     id_word_set,
@@ -62,6 +68,9 @@ LABEL_SCORE = 0.87
 #: Score of an id a few words after its label or in the answer to a question naming the label:
 #: masked where it stands, never propagated through the episode.
 NEAR_LABEL_SCORE = 0.6
+#: Score of a three-digit id right after a label that numbers it ("Employee no. 612"): masked
+#: where it stands, below the episode's propagation bar (the same digits are often a sum).
+SHORT_ID_SCORE = 0.5
 
 
 #: "is" between a label and its value, in English and the main European languages ("Steuer-ID
@@ -86,7 +95,8 @@ def id_label_re() -> re.Pattern[str]:
         # what follows a label's opening number word ("pracownika" of "numer pracownika")
         # counts only after a number word (``_label_starts``) and before its value's sign
         rf"|(?:{lead_stem_alternation()})(?=[\"']?[ \t]*[:=#]))"
-        r"(?![^\W_])\.?"  # "Lic.", "Acct."
+        # a label ends its word ("Lic.", "Acct."), or a short id word glued to it ends it
+        rf"(?:(?![^\W_])|(?<=[^\W\d_]{{{GLUED_STEM_CHARS}}})(?=(?:{glued_id_words()})\.?(?![^\W_])))\.?"
         rf"(?P<idw>(?:[ \t_-]*(?:{idw}))*)"  # "number", "no.", "#", "ID", a key's "_no"
         # a second label after a slash, before a colon ("NRIC/FIN:", "Passport/ID no.:")
         rf"(?:[ \t]*/[ \t]*[^\W\d_][\w.'-]{{0,20}}(?:[ \t]*(?:{idw}))*(?=[ \t]*[:=#]))?"
@@ -115,6 +125,16 @@ _LETTERS = re.compile(r"[^\W\d_]+")
 @lru_cache(maxsize=1)
 def _label_first_words() -> frozenset[str]:
     return frozenset(_LETTERS.match(label).group() for label in [*id_labels(), *stem_labels()])
+
+
+def _glued_label_start(word: str) -> bool:
+    """``word`` is a label's or stem's first word with a short id word glued to its end."""
+    low = word.lower()
+    first = _label_first_words()
+    return any(
+        low.endswith(w) and len(low) - len(w) >= GLUED_STEM_CHARS and low[: -len(w)] in first
+        for w in glued_id_word_set()
+    )
 
 
 @lru_cache(maxsize=1)
@@ -158,7 +178,7 @@ def _label_starts(text: str) -> list[int]:
             continue
         if m.start() and (text[m.start() - 1] in "_@." or text[m.start() - 1].isdigit()):
             continue
-        if word in first:
+        if word in first or _glued_label_start(word):
             out.append(m.start())
         elif (head := compound_head_at(m.group())) is not None:
             out.append(m.start() + head)
@@ -388,6 +408,21 @@ def _answers(text: str, entities: list[str]) -> list[RecognizerResult]:
     return out
 
 
+def _three_digit_id(text: str, m: re.Match[str]) -> bool:
+    """Three digits right after a label that says a number follows: an id word ("Employee
+    no. 612", "Kundennr. 348"), or a colon, hash, equals or number sign; never a sum, and
+    never after a bare "ID" (a task's, a row's)."""
+    value = m.group("value")
+    words = norm_label(m.group("label")).split()
+    if len(value) != 3 or not value.isdigit() or m.group("glue"):
+        return False
+    if " ".join(words) in GENERIC_LABELS:
+        return False
+    between = text[m.end("label") : m.start("value")]
+    numbered = m.group("idw").strip() or NUMBER_SIGN.search(between) or words[-1] in id_word_set()
+    return bool(numbered) and not quantity_after(text, m.end("value"))
+
+
 def _starts_with_a_word(value: str) -> bool:
     """A value of several parts whose first part is a lower-case word ("has 25000" after
     "account", "expires 2031-05-01" after "passport"), or one of which is a date: a sentence
@@ -408,15 +443,11 @@ def _starts_with_a_word(value: str) -> bool:
 _GLUED_VALUE = re.compile(r"\d[\d./-]*\d[A-Za-z]{0,2}")
 
 
-#: A British or Irish bank sort code ("20-18-33"): three pairs of digits, written as a date may be.
-_SORT_CODE = re.compile(r"\d\d-\d\d-\d\d")
-
-
 def _bank_sort_code(entity: str | None, value: str) -> bool:
     """A sort code after a bank label ("sort code 20-18-33", "Bank code: 40-12-07"): read as
     the bank's code, not as a date."""
     bank = entity in ("BANK_ACCOUNT", "ABA_ROUTING_NUMBER")
-    return bank and _SORT_CODE.fullmatch(value) is not None
+    return bank and SORT_CODE.fullmatch(value) is not None
 
 
 class IdLabelRecognizer(LocalRecognizer):
@@ -440,8 +471,9 @@ class IdLabelRecognizer(LocalRecognizer):
             et = label_entity(m.group("label"), ids_first=True) or stem_labels().get(norm)
             if et is None and _after_id_word(text, m.start(), numbers=True):
                 et = lead_stems().get(norm)  # "nr_pracownika=…": after its number word only
+            short = _three_digit_id(text, m)
             if (
-                not (id_value_ok(value) or _bank_sort_code(et, value))
+                not (id_value_ok(value) or short or _bank_sort_code(et, value))
                 or _starts_with_a_word(value)
                 or (glued and not _GLUED_VALUE.fullmatch(value))
             ):
@@ -455,7 +487,8 @@ class IdLabelRecognizer(LocalRecognizer):
             if et is None or (entities and et not in entities):
                 continue
             start = m.start("label") if glued else m.start("value")  # "MRN-4471205" whole
-            out.append(RecognizerResult(et, start, m.end("value"), LABEL_SCORE))
+            score = SHORT_ID_SCORE if short else LABEL_SCORE
+            out.append(RecognizerResult(et, start, m.end("value"), score))
         return (
             out
             + _label_line_ids(text, entities, {r.start for r in out})

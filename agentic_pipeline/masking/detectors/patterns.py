@@ -52,7 +52,7 @@ from agentic_pipeline.masking.detectors.dates import (
 )
 from agentic_pipeline.masking.detectors.dicom import DicomElementRecognizer
 from agentic_pipeline.masking.detectors.hl7 import Hl7FieldRecognizer
-from agentic_pipeline.masking.detectors.id_shapes import is_date
+from agentic_pipeline.masking.detectors.id_shapes import SORT_CODE, is_date
 from agentic_pipeline.masking.detectors.numbers import (  # noqa: F401
     PHONE_CONTEXT_WORDS,
     PHONE_REGIONS,
@@ -296,7 +296,9 @@ def customer_id_recognizer() -> ContextGroupRecognizer:
 #: A British or Irish sort code written before its account's eight digits, with no label, as a
 #: statement's or a standing order's line writes them ("20-18-33 41902266"); one that reads as
 #: a date is none (``id_shapes.is_date``).
-SORT_CODE_BEFORE_ACCOUNT_RE = re.compile(r"(?<![\w-])(\d\d-\d\d-\d\d)(?=[ \t]+\d{8}(?![\d.,]))")
+SORT_CODE_BEFORE_ACCOUNT_RE = re.compile(
+    rf"(?<![\w-])({SORT_CODE.pattern})(?=[ \t]+\d{{8}}(?![\d.,]))"
+)
 
 
 def sort_code_recognizer() -> ContextGroupRecognizer:

@@ -13,7 +13,7 @@ from functools import lru_cache
 from agentic_pipeline.masking.detectors.address_fields import street_types
 from agentic_pipeline.masking.detectors.data_files import alternation
 from agentic_pipeline.masking.detectors.key_rules import key_entity
-from agentic_pipeline.masking.detectors.label_lists import id_labels, unaccented
+from agentic_pipeline.masking.detectors.label_lists import glued_label, id_labels, unaccented
 from agentic_pipeline.masking.detectors.login_names import platforms
 from agentic_pipeline.masking.names.features import TextFeatures
 from agentic_pipeline.masking.names.fields import PERSON_LABELS
@@ -83,7 +83,8 @@ def non_person_signal(tf: TextFeatures, start: int, end: int) -> str | None:
     "Quint Ltd", "<name> Interiors Ltd"), ``"business"`` (one follows it after a space:
     "Quint Bakery"; "Meet Ana Hotel staff" is a title-case sentence as often), ``"organisation"``
     (an organisation or product word elsewhere, ``data/organisation_words.txt``),
-    ``"id-label"`` (every word labels an identifier and no name list has it: "Aadhaar", "IBAN";
+    ``"id-label"`` (every word labels an identifier, maybe with its id word glued, and no name
+    list has it: "Aadhaar", "IBAN", "Kundennr";
     or one word is a key of personal data: "DOB", "Phone", "Surname"),
     ``"number-label"`` (one word that is mostly an ordinary word, ``COMMON_WORDS``, labels the
     number or amount after its colon: "Price: $105"), ``"label"`` (one word that is a person
@@ -137,8 +138,8 @@ def non_person_signal(tf: TextFeatures, start: int, end: int) -> str | None:
         return after
     if any(organisation_word(w) for w in words):
         return "organisation"
-    if all(f in _one_word_id_labels() and not listed_name(f) for f in folded):
-        return "id-label"
+    if all((f in _one_word_id_labels() or glued_label(f)) and not listed_name(f) for f in folded):
+        return "id-label"  # "Aadhaar", "IBAN", "Kundennr"
     if len(words) == 1 and _field_label(words[0]):
         return "id-label"  # "DOB", "Phone", "Surname": a field's own label
     if place := _named_place(words):

@@ -78,9 +78,9 @@ def with_name_parts(tf: TextFeatures, probs: dict[int, float], names: set[int]) 
     return two_people(tf, out)
 
 
-#: What closes a list's "<Surname> <Given>" field: the line's end, a dash, bar, comma,
-#: semicolon, tab, bracket or a column's gap.
-_FIELD_END = re.compile(r"[ \t]*(?:$|[—–|,;(\t]|-[ \t]|  )", re.M)
+#: What closes a list's "<Surname> <Given>" field: the line's end (also a CRLF line's), a dash,
+#: bar, comma, semicolon, tab, bracket or a column's gap.
+_FIELD_END = re.compile(r"[ \t]*(?:$|\r|[—–|,;(\t]|-[ \t]|  )", re.M)
 
 
 def _surname_before_first(tf: TextFeatures, j: int, i: int) -> bool:
