@@ -239,15 +239,20 @@ def test_a_windows_line_end_reads_as_a_line_end(masker):
 
 def test_number_signs_stay_as_written_so_their_labels_read(masker):
     """NFKC spells "№" and "º" with letters ("No", "o"); the view keeps them, so a label
-    written with them is the label ("n.º 40718" is no id "o 40718") and its value is masked."""
+    written with them is the label ("n.º 40718" is no id "o 40718") and its value is masked;
+    so is a value after a label listed with its periods."""
     assert text_view("Socio n.º 5203") is None
     said = _masked(
         masker,
         ("user", "Табельный № 83017, Nº de abonado 993104"),
         ("user", "Sócia n.º 62071 desde 2019"),
+        ("user", "Таб. № 40267; רופאה, מ.ר. 39154"),
     )
     assert "83017" not in said[0] and "993104" not in said[0] and "Табельный №" in said[0]
     assert said[1].startswith("Sócia n.º <") and said[1].endswith("> desde 2019"), said[1]
+    # labels listed with their periods ("таб. №", "מ.ר.") are found as listed
+    assert "40267" not in said[2] and "39154" not in said[2], said[2]
+    assert label_entity("Таб. №") == "USER_ID" and label_entity("מ.ר.") == "PROFESSIONAL_LICENSE"
 
 
 def test_the_second_line_masks_what_it_finds_instead_of_withholding(masker):

@@ -284,6 +284,9 @@ def label_entity(label: str, ids_first: bool = False) -> str | None:
     norm = norm_label(label)
     if not norm:
         return None
+    written = _folded(label.strip())[0]
+    if norm not in id_labels() and written in id_labels():  # "таб. №", "מ.ר.": as listed
+        return id_labels()[written]
     if norm in person_labels() and not (ids_first and norm in id_labels()):
         return "PERSON"
     if "/" in norm and norm not in id_labels():  # "NRIC/FIN", "Tax ID/SSN": either label
