@@ -40,6 +40,9 @@ def test_a_spacy_person_running_past_a_colon_or_a_comma_is_judged_part_by_part(n
     row = "patient,visit,reading\nHalvard Pennock,2024-03-09,118 mg/dL"
     doc = _doc(nlp, row, "Halvard Pennock,2024-03-09,118")
     assert _found(_BLIND, row, doc) == ["Halvard Pennock"]
+    # and a form's name field into the label after its gap of two spaces
+    form = "Given names: Halvard Ebbe  Date of issue: 2 May"
+    assert _found(_BLIND, form, _doc(nlp, form, "Halvard Ebbe  Date")) == ["Halvard Ebbe"]
 
 
 def test_a_spacy_person_without_a_non_person_signal_is_kept_whatever_the_model_says(nlp):

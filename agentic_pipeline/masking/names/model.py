@@ -86,12 +86,13 @@ MASK_SCORE = 0.4
 PROPAGATE_SCORE = 0.6
 #: Between two name tokens of one span: nothing, one space, or a joining mark ("Anne-Marie").
 _JOINS = frozenset({"", " ", "-", "'", "’"})
-#: The parts of a spaCy entity between line breaks, tabs, table bars, commas, semicolons and
-#: colons before a space (no name spans them: an entity running on into the next line or cell,
-#: "<name>,2024-02-11" in a CSV row or "<speaker>: Mine is ..." in a chat line, is judged part by
-#: part; a link's "://" stays whole for ``_without_codes``).
+#: The parts of a spaCy entity between line breaks, tabs, column gaps of two spaces, table
+#: bars, commas, semicolons and colons before a space (no name spans them: an entity running on
+#: into the next line, cell or form field, "<name>,2024-02-11" in a CSV row or "<speaker>: Mine
+#: is ..." in a chat line, is judged part by part; a link's "://" stays whole for
+#: ``_without_codes``).
 _PIECE_CHAR = r"(?:[^\s|,;:]|:(?=\S))"
-_PIECE = re.compile(rf"{_PIECE_CHAR}(?:(?:[^\n\t|,;:]|:(?=\S))*{_PIECE_CHAR})?")
+_PIECE = re.compile(rf"{_PIECE_CHAR}(?:(?:[^\n\t|,;: ]| (?! )|:(?=\S))*{_PIECE_CHAR})?")
 #: spaCy labels that plain Presidio masks as an organisation, a place or a group (the entity
 #: floor reads them).
 ENTITY_FLOOR_LABELS = frozenset({"ORG", "GPE", "NORP", "LOC", "FAC"})
