@@ -158,6 +158,15 @@ def test_a_salutation_to_a_group_or_a_role_is_no_name_and_a_person_after_one_sti
     assert [text[a:b] for a, b, *_ in name_findings(text)] == ["Pennock"]
 
 
+def test_a_form_of_address_is_no_name_and_the_name_after_it_still_is():
+    """A role or kinship word addresses one person by what they are ("Dear Resident"): no
+    name; the name after one ("Dear Aunt <name>") is still reported, alone."""
+    for text in ("Dear Resident, your permit is ready.", "Dear Registrar, please reply."):
+        assert list(name_findings(text)) == [], text
+    text = "Dear Aunt Wilhelmina, the parcel came."
+    assert [text[a:b] for a, b, *_ in name_findings(text)] == ["Wilhelmina"]
+
+
 def test_the_second_line_reads_objects_inside_a_text_as_the_first_line_does(masker):
     """A value inside an object written in a text, JSON-escaped ("Jo\\u00eblle"), is found by
     the final scan decoded and masked by the second line with the token of the decoded value;

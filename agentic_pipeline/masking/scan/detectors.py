@@ -409,6 +409,16 @@ def _group_words() -> frozenset[str]:
     return read_words(_ADDRESSEE_FILE)
 
 
+#: Words that address one person by what they are ("Dear Resident", "Dear Cousin <name>"):
+#: ``forms_of_address.txt``.
+_FORMS_OF_ADDRESS_FILE = Path(__file__).parent / "forms_of_address.txt"
+
+
+@lru_cache(maxsize=1)
+def _forms_of_address() -> frozenset[str]:
+    return read_words(_FORMS_OF_ADDRESS_FILE)
+
+
 def name_findings(text: str) -> Iterator[Finding]:
     """Words introduced as a name ("my name is ilse varnholt", "Dear Mr Øberg")."""
     for trig, capital_only in ((_NAME_TRIGGER_RE, False), (_TITLE_RE, True)):
@@ -432,7 +442,8 @@ def name_findings(text: str) -> Iterator[Finding]:
             addressee = [w.group() for w in words] + ([after.group()] if after else [])
             if any(w.casefold() in _group_words() for w in addressee):
                 continue  # "Dear Hiring Manager", "Dear Acme support"
-            if words:
+            words = [w for w in words if w.group().casefold() not in _forms_of_address()]
+            if words:  # "Dear Cousin <name>": the name; "Dear Resident": none
                 yield words[0].start(), words[-1].end(), "PERSON", "scan_name"
 
 
