@@ -76,6 +76,7 @@ DEFAULT_SIZES = {
     C.FRESH_BLIND_12: None,
     C.FRESH_BLIND_13: None,
     C.FRESH_BLIND_14: None,
+    C.FRESH_BLIND_15: None,
 }
 Key = tuple[str, int, int, str]
 
