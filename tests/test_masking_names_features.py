@@ -153,6 +153,20 @@ def test_a_person_span_loses_the_lower_case_words_at_its_edges_but_not_its_parti
     assert kept("oswy quell") == "oswy quell"  # a name all in lower case stays whole
 
 
+def test_a_title_a_name_list_has_leaves_the_span_when_seldom_a_given_name():
+    """A salutation some name list has too ("Sayın", "Imam") is a title before a name when the
+    given-name data records it seldom if at all; one that is a common given name ("Don") stays,
+    since it may be the name."""
+
+    def kept(text):
+        span = without_titles(text, (0, len(text), "PERSON", 0.9, DETECTOR))
+        return None if span is None else text[span[0] : span[1]]
+
+    assert kept("Sayın Oswy Quellbaran") == "Oswy Quellbaran"
+    assert kept("Imam Tessaly Varno") == "Tessaly Varno"
+    assert kept("Don Tessaly Varno") == "Don Tessaly Varno"
+
+
 def test_an_english_closed_compound_that_no_list_has_is_a_feature(nlp):
     """ "Nightstand" splits into two frequent English words and wordfreq's small list lacks it: a
     product noun written closed; a listed name that splits ("Cantwell") has no such feature,

@@ -28,7 +28,7 @@ from agentic_pipeline.masking.detectors.x12 import DETECTOR as X12_DETECTOR
 from agentic_pipeline.masking.detectors.xml_fields import DETECTOR as XML_DETECTOR
 from agentic_pipeline.masking.names.fields import HONORIFICS_AFTER_NAME, POST_NOMINALS
 from agentic_pipeline.masking.names.joins import particles_before
-from agentic_pipeline.masking.names.lexicon import is_title, listed_name
+from agentic_pipeline.masking.names.lexicon import given_name_bin, is_title, listed_name
 from agentic_pipeline.masking.names.model import NameModel, default_model
 from agentic_pipeline.masking.names.words import is_role
 from agentic_pipeline.masking.pseudonyms import fold_word as fold
@@ -200,7 +200,10 @@ def _key_word(word: str) -> bool:
 
 
 def _title(word: str) -> bool:
-    """A title, salutation, greeting or role that is no name ("Mme", "Producer", "holder")."""
+    """A title, salutation, greeting or role that is no name ("Mme", "Producer", "holder"): one
+    that a name list has too is a title when written in lower case, or when the given-name data
+    records it seldom if at all (Turkish "Sayın", "Herra", "Imam"; not "Don", "Judge")."""
     if not (is_title(word) or is_role(word)):
         return False
-    return word.islower() or not listed_name(word.rstrip(".,"))
+    bare = word.rstrip(".,")
+    return word.islower() or not listed_name(bare) or given_name_bin(bare) <= 1
