@@ -453,3 +453,21 @@ def test_a_name_cell_with_an_unquoted_comma_is_read_whole():
         "| 1 | Ilse Quell | Zuidmoor | x |\n| 2 | Bo Quin | Ostmoor |"
     )
     assert csv_table(pipes)[1][0][1].strip() == "Ilse Quell"
+
+
+def test_an_unquoted_name_cell_is_found_by_its_space_when_no_header_names_it():
+    """No header names the column of names ("rota_slot"): the one column after which each
+    longer row's extra cells, and only those, start with a space and a letter is read whole,
+    so the npi column keeps its header and its values are masked as NPIs."""
+    text = (
+        "day,unit,rota_slot,npi,bleep\n"
+        "Mon,Renal,Hawtrey-Quine, Odile,1487305526,4410\n"
+        "Tue,Renal,Vorstman, Iain,1215086379,4412\n"
+    )
+    header, rows = csv_table(text)
+    assert [r[2] for r in rows] == ["Hawtrey-Quine, Odile", "Vorstman, Iain"]
+    assert ("1215086379", "US_NPI") in tabular_values(text)
+    # more spaced cells than extra ones: no column is sure, the rows stay as read (ragged: no
+    # table), where one spaced cell per extra one would have been joined
+    assert csv_table("day,a,b,c\nMon,Xa, Yb, Zc,1\nTue,Qa, Rb, Sc,2\n") is None
+    assert csv_table("day,a,b,c\nMon,Xa, Yb,Zc,1\nTue,Qa, Rb,Sc,2\n")[1][0][1] == "Xa, Yb"

@@ -70,11 +70,14 @@ def _names_rejoined(rows: list[list[str]]) -> list[list[str]]:
     """``rows`` (the header first) of a comma-separated table with each name cell whole when an
     export left "<Surname>, <Given>" unquoted: a row longer than the header whose cells after
     the one column of names start with a space, as the comma's in a name does and a column's
-    seldom; other rows as they are."""
+    seldom; other rows as they are. The column of names is the one its header names, or else
+    the one column after which every longer row's extra cells start with a space."""
     header = rows[0]
     names = [k for k, h in enumerate(header) if _entity(h.strip()) == "PERSON"]
     if len(names) != 1:
-        return rows
+        names = _spaced_column(rows)
+        if len(names) != 1:
+            return rows
     k = names[0]
     out = [header]
     for row in rows[1:]:
@@ -84,6 +87,22 @@ def _names_rejoined(rows: list[list[str]]) -> list[list[str]]:
             row = [*row[:k], ",".join(row[k : k + 1 + extra]), *row[k + 1 + extra :]]
         out.append(row)
     return out
+
+
+def _spaced_column(rows: list[list[str]]) -> list[int]:
+    """The columns after which each row longer than the header (``rows[0]``) has its extra
+    cells, and no other of its cells, start with a space and a letter; none without such rows."""
+    longer = [r for r in rows[1:] if len(r) > len(rows[0])]
+    if not longer:
+        return []
+    found: set[int] | None = None
+    for row in longer:
+        extra = len(row) - len(rows[0])
+        spaced = [i for i, c in enumerate(row) if c[:1] == " " and c[1:2].isalpha()]
+        if len(spaced) != extra or spaced != list(range(spaced[0], spaced[0] + extra)):
+            return []
+        found = {spaced[0] - 1} if found is None else found & {spaced[0] - 1}
+    return sorted(found or ())
 
 
 def _entity(header: str) -> str | None:
