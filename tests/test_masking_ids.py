@@ -321,6 +321,30 @@ def test_a_nested_objects_words_are_not_its_numbers(masker):
     assert json.loads(phone)["phone"]["type"] == "mobile" and "4155550188" not in phone
 
 
+def test_an_objects_kind_key_types_its_number(masker):
+    """An object that says what document it holds ({"type": "passport", "number": ...},
+    {"kind": "driver licence", "value": ...}) has that id under its number or value key,
+    whatever its parent's key; a coupon's value is no one's."""
+    (out,) = masked_cells(
+        masker,
+        (
+            "tool",
+            json.dumps(
+                {
+                    "docs": [
+                        {"type": "passport", "number": "52RT80416", "country": "FRA"},
+                        {"kind": "driver licence", "value": "K7730518"},
+                        {"type": "coupon", "value": "SPRING24X"},
+                    ]
+                }
+            ),
+        ),
+    )
+    docs = json.loads(out)["docs"]
+    assert docs[0]["number"].startswith("<ID_DOCUMENT_") and docs[0]["country"] == "FRA"
+    assert docs[1]["value"].startswith("<ID_DOCUMENT_") and docs[2]["value"] == "SPRING24X"
+
+
 @pytest.mark.parametrize(
     ("label", "expected"),
     [
@@ -337,6 +361,10 @@ def test_a_nested_objects_words_are_not_its_numbers(masker):
         ("SPZ", "VEHICLE_ID"),
         ("Rendszám", "VEHICLE_ID"),
         ("Pt ID", "MEDICAL_RECORD"),
+        # a health card, an Indian health scheme's card, an Indonesian chassis number
+        ("Versichertenkarte", "INSURANCE_ID"),
+        ("आयुष्मान कार्ड", "INSURANCE_ID"),
+        ("Nomor rangka", "VEHICLE_ID"),
     ],
 )
 def test_a_label_qualified_after_it_and_more_plate_labels(label, expected):

@@ -143,6 +143,32 @@ def label_id(key: str, value: Any) -> str | None:
     return et if all(id_value_ok(str(v)) for v in values) else None
 
 
+#: Keys that say what kind of document or id an object holds ({"type": "passport", ...}).
+_KIND_KEYS = frozenset({"type", "kind", "document_type", "doc_type", "id_type", "category"})
+
+
+def _typed_document(obj: dict) -> str | None:
+    """The id type an object names under a kind key ({"type": "passport", "number": ...},
+    {"kind": "driver licence", "value": ...}): a label of ``labels.yaml``'s ids, else None."""
+    for k, v in obj.items():
+        if isinstance(v, str) and normalize_key(str(k)) in _KIND_KEYS and len(v) <= 40:
+            et = label_entity(v, ids_first=True)
+            if et is not None and et != "PERSON":
+                return et
+    return None
+
+
+def _value_key(key: Any, value: Any) -> bool:
+    """A "value" key over a scalar of an id's shape ({"kind": "passport", "value": ...})."""
+    scalar = isinstance(value, str | int) and not isinstance(value, bool)
+    return (
+        isinstance(key, str)
+        and normalize_key(key) == "value"
+        and scalar
+        and id_value_ok(str(value))
+    )
+
+
 def _bare_id_word(key: str, value: Any) -> bool:
     """A key that is an id word alone ("number", "no", "nr") over a scalar of an id's shape."""
     scalar = isinstance(value, str | int) and not isinstance(value, bool)
@@ -415,6 +441,8 @@ def walk(
             generic = isinstance(k, str) and normalize_key(k) in GENERIC_LABELS
             # a bare id word of a person's record ({"customer": {"number": ...}}) is that id
             id_word = ent is None and isinstance(k, str) and _bare_id_word(k, v)
+            if (id_word or _value_key(k, v)) and (typed := _typed_document(obj)) is not None:
+                ent, id_word = typed, False  # {"type": "passport", "number": ...}
             if (ent is not None and generic) or id_word:
                 if person is None:
                     person = generic_id_of_a_person(key, [str(x) for x in obj])
