@@ -11,6 +11,7 @@ from agentic_pipeline.masking import Masker
 from agentic_pipeline.masking.names.fields import (
     person_key,
     script_label_values,
+    script_list_values,
     script_speaker_values,
     script_title_values,
 )
@@ -200,3 +201,16 @@ def test_chinese_and_korean_speakers_written_as_one_word():
     # a form's labels are no chat, and a word whose first character is no family name no name
     assert script_speaker_values("地址： 北京\n电话： 123\n备注： 无") == []
     assert script_speaker_values("老婆： 好\n老公： 嗯\n老婆： 走") == []
+
+
+def test_names_a_cjk_list_writes_before_an_id_label_or_after_a_person_label():
+    """A class list, a staff roll: a Chinese or Korean one-word name or a Japanese family and
+    given name at a line's head before an id's label, and a one-word name after a person's
+    label and a space; words that are no name stay, and so does a line whose head is no name."""
+    zh = "通讯录\n刘子涵 学号 20240117 家长 刘建华 13912345678"
+    assert [zh[a:b] for a, b in script_list_values(zh)] == ["刘子涵", "刘建华"]
+    ja = "社員名簿\n山田 太郎 社員番号 A1203 内線 3104"
+    assert [ja[a:b] for a, b in script_list_values(ja)] == ["山田 太郎"]
+    ko = "명단\n김하늘 학번 20231145"
+    assert [ko[a:b] for a, b in script_list_values(ko)] == ["김하늘"]
+    assert script_list_values("注意\n请勿 学号 外借\n第一 学号 必填") == []

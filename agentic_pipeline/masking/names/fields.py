@@ -14,7 +14,7 @@ import yaml
 
 from agentic_pipeline.masking.detectors.data_files import alternation, data_file
 from agentic_pipeline.masking.detectors.field_labels import next_label
-from agentic_pipeline.masking.detectors.label_lists import unaccented
+from agentic_pipeline.masking.detectors.label_lists import label_entity, unaccented
 from agentic_pipeline.masking.detectors.labels import norm_label
 from agentic_pipeline.masking.detectors.login_names import chat_spans
 from agentic_pipeline.masking.json_walker import key_entity
@@ -347,3 +347,47 @@ def script_speaker_values(text: str) -> list[tuple[int, int]]:
     if one_word and chat_spans({**found, **one_word, **others}):
         spans += [span for name_spans in one_word.values() for span in name_spans]
     return spans
+
+
+#: Letters of the scripts whose names a list writes without a label before them: Han, Kana,
+#: Hangul.
+_CJK_NAME_PART = rf"[{_HAN_KANA}{_HANGUL_LETTERS}]{{1,4}}"
+#: A list line's head: a name of one word or two (a Japanese "<family> <given>"), then a label.
+_LIST_HEAD = re.compile(
+    rf"(?m)^[ \t]*(?:[-*•·・]|\d{{1,3}}[.)．])?[ \t]*(?P<name>{_CJK_NAME_PART}(?:[ \u3000]"
+    rf"{_CJK_NAME_PART})?)[ \t\u3000]+(?P<label>[^\s\d:：]{{1,12}})"
+)
+#: A person's label, a space, and a one-word Chinese or Korean name ("家长 <name>").
+_HAN_HANGUL = rf"[{_HAN}{_HANGUL_LETTERS}]"
+_LABEL_THEN_NAME = re.compile(
+    rf"(?P<label>{_HAN_HANGUL}{{2,4}})[ \t\u3000]+(?P<name>{_HAN_HANGUL}{{2,3}})(?![^\W\d_])"
+)
+
+
+def script_list_values(text: str) -> list[tuple[int, int]]:
+    """(start, end) of the names a list writes in Chinese, Japanese or Korean with no label
+    before them: at a line's head before the label of an id ("<name> 学号 …", "<family>
+    <given> 社員番号 …", "<name> 학번 …"), a Chinese or Korean one-word name (``_one_word_name``)
+    or a Japanese family and given name; and a one-word name right after a person's label and a
+    space ("家长 <name>")."""
+    out = []
+    for m in _LIST_HEAD.finditer(text):
+        name, label = m.group("name"), m.group("label")
+        et = label_entity(label, ids_first=True)
+        if et is None or et == "PERSON" or key_entity(name) or person_key(name.lower()):
+            continue
+        if _one_word_name(name) or (" " in name or "\u3000" in name) and _two_part_name(name):
+            out.append((m.start("name"), m.end("name")))
+    for m in _LABEL_THEN_NAME.finditer(text):
+        if _whole_person_label(m.group("label")) and _one_word_name(m.group("name")):
+            out.append((m.start("name"), m.end("name")))
+    return out
+
+
+def _two_part_name(name: str) -> bool:
+    """A Japanese family name and given name (Han or Kana, no Hangul: Korean names are one
+    word), neither a label."""
+    parts = name.split()
+    if len(parts) != 2 or _HANGUL.search(name):
+        return False
+    return not any(label_entity(p) or key_entity(p) for p in parts)

@@ -50,6 +50,7 @@ from agentic_pipeline.masking.names.fields import (
     last_first_values,
     person_field_key,
     script_label_values,
+    script_list_values,
     script_speaker_values,
     script_title_values,
 )
@@ -225,7 +226,7 @@ class NameModel:
             if sp[2] >= self.propagate or not any(a <= sp[0] and sp[1] <= b for a, b in unnamed)
         ]
         by_place = named + script_label_values(tf.text) + script_speaker_values(tf.text)
-        by_place += script_title_values(tf.text)
+        by_place += script_title_values(tf.text) + script_list_values(tf.text)
         by_place += honorific_values(tf.text)
         by_label = [(a, b, self.threshold) for a, b in by_place]
         spans = _union([_whole_last_first(sp, values) for sp in out], by_label)
