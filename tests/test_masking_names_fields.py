@@ -11,6 +11,7 @@ from conftest import masked_cells
 
 from agentic_pipeline.masking import Masker
 from agentic_pipeline.masking.names.fields import (
+    field_last_first_values,
     label_before,
     last_first_value,
     last_first_values,
@@ -191,3 +192,17 @@ def test_degrees_after_a_name_stay_in_clear(masker):
     )
     assert "Orla" not in dentist and "Venn" not in dentist and "> BDS," in dentist, dentist
     assert "Vandermolt" not in vet and "> MRCVS is" in vet, vet
+
+
+def test_a_name_written_surname_first_alone_in_a_lists_field():
+    """ "<Last>, <First>" with no label, alone between a line's start (maybe a bed's or a slot's
+    code), a column gap and the line's end, is a name when its second word is a given name; a
+    place and its region written the same way stay."""
+    text = (
+        "ID CHECK\nQUARLEBY, TESS  123-45-6789  MATCH\n10:00  Dorrington, Ada  chair 2\n"
+        "B3 Pennyworth, Kolawole  acct 44121\nParis, Texas  open"
+    )
+    found = [text[a:b] for a, b in field_last_first_values(text)]
+    assert found == ["QUARLEBY, TESS", "Dorrington, Ada", "Pennyworth, Kolawole"]
+    assert field_last_first_values("Sent to Quarleby, Tess and others") == []
+    assert field_last_first_values("Thanks for the tea.\nGroetjes, Femke") == []

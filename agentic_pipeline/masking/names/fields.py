@@ -18,8 +18,22 @@ from agentic_pipeline.masking.detectors.label_lists import label_entity, unaccen
 from agentic_pipeline.masking.detectors.labels import norm_label
 from agentic_pipeline.masking.detectors.login_names import chat_spans
 from agentic_pipeline.masking.json_walker import key_entity
-from agentic_pipeline.masking.names.lexicon import DATA, read_lines
-from agentic_pipeline.masking.vocabulary import NO_SPACE_SCRIPT
+from agentic_pipeline.masking.names.lexicon import (
+    DATA,
+    fold,
+    given_name_bin,
+    is_title,
+    listed_name,
+    listed_names,
+    read_lines,
+)
+from agentic_pipeline.masking.vocabulary import (
+    NO_SPACE_SCRIPT,
+    WORD_LANGUAGES,
+    is_city,
+    is_place_or_calendar,
+    is_vocabulary,
+)
 
 #: Labels and column headers whose value is a person (``person`` of ``detectors/labels.yaml``),
 #: as written and without their accents (a key "imie" for "imię").
@@ -111,6 +125,38 @@ def last_first_values(text: str) -> list[tuple[int, int]]:
         return []
     line_starts = [0, *(m.end() for m in re.finditer("\n", text))]
     return [v for s in line_starts if (v := last_first_value(text, s)) is not None]
+
+
+#: "<Last>, <First>" alone in a field of a list or table: after a line's start (maybe a bed's or
+#: a slot's code: "B1", "06:00"), a tab or a gap of two spaces, and before one or the line's end.
+_FIELD_LAST_FIRST = re.compile(
+    r"(?m)(?:^[ \t]*(?:[A-Z]?\d{1,2}[ \t]+|\d{1,2}:\d{2}[ \t]+)?|[ \t]{2,}|\t)"
+    r"(?P<v>[^\W\d_][^\W\d_'’-]*(?:['’-][^\W\d_]+)*,[ \t][^\W\d_][^\W\d_'’-]*)"
+    r"(?=[ \t]{2}|\t|[ \t]*\r?$)"
+)
+
+
+def field_last_first_values(text: str) -> list[tuple[int, int]]:
+    """(start, end) of the names a list or table writes surname first with no label, alone in
+    their field (``_FIELD_LAST_FIRST``): both words capitalised, the second a given name of the
+    name lists or the given-name data ("<LAST>, <FIRST>  <SSN>", "06:00  <Last>, <First>  ...")."""
+    if "," not in text:
+        return []
+    firsts = listed_names()[0]
+    out = []
+    for m in _FIELD_LAST_FIRST.finditer(text):
+        last, first = (w.strip() for w in m.group("v").split(",", 1))
+        if not (last[:1].isupper() and first[:1].isupper()):
+            continue
+        if is_city(last) or any(is_place_or_calendar(fold(w)) for w in (last, first)):
+            continue  # "Paris, Texas": a place and its region
+        if is_title(last) or (
+            is_vocabulary(last, languages=WORD_LANGUAGES) and not listed_name(last)
+        ):
+            continue  # "Groetjes, <name>": a closing before the name
+        if fold(first) in firsts or given_name_bin(first):
+            out.append((m.start("v"), m.end("v")))
+    return out
 
 
 #: A chat export's header line: a display name of two to four words alone, then the time of the

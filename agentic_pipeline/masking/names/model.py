@@ -44,6 +44,7 @@ from agentic_pipeline.masking.names.features import FEATURE_VERSION, TextFeature
 from agentic_pipeline.masking.names.fields import (
     after_person_label,
     chat_header_names,
+    field_last_first_values,
     honorific_values,
     label_before,
     last_first_value,
@@ -209,6 +210,7 @@ class NameModel:
         # of them says otherwise (an organisation word, a word that no name list has and a
         # language has: "Contact: Sales, Marketing", "Yesterday 11:51 PM")
         values = last_first_values(tf.text) + chat_header_names(tf.text)
+        values += field_last_first_values(tf.text)
         named = [
             (a, b)
             for a, b in values
