@@ -133,6 +133,10 @@ def test_key_rules_and_router():
         ("phone", "PHONE_NUMBER"),
         ("X-User-Id", "USER_ID"),  # an HTTP header's own field
         ("x-contact-email", "EMAIL_ADDRESS"),
+        # a birth word and a year word: a birth year, a date of birth's part
+        ("birth_year", "DATE_OF_BIRTH"),
+        ("yearOfBirth", "DATE_OF_BIRTH"),
+        ("dogum_yili", "DATE_OF_BIRTH"),
     ]:
         assert key_entity(k) == et, k
     for k in (
@@ -148,6 +152,9 @@ def test_key_rules_and_router():
         "X-Request-Id",
         "xname",
         "x_name",  # a chart's axis, no HTTP header
+        "year",
+        "birth",
+        "year_of_study",
     ):
         assert key_entity(k) is None, k
     assert route("") is Route.SKIP and route("economy") is Route.SKIP

@@ -147,6 +147,11 @@ def test_more_id_labels_and_their_forms(masker, text, value):
         ("Ημ. γέννησης: 17/08/2020", "17/08/2020"),
         ("ВНИМАНИЕ! Пропала Анна Ловцова, 1952 г.р., ушла из дома", "1952"),
         ("(0010,0030) PatientBirthDate   19720315", "19720315"),
+        # dates machines and travel documents write, after a birth word
+        ("QUELLBY/ANSEL   GBR 551203318  dob 23OCT86  OK", "23OCT86"),
+        ("Patient QUELLBY, ANSEL  DOB 19790823 / Claim ref 4471", "19790823"),
+        ("Bydd ein merch (dyddiad geni 07/02/2020) yn dechrau.", "07/02/2020"),
+        ('verify(tckn="x", dogum_yili=1987)', "1987"),
     ],
 )
 def test_birth_dates_under_abbreviated_and_dump_labels(masker, text, date):

@@ -57,8 +57,17 @@ _LONE_YEAR = rf"(?<![\w/.-]){ANY_YEAR_DIGITS}(?![\d年년])(?![/.-]?\d)"
 _ABOUT = r"(?:abt|about|circa|ca|c)\.?[ \t]?"
 #: A birth word anywhere, maybe in the plural ("DOBs", "birthdays"): a text about birth dates.
 BIRTH_WORD_RE = re.compile(rf"(?i)(?<!\w)(?:{BIRTH_WORDS})s?(?!\w)")
+#: Dates written as machines and airlines write them, read as dates only right after a birth
+#: word: compact year first ("19790823", X12's and HL7's) and day, month in capitals and year
+#: glued ("23OCT86", a travel document's).
+_MACHINE_DATE = (
+    r"(?:19|20)\d\d(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])(?!\d)"
+    r"|\d{2}(?-i:JAN|FEB|MAR|APR|MAY|JUN|JUL|AUG|SEP|OCT|NOV|DEC)(?:\d{4}|\d{2})(?![\dA-Za-z])"
+)
 #: A date right after a birth word.
-DOB_RE = re.compile(rf"(?i)(?<!\w)(?:{BIRTH_WORDS})(?!\w)[^\d\n]{{0,45}}?({DATE_PATTERN})")
+DOB_RE = re.compile(
+    rf"(?i)(?<!\w)(?:{BIRTH_WORDS})(?!\w)[^\d\n]{{0,45}}?({DATE_PATTERN}|{_MACHINE_DATE})"
+)
 #: "b." (born) in brackets or after a comma before a date ("(b. 3 May 1880)", "<name>, b. 3 May
 #: 1880"): a birth date when its year is ``ADULT_AGE`` years back at least ("(b. 2021-05-03
 #: amendment)" is a section's).

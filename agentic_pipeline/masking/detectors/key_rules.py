@@ -84,7 +84,7 @@ BIRTH_WORDS = (
     r"geboortedatum|urodz\w*|ur\.|født|fødselsdato|född|födelsedatum|syntynyt|syntymäaika|"
     r"nascimento|nascid[oa]|nasceu|nació|nacque|narozen\w*|nar\.|doğum|născut\w*|nașterii|naşterii|"
     r"született|születési|szül\.|"
-    r"nascut|nascuda|naixement|"
+    r"nascut|nascuda|naixement|dyddiad geni|ganwyd|dogum|"
     r"lahir|tgl\.? lahir|ngày sinh|sinh năm|sinh ngày|tarehe ya kuzaliwa|alizaliwa|"
     r"dzimis|dzimusi|dzimšanas|gimęs|gimusi|gimimo|sündinud|sünniaeg|fæddur|fædd|"
     r"ipinanganak|kapanganakan|kaarawan|"
@@ -98,6 +98,7 @@ BIRTH_WORDS = (
 _BIRTH_WORD = re.compile(rf"(?i)(?:{BIRTH_WORDS})")
 _DATE_WORD = re.compile(
     r"(?i)dat[aeou]m?|dátum|date|fecha|tarihi?|\w*aika|\w*dato|\w*datums?|idő|aeg"
+    r"|year|y[ıi]l[ıi]|jahr|ann[ée]e|año|anno|ano|rok|år"  # a birth year ("doğum yılı")
 )
 _KEY_ARTICLES = frozenset({"de", "di", "do", "da", "of", "the", "du", "del"})
 _KEY_WORD = re.compile(r"[^\W\d_]+")
@@ -129,7 +130,7 @@ def _birth_date_key(key: str) -> bool:
     if _BIRTH_WORD.fullmatch(key.strip()):
         return True
     words = [w for w in _KEY_WORD.findall(_CAMEL.sub(" ", key)) if w.lower() not in _KEY_ARTICLES]
-    birth = [w for w in words if _BIRTH_WORD.fullmatch(w)]
+    birth = [w for w in words if _BIRTH_WORD.fullmatch(w) or w.lower() == "birth"]
     date = [w for w in words if _DATE_WORD.fullmatch(w)]
     if len(words) == 1:
         return bool(birth and date)
