@@ -30,7 +30,12 @@ def test_handles_after_platforms_dashes_and_in_reddit_form(masker):
 
 
 def test_platform_words_and_dashes_without_a_login_stay(masker):
-    texts = ["I use Skype for calls.", "The login - screen is broken.", "Instagram and twitter."]
+    texts = [
+        "I use Skype for calls.",
+        "The login - screen is broken.",
+        "Instagram and twitter.",
+        "Reply to this message to confirm.",
+    ]
     assert masked_cells(masker, *[("user", t) for t in texts]) == texts
 
 
@@ -189,6 +194,8 @@ def test_a_comments_header_names_its_author(masker):
         # after a social verb or a chat command
         ("Lost cat near the park, DM brindlepaws if seen.", "brindlepaws"),
         ("/whois grelvanport", "grelvanport"),
+        ("Reply to thornquill_8: the noise is next door.", "thornquill_8"),
+        ("raid incoming from mossbrandle 🎉", "mossbrandle"),
         # a payment app's cashtag on its line
         ("Split for the cabin:\n$marrowfin\n$quillbrook_22\nthanks all", "marrowfin"),
         # an audit line's user in Portuguese, an access log after its file's name

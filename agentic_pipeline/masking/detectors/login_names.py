@@ -188,7 +188,8 @@ def speaker_spans(text: str) -> list[tuple[int, int]]:
 #: line ("… — <handle>"); a handle in brackets after a capitalised name or a role and a comma
 #: ("<Name> <Surname> (<handle>)", "(soprano, <handle>)"; the role in words, not an id:
 #: "(gift_card_…, gift_card_…)" is a list of ids); a handle after a social verb or a chat
-#: command ("DM <handle>", "posted by <handle>", "/whois <handle>"); a cashtag; a reblog's
+#: command ("DM <handle>", "posted by <handle>", "reply to <handle>", "raid from <handle>",
+#: "/whois <handle>"); a cashtag; a reblog's
 #: speaker alone on its line before a colon, the post's words on the next line ("<handle>:\n
 #: <words>").
 _SIGNATURE = re.compile(rf"(?m)(?:^|[ \t])[—–-]{{1,2}}[ \t]*@?{_HANDLE}[ \t]*$")
@@ -197,7 +198,8 @@ _BRACKETED = re.compile(
     rf"|\([^\W\d_][^()\n,\d_]{{0,29}},[ \t]*)@?{_HANDLE}\)"
 )
 _CUE = re.compile(
-    rf"(?i)(?:(?<![\w/])(?:dm|pm|follow|posted[ \t]+by|shared[ \t]+by|photos?[ \t]+by|h/t)"
+    rf"(?i)(?:(?<![\w/])(?:dm|pm|follow|posted[ \t]+by|shared[ \t]+by|photos?[ \t]+by|h/t"
+    rf"|(?:in[ \t]+)?repl(?:y|ying)[ \t]+to|raid(?:ed)?(?:[ \t]+incoming)?[ \t]+(?:from|by))"
     rf"|(?<![\w/])/(?:whois|msg|dm|invite|kick|ban|mute))[ \t]+@?{_HANDLE}(?![\w@])"
 )
 #: A payment app's cashtag ("$<handle>" in a transfer list), not a shell or template variable
