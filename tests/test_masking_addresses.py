@@ -98,6 +98,9 @@ def _gone(out: str, *raw: str) -> None:
         ("Adresse: Rue des Pinsons 40 bte 3, 1000 Bruxelles", ("Pinsons", "bte 3", "1000"), ""),
         ("Ny adresse: Kildevej 31, 3. th, 2000 Frederiksberg", ("Kildevej", "3. th", "2000"), ""),
         ("Morada: Rua das Gaivotas 19, 2.º Dto., 4000-120 Porto", ("Gaivotas", "Dto", "4000"), ""),
+        # a Catalan floor and door with their ordinal letters, a Basque floor and its side
+        ("Adreça: Carrer de Roure 61, 2n 1a, 08012 Barcelona", ("Roure", "2n 1a", "08012"), ""),
+        ("Helbidea: Loreto kalea 9, 3. ezkerra, 01005 Gasteiz", ("Loreto", "ezkerra"), ""),
     ],
 )
 def test_an_address_in_prose_is_one_span(masker, text, parts, after):

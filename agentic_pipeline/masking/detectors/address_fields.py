@@ -62,7 +62,7 @@ _SIDE_AFTER = rf"(?:{alternation(_D['floor_sides_after'])})\.?(?!\w)"
 #: A unit: a unit word and its number or letter ("Apt 5", "depto. C", "m. 7"), a floor with an
 #: ordinal sign ("3º B", "2.º Dto."), a floor and its side ("3. th"), a storey after its number,
 #: maybe with its side ("2nd floor", "3. OG rechts"), a German storey without one ("EG links"),
-#: a Hungarian floor and door ("II/3").
+#: a Hungarian floor and door ("II/3"), a Catalan one ("3r 2a").
 UNIT = (
     rf"(?:(?:(?:{alternation(_D['unit_words'])})(?:\.|:(?=[ \t]*\d))?(?:[ \t]*No\.?)?|#)[ \t]*"
     r"(?:[A-Za-z]?\d[\w-]*|[A-Z](?![\w-]))"
@@ -74,7 +74,9 @@ UNIT = (
     rf"(?!\w)(?:[ \t]+{_SIDE_AFTER})?"
     rf"|(?:{alternation(_D['floors_without_number'])})(?:[ \t]+{_SIDE_AFTER})?(?!\w)"
     # a Hungarian floor in Roman numerals and its door ("II/3", "fszt. 2" is a floor word's)
-    r"|(?:I{1,3}|IV|V|VI{1,3}|IX|X{1,2}|XI{1,3})/\d{1,3}(?![\w/]))"
+    r"|(?:I{1,3}|IV|V|VI{1,3}|IX|X{1,2}|XI{1,3})/\d{1,3}(?![\w/])"
+    # a Catalan floor and door with their ordinal letters ("3r 2a", "1r 1a", "4t 3a")
+    r"|\d{1,2}(?:r|n|t|è)[ \t]+\d{1,2}a(?!\w))"
 )
 POSTCODE = "|".join(_D["postcodes"])
 WEAK_POSTCODE = "|".join(_D["weak_postcodes"])
