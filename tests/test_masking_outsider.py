@@ -362,6 +362,13 @@ def test_spans_are_widened_to_whole_words():
     account = "sent to QR1330000121212 today"  # an id cut inside its token: the whole token
     s = account.index("QR")
     assert whole_words(account, (s, s + 9, "MEDICAL_LICENSE", 1.0, "x"))[:2] == (s, s + 15)
+    # capitals glued by a hyphen to a number found as a phone: the id's last part, with it
+    member = "card 6612-380-417-QW, valid"
+    s = member.index("6612")
+    assert member[slice(*whole_words(member, (s, s + 12, "PHONE_NUMBER", 0.6, "x"))[:2])] == (
+        "6612-380-417-QW"
+    )
+    assert whole_words("ring 0161 496 0412-Mon", (5, 18, "PHONE_NUMBER", 0.6, "x"))[1] == 18
 
 
 # ----------------------------------------------------------------------------- point 6: ids

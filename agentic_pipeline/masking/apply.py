@@ -342,6 +342,11 @@ _WORD_TYPES = frozenset({"PERSON", "STREET_ADDRESS", "LOCATION"})
 _TRUSTED_PHONE = frozenset({"known_entity", "key_rule", "IntlPhoneRecognizer"})
 
 
+#: Capitals glued by a hyphen to the end of a number read as a phone ("…-005-KX"): an id's
+#: last part, masked with it.
+_CODE_TAIL = re.compile(r"-[A-Z]{1,3}(?![\w-])")
+
+
 def _is_id_char(ch: str) -> bool:
     return ch.isascii() and ch.isalnum()
 
@@ -362,6 +367,9 @@ def whole_words(text: str, span: Span) -> Span:
             s -= 1
         while e < len(text) and _is_id_char(text[e]) and _is_id_char(text[e - 1]):
             e += 1
+        tail = _CODE_TAIL.match(text, e) if et == "PHONE_NUMBER" else None
+        if tail is not None:  # "9906-341-005-KX" is no phone's but an id's number, whole
+            e = tail.end()
         return (s, e, et, sc, det) if (s, e) != span[:2] else span
     if det == "SpacyRecognizer" and "\n" in text[s:e]:  # "Jenny\nAddress": cut at the line
         first = text[s:e].strip("\n").split("\n", 1)[0]
