@@ -478,3 +478,16 @@ def test_an_unquoted_name_cell_is_found_by_its_space_when_no_header_names_it():
     # table), where one spaced cell per extra one would have been joined
     assert csv_table("day,a,b,c\nMon,Xa, Yb, Zc,1\nTue,Qa, Rb, Sc,2\n") is None
     assert csv_table("day,a,b,c\nMon,Xa, Yb,Zc,1\nTue,Qa, Rb,Sc,2\n")[1][0][1] == "Xa, Yb"
+
+
+def test_the_number_column_of_a_list_of_people_holds_their_ids():
+    """A table with a column of names: its column headed by a number word alone ("Nr.", "No",
+    "#") holds the people's ids; a row's small number, a year and the same column of a table
+    of things stay."""
+    people = (
+        "Nr. | Name | Geburtsdatum\n8812 | Ilse Quarm | 02.03.1990\n2 | Bo Tamberlyn | 05.06.1991\n"
+    )
+    found = tabular_values(people)
+    assert ("8812", "USER_ID") in found and not any(v == "2" for v, _ in found)
+    assert tabular_values("#,Item,Qty\n5521,Kettle,2\n") == []
+    assert ("2019", "USER_ID") not in tabular_values("No,Name\n2019,Ilse Quarm\n")

@@ -368,7 +368,7 @@ def whole_words(text: str, span: Span) -> Span:
         while e < len(text) and _is_id_char(text[e]) and _is_id_char(text[e - 1]):
             e += 1
         tail = _CODE_TAIL.match(text, e) if et == "PHONE_NUMBER" else None
-        if tail is not None:  # "9906-341-005-KX" is no phone's but an id's number, whole
+        if tail is not None:  # "6612-380-417-QW" is no phone's but an id's number, whole
             e = tail.end()
         return (s, e, et, sc, det) if (s, e) != span[:2] else span
     if det == "SpacyRecognizer" and "\n" in text[s:e]:  # "Jenny\nAddress": cut at the line

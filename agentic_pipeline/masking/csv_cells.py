@@ -13,8 +13,15 @@ from agentic_pipeline.masking.delimited import (
     markdown_rows,
 )
 from agentic_pipeline.masking.detectors.bare_numbers import thing_key
-from agentic_pipeline.masking.detectors.label_lists import id_labels
-from agentic_pipeline.masking.detectors.labels import handle_value_ok, id_value_ok, label_entity
+from agentic_pipeline.masking.detectors.id_shapes import is_year
+from agentic_pipeline.masking.detectors.label_lists import id_labels, id_word_set
+from agentic_pipeline.masking.detectors.labels import (
+    GENERIC_LABELS,
+    handle_value_ok,
+    id_value_ok,
+    label_entity,
+    norm_label,
+)
 from agentic_pipeline.masking.detectors.redacted import placeholder_value
 from agentic_pipeline.masking.episode import PROPAGATE
 from agentic_pipeline.masking.json_walker import key_entity
@@ -146,14 +153,21 @@ def tabular_values(
     header = [_entity(h.strip()) for h in names]
     if not any(header):
         return []
+    if "PERSON" in header:  # "Nr. | Name | DOB": the number column of a list of people is theirs
+        numbered = [_number_header(h) for h in names]
+        header = [et or ("USER_ID" if n else None) for et, n in zip(header, numbered, strict=True)]
+    else:
+        numbered = [False] * len(names)
     # a header of both lists ("Student #", "Patient") over an id names that id, as in prose
     as_id = [label_entity(h.strip(), ids_first=True) for h in names]
     out = []
     for row in rows:
         if len(names) >= 2 and len(row) == 1:
             continue  # a line of prose after the table ("Assistant: I've drafted …"), no row
-        for et, id_et, cell in zip(header, as_id, row, strict=False):
+        for et, id_et, number, cell in zip(header, as_id, numbered, row, strict=False):
             cell = cell.strip()
+            if number and (not id_value_ok(cell) or is_year(cell)):
+                continue  # a row's number ("1", "2") or a year, no one's id
             if et == "PERSON" and id_et not in (None, "PERSON") and _id_cell(cell):
                 et = id_et
             if et not in PROPAGATE or not cell or TOKEN_RE.fullmatch(cell):
@@ -168,6 +182,12 @@ def tabular_values(
                 continue  # an id column's cell must look like an id
             out.append((cell, et))
     return out
+
+
+def _number_header(header: str) -> bool:
+    """A column header that is a number word or "ID" alone ("Nr.", "No", "#", "Nº", "ID")."""
+    norm = norm_label(header)
+    return header.strip() == "#" or norm in id_word_set() or norm in GENERIC_LABELS
 
 
 def _id_cell(cell: str) -> bool:
