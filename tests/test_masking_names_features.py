@@ -142,11 +142,14 @@ def test_capitals_under_a_label_only_a_person_fills_are_a_name(nlp):
         assert model.unlike_a_person(tf, start, len(text), 0.99) is not kept, label
 
 
-def test_a_person_span_loses_the_lower_case_words_at_its_edges_but_not_its_particles():
-    def kept(text):
-        span = without_titles(text, (0, len(text), "PERSON", 0.9, DETECTOR))
-        return None if span is None else text[span[0] : span[1]]
+def _kept(text: str) -> str | None:
+    """What of ``text``, read whole as a person span, ``without_titles`` keeps."""
+    span = without_titles(text, (0, len(text), "PERSON", 0.9, DETECTOR))
+    return None if span is None else text[span[0] : span[1]]
 
+
+def test_a_person_span_loses_the_lower_case_words_at_its_edges_but_not_its_particles():
+    kept = _kept
     assert kept("los papeles de Oswy Quell para") == "Oswy Quell"
     assert kept("van Tessaly Varno") == "Tessaly Varno"
     assert kept("Tessaly van der Quell") == "Tessaly van der Quell"
@@ -157,11 +160,7 @@ def test_a_title_a_name_list_has_leaves_the_span_when_seldom_a_given_name():
     """A salutation some name list has too ("Sayın", "Imam") is a title before a name when the
     given-name data records it seldom if at all; one that is a common given name ("Don") stays,
     since it may be the name."""
-
-    def kept(text):
-        span = without_titles(text, (0, len(text), "PERSON", 0.9, DETECTOR))
-        return None if span is None else text[span[0] : span[1]]
-
+    kept = _kept
     assert kept("Sayın Oswy Quellbaran") == "Oswy Quellbaran"
     assert kept("Imam Tessaly Varno") == "Tessaly Varno"
     assert kept("Don Tessaly Varno") == "Don Tessaly Varno"
