@@ -66,7 +66,7 @@ GENERIC_LABELS = frozenset({"id", "identifier"})
 #: Score of a value found by its label: above spaCy (0.85), below checksummed patterns' ties.
 LABEL_SCORE = 0.87
 #: Score of an id a few words after its label or in the answer to a question naming the label:
-#: masked where it stands, never propagated through the episode.
+#: at the masker's default propagation bar (0.6), so the episode masks it wherever it repeats it.
 NEAR_LABEL_SCORE = 0.6
 #: Score of a three-digit id right after a label that numbers it ("Employee no. 612"): masked
 #: where it stands, below the episode's propagation bar (the same digits are often a sum).
