@@ -97,19 +97,18 @@ def _names_rejoined(rows: list[list[str]]) -> list[list[str]]:
 
 
 def _spaced_column(rows: list[list[str]]) -> list[int]:
-    """The columns after which each row longer than the header (``rows[0]``) has its extra
-    cells, and no other of its cells, start with a space and a letter; none without such rows."""
-    longer = [r for r in rows[1:] if len(r) > len(rows[0])]
-    if not longer:
-        return []
-    found: set[int] | None = None
-    for row in longer:
+    """The one column after which every row longer than the header (``rows[0]``) has its extra
+    cells, and no other of its cells, start with a space and a letter, as a list; else []."""
+    columns = set()
+    for row in rows[1:]:
         extra = len(row) - len(rows[0])
+        if extra <= 0:
+            continue
         spaced = [i for i, c in enumerate(row) if c[:1] == " " and c[1:2].isalpha()]
-        if len(spaced) != extra or spaced != list(range(spaced[0], spaced[0] + extra)):
+        if not spaced or spaced != list(range(spaced[0], spaced[0] + extra)):
             return []
-        found = {spaced[0] - 1} if found is None else found & {spaced[0] - 1}
-    return sorted(found or ())
+        columns.add(spaced[0] - 1)
+    return sorted(columns) if len(columns) == 1 else []
 
 
 def _entity(header: str) -> str | None:

@@ -158,21 +158,20 @@ def _typed_document(obj: dict) -> str | None:
     return None
 
 
+def _id_scalar(value: Any) -> bool:
+    """A string or number (no bool) with an id's shape."""
+    scalar = isinstance(value, str | int) and not isinstance(value, bool)
+    return scalar and id_value_ok(str(value))
+
+
 def _value_key(key: Any, value: Any) -> bool:
     """A "value" key over a scalar of an id's shape ({"kind": "passport", "value": ...})."""
-    scalar = isinstance(value, str | int) and not isinstance(value, bool)
-    return (
-        isinstance(key, str)
-        and normalize_key(key) == "value"
-        and scalar
-        and id_value_ok(str(value))
-    )
+    return isinstance(key, str) and normalize_key(key) == "value" and _id_scalar(value)
 
 
 def _bare_id_word(key: str, value: Any) -> bool:
     """A key that is an id word alone ("number", "no", "nr") over a scalar of an id's shape."""
-    scalar = isinstance(value, str | int) and not isinstance(value, bool)
-    return normalize_key(key) in id_word_set() and scalar and id_value_ok(str(value))
+    return normalize_key(key) in id_word_set() and _id_scalar(value)
 
 
 _LAST_KEY = re.compile(
@@ -419,6 +418,7 @@ def walk(
         rename = getattr(visitor, "key", None)
         out = {}
         person = None  # whether a bare "id" key here is a person's (decided once, when met)
+        typed: str | None | bool = False  # the id type a kind key names (decided once, when met)
         option = getattr(visitor, "product_option", None) if product_options(key) else None
         # {"first": ..., "last": ...}, {"given": [...], "family": ...}: names, by the pair
         name_pair = _name_pair(obj)
@@ -441,8 +441,10 @@ def walk(
             generic = isinstance(k, str) and normalize_key(k) in GENERIC_LABELS
             # a bare id word of a person's record ({"customer": {"number": ...}}) is that id
             id_word = ent is None and isinstance(k, str) and _bare_id_word(k, v)
-            if (id_word or _value_key(k, v)) and (typed := _typed_document(obj)) is not None:
-                ent, id_word = typed, False  # {"type": "passport", "number": ...}
+            if id_word or _value_key(k, v):
+                typed = _typed_document(obj) if typed is False else typed
+                if typed is not None:
+                    ent, id_word = typed, False  # {"type": "passport", "number": ...}
             if (ent is not None and generic) or id_word:
                 if person is None:
                     person = generic_id_of_a_person(key, [str(x) for x in obj])

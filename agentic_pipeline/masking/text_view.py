@@ -19,6 +19,7 @@ import html
 import re
 import unicodedata
 from dataclasses import dataclass
+from functools import lru_cache
 
 _PERCENT_RUN = re.compile(r"(?:%[0-9A-Fa-f]{2})+")
 _HTML_REF = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
@@ -76,6 +77,7 @@ def _nfkc(piece: str) -> str:
     return unicodedata.normalize("NFKC", piece)
 
 
+@lru_cache(maxsize=4096)
 def _number_sign(c: str) -> bool:
     """A symbol or ordinal sign that NFKC spells with ASCII letters ("№" -> "No", "º" -> "o"):
     the labels' lists hold it as written ("табельный №", "n.º"), and "n.o 4471" would read as

@@ -255,17 +255,21 @@ def glued_id_word_set() -> frozenset[str]:
     return frozenset(w for w in id_word_set() if w.isalpha() and 2 <= len(w) <= 3)
 
 
+def glued_heads(word: str) -> list[str]:
+    """What stands before a short id word glued to the end of ``word``, lower-cased, when it
+    has ``GLUED_STEM_CHARS`` letters at least ("kundennr" -> ["kunden"])."""
+    low = word.lower().rstrip(".")
+    return [
+        low[: -len(w)]
+        for w in glued_id_word_set()
+        if low.endswith(w) and len(low) - len(w) >= GLUED_STEM_CHARS
+    ]
+
+
 def glued_label(word: str) -> bool:
     """``word`` is a one-word id label or label stem with a short id word glued to it
     ("kundennr", "patientennr"; ``glued_id_word_set``)."""
-    low = word.lower().rstrip(".")
-    stems = stem_labels()
-    return any(
-        low.endswith(w)
-        and len(low) - len(w) >= GLUED_STEM_CHARS
-        and (low[: -len(w)] in stems or low[: -len(w)] in id_labels())
-        for w in glued_id_word_set()
-    )
+    return any(h in stem_labels() or h in id_labels() for h in glued_heads(word))
 
 
 def norm_label(label: str) -> str:

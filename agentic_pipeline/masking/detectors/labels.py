@@ -40,7 +40,7 @@ from agentic_pipeline.masking.detectors.label_lists import (  # noqa: F401  (pub
     GLUED_STEM_CHARS,
     compound_head_at,
     ends_with_id_label,
-    glued_id_word_set,
+    glued_heads,
     glued_id_words,
     handle_alternation,
     id_labels,
@@ -129,12 +129,7 @@ def _label_first_words() -> frozenset[str]:
 
 def _glued_label_start(word: str) -> bool:
     """``word`` is a label's or stem's first word with a short id word glued to its end."""
-    low = word.lower()
-    first = _label_first_words()
-    return any(
-        low.endswith(w) and len(low) - len(w) >= GLUED_STEM_CHARS and low[: -len(w)] in first
-        for w in glued_id_word_set()
-    )
+    return any(h in _label_first_words() for h in glued_heads(word))
 
 
 @lru_cache(maxsize=1)

@@ -422,7 +422,7 @@ def script_list_values(text: str) -> list[tuple[int, int]]:
         et = label_entity(label, ids_first=True)
         if et is None or et == "PERSON" or key_entity(name) or person_key(name.lower()):
             continue
-        if _one_word_name(name) or (" " in name or "\u3000" in name) and _two_part_name(name):
+        if _one_word_name(name) or _two_part_name(name):
             out.append((m.start("name"), m.end("name")))
     for m in _LABEL_THEN_NAME.finditer(text):
         if _whole_person_label(m.group("label")) and _one_word_name(m.group("name")):
