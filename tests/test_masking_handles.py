@@ -315,3 +315,18 @@ def test_chat_mentions_by_id_and_profile_paths_are_login_names():
     assert [log[a:b] for a, b in social_spans(log)] == ["oswy.quell-7"]
     url = "see https://forum.example/api/v1/users/quill_f9/posts."
     assert [url[a:b] for a, b in social_spans(url)] == ["quill_f9"]
+
+
+def test_a_login_name_after_a_noun_label_or_for_user_is_masked_and_verbs_stay(masker):
+    """After "handle" or "username" (nouns only) the next word is the login name, even without a
+    colon or a digit; "for user" names one with a digit or a mark. "handle the refund" and
+    "for user accounts" are words."""
+    roster, log, verb = masked_cells(
+        masker,
+        ("tool", "Sign-ups: Ines Vardo, handle brightotter, joined 2024"),
+        ("tool", "otp: sent code to the phone on file for user quenby77; attempts=2"),
+        ("user", "Please handle the refund for user accounts today."),
+    )
+    assert "brightotter" not in roster and "<USER_ID_" in roster and "joined 2024" in roster
+    assert "quenby77" not in log and "attempts=2" in log
+    assert verb == "Please handle the refund for user accounts today."

@@ -451,3 +451,111 @@ def test_a_sort_code_before_its_account_number_is_masked_without_a_label(masker)
     assert "31-47-82" not in line and "40918273" not in line
     assert "12-05-19" in _one(masker, "Backup ran 12-05-19 at 02:00, 40 files.")
     assert "12-05-24" in _one(masker, "Build 12-05-24 20240512 passed.")  # a date, no sort code
+
+
+def test_a_forms_line_read_as_one_keys_value_masks_its_first_field(masker):
+    """A form's line turned into one key's value ("Staff no.": "<id>   Next of kin: ...") holds
+    the key's id first: it is masked, and the fields after it are read as text."""
+    (out,) = masked_cells(
+        masker,
+        (
+            "tool",
+            json.dumps(
+                {
+                    "Staff no.": "KT-51124   Next of kin: Rolf Amsel 020 7946 0555",
+                    "Trailer plate": "731 QWR   Start: 19/02/2027",
+                }
+            ),
+        ),
+    )
+    doc = json.loads(out)
+    assert "KT-51124" not in out and "731 QWR" not in out
+    assert doc["Staff no."].split(">   ")[1].startswith("Next of kin: <PERSON_")
+    assert doc["Trailer plate"].endswith("   Start: 19/02/2027") and "Rolf" not in out
+
+
+def test_a_record_id_of_a_person_is_masked_whatever_its_shape_and_a_things_stays(masker):
+    """A person's record's "id" or a form's "<word> ID" is that person's id even in a loose shape
+    (letters and one digit); a thing's record keeps its id, with a name beside it or not."""
+    (out,) = masked_cells(
+        masker,
+        (
+            "tool",
+            json.dumps(
+                {
+                    "members": [{"id": "W3XKQPLRZT", "nick": "otter", "real_name": "Ines Vardo"}],
+                    "form": {"Name": "Kip Arnholt", "Lodge ID": "518226047   Joined: 2019"},
+                    "items": [{"id": "P-88213", "name": "Rain Barrel"}],
+                    "receipt": {"Donation ID": "DN-55102", "amount": 20},
+                }
+            ),
+        ),
+    )
+    doc = json.loads(out)
+    assert doc["members"][0]["id"].startswith("<USER_ID_")
+    assert doc["form"]["Lodge ID"].startswith("<USER_ID_") and "518226047" not in out
+    assert doc["items"][0]["id"] == "P-88213" and doc["receipt"]["Donation ID"] == "DN-55102"
+
+
+def test_ids_after_dot_leaders_on_file_labels_and_new_id_labels(masker):
+    """A form's dot leader stands between a label and its value ("Driver license ....");
+    "IDs on file:" is no file's number; a school id and a certificate number have labels."""
+    form, listed, record = (
+        _one(masker, "Permit form\nDriver license .... Q000-2281-7730\nMember no ..... 44182"),
+        _one(masker, "School IDs on file: 44123987, 44123988"),
+        masked_cells(
+            masker,
+            ("tool", json.dumps({"guardian": "Kip Arnholt", "son_school_id": "44123987"})),
+            ("tool", json.dumps({"diver": "Kip Arnholt", "cert no.": "Q8812045"})),
+        ),
+    )
+    assert "2281-7730" not in form and "44182" not in form
+    assert "44123987" not in listed and "44123988" not in listed
+    assert all("44123987" not in out and "Q8812045" not in out for out in record)
+    assert _one(masker, "Attach the file 44123987 to the ticket.").endswith(
+        "44123987 to the ticket."
+    )
+
+
+def test_a_sort_code_column_is_read_as_a_banks_code_not_a_date(masker):
+    """A sort code ("40-11-28") reads as a date of 2040; under a sort-code header it is the
+    bank's code."""
+    out = _one(
+        masker, "payee\tsort_code\taccount\tamount\nKip Arnholt\t40-11-28\t31926819\t420.00", "tool"
+    )
+    assert "40-11-28" not in out and "420.00" in out
+
+
+def test_fields_written_as_a_name_and_a_value_are_read_under_their_name(masker):
+    """[{"name": "dob", "value": …}]: the value is masked as under a "dob" key, and the field's
+    name stays; a field that names nothing personal keeps its value."""
+    fields = [
+        {"name": "dob", "value": "1971-03-22"},
+        {"field": "Member ID", "value": "QX-88120"},
+        {"name": "full_name", "value": "Ines Vardo"},
+        {"name": "color", "value": "teal"},
+    ]
+    (out,) = masked_cells(masker, ("tool", json.dumps({"fields": fields})))
+    got = json.loads(out)["fields"]
+    assert got[0]["value"].startswith("<DATE_OF_BIRTH_") and got[0]["name"] == "dob"
+    assert got[1]["value"].startswith("<INSURANCE_ID_") and "Ines Vardo" not in out
+    assert got[2]["name"] == "full_name" and got[3] == {"name": "color", "value": "teal"}
+
+
+def test_an_id_shaped_token_of_a_persons_record_is_masked_and_a_things_date_stays(masker):
+    """In a person's record (a name and a birth date beside it), an id-shaped string under a key
+    that names no thing is that person's id; times, codes with "_", counts and postcodes keep
+    their own rules."""
+    record = {
+        "diver": "Kip Arnholt",
+        "born": "1990-04-11",
+        "dive card": "Q8812045",
+        "signed_at": "2024-05-05T10:00:00Z",
+        "plan_code": "PLAN_2024",
+        "logged dives": "112",
+    }
+    (out,) = masked_cells(masker, ("tool", json.dumps(record)))
+    got = json.loads(out)
+    assert got["dive card"].startswith("<") and "Q8812045" not in out
+    assert got["signed_at"] == record["signed_at"] and got["plan_code"] == "PLAN_2024"
+    assert got["logged dives"] == "112"

@@ -214,3 +214,13 @@ def test_names_a_cjk_list_writes_before_an_id_label_or_after_a_person_label():
     ko = "명단\n김하늘 학번 20231145"
     assert [ko[a:b] for a, b in script_list_values(ko)] == ["김하늘"]
     assert script_list_values("注意\n请勿 学号 外借\n第一 学号 必填") == []
+
+
+def test_the_officers_of_an_association_under_their_cjk_titles_are_persons(masker):
+    """A club's vice-chair, treasurer or secretary under their Japanese, Chinese or Korean
+    title and a colon is a person; a label that only starts with a title ("会計年度", the
+    fiscal year) keeps its value."""
+    (out,) = masked_cells(
+        masker, ("tool", "役員名簿\n副会長： 佐々木美穂\n会計： 石川由美\n会計年度： 2026年")
+    )
+    assert "佐々木美穂" not in out and "石川由美" not in out and "会計年度： 2026年" in out

@@ -17,6 +17,7 @@ from agentic_pipeline.masking.detectors.id_shapes import is_year
 from agentic_pipeline.masking.detectors.label_lists import id_labels, id_word_set
 from agentic_pipeline.masking.detectors.labels import (
     GENERIC_LABELS,
+    bank_sort_code,
     handle_value_ok,
     id_value_ok,
     label_entity,
@@ -178,7 +179,8 @@ def tabular_values(
             if et == "USER_ID" and not handle_value_ok(cell):
                 continue  # a login column's cell must look like a login name
             if et in _LABEL_ID_TYPES and et != "USER_ID" and not id_value_ok(cell):
-                continue  # an id column's cell must look like an id
+                if not bank_sort_code(et, cell):  # "sort_code": "40-11-28" reads as no date
+                    continue  # an id column's cell must look like an id
             out.append((cell, et))
     return out
 

@@ -24,7 +24,9 @@ from typing import Any, Protocol
 from agentic_pipeline.jsonutil import strict_json_dumps
 from agentic_pipeline.masking.detectors.addresses import address_part, is_address_object
 from agentic_pipeline.masking.detectors.bare_numbers import bare_number_entity
-from agentic_pipeline.masking.detectors.label_lists import id_word_set
+from agentic_pipeline.masking.detectors.field_labels import first_field
+from agentic_pipeline.masking.detectors.id_shapes import id_token
+from agentic_pipeline.masking.detectors.label_lists import form_id_label, id_word_set
 from agentic_pipeline.masking.detectors.labels import (  # noqa: F401  (key_entity: public here)
     GENERIC_LABELS,
     id_value_ok,
@@ -34,10 +36,13 @@ from agentic_pipeline.masking.detectors.labels import (  # noqa: F401  (key_enti
 )
 from agentic_pipeline.masking.detectors.login_names import handle_under_key
 from agentic_pipeline.masking.detectors.records import (
-    generic_id_of_a_person,
     name_of_a_thing,
+    named_field,
+    person_record,
     product_options,
     product_record,
+    record_id_token,
+    typed_document,
 )
 
 MAX_DEPTH = 64
@@ -140,22 +145,7 @@ def label_id(key: str, value: Any) -> str | None:
     values = value if isinstance(value, list) else [value]
     if not values or any(isinstance(v, dict | list | bool) or v is None for v in values):
         return None
-    return et if all(id_value_ok(str(v)) for v in values) else None
-
-
-#: Keys that say what kind of document or id an object holds ({"type": "passport", ...}).
-_KIND_KEYS = frozenset({"type", "kind", "document_type", "doc_type", "id_type", "category"})
-
-
-def _typed_document(obj: dict) -> str | None:
-    """The id type an object names under a kind key ({"type": "passport", "number": ...},
-    {"kind": "driver licence", "value": ...}): a label of ``labels.yaml``'s ids, else None."""
-    for k, v in obj.items():
-        if isinstance(v, str) and normalize_key(str(k)) in _KIND_KEYS and len(v) <= 40:
-            et = label_entity(v, ids_first=True)
-            if et is not None and et != "PERSON":
-                return et
-    return None
+    return et if all(id_value_ok(str(first_field(v))) for v in values) else None
 
 
 def _id_scalar(value: Any) -> bool:
@@ -420,10 +410,12 @@ def walk(
         person = None  # whether a bare "id" key here is a person's (decided once, when met)
         typed: str | None | bool = False  # the id type a kind key names (decided once, when met)
         option = getattr(visitor, "product_option", None) if product_options(key) else None
-        # {"first": ..., "last": ...}, {"given": [...], "family": ...}: names, by the pair
-        name_pair = _name_pair(obj)
+        name_pair = _name_pair(obj)  # {"first": …, "last": …}, {"given": …}: names, by the pair
+        named = named_field(obj)  # {"name": "dob", "value": …}: the value under its field's name
         for k, v in obj.items():
             ks = str(k)  # a Python dict's key may be a number or ``...``
+            if named is not None and k in ("value", named[0]):
+                ks = named[1] if k == "value" else "field"  # the field's name names no one
             ent = None if is_call and k == "name" else child_entity(ks, entity) or label_id(ks, v)
             if ent is None and name_pair and normalize_key(ks) in _NAME_PARTS and _words(v):
                 ent = "PERSON"
@@ -438,16 +430,21 @@ def walk(
                 product = getattr(visitor, "product_name", None)
                 if ent is None and product and product_record(key, keys):
                     product(v)  # a product's name, wherever the episode writes it
-            generic = isinstance(k, str) and normalize_key(k) in GENERIC_LABELS
+            generic = normalize_key(ks) in GENERIC_LABELS
+            loose = (generic or form_id_label(ks)) and id_token(first_field(v))
+            if ent is None and loose:  # "U0QWERTYUI", "Lodge ID": a person's record's, if one
+                ent, generic = "USER_ID", True
             # a bare id word of a person's record ({"customer": {"number": ...}}) is that id
             id_word = ent is None and isinstance(k, str) and _bare_id_word(k, v)
             if id_word or _value_key(k, v):
-                typed = _typed_document(obj) if typed is False else typed
+                typed = typed_document(obj) if typed is False else typed
                 if typed is not None:
                     ent, id_word = typed, False  # {"type": "passport", "number": ...}
+            # and so is an id-shaped string under a key that names no thing ("dive card": …)
+            id_word = id_word or ent is None and record_id_token(ks, v)
             if (ent is not None and generic) or id_word:
                 if person is None:
-                    person = generic_id_of_a_person(key, [str(x) for x in obj])
+                    person = person_record(key, [str(x) for x in obj])
                 ent = (ent or "USER_ID") if person else None
             if ent is None and address and address_part(ks) in _ADDRESS_PARTS:
                 ent = "LOCATION"
@@ -456,8 +453,7 @@ def walk(
                 if ent is None and isinstance(v, str):
                     option(v)
             new_key = rename(path, k) if rename is not None and isinstance(k, str) else k
-            # paths (kept in the audit) are built from the masked key: never a raw value
-            cpath = child_path(path, new_key)
+            cpath = child_path(path, new_key)  # the audit's path: the masked key, never a value
             out[new_key] = walk(v, visitor, cpath, ent, depth + 1, max_depth, key=ks)
         return out
     if isinstance(obj, list):

@@ -10,6 +10,7 @@ drops every person span the model did not report."""
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from presidio_analyzer import LocalRecognizer, RecognizerResult
 from presidio_analyzer.nlp_engine import NlpArtifacts
@@ -50,6 +51,16 @@ def next_label(value: str) -> int | None:
         if m.group("first") not in _UNIT_WORDS and last not in _UNIT_WORDS:  # "Cad. No: 54"
             return m.start()
     return None
+
+
+def first_field(value: Any) -> Any:
+    """A one-line value up to the next field's label written in it ("KT-51124   Next of kin:
+    …", a form's line read as one key's value): the key names that first field. Not a string:
+    as it is."""
+    if not isinstance(value, str) or "\n" in value:
+        return value
+    cut = next_label(value)
+    return value[:cut].strip() if cut else value
 
 
 #: A ``key=value`` pair inside a line (a logfmt log line, a URL's query, a call's arguments):

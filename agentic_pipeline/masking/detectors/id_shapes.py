@@ -86,3 +86,10 @@ NUMBER_SIGN = re.compile(r"[:#=№]")
 def quantity_after(text: str, end: int) -> bool:
     """A unit or a currency or percent sign follows the number that ends at ``end``."""
     return bool(_SUM_AFTER.match(text, end) or UNIT_AFTER.match(text, end))
+
+
+def id_token(value: object) -> bool:
+    """A string of one token, 4 to 64 characters, with a digit (a platform's record id of any
+    shape: "U0QWERTYUI", "cus_8Kq2")."""
+    text = value if isinstance(value, str) else ""
+    return 4 <= len(text) <= 64 and not re.search(r"\s", text) and bool(re.search(r"\d", text))

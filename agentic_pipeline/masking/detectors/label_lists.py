@@ -315,6 +315,17 @@ def label_entity(label: str, ids_first: bool = False) -> str | None:
     return _lead_stem_label(words) or _qualified_label(label, words, ids_first)
 
 
+def form_id_label(label: str) -> bool:
+    """A form's label of words ending in "ID" whose qualifier names no thing ("Lodge ID",
+    "Climbing ID"; not "Order ID"): like a bare "id", a person's id in a person's record. A code's
+    key ("request_id", "sessionId") is no form's label."""
+    words = label.split()
+    camel = re.search(r"[a-z][A-Z]", label)
+    if len(words) < 2 or "_" in label or camel or words[-1].strip(":.#").lower() != "id":
+        return False
+    return not THING_WORD_IN.search(" ".join(words[:-1]))
+
+
 def _lead_stem_label(words: list[str]) -> str | None:
     """The type of a label that opens with a number word before a lead stem, maybe after its
     article ("nr pracownika", "n° de afiliado"; ``lead_stems``)."""

@@ -107,8 +107,8 @@ def id_label_re() -> re.Pattern[str]:
         r"(?:[\"'](?=[ \t]*[:=]))?"  # a quoted key of JSON or a Python dict in a text
         # a value glued to its label by a hyphen ("MRN-4471205"): one token, masked whole
         # a colon may end the label's line (a form's "MRN:" above its value); "|" parts a
-        # table row's label and value ("| MRN | 00441203 |")
-        rf"(?:(?P<glue>-)(?=\d)|[ \t]*(?:[:=#|：](?:[ \t]*\r?\n)?|{_COPULA}|-(?=[ \t]))?"
+        # table row's label and value ("| MRN | 00441203 |"); dots lead a form's value ("....")
+        rf"(?:(?P<glue>-)(?=\d)|[ \t]*(?:[:=#|：](?:[ \t]*\r?\n)?|{_COPULA}|-(?=[ \t])|\.{{2,}})?"
         rf"[ \t]*(?:{_COPULA}[ \t]*)?)"
         r"[#'\"“‘(*]?(?P<value>[A-Za-z0-9]"
         r"(?:[A-Za-z0-9./-]|[ ](?=[A-Za-z]*\d)|[ ](?=(?-i:[A-Z])[ ]\d{3})"
@@ -306,7 +306,13 @@ def _handles(text: str, entities: list[str]) -> list[RecognizerResult]:
         for m in handle_labels_re().finditer(text)
         if handle_value_ok(m.group("value"))
         and (m.group("sep") or any(c.isdigit() or c in "_.@" for c in m.group("value")))
+        or m.group("label").lower() in _HANDLE_NOUNS
+        and handle_value_ok(m.group("value"))
     ]
+
+
+#: Handle labels that are nouns only: the word after one is the login name ("handle ivardo").
+_HANDLE_NOUNS = frozenset({"handle", "username", "user name", "screen name", "gamertag"})
 
 
 #: A request that asks for a value without a question mark ("Please enter the verification
@@ -438,7 +444,7 @@ def _starts_with_a_word(value: str) -> bool:
 _GLUED_VALUE = re.compile(r"\d[\d./-]*\d[A-Za-z]{0,2}")
 
 
-def _bank_sort_code(entity: str | None, value: str) -> bool:
+def bank_sort_code(entity: str | None, value: str) -> bool:
     """A sort code after a bank label ("sort code 20-18-33", "Bank code: 40-12-07"): read as
     the bank's code, not as a date."""
     bank = entity in ("BANK_ACCOUNT", "ABA_ROUTING_NUMBER")
@@ -468,7 +474,7 @@ class IdLabelRecognizer(LocalRecognizer):
                 et = lead_stems().get(norm)  # "nr_pracownika=…": after its number word only
             short = _three_digit_id(text, m)
             if (
-                not (id_value_ok(value) or short or _bank_sort_code(et, value))
+                not (id_value_ok(value) or short or bank_sort_code(et, value))
                 or _starts_with_a_word(value)
                 or (glued and not _GLUED_VALUE.fullmatch(value))
             ):

@@ -5,10 +5,18 @@ product's; and whether an object holds a product's options. The words are data (
 
 from __future__ import annotations
 
+import re
+from typing import Any
+
+from agentic_pipeline.masking.detectors.bare_numbers import thing_key
 from agentic_pipeline.masking.detectors.data_files import word_set
+from agentic_pipeline.masking.detectors.id_shapes import id_value_ok
 from agentic_pipeline.masking.detectors.key_rules import key_entity, normalize_key
 from agentic_pipeline.masking.detectors.labels import GENERIC_LABELS, label_entity
+from agentic_pipeline.masking.detectors.things import THING_WORD_IN
 
+#: One token of letters, digits and ``-./`` (no time, no phone's "+", no code's "_").
+_TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9./-]*")
 #: Types of a sibling key that make an object a person's record.
 _PERSON_FIELD_TYPES = frozenset({"PERSON", "EMAIL_ADDRESS", "PHONE_NUMBER", "DATE_OF_BIRTH"})
 
@@ -20,6 +28,7 @@ def generic_id_of_a_person(parent_key: str | None, keys: list[str]) -> bool:
     payment method, an order or a flight is a thing's."""
     if parent_key is not None:
         words = set(normalize_key(parent_key).split("_"))
+        words |= {w[:-1] for w in words if w.endswith("s")}  # "members", "guests"
         if not words.isdisjoint(word_set("labels.yaml", "person_objects")):
             return True
     return any(
@@ -27,6 +36,23 @@ def generic_id_of_a_person(parent_key: str | None, keys: list[str]) -> bool:
         for k in keys
         if normalize_key(k) not in GENERIC_LABELS
     )
+
+
+def person_record(parent_key: str | None, keys: list[str]) -> bool:
+    """Whether a JSON object's bare ``id`` is a person's: ``generic_id_of_a_person``, and the
+    object is no thing's record (``name_of_a_thing``: {"id": …, "name": "Garden Hose"} under
+    ``items``)."""
+    return generic_id_of_a_person(parent_key, keys) and not name_of_a_thing(parent_key, keys)
+
+
+def record_id_token(key: str, value: Any) -> bool:
+    """A string of an id's shape with a letter or six digits ("QD4410273", "771305") under a key
+    that names no thing, quantity or date ("dive card", "Clubkarte"): in a person's record
+    (``person_record``), that person's id, as plain Presidio's patterns mask it in any string."""
+    if not isinstance(value, str) or not _TOKEN.fullmatch(value) or not id_value_ok(value):
+        return False
+    letter_or_six = any(c.isalpha() for c in value) or sum(c.isdigit() for c in value) >= 6
+    return letter_or_six and not thing_key(key) and not THING_WORD_IN.search(key)
 
 
 def name_of_a_thing(parent_key: str | None, keys: list[str]) -> bool:
@@ -65,3 +91,32 @@ def _has_field(parent_key: str | None, keys: list[str], words: str) -> bool:
         not fields.isdisjoint(normalize_key(k).split("_"))
         for k in ([parent_key] if parent_key else []) + keys
     )
+
+
+#: Keys that say what kind of document or id an object holds ({"type": "passport", ...}).
+_KIND_KEYS = frozenset({"type", "kind", "document_type", "doc_type", "id_type", "category"})
+#: Keys that name the field whose value stands beside them ({"name": "dob", "value": …}).
+_FIELD_NAME_KEYS = frozenset({"name", "key", "field", "field_name", "label", "attribute"})
+
+
+def typed_document(obj: dict) -> str | None:
+    """The id type an object names under a kind key ({"type": "passport", "number": ...},
+    {"kind": "driver licence", "value": ...}): a label of ``labels.yaml``'s ids, else None."""
+    for k, v in obj.items():
+        if isinstance(v, str) and normalize_key(str(k)) in _KIND_KEYS and len(v) <= 40:
+            et = label_entity(v, ids_first=True)
+            if et is not None and et != "PERSON":
+                return et
+    return None
+
+
+def named_field(obj: dict) -> tuple[str, str] | None:
+    """(name key, field name) of a field written as a name and a value ({"name": "dob",
+    "value": …}, {"field": "Member ID", "value": …}: custom fields, form answers, headers),
+    else None: the value is read as if under a key of that name."""
+    if "value" not in obj or len(obj) > 4:
+        return None
+    for k, v in obj.items():
+        if normalize_key(str(k)) in _FIELD_NAME_KEYS and isinstance(v, str) and 0 < len(v) <= 60:
+            return str(k), v
+    return None

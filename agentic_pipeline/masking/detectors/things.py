@@ -20,9 +20,10 @@ def _alternation() -> str:
 THING_WORDS = _alternation()
 #: A number word between a thing word and its number ("order no.", "Commande n°", "pedido número").
 _NUMBER_WORD = r"(?:no|nr|number|id|code|ref|n°|nº|numéro|numero|número|nummer|numer|#)"
-#: A thing word right before a value, with an optional number word and "is"/"was".
+#: A thing word right before a value, with an optional number word and "is"/"was"; not "on
+#: file:", which says where a person's value is kept.
 THING_BEFORE = re.compile(
-    rf"(?i)(?<!\w){THING_WORDS}(?!\w)"
+    rf"(?i)(?<!\w)(?<!\bon ){THING_WORDS}(?!\w)"
     rf"[ \t#:.(\[-]*(?:{_NUMBER_WORD}\.?[ \t#:.]*)?(?:(?:is|was|ist|est|es|è)[ \t#:]*)?$"
 )
 #: A thing word right before a generic label ("Order ID", "flight no."): the id is the thing's.
