@@ -20,10 +20,10 @@ in ``$AGENTIC_PIPELINE_EXTERNAL``); the presidio-evaluator templates are read fr
 without importing the package (``pip download --no-deps presidio-evaluator==0.3.2 -d /tmp/pe``).
 
 Sixteen hand-labelled corpora live in the repo (``benchmarks/fresh_corpus/``), each written
-blind to the masking rules and to the others. ``fresh-blind`` to ``fresh-blind-14`` were each held
+blind to the masking rules and to the others. ``fresh-blind`` to ``fresh-blind-15`` were each held
 out until the next one was written; they are development corpora now (in ``TEXT_CORPORA``: the
-name model trains on them, their misses are read). ``fresh-blind-15`` and ``-16`` are held out:
-measured, never tuned on, in ``LOADERS`` and ``HELD_OUT_CORPORA`` but not in
+name model trains on them, their misses are read). ``fresh-blind-16`` is held out: measured,
+never tuned on, in ``LOADERS`` and ``HELD_OUT_CORPORA`` but not in
 ``TEXT_CORPORA``/``TAU_CORPORA``.
 
 Used by the masking benchmark (``benchmarks/masking_eval``), the corpus-value test and the name
@@ -921,8 +921,8 @@ def load_fresh_blind_14(
 def load_fresh_blind_15(
     limit: int | None = None, path: str | Path | None = None
 ) -> list[LabelledText]:
-    """The fifteenth, held out, written blind to the masking rules and to the first fourteen (the
-    same eight genres, 54 languages; ``benchmarks/fresh_corpus/README.md``)."""
+    """The fifteenth, written blind to the masking rules and to the first fourteen (the same eight
+    genres, 54 languages); development since fresh-blind-16 was written."""
     return _load_labelled_jsonl(Path(path or FRESH_BLIND_15_FILE), FRESH_BLIND_15, limit)
 
 
@@ -961,7 +961,7 @@ LOADERS: dict[str, Callable[..., list[LabelledText]]] = {
     FRESH_BLIND_15: load_fresh_blind_15,
     FRESH_BLIND_16: load_fresh_blind_16,
 }
-#: The four outsider corpora of ``pii-dev/``, the evaluator templates and the first fourteen
+#: The four outsider corpora of ``pii-dev/``, the evaluator templates and the first fifteen
 #: hand-labelled corpora (text corpora); the tau files are whole agent logs (``limit`` counts
 #: episodes there).
 TEXT_CORPORA = (
@@ -984,10 +984,11 @@ TEXT_CORPORA = (
     FRESH_BLIND_12,
     FRESH_BLIND_13,
     FRESH_BLIND_14,
+    FRESH_BLIND_15,
 )
 TAU_CORPORA = (TAU_AIRLINE, TAU_RETAIL, TAU2_AIRLINE)
 #: Corpora measured, never trained or tuned on (not in the two tuples above).
-HELD_OUT_CORPORA = (FRESH_BLIND_15, FRESH_BLIND_16)
+HELD_OUT_CORPORA = (FRESH_BLIND_16,)
 
 
 def available() -> bool:
