@@ -528,18 +528,21 @@ def test_a_sort_code_column_is_read_as_a_banks_code_not_a_date(masker):
 
 def test_fields_written_as_a_name_and_a_value_are_read_under_their_name(masker):
     """[{"name": "dob", "value": …}]: the value is masked as under a "dob" key, and the field's
-    name stays; a field that names nothing personal keeps its value."""
+    name stays; a field that names nothing personal keeps its value; a person's name under
+    "name" is no field's name."""
     fields = [
         {"name": "dob", "value": "1971-03-22"},
         {"field": "Member ID", "value": "QX-88120"},
         {"name": "full_name", "value": "Ines Vardo"},
         {"name": "color", "value": "teal"},
+        {"name": "Tamsin Oduya", "value": 93},
     ]
     (out,) = masked_cells(masker, ("tool", json.dumps({"fields": fields})))
     got = json.loads(out)["fields"]
     assert got[0]["value"].startswith("<DATE_OF_BIRTH_") and got[0]["name"] == "dob"
     assert got[1]["value"].startswith("<INSURANCE_ID_") and "Ines Vardo" not in out
     assert got[2]["name"] == "full_name" and got[3] == {"name": "color", "value": "teal"}
+    assert "Tamsin" not in out and got[4]["value"] == 93  # a person's score: the name is hers
 
 
 def test_an_id_shaped_token_of_a_persons_record_is_masked_and_a_things_date_stays(masker):

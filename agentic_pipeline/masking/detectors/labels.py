@@ -298,19 +298,19 @@ def _label_line_ids(text: str, entities: list[str], found: set[int]) -> list[Rec
 
 def _handles(text: str, entities: list[str]) -> list[RecognizerResult]:
     """Login names right after their label; without ``:``, ``=`` or "is" between them only a
-    value shaped like a handle (a digit, ``_ . @``): "login credentials" is no login name."""
+    value shaped like a handle (a digit, ``_ . @``; "login credentials" is no login name), or
+    any after a label that is a noun only (``_HANDLE_NOUNS``)."""
     if entities and "USER_ID" not in entities:
         return []
     return [
         RecognizerResult("USER_ID", m.start("value"), m.end("value"), LABEL_SCORE)
         for m in handle_labels_re().finditer(text)
-        if handle_value_ok(m.group("value"))
-        and (m.group("sep") or any(c.isdigit() or c in "_.@" for c in m.group("value")))
-        or m.group("label").lower() in _HANDLE_NOUNS
-        and handle_value_ok(m.group("value"))
+        if handle_value_ok(v := m.group("value"))
+        and (m.group("sep") or m.group("label").lower() in _HANDLE_NOUNS or _MARK.search(v))
     ]
 
 
+_MARK = re.compile(r"[\d_.@]")
 #: Handle labels that are nouns only: the word after one is the login name ("handle ivardo").
 _HANDLE_NOUNS = frozenset({"handle", "username", "user name", "screen name", "gamertag"})
 

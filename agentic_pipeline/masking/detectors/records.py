@@ -96,6 +96,7 @@ def _has_field(parent_key: str | None, keys: list[str], words: str) -> bool:
 #: Keys that say what kind of document or id an object holds ({"type": "passport", ...}).
 _KIND_KEYS = frozenset({"type", "kind", "document_type", "doc_type", "id_type", "category"})
 #: Keys that name the field whose value stands beside them ({"name": "dob", "value": …}).
+_KEY_SHAPE = re.compile(r"[a-z][a-z0-9]*(?:[_.-][a-z0-9]+)*|[a-z]+(?:[A-Z][a-z0-9]*)+")
 _FIELD_NAME_KEYS = frozenset({"name", "key", "field", "field_name", "label", "attribute"})
 
 
@@ -113,10 +114,12 @@ def typed_document(obj: dict) -> str | None:
 def named_field(obj: dict) -> tuple[str, str] | None:
     """(name key, field name) of a field written as a name and a value ({"name": "dob",
     "value": …}, {"field": "Member ID", "value": …}: custom fields, form answers, headers),
-    else None: the value is read as if under a key of that name."""
+    else None: the value is read as if under a key of that name. The name is a key's shape or a
+    label ({"name": "<a person>", "value": 93} is a person's score)."""
     if "value" not in obj or len(obj) > 4:
         return None
     for k, v in obj.items():
         if normalize_key(str(k)) in _FIELD_NAME_KEYS and isinstance(v, str) and 0 < len(v) <= 60:
-            return str(k), v
+            keyish = _KEY_SHAPE.fullmatch(v) or key_entity(v) or label_entity(v, ids_first=True)
+            return (str(k), v) if keyish else None
     return None
