@@ -240,3 +240,14 @@ def test_a_bare_postcode_found_in_text_is_not_masked_in_other_strings(masker):
     out = masked_user_texts(masker, *texts)
     assert "3552" not in out[0]
     assert out[1] == texts[1]
+
+
+def test_a_street_named_in_letters_outside_ascii_is_a_street(masker):
+    """A street line in the English order whose name has accented or macron letters ("Tōtara",
+    "Peñasco") is found as its ASCII twin is."""
+    for text, street in [
+        ("Send it to 41 Tōtara Street, Whanganui 4500 please.", "41 Tōtara Street"),
+        ("Mail: 9 Peñasco Road, Taos, NM 87571", "9 Peñasco Road"),
+    ]:
+        [out] = masked_user_texts(masker, text)
+        assert street not in out and "<STREET_ADDRESS_" in out

@@ -84,6 +84,7 @@ from agentic_pipeline.masking.names import (  # noqa: F401
     name_gazetteer,
     not_a_name_word,
 )
+from agentic_pipeline.masking.vocabulary import LW, UP
 from agentic_pipeline.pii_patterns import (  # noqa: F401  (re-exported for the masking package)
     CARD_RE,
     EMAIL_RE,
@@ -122,7 +123,8 @@ STREET_RE = re.compile(
     # a range of house numbers: "15-17 Crown Street"
     # a direction before the name, an ordinal in it: "2210 SW 12th Ter" (Florida, Washington)
     rf"\b(?:\d{{1,4}}[A-Za-z]?/)?\d{{1,6}}(?:[–-]\d{{1,5}}[A-Za-z]?)?\s+"
-    rf"(?:(?:[NSEW]|NE|NW|SE|SW)\.?\s+)?(?:(?:[A-Z][A-Za-z'-]*|\d{{1,3}}(?:st|nd|rd|th))\.?\s+){{1,4}}"
+    # a name's words in any Latin, Greek or Cyrillic letters: "41 Tōtara Street", "9 Peñasco Rd"
+    rf"(?:(?:[NSEW]|NE|NW|SE|SW)\.?\s+)?(?:(?:[{UP}][{UP}{LW}'-]*|\d{{1,3}}(?:st|nd|rd|th))\.?\s+){{1,4}}"
     rf"(?:{_STREET_SUFFIX})\b\.?"
     # a quadrant after the type: "1207 Larch Hollow Ave NW" (Washington, Atlanta, Calgary)
     r"(?:[ \t](?:NE|NW|SE|SW|N|S|E|W)(?![\w'’-]))?"
@@ -131,7 +133,7 @@ STREET_RE = re.compile(
     rf"(?:,?\s+{_UNIT})?"
     rf"|\b{_UNIT}(?=\s|,|$)"
     # a British flat or studio before its street: "Flat 26h Dale Square"
-    rf"|\b(?:Flat|Studio)\s+\d{{1,4}}[A-Za-z]?,?\s+(?:[A-Z][A-Za-z'-]*\.?\s+){{1,3}}"
+    rf"|\b(?:Flat|Studio)\s+\d{{1,4}}[A-Za-z]?,?\s+(?:[{UP}][{UP}{LW}'-]*\.?\s+){{1,3}}"
     rf"(?:{_STREET_SUFFIX})\b\.?"
 )
 
