@@ -178,9 +178,9 @@ def tabular_values(
                 continue
             if et == "USER_ID" and not handle_value_ok(cell):
                 continue  # a login column's cell must look like a login name
-            if et in _LABEL_ID_TYPES and et != "USER_ID" and not id_value_ok(cell):
-                if not bank_sort_code(et, cell):  # "sort_code": "40-11-28" reads as no date
-                    continue  # an id column's cell must look like an id
+            id_column = et in _LABEL_ID_TYPES and et != "USER_ID"
+            if id_column and not (id_value_ok(cell) or bank_sort_code(et, cell)):
+                continue  # an id column's cell must look like an id ("40-11-28": a sort code)
             out.append((cell, et))
     return out
 

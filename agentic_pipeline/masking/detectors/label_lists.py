@@ -319,11 +319,11 @@ def form_id_label(label: str) -> bool:
     """A form's label of words ending in "ID" whose qualifier names no thing ("Lodge ID",
     "Climbing ID"; not "Order ID"): like a bare "id", a person's id in a person's record. A code's
     key ("request_id", "sessionId") is no form's label."""
-    words = label.split()
-    camel = re.search(r"[a-z][A-Z]", label)
-    if len(words) < 2 or "_" in label or camel or words[-1].strip(":.#").lower() != "id":
+    words = label.split()  # the walker asks of every key: the cheap tests first
+    if len(words) < 2 or words[-1].strip(":.#").lower() != "id" or "_" in label:
         return False
-    return not THING_WORD_IN.search(" ".join(words[:-1]))
+    camel = re.search(r"[a-z][A-Z]", label)
+    return not camel and not THING_WORD_IN.search(" ".join(words[:-1]))
 
 
 def _lead_stem_label(words: list[str]) -> str | None:

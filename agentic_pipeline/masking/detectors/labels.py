@@ -296,6 +296,11 @@ def _label_line_ids(text: str, entities: list[str], found: set[int]) -> list[Rec
     return out
 
 
+_MARK = re.compile(r"[\d_.@]")
+#: Handle labels that are nouns only: the word after one is the login name ("handle ivardo").
+_HANDLE_NOUNS = frozenset({"handle", "username", "user name", "screen name", "gamertag"})
+
+
 def _handles(text: str, entities: list[str]) -> list[RecognizerResult]:
     """Login names right after their label; without ``:``, ``=`` or "is" between them only a
     value shaped like a handle (a digit, ``_ . @``; "login credentials" is no login name), or
@@ -308,11 +313,6 @@ def _handles(text: str, entities: list[str]) -> list[RecognizerResult]:
         if handle_value_ok(v := m.group("value"))
         and (m.group("sep") or m.group("label").lower() in _HANDLE_NOUNS or _MARK.search(v))
     ]
-
-
-_MARK = re.compile(r"[\d_.@]")
-#: Handle labels that are nouns only: the word after one is the login name ("handle ivardo").
-_HANDLE_NOUNS = frozenset({"handle", "username", "user name", "screen name", "gamertag"})
 
 
 #: A request that asks for a value without a question mark ("Please enter the verification
