@@ -78,6 +78,7 @@ DEFAULT_SIZES = {
     C.FRESH_BLIND_14: None,
     C.FRESH_BLIND_15: None,
     C.FRESH_BLIND_16: None,
+    C.FRESH_BLIND_17: None,
 }
 Key = tuple[str, int, int, str]
 
