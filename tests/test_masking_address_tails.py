@@ -164,3 +164,78 @@ def test_a_house_before_a_named_street_a_british_floor_and_a_japanese_block(mask
 def test_a_floor_named_in_a_sentence_is_no_address(masker):
     (out,) = masked_cells(masker, ("user", "The meeting is on the Ground Floor, room 4, at noon."))
     assert "Ground Floor" in out and "<STREET_ADDRESS_" not in out, out
+
+
+@pytest.mark.parametrize(
+    ("text", "parts", "kept"),
+    [
+        # a town's 3-4 digit postcode, then a stop word that goes on with the sentence
+        (
+            "Post the cheque to 41 Tōtara Street, Ōrewaiti 5512 by noon, thanks.",
+            ("Ōrewaiti", "5512"),
+            "by noon",
+        ),
+        (
+            "Her flat is 9 Rimu Lane, Wāhorua 9305 and she has 2 cats.",
+            ("Wāhorua", "9305"),
+            "and she",
+        ),
+        # a lower-case word after a 4-digit postcode is no Dutch postcode's letters ("1234 AB")
+        (
+            "Courier it to 18 Kowhai Road, Pūkahu, Tāmarau 2022 by Friday.",
+            ("Tāmarau", "2022"),
+            "by Friday",
+        ),
+    ],
+)
+def test_a_weak_postcode_before_the_rest_of_the_sentence(masker, text, parts, kept):
+    (out,) = masked_cells(masker, ("user", text))
+    for value in parts:
+        assert value not in out, (value, out)
+    assert out.count("<STREET_ADDRESS_") == 1 and kept in out, out
+
+
+def test_a_weak_postcode_before_a_noun_is_not_joined(masker):
+    (out,) = masked_cells(
+        masker, ("user", "The depot at 5 Miro Road, Taupōiti 3330 employs 40 people.")
+    )
+    assert "3330 employs 40 people" in out, out
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Exam slot confirmed.\nMailing address on file: 2290 Birchmont Ave, Apt 4, Rochester, MN 55901"
+        "\nBoard of Nursing",
+        "Address: 61 Quenby Lane, Hartwell, Tarnby TN4 8PL\nCustomer Care Team",
+    ],
+)
+def test_the_line_after_a_whole_labelled_address_is_not_its_city(masker, text):
+    (out,) = masked_cells(masker, ("assistant", text))
+    assert "Birchmont" not in out and "Quenby" not in out, out
+    assert out.endswith(("\nBoard of Nursing", "\nCustomer Care Team")), out
+
+
+def test_a_country_on_the_line_after_a_whole_address_is_joined(masker):
+    (out,) = masked_cells(
+        masker, ("user", "Deliver to 9 Rowan Close, Hartwell, Tarnby TN4 8PL\nUnited Kingdom")
+    )
+    assert "United Kingdom" not in out and out.count("<STREET_ADDRESS_") == 1, out
+
+
+@pytest.mark.parametrize(
+    ("text", "parts"),
+    [
+        # a house number before an ordinal street, after a spaced dash
+        (
+            "New address — 42, 6th Main Road, Kalyanpura, Devanahalli 560038 — from Monday.",
+            ("42,", "6th"),
+        ),
+        ("Flat 7, 14, 2nd Cross, Jayapuram, Mysuru 570014", ("Flat 7", "14,", "2nd Cross")),
+    ],
+)
+def test_a_house_number_before_an_ordinal_street_joins_the_address(masker, text, parts):
+    (out,) = masked_cells(masker, ("user", text))
+    for value in parts:
+        assert value not in out, (value, out)
+    assert out.count("<STREET_ADDRESS_") == 1, out

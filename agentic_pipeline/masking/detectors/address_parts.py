@@ -1,7 +1,8 @@
 """The parts of a postal address read backwards from its end, as libpostal reads an address's
 structure: units, street lines without a street-type word, building, locality and district names
 before a street or a city and postcode (``extend_before``, ``tail_spans``), and addresses written
-in lower case or capitals (``any_case_spans``). Used by ``addresses.join_addresses``.
+in lower case or capitals (``any_case_spans``), and the clean-up of joined spans (a town read as
+a name inside an address, a prose join over a table's row). Used by ``addresses.join_addresses``.
 """
 
 from __future__ import annotations
@@ -56,7 +57,7 @@ _ANY_CASE_TAIL = re.compile(
     rf"(?i)(?:(?:{_COMMA})?[ \t]+(?:{_UNIT}))?(?:{_COMMA}[ \t]*(?P<locality>{_ANY_CASE_WORDS}))?"
     rf"(?:(?:{_COMMA})?[ \t]+|(?:{_COMMA})?[ \t]*\r?\n[ \t]*)(?P<city>{_ANY_CASE_WORDS})"
     rf"(?:{_COMMA})?[ \t]+(?:(?P<region>[a-z]{{2,3}})\.?(?:{_COMMA})?[ \t]+)?"
-    rf"(?:{_POSTCODE})(?![\w-])"
+    rf"(?P<postcode>{_POSTCODE})(?![\w-])"
 )
 
 
@@ -81,7 +82,11 @@ def any_case_spans(text: str) -> list[Span]:
         if not place_words(" ".join(words).title(), False):
             continue
         start = extend_before(text, m.start(), True)  # a unit before the street
-        out.append((start, tail.end(), ADDRESS, JOINED_SCORE, DETECTOR))
+        end = tail.end()
+        code, last = tail["postcode"], tail["postcode"].split()[-1]
+        if " " in code and last.islower() and not m.group().islower():
+            end -= len(code) - len(code.split()[0])  # "…, Tarnby 6011 by Friday": no "6011 BY"
+        out.append((start, end, ADDRESS, JOINED_SCORE, DETECTOR))
     return out
 
 
@@ -141,11 +146,14 @@ def _numbered_ok(part: str, m: re.Match[str], whole: bool = True) -> bool:
     return all(w in _LOWER_OK or (len(w) > 2 and not is_vocabulary(w, 3.0)) for w in lower)
 
 
-#: Where a part of an address begins: after a separator, a colon, a bracket, a quote, or a gap
-#: of three spaces or a tab between the columns of a table printed as text.
-_PART_START = re.compile(r"[,|;:()\[\]{}\"]|[ ]{3,}|\t")
+#: Where a part of an address begins: after a separator, a colon, a bracket, a quote, a spaced
+#: dash ("born 1990 — 42, 6th Main Road, …"), or a gap of three spaces or a tab between the
+#: columns of a table printed as text.
+_PART_START = re.compile(r"[,|;:()\[\]{}\"]|[ \t][—–-][ \t]|[ ]{3,}|\t")
 #: The separator before a part: a comma, a bar, or a spaced dash ("Cidade Nova - MG").
 _SEP_BEFORE = re.compile(r"(?:[ \t]*[,|]|[ \t]+[–-])[ \t]*$")
+#: An ordinal that opens a street line ("4th Cross", "2nd Main Road"): its house number is before.
+ORDINAL_FIRST = re.compile(r"\d{1,3}(?:st|nd|rd|th)\b", re.I)
 #: A postcode and its city written before the street, as Hungary writes an address ("6722
 #: <City>, <Street> utca 9.").
 _POSTCODE_CITY = re.compile(rf"(?:{_POSTCODE}|{_WEAK_POSTCODE})[ \t]+{_CITY}")
@@ -284,7 +292,7 @@ def extend_before(text: str, start: int, numbered: bool = False, fine: str = "")
         m = _NUMBERED.fullmatch(part)
         if m is not None and _numbered_ok(part, m) and not (numbered and m.group("house")):
             committed = pos = begin
-            numbered = numbered or not m.group("unit")
+            numbered = numbered or not (m.group("unit") or ORDINAL_FIRST.match(part))
             # a street line after a fine postcode: a house's name may stand before it
             after_street = bool(fine) and not m.group("unit") and not m.group("house")
             continue
@@ -417,3 +425,30 @@ def unit_first_spans(text: str, cue: re.Pattern[str]) -> list[Span]:
         if parts >= 3 and last_named:
             out.append((m.start(), end, ADDRESS, JOINED_SCORE, DETECTOR))
     return out
+
+
+def without_names_inside(text: str, spans: list[Span]) -> list[Span]:
+    """``spans`` without the person spans that lie inside a whole address after its start and do
+    not open with a listed first name: a town that the name model took for a name ("12 Oak Ct.,
+    <Town> AL 36532") is the address's, which masks it all the same; a person named inside an
+    address ("attn <First> <Last>") stays a person."""
+    addresses = [(s, e) for s, e, t, *_ in spans if t == ADDRESS]
+    if not addresses:
+        return spans
+    firsts = listed_names()[0]
+    return [
+        sp
+        for sp in spans
+        if sp[2] != "PERSON"
+        or not any(a < sp[0] and sp[1] <= b for a, b in addresses)
+        or fold(text[sp[0] : sp[1]].split()[0]) in firsts
+    ]
+
+
+def inside_rows(sp: Span, cells: list[Span], text: str) -> bool:
+    """``sp`` overlaps a line that holds one of ``cells`` (a table row)."""
+    for a, b, *_ in cells:
+        row_start, row_end = text.rfind("\n", 0, a) + 1, text.find("\n", b)
+        if sp[0] < (len(text) if row_end < 0 else row_end) and row_start < sp[1]:
+            return True
+    return False

@@ -4,39 +4,32 @@ and country that belong to it, in prose, address blocks, ``label: value`` lines 
 region and country codes, city particles, the postcode shapes of the main countries, the keys
 and column headers that name an address's parts.
 
-* Prose and blocks (``join_addresses``): the street lines and postcodes are found by the street
-  recognizers (``streets.py``, ``address_blocks.py``, ``patterns.STREET_RE``); after a street
-  span the parts are read one by one (separated by commas, spaces or one line break): unit
-  designators, city words (with their particles: "Villa de la Torre"), region codes, postcodes,
-  a country. The span grows only up to a part that proves it is an address: a postcode, a
-  region or country code after a city, a city closing the clause after a comma ("12 Oak Row,
-  Springfield, filed ..."), a country after such a part. So "12 Oak Row, Springfield, IL
-  62704, USA" and "Larch Row 14\\n80331 Oberwald" become one span each, while a street followed
-  by a sentence keeps its street only, and a city named alone in prose stays in clear.
-  ``City, ST 62704`` without a house number is joined around its postcode (with the street
-  name before it when there is one: "Mill Street, Springfield, IL 62704").
-* Backwards from the end (``_extend_before``, ``_tail_spans``): an address that ends in a
-  postcode or region code grows left over the comma-separated parts before it, as libpostal
-  reads an address's structure: units ("Flat 2", "3º B", "House No. 45"), street lines without
-  a street-type word ("Olmo Viejo 45"), building, locality and district names, a block number
-  ("B-12"); it reaches the leftmost part with a number, names alone before it stay. So Indian,
-  Spanish or Belgian addresses whose street no pattern knows are found from their postcode.
-* Other scripts and languages (``script_addresses.py``): Persian, Arabic, Hindi, Cyrillic,
-  Vietnamese, Indonesian, Chinese, Korean, Thai … addresses, by their address words.
-* Any case (``_any_case_spans``): "88 harlow st, greenfield, ma 01301" counts only with its city
-  and postcode after it.
-* Structured text: a CSV/TSV table whose header names a street or postcode column and other
-  address columns (``street, city, state, zip``) has each row's address cells masked, adjacent
-  cells as one span; ``Street: …`` / ``City: …`` / ``Zip: …`` lines of one block likewise, and
-  fields written inline (a printed dict, a call's keyword arguments, a logfmt line). The
-  JSON walker asks ``address_part`` whether a key names an address part: a ``city`` next to a
-  ``street`` or ``zip`` is part of a personal address, a ``city`` alone (a flight's origin, a
-  store search) is not.
+* Prose and blocks (``join_addresses``): after a street span found by the street recognizers
+  (``streets.py``, ``address_blocks.py``, ``patterns.STREET_RE``) the parts are read one by one
+  (separated by commas, spaces or one line break): units, city words with their particles
+  ("Villa de la Torre"), region codes, postcodes, a country. The span grows only up to a part
+  that proves an address: a postcode, a region or country code after a city, a city closing the
+  clause after a comma ("12 Oak Row, Springfield, filed ..."), a country after such a part. So
+  "12 Oak Row, Springfield, IL 62704, USA" and "Larch Row 14\n80331 Oberwald" are one span each;
+  a street followed by a sentence keeps its street only; a city named alone stays in clear.
+  ``City, ST 62704`` without a house number is joined around its postcode (with the street name
+  before it when there is one: "Mill Street, Springfield, IL 62704").
+* Backwards from the end (``_extend_before``, ``_tail_spans``): an address ending in a postcode
+  or region code grows left over the comma-separated parts before it, as libpostal reads an
+  address: units ("Flat 2", "3º B"), street lines without a street-type word ("Olmo Viejo 45"),
+  building, locality and district names, a block number ("B-12"), up to the leftmost part with
+  a number. So Indian, Spanish or Belgian addresses are found from their postcode.
+* Other scripts (``script_addresses.py``): Persian, Arabic, Hindi, Chinese … by address words.
+* Any case (``_any_case_spans``): "88 harlow st, greenfield, ma 01301", with its city and postcode.
+* Structured text: CSV/TSV rows under a header naming address columns (``street, city, zip``),
+  adjacent cells as one span; ``Street: …`` / ``City: …`` lines of one block, and inline fields
+  (a printed dict, keyword arguments, logfmt). The JSON walker asks ``address_part`` whether a
+  key names an address part: a ``city`` beside a ``street`` or ``zip`` is personal, a ``city``
+  alone (a flight's origin) is not.
 
 Why no library: ``pyap`` (US/CA/GB only, unmaintained since 2020) and ``usaddress`` (a US-only
-CRF that labels a string already known to be an address, it does not find one in text) cover
-neither the European formats nor addresses inside prose; ``postal`` (libpostal) needs a 2 GB
-model downloaded at install time, which the offline machines cannot do.
+CRF labelling a string known to be an address) find neither European formats nor addresses in
+prose; ``postal`` (libpostal) needs a 2 GB model downloaded at install time (offline here).
 """
 
 from __future__ import annotations
@@ -70,17 +63,18 @@ from agentic_pipeline.masking.detectors.address_fields import POSTCODE as _POSTC
 from agentic_pipeline.masking.detectors.address_fields import UNIT as _UNIT
 from agentic_pipeline.masking.detectors.address_fields import WEAK_POSTCODE as _WEAK_POSTCODE
 from agentic_pipeline.masking.detectors.address_parts import (
+    ORDINAL_FIRST,
     any_case_spans,
     extend_before,
     fine_postcode,
     fine_postcode_in,
+    inside_rows,
     tail_spans,
     unit_first_spans,
+    without_names_inside,
 )
 from agentic_pipeline.masking.detectors.data_files import alternation as _alternation
 from agentic_pipeline.masking.detectors.script_addresses import script_address_spans
-from agentic_pipeline.masking.names.lexicon import listed_names
-from agentic_pipeline.masking.pseudonyms import fold_word as fold
 from agentic_pipeline.masking.text_view import aligned_nfkc
 from agentic_pipeline.masking.vocabulary import LW, STOP_WORDS, is_place
 
@@ -127,8 +121,14 @@ _REGION_ABBREVIATION = re.compile(r"[A-Z][a-z]{1,3}\.")
 _DISTRICT = re.compile(
     rf"[ \t]+\d{{1,2}}[A-Z]?(?=[ \t]*(?:$|[.,;)\r\n])|[ \t]+(?P<next>[{LW}]+)(?![\w-]))"
 )
-#: What may follow a weak (3-4 digit) postcode: the end of the address.
-_WEAK_END = re.compile(r"[ \t]*(?:$|[.,;:!?)\]}\"'’\r\n])")
+#: What may follow a weak (3-4 digit) postcode: the end of the address, or a lower-case stop word
+#: that opens the rest of the sentence ("…, Tarnby 6011 by Friday", not "… 6011 residents").
+_WEAK_END = re.compile(rf"[ \t]*(?:$|[.,;:!?)\]}}\"'’\r\n])|[ \t]+(?P<next>[{LW}]+)(?![\w-])")
+
+
+def _weak_end(text: str, pos: int) -> bool:
+    m = _WEAK_END.match(text, pos)
+    return m is not None and (not m.group("next") or m.group("next") in STOP_WORDS)
 
 
 def _is_postcode_next(text: str, pos: int) -> bool:
@@ -193,7 +193,7 @@ def _join_after(text: str, end: int, city: bool = False, country: bool = True) -
             # "Vaart 12\n7411 Doren", "Vaart 12, 2. th.\n7411 Doren": right after the street or
             # its unit
             town = committed == pos and _town_after(text, m.end())
-            if not (region or town or (city and _WEAK_END.match(text, m.end()))):
+            if not (region or town or (city and _weak_end(text, m.end()))):
                 break
             committed, postcode = m.end(), True
             strong = True
@@ -226,7 +226,7 @@ def _join_after(text: str, end: int, city: bool = False, country: bool = True) -
                 and _REGION_ABBREVIATION.fullmatch(value)
                 and region_words(value)  # not "Tel."
             ):
-                if not _WEAK_END.match(text, m.end()):
+                if not _weak_end(text, m.end()):
                     break
                 committed = m.end()  # "97000 Tarnby, Yuc.": a state's abbreviation at the end
             elif city or postcode:
@@ -300,12 +300,12 @@ def join_addresses(text: str, spans: list[Span]) -> list[Span]:
             if unit is not None:  # "Flat 2, 17 Quellin Road"
                 s = unit.start()
                 sp = (s, e, et, score, det)
-            new_end, strong = _join_after(text, e)
+            new_end, strong = _join_after(text, e, city=_ends_whole(text[s:e]))
             if new_end > e:  # the units and places before a street joined to its city
                 start = extend_before(
                     text,
                     _unit_line_before(text, _particle_before(text, s)),
-                    True,
+                    ORDINAL_FIRST.match(text, s) is None,  # "42, 6th Main Road": no number yet
                     fine=fine_postcode_in(text[e:new_end]),
                 )
                 # a postcode, a region or a unit before it: above a phone-shaped run of its digits
@@ -331,38 +331,11 @@ def join_addresses(text: str, spans: list[Span]) -> list[Span]:
     if "\n" in text:
         table = table_spans(text)
         if table:  # a table's cells decide: a prose join does not run on into its next column
-            out = [sp for sp in out if sp[2] != ADDRESS or not _inside_rows(sp, table, text)]
+            out = [sp for sp in out if sp[2] != ADDRESS or not inside_rows(sp, table, text)]
         out += table + field_block_spans(text)
     if "{" in text or "=" in text or "|" in text or ";" in text or "</" in text:
         out += inline_object_spans(text)
-    return _without_names_inside(text, _merge_overlapping(out))
-
-
-def _without_names_inside(text: str, spans: list[Span]) -> list[Span]:
-    """``spans`` without the person spans that lie inside a whole address after its start and do
-    not open with a listed first name: a town that the name model took for a name ("12 Oak Ct.,
-    <Town> AL 36532") is the address's, which masks it all the same; a person named inside an
-    address ("attn <First> <Last>") stays a person."""
-    addresses = [(s, e) for s, e, t, *_ in spans if t == ADDRESS]
-    if not addresses:
-        return spans
-    firsts = listed_names()[0]
-    return [
-        sp
-        for sp in spans
-        if sp[2] != "PERSON"
-        or not any(a < sp[0] and sp[1] <= b for a, b in addresses)
-        or fold(text[sp[0] : sp[1]].split()[0]) in firsts
-    ]
-
-
-def _inside_rows(sp: Span, cells: list[Span], text: str) -> bool:
-    """``sp`` overlaps a line that holds one of ``cells`` (a table row)."""
-    for a, b, *_ in cells:
-        row_start, row_end = text.rfind("\n", 0, a) + 1, text.find("\n", b)
-        if sp[0] < (len(text) if row_end < 0 else row_end) and row_start < sp[1]:
-            return True
-    return False
+    return without_names_inside(text, _merge_overlapping(out))
 
 
 #: A capitalised particle or saint's title that opens a street's name ("De Veurs Comberg 4",
@@ -492,7 +465,14 @@ def _join_before(text: str, sp: Span) -> Span:
     return (before.start(), e, ADDRESS, score, det)
 
 
-_STRONG_POSTCODE = re.compile(rf"(?:{_POSTCODE})")
+_STRONG_POSTCODE = re.compile(rf"(?<![\w-])(?:{_POSTCODE})(?![\w-])")
+
+
+def _ends_whole(value: str) -> bool:
+    """A postcode after the street span's last comma ("…, Springfield, IL 62704", from a field's
+    label): the address is whole, and the line after it is none of its parts."""
+    tail = value.rpartition(",")[2]
+    return tail != value and _STRONG_POSTCODE.search(tail) is not None
 
 
 def _strong(code: str) -> bool:
