@@ -18,7 +18,10 @@ PHONE_RE = re.compile(
 )
 #: Not inside a decimal number: ``113.71000000000004`` (a float artefact) passes Luhn.
 CARD_RE = re.compile(r"(?<![\w/-])(?<!\d[.,])\d(?:[ -]?\d){12,18}(?![\w-])(?![.,]\d)")
-SSN_RE = re.compile(r"(?<![\w-])(?!000|666|9\d\d)\d{3}-(?!00)\d{2}-(?!0000)\d{4}(?![\w-])")
+#: An SSN's shape whatever its area: the numbers the SSA never issues (area 000 or 666, group 00,
+#: serial 0000) are typed into forms, tests and errors all the same, and 9xx are ITINs, as
+#: personal (issue #21: ids with a bad check count).
+SSN_RE = re.compile(r"(?<![\w-])\d{3}-\d{2}-\d{4}(?![\w-])")
 IBAN_RE = re.compile(r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?\b")
 IPV4_RE = re.compile(
     r"(?<![\w.])(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(?![\w.])"

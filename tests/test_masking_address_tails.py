@@ -205,8 +205,8 @@ def test_a_weak_postcode_before_a_noun_is_not_joined(masker):
 @pytest.mark.parametrize(
     "text",
     [
-        "Exam slot confirmed.\nMailing address on file: 2290 Birchmont Ave, Apt 4, Rochester, MN 55901"
-        "\nBoard of Nursing",
+        "Exam slot confirmed.\nMailing address on file: 2290 Birchmont Ave, Apt 4, Rochester,"
+        " MN 55901\nBoard of Nursing",
         "Address: 61 Quenby Lane, Hartwell, Tarnby TN4 8PL\nCustomer Care Team",
     ],
 )
@@ -239,3 +239,40 @@ def test_a_house_number_before_an_ordinal_street_joins_the_address(masker, text,
     for value in parts:
         assert value not in out, (value, out)
     assert out.count("<STREET_ADDRESS_") == 1, out
+
+
+@pytest.mark.parametrize(
+    ("text", "parts"),
+    [
+        # a city whose name ends in a word that is also a label ("Bay 4")
+        (
+            "Lives at 12 Larch Hollow St, Cedar Bay, WA 98411, phone 555-0134.",
+            ("Cedar Bay", "98411"),
+        ),
+        # a region written with the word that says it is one
+        (
+            "Contact: 21 Mbanefo Close, Nsukka, Ekwuru State / mail on file",
+            ("Nsukka", "Ekwuru State"),
+        ),
+        # a Romanian county after its prefix
+        (
+            "adresă Strada Teilor nr. 14, bl. 7, ap. 12, Curtea Nouă, jud. Vâlceni",
+            ("Teilor", "Curtea Nouă", "Vâlceni"),
+        ),
+        # a Maltese street named after its prefix word, the house number before it
+        (
+            "Wasal fl-indirizz 41, Triq il-Kappillan, Ħal Qormenti QRT 2210.",
+            ("41,", "Kappillan", "QRT 2210"),
+        ),
+    ],
+)
+def test_an_address_with_a_named_region_or_a_prefixed_street_is_one_span(masker, text, parts):
+    (out,) = masked_cells(masker, ("user", text))
+    for value in parts:
+        assert value not in out, (value, out)
+    assert out.count("<STREET_ADDRESS_") == 1, out
+
+
+def test_a_bay_with_its_number_stays_a_label(masker):
+    (out,) = masked_cells(masker, ("user", "Loading Bay 4 is closed; use Bay 12, Dock Road."))
+    assert "Loading Bay 4" in out and "Bay 12" in out, out

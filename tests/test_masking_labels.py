@@ -704,3 +704,30 @@ def test_three_digits_after_a_numbering_label_are_an_id_where_they_stand(masker)
     )
     assert "318" not in said[0] and "274" not in said[0] and "Row ID: 615." in said[0], said[0]
     assert said[1] == "The account is 100% paid and the policy: 250 € a year."
+
+
+def test_a_german_physician_number_and_a_polish_policy_in_a_sentence(masker):
+    out = _masked(
+        masker,
+        ("assistant", "Überweisung durch Dr. med. Albrecht Sommer, LANR QX-01234 / Befund folgt"),
+        ("assistant", "Szkoda nr 2211 z polisy KX55120934 zgłoszona wczoraj."),
+    )
+    assert "QX-01234" not in out[0] and "KX55120934" not in out[1], out
+
+
+def test_an_ssn_shaped_number_outside_the_issued_areas_is_masked(masker):
+    """Areas 000 and 666 are never issued and 9xx are ITINs: all are a person's number as typed."""
+    out = _masked(
+        masker, ("tool", "Loan file\n000-31-4421\n666-20-1187\nITIN 912-70-1234 on the W-7")
+    )
+    for raw in ("000-31-4421", "666-20-1187", "912-70-1234"):
+        assert raw not in out[0], out
+
+
+def test_ids_of_a_list_printed_into_a_string_under_an_id_key_and_albanian_labels(masker):
+    record = {"plates": "[7XKR219, 4ABC123]", "note": "[see file]"}
+    albanian = {"Emri": "Arta Krasniqi", "Pasaporta": "BZ4412093", "Numri personal": "J21204055L"}
+    out = _masked(masker, ("tool", json.dumps(record)), ("tool", json.dumps(albanian)))
+    for raw in ("7XKR219", "4ABC123", "BZ4412093", "J21204055L"):
+        assert raw not in " ".join(out), out
+    assert '"note": "[see file]"' in out[0]

@@ -66,6 +66,15 @@ def test_a_first_name_after_a_surname_written_first_is_masked(_masked):
     assert "(new patient)" in out[0]
 
 
+def test_a_surname_first_after_an_id_at_a_list_lines_head_is_masked(_masked):
+    """A registry sync's list: a bullet and an id, then "<SURNAME>, <GIVEN>" in capitals."""
+    (out,) = _masked(
+        "registry_sync:\n  - 1234567893 HALVERSEN, DULCINEA\n  - 1245319599 QUARRINGTON, THADDEUS"
+    )
+    for name in ("HALVERSEN", "DULCINEA", "QUARRINGTON", "THADDEUS"):
+        assert name not in out, out
+
+
 def test_a_surname_written_before_a_first_name_without_a_comma_is_masked(_masked):
     """A list of names surname first with no comma ("<Surname> <Given> — <phone>"): the word
     before a masked listed first name at the head of its line joins it, even a word of the

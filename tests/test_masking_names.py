@@ -92,6 +92,14 @@ def test_names_in_csv_columns_under_person_headers(masker):
     assert _kept(out, "Payee", "Amount", "Memo", "Account Name", "Balance", "rent share") == []
 
 
+def test_names_under_a_bank_statements_counterparty_column(masker):
+    dutch = "Datum;Naam tegenpartij;Rekening;Bedrag\n03-11-2026;Wietske Hoogeveen;Spaarpot;-42,10\n"
+    english = "Date,Counterparty,Amount\n2026-11-04,Sjoerd Bakema,310.00\n"
+    out = _masked(masker, dutch, english)
+    assert _leaked(out, "Wietske", "Hoogeveen", "Sjoerd", "Bakema") == []
+    assert _kept(out, "Naam tegenpartij", "Counterparty", "Spaarpot") == []
+
+
 # ------------------------------------------------------------------------ words that must stay
 def test_companies_products_and_places_stay(masker):
     system = "You are a customer support agent for Acme. Keep answers short and polite."

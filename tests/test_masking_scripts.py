@@ -224,3 +224,24 @@ def test_the_officers_of_an_association_under_their_cjk_titles_are_persons(maske
         masker, ("tool", "役員名簿\n副会長： 佐々木美穂\n会計： 石川由美\n会計年度： 2026年")
     )
     assert "佐々木美穂" not in out and "石川由美" not in out and "会計年度： 2026年" in out
+
+
+def test_chinese_and_korean_names_before_a_colon_and_a_phone_are_a_contact_list():
+    """One speaker line each, no chat: a one-word name before its phone number is a contact
+    list's entry; a label before a phone ("电话：", "연락처:") is none."""
+    zh = "兴趣班 联系表\n郑晓东 ： 138 2210 4476\n袁丽娟 ： 137 5509 1182"
+    assert [zh[a:b] for a, b in script_speaker_values(zh)] == ["郑晓东", "袁丽娟"]
+    ko = "비상 연락처\n정하윤: 010-2281-5530"
+    assert [ko[a:b] for a, b in script_speaker_values(ko)] == ["정하윤"]
+    assert script_speaker_values("电话：138 2210 4476\n연락처: 010-2281-5530") == []
+
+
+def test_japanese_officers_under_their_title_without_a_colon(masker):
+    """A club's officers list: the title, a space, a family and a given name; a title before a
+    word that is no name ("会長 挨拶", the chair's address) keeps it."""
+    (out,) = masked_cells(
+        masker, ("tool", "町内会 役員名簿\n会長 坂口 真一 090-4412-7781\n会計 石塚 典子\n会長 挨拶")
+    )
+    for raw in ("坂口", "真一", "石塚", "典子"):
+        assert raw not in out, out
+    assert "会長 挨拶" in out

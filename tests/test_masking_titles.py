@@ -27,6 +27,10 @@ def masker():
         # a relative named before a name is a role: no part of the name's span
         ("Husband Dorian Quellwood asked for the discharge letter.", "Husband", "Quellwood"),
         ("Tochter Zinovia holt die Unterlagen morgen ab.", "Tochter", "Zinovia"),
+        # closings and salutations before the name that signs or is greeted
+        ("We will visit with the twins.\nLove, Primrose", "Love,", "Primrose"),
+        ("Il-pakkett wasal.\nSellimli, Karmenu Grech", "Sellimli,", "Karmenu"),
+        ("שלום ליאורה, הקצבה אושרה.", "שלום", "ליאורה"),
     ],
 )
 def test_the_title_stays_and_the_name_goes(masker, text, title, name):

@@ -142,10 +142,16 @@ def label_id(key: str, value: Any) -> str | None:
         et = label_entity(head, ids_first=True)  # "Member ID (primary)", "Staff No assigned"
     if et is None or et == "PERSON":
         return None
-    values = value if isinstance(value, list) else [value]
+    printed = str(value).strip()  # a list printed into a string: its items
+    items = _PRINTED_LIST.findall(printed) if printed[:1] + printed[-1:] == "[]" else []
+    values = value if isinstance(value, list) else items or [value]
     if not values or any(isinstance(v, dict | list | bool) or v is None for v in values):
         return None
     return et if all(id_value_ok(str(first_field(v))) for v in values) else None
+
+
+#: The items of a list printed into a string ("[1HGCM82633A004352, 7XKR219]"), quotes stripped.
+_PRINTED_LIST = re.compile(r"(?:(?<=^\[)|(?<=,)) *['\"]?([^,\[\]'\"]+?)['\"]? *(?=,|\]$)")
 
 
 def _id_scalar(value: Any) -> bool:

@@ -91,12 +91,17 @@ def place_words(words: str, vocabulary: bool = True) -> bool:
     return not vocabulary or not all(is_vocabulary(w) for w in found)
 
 
+#: Words of ``NOT_STREET`` that also end a place's name ("Cedar Bay", "Thunder Bay"): a label
+#: only as the first word ("Bay 4").
+_PLACE_ENDS = frozenset({"bay"})
+
+
 def region_words(words: str) -> bool:
     """The words before a postcode can be a city or a country: no label ("Flight AA 1234"),
     no month or weekday, no capitalised stop word."""
-    for w in _LETTERS.findall(words):
+    for i, w in enumerate(_LETTERS.findall(words)):
         f = fold(w)
-        if f in NOT_STREET or f in MONTHS or f in WEEKDAYS:
+        if (f in NOT_STREET and not (i and f in _PLACE_ENDS)) or f in MONTHS or f in WEEKDAYS:
             return False
         if len(w) > 1 and w[0].isupper() and f in _STOP:
             return False

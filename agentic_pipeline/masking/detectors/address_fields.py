@@ -57,6 +57,16 @@ def _region_names() -> frozenset[str]:
 #: States and provinces written out ("Oregon", "New South Wales"): they close an address as a
 #: country does.
 REGION_NAMES = _region_names()
+_REGION_SUFFIXES = frozenset(_D["region_suffixes"])
+
+
+def is_region_name(words: str) -> bool:
+    """``words`` name a state or province: written out ("Oregon"), or a name and the word that
+    says it is a region ("Enugu State", ``region_suffixes``)."""
+    head, _, last = words.rpartition(" ")
+    return words in REGION_NAMES or (bool(head) and last in _REGION_SUFFIXES)
+
+
 #: The side of a storey after it ("3. OG rechts").
 _SIDE_AFTER = rf"(?:{alternation(_D['floor_sides_after'])})\.?(?!\w)"
 #: A unit: a unit word and its number or letter ("Apt 5", "depto. C", "m. 7"), a floor with an

@@ -159,14 +159,15 @@ ORDINAL_FIRST = re.compile(r"\d{1,3}(?:st|nd|rd|th)\b", re.I)
 _POSTCODE_CITY = re.compile(rf"(?:{_POSTCODE}|{_WEAK_POSTCODE})[ \t]+{_CITY}")
 
 
-def _numbered_tail(part: str, numbered: bool = False) -> int | None:
+def _numbered_tail(part: str, numbered: bool = False, bare: bool = False) -> int | None:
     """Offset in ``part`` where its numbered tail begins (the longest: "send it to Calle Alta
-    70" -> "Calle Alta 70"), or ``None``."""
+    70" -> "Calle Alta 70"), or ``None``; a bare house number only with ``bare`` (a street named
+    after its prefix word follows: "sent to 41, Triq il-Kbira, …")."""
     for w in re.finditer(r"(?<![^\s])\S", part):
         m = _NUMBERED.fullmatch(part, w.start())
         if m is None or (numbered and m.group("house")):
             continue
-        if _numbered_ok(part[w.start() :], m, whole=False):
+        if _numbered_ok(part[w.start() :], m, whole=bare):
             return w.start()
     return None
 
@@ -248,6 +249,13 @@ def _house_before(part: str) -> int | None:
     return name.start()
 
 
+#: A street named after its prefix word, without a number ("Triq il-Kbira", "Aleea Teilor"):
+#: passed over like a place name before a city, the house number written before it.
+_PREFIXED_STREET = re.compile(
+    rf"(?:{alternation(_D['street_prefixes'])})[ \t]+[^\W\d][^,\n]{{0,40}}"
+)
+
+
 def _place_part(part: str) -> bool:
     """``part`` can be a building, locality or district passed over before a street or city."""
     if len(part.split()) <= 5 and re.fullmatch(_CITY, part) and region_words(part):
@@ -274,6 +282,7 @@ def extend_before(text: str, start: int, numbered: bool = False, fine: str = "")
     # the address opens with its street line, numbered or named ("Sandpit Lane, Bury NR12 4LT")
     first = text[start : start + 60].split(",", 1)[0].strip()
     after_street = bool(fine) and (numbered or _NAMED_STREET.fullmatch(first) is not None)
+    prefixed = False  # the part passed over last is a street named after its prefix word
     for _ in range(MAX_PARTS):
         sep = _SEP_BEFORE.search(text, line_start, pos)
         if sep is None:
@@ -311,14 +320,16 @@ def extend_before(text: str, start: int, numbered: bool = False, fine: str = "")
             break
         if after_street:
             break
-        if _place_part(part):
+        street = _PREFIXED_STREET.fullmatch(part) is not None
+        if _place_part(part) or street:
             if is_place(part):
                 break  # a country is no part before a street
             pos = begin  # a building, locality or district: kept only with a number before it
             if fine == "dwelling":
                 committed = pos
+            prefixed = street
             continue
-        tail = _numbered_tail(part, numbered)
+        tail = _numbered_tail(part, numbered, bare=prefixed)
         if tail is not None:
             committed = begin + tail
         break

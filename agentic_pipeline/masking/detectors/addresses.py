@@ -46,7 +46,6 @@ from agentic_pipeline.masking.detectors.address_fields import (
     MAX_PARTS,
     PREFIXED_TOWN,
     REGION_CODES,
-    REGION_NAMES,
     STRUCTURED_SCORE,
     Span,
     address_data,
@@ -54,6 +53,7 @@ from agentic_pipeline.masking.detectors.address_fields import (
     field_block_spans,
     inline_object_spans,
     is_address_object,
+    is_region_name,
     street_types,
     table_spans,
 )
@@ -209,7 +209,7 @@ def _join_after(text: str, end: int, city: bool = False, country: bool = True) -
             else:
                 break
         else:  # words
-            if is_place(value) or value in REGION_NAMES:  # a country, a state written out
+            if is_place(value) or is_region_name(value):  # a country, a state written out
                 if city or postcode:
                     committed, strong = m.end(), strong or country
                 elif _is_postcode_next(text, m.end()) and "\n" not in sep:

@@ -364,18 +364,24 @@ _SPEAKER = re.compile(
 )
 
 
+#: A phone number right after a speaker's colon: the line is a contact list's, not a chat's.
+_PHONE_AFTER = re.compile(r"[ \t\u3000]*\+?[\d(][\d \-().]{6,}\d")
+
+
 def script_speaker_values(text: str) -> list[tuple[int, int]]:
     """(start, end) of the speakers of a chat written in a script that no name list holds: the
     name-shaped speakers (``_non_latin_name_shape``) of a text where two speak and one of them
     on two lines at least (a chat), each a family and a given name or after a time stamp or an
     app's tag, none of them a label of the key rules or a person's label (a form's "住所：",
     "電話：" are one word); and a Chinese or Korean name written as one word (``_one_word_name``)
-    in a text where any two speak, one of them twice ("엄마:" speaks too)."""
+    in a text where any two speak, one of them twice ("엄마:" speaks too), or before a phone
+    number (a contact list)."""
     if ":" not in text and "：" not in text and "\t" not in text:
         return []
     found: dict[str, list[tuple[int, int]]] = {}
     one_word: dict[str, list[tuple[int, int]]] = {}  # "<王><建国>：", beside "엄마:" who speaks too
     others: dict[str, list[tuple[int, int]]] = {}
+    contacts: list[tuple[int, int]] = []
     for m in _SPEAKER.finditer(text):
         name = m.group("name").strip()
         span = (m.start("name"), m.start("name") + len(name))
@@ -386,10 +392,12 @@ def script_speaker_values(text: str) -> list[tuple[int, int]]:
             found.setdefault(name, []).append(span)
         elif _one_word_name(name):  # a Chinese or Korean name written as one word
             one_word.setdefault(name, []).append(span)
+            if _PHONE_AFTER.match(text, m.end()):  # a contact list's "<name>：<phone>"
+                contacts.append(span)
         else:
             others.setdefault(name, []).append(span)
     # "Ошибка сети:" twice is a log's prefix, no chat; a one-word name counts where any two speak
-    spans = chat_spans(found)
+    spans = chat_spans(found) + contacts
     if one_word and chat_spans({**found, **one_word, **others}):
         spans += [span for name_spans in one_word.values() for span in name_spans]
     return spans
@@ -403,10 +411,12 @@ _LIST_HEAD = re.compile(
     rf"(?m)^[ \t]*(?:[-*•·・]|\d{{1,3}}[.)．])?[ \t]*(?P<name>{_CJK_NAME_PART}(?:[ \u3000]"
     rf"{_CJK_NAME_PART})?)[ \t\u3000]+(?P<label>[^\s\d:：]{{1,12}})"
 )
-#: A person's label, a space, and a one-word Chinese or Korean name ("家长 <name>").
+#: A person's label, a space, and a one-word Chinese or Korean name ("家长 <name>") or a Japanese
+#: family and given name ("会長 <family> <given>").
 _HAN_HANGUL = rf"[{_HAN}{_HANGUL_LETTERS}]"
 _LABEL_THEN_NAME = re.compile(
-    rf"(?P<label>{_HAN_HANGUL}{{2,4}})[ \t\u3000]+(?P<name>{_HAN_HANGUL}{{2,3}})(?![^\W\d_])"
+    rf"(?P<label>{_HAN_HANGUL}{{2,4}})[ \t\u3000]+"
+    rf"(?P<name>[{_HAN_KANA}]{{1,4}}[ \u3000][{_HAN_KANA}]{{1,4}}|{_HAN_HANGUL}{{2,3}})(?![^\W\d_])"
 )
 
 
@@ -414,8 +424,8 @@ def script_list_values(text: str) -> list[tuple[int, int]]:
     """(start, end) of the names a list writes in Chinese, Japanese or Korean with no label
     before them: at a line's head before the label of an id ("<name> 学号 …", "<family>
     <given> 社員番号 …", "<name> 학번 …"), a Chinese or Korean one-word name (``_one_word_name``)
-    or a Japanese family and given name; and a one-word name right after a person's label and a
-    space ("家长 <name>")."""
+    or a Japanese family and given name; and such a name right after a person's label and a
+    space ("家长 <name>", "会長 <family> <given>")."""
     out = []
     for m in _LIST_HEAD.finditer(text):
         name, label = m.group("name"), m.group("label")
@@ -425,7 +435,8 @@ def script_list_values(text: str) -> list[tuple[int, int]]:
         if _one_word_name(name) or _two_part_name(name):
             out.append((m.start("name"), m.end("name")))
     for m in _LABEL_THEN_NAME.finditer(text):
-        if _whole_person_label(m.group("label")) and _one_word_name(m.group("name")):
+        name = m.group("name")
+        if _whole_person_label(m.group("label")) and (_one_word_name(name) or _two_part_name(name)):
             out.append((m.start("name"), m.end("name")))
     return out
 

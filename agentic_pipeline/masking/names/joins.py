@@ -205,9 +205,9 @@ def _title_not_name(word: str) -> bool:
     return is_title(word) and not listed_name(word)
 
 
-#: Spaces, a bullet or a number before a line's value (``_line_head`` reads labels and time
-#: stamps besides).
-_HEAD = re.compile(r"[ \t]*(?:[-*•]|\d{1,3}[.)]?)?[ \t]*")
+#: Spaces, a bullet, a number or an id before a line's value ("- 1234567893 <Surname>, <First>":
+#: ``_line_head`` reads labels and time stamps besides).
+_HEAD = re.compile(r"[ \t]*(?:[-*•]|\d{1,3}[.)]?)?[ \t]*(?:[A-Za-z]{0,4}\d[\w-]{3,19}[ \t]+)?")
 
 
 def _line_head(text: str, start: int) -> bool:
