@@ -20,10 +20,10 @@ in ``$AGENTIC_PIPELINE_EXTERNAL``); the presidio-evaluator templates are read fr
 without importing the package (``pip download --no-deps presidio-evaluator==0.3.2 -d /tmp/pe``).
 
 Seventeen hand-labelled corpora live in the repo (``benchmarks/fresh_corpus/``), each written
-blind to the masking rules and to the others. ``fresh-blind`` to ``fresh-blind-15`` were each held
+blind to the masking rules and to the others. ``fresh-blind`` to ``fresh-blind-16`` were each held
 out until the next one was written; they are development corpora now (in ``TEXT_CORPORA``: the
-name model trains on them, their misses are read). ``fresh-blind-16`` and ``-17`` are held out:
-measured, never tuned on, in ``LOADERS`` and ``HELD_OUT_CORPORA`` but not in
+name model trains on them, their misses are read). ``fresh-blind-17`` is held out: measured,
+never tuned on, in ``LOADERS`` and ``HELD_OUT_CORPORA`` but not in
 ``TEXT_CORPORA``/``TAU_CORPORA``.
 
 Used by the masking benchmark (``benchmarks/masking_eval``), the corpus-value test and the name
@@ -931,8 +931,8 @@ def load_fresh_blind_15(
 def load_fresh_blind_16(
     limit: int | None = None, path: str | Path | None = None
 ) -> list[LabelledText]:
-    """The sixteenth, held out, written blind to the masking rules and to the first fifteen (the
-    same eight genres, 51 languages; ``benchmarks/fresh_corpus/README.md``)."""
+    """The sixteenth, written blind to the masking rules and to the first fifteen (the same eight
+    genres, 51 languages); development since fresh-blind-17 was written."""
     return _load_labelled_jsonl(Path(path or FRESH_BLIND_16_FILE), FRESH_BLIND_16, limit)
 
 
@@ -972,7 +972,7 @@ LOADERS: dict[str, Callable[..., list[LabelledText]]] = {
     FRESH_BLIND_16: load_fresh_blind_16,
     FRESH_BLIND_17: load_fresh_blind_17,
 }
-#: The four outsider corpora of ``pii-dev/``, the evaluator templates and the first fifteen
+#: The four outsider corpora of ``pii-dev/``, the evaluator templates and the first sixteen
 #: hand-labelled corpora (text corpora); the tau files are whole agent logs (``limit`` counts
 #: episodes there).
 TEXT_CORPORA = (
@@ -996,10 +996,11 @@ TEXT_CORPORA = (
     FRESH_BLIND_13,
     FRESH_BLIND_14,
     FRESH_BLIND_15,
+    FRESH_BLIND_16,
 )
 TAU_CORPORA = (TAU_AIRLINE, TAU_RETAIL, TAU2_AIRLINE)
 #: Corpora measured, never trained or tuned on (not in the two tuples above).
-HELD_OUT_CORPORA = (FRESH_BLIND_16, FRESH_BLIND_17)
+HELD_OUT_CORPORA = (FRESH_BLIND_17,)
 
 
 def available() -> bool:
