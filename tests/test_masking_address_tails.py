@@ -205,15 +205,15 @@ def test_a_weak_postcode_before_a_noun_is_not_joined(masker):
 @pytest.mark.parametrize(
     "text",
     [
-        "Exam slot confirmed.\nMailing address on file: 2290 Birchmont Ave, Apt 4, Rochester,"
-        " MN 55901\nBoard of Nursing",
+        "Exam slot confirmed.\nAddress we hold: 2290 Birchmont Ave, Apt 4, Rochester,"
+        " MN 55901\nLicensing Office",
         "Address: 61 Quenby Lane, Hartwell, Tarnby TN4 8PL\nCustomer Care Team",
     ],
 )
 def test_the_line_after_a_whole_labelled_address_is_not_its_city(masker, text):
     (out,) = masked_cells(masker, ("assistant", text))
     assert "Birchmont" not in out and "Quenby" not in out, out
-    assert out.endswith(("\nBoard of Nursing", "\nCustomer Care Team")), out
+    assert out.endswith(("\nLicensing Office", "\nCustomer Care Team")), out
 
 
 def test_a_country_on_the_line_after_a_whole_address_is_joined(masker):
@@ -246,7 +246,7 @@ def test_a_house_number_before_an_ordinal_street_joins_the_address(masker, text,
     [
         # a city whose name ends in a word that is also a label ("Bay 4")
         (
-            "Lives at 12 Larch Hollow St, Cedar Bay, WA 98411, phone 555-0134.",
+            "Home: 12 Larch Hollow St, Cedar Bay, WA 98411 (since May).",
             ("Cedar Bay", "98411"),
         ),
         # a region written with the word that says it is one
@@ -257,11 +257,11 @@ def test_a_house_number_before_an_ordinal_street_joins_the_address(masker, text,
         # a Romanian county after its prefix
         (
             "adresă Strada Teilor nr. 14, bl. 7, ap. 12, Curtea Nouă, jud. Vâlceni",
-            ("Teilor", "Curtea Nouă", "Vâlceni"),
+            ("Teilor", "Curtea Nouă", "jud.", "Vâlceni"),
         ),
         # a Maltese street named after its prefix word, the house number before it
         (
-            "Wasal fl-indirizz 41, Triq il-Kappillan, Ħal Qormenti QRT 2210.",
+            "Ibagħtu lil 41, Triq il-Kappillan, Ħal Qormenti QRT 2210.",
             ("41,", "Kappillan", "QRT 2210"),
         ),
     ],

@@ -709,8 +709,8 @@ def test_three_digits_after_a_numbering_label_are_an_id_where_they_stand(masker)
 def test_a_german_physician_number_and_a_polish_policy_in_a_sentence(masker):
     out = _masked(
         masker,
-        ("assistant", "Überweisung durch Dr. med. Albrecht Sommer, LANR QX-01234 / Befund folgt"),
-        ("assistant", "Szkoda nr 2211 z polisy KX55120934 zgłoszona wczoraj."),
+        ("assistant", "Arztbrief von Dr. med. Albrecht Sommer (LANR QX-01234), Praxis am Markt"),
+        ("assistant", "Wypłata z polisy KX55120934 nastąpi w piątek."),
     )
     assert "QX-01234" not in out[0] and "KX55120934" not in out[1], out
 
@@ -726,7 +726,8 @@ def test_an_ssn_shaped_number_outside_the_issued_areas_is_masked(masker):
 
 def test_ids_of_a_list_printed_into_a_string_under_an_id_key_and_albanian_labels(masker):
     record = {"plates": "[7XKR219, 4ABC123]", "note": "[see file]"}
-    albanian = {"Emri": "Arta Krasniqi", "Pasaporta": "BZ4412093", "Numri personal": "J21204055L"}
+    albanian = {"Emri": "Valmira Kostreci", "Pasaporta": "BZ4412093"}
+    albanian["Numri personal"] = "J21204055L"
     out = _masked(masker, ("tool", json.dumps(record)), ("tool", json.dumps(albanian)))
     for raw in ("7XKR219", "4ABC123", "BZ4412093", "J21204055L"):
         assert raw not in " ".join(out), out

@@ -240,7 +240,7 @@ def test_japanese_officers_under_their_title_without_a_colon(masker):
     """A club's officers list: the title, a space, a family and a given name; a title before a
     word that is no name ("会長 挨拶", the chair's address) keeps it."""
     (out,) = masked_cells(
-        masker, ("tool", "町内会 役員名簿\n会長 坂口 真一 090-4412-7781\n会計 石塚 典子\n会長 挨拶")
+        masker, ("tool", "町内会 連絡先\n会長 坂口 真一 090-4412-7781\n会計 石塚 典子\n会長 挨拶")
     )
     for raw in ("坂口", "真一", "石塚", "典子"):
         assert raw not in out, out

@@ -28,9 +28,9 @@ def masker():
         ("Husband Dorian Quellwood asked for the discharge letter.", "Husband", "Quellwood"),
         ("Tochter Zinovia holt die Unterlagen morgen ab.", "Tochter", "Zinovia"),
         # closings and salutations before the name that signs or is greeted
-        ("We will visit with the twins.\nLove, Primrose", "Love,", "Primrose"),
-        ("Il-pakkett wasal.\nSellimli, Karmenu Grech", "Sellimli,", "Karmenu"),
-        ("שלום ליאורה, הקצבה אושרה.", "שלום", "ליאורה"),
+        ("See you at the lake house soon.\nLove, Perpetua", "Love,", "Perpetua"),
+        ("Grazzi tal-għajnuna.\nSellimli, Salvinu Xerri", "Sellimli,", "Salvinu"),
+        ("שלום נויה, המסמכים נשלחו אלייך.", "שלום", "נויה"),
     ],
 )
 def test_the_title_stays_and_the_name_goes(masker, text, title, name):

@@ -62,7 +62,7 @@ _REGION_SUFFIXES = frozenset(_D["region_suffixes"])
 
 def is_region_name(words: str) -> bool:
     """``words`` name a state or province: written out ("Oregon"), or a name and the word that
-    says it is a region ("Enugu State", ``region_suffixes``)."""
+    says it is a region ("Ekwuru State", ``region_suffixes``)."""
     head, _, last = words.rpartition(" ")
     return words in REGION_NAMES or (bool(head) and last in _REGION_SUFFIXES)
 

@@ -162,7 +162,7 @@ _POSTCODE_CITY = re.compile(rf"(?:{_POSTCODE}|{_WEAK_POSTCODE})[ \t]+{_CITY}")
 def _numbered_tail(part: str, numbered: bool = False, bare: bool = False) -> int | None:
     """Offset in ``part`` where its numbered tail begins (the longest: "send it to Calle Alta
     70" -> "Calle Alta 70"), or ``None``; a bare house number only with ``bare`` (a street named
-    after its prefix word follows: "sent to 41, Triq il-Kbira, …")."""
+    after its prefix word follows: "sent to 41, Triq il-Kappillan, …")."""
     for w in re.finditer(r"(?<![^\s])\S", part):
         m = _NUMBERED.fullmatch(part, w.start())
         if m is None or (numbered and m.group("house")):
@@ -249,7 +249,7 @@ def _house_before(part: str) -> int | None:
     return name.start()
 
 
-#: A street named after its prefix word, without a number ("Triq il-Kbira", "Aleea Teilor"):
+#: A street named after its prefix word, without a number ("Triq il-Kappillan", "Aleea Teilor"):
 #: passed over like a place name before a city, the house number written before it.
 _PREFIXED_STREET = re.compile(
     rf"(?:{alternation(_D['street_prefixes'])})[ \t]+[^\W\d][^,\n]{{0,40}}"
