@@ -22,6 +22,15 @@ def masker():
         yield m
 
 
+def _one_address(masker, text: str, parts: tuple[str, ...]) -> str:
+    """``text`` masked with one address token and none of ``parts`` left in clear."""
+    (out,) = masked_cells(masker, ("user", text))
+    for value in parts:
+        assert value not in out, (value, out)
+    assert out.count("<STREET_ADDRESS_") == 1, out
+    return out
+
+
 @pytest.mark.parametrize(
     ("text", "parts"),
     [
@@ -52,10 +61,7 @@ def masker():
     ],
 )
 def test_the_whole_address_is_one_span(masker, text, parts):
-    (out,) = masked_cells(masker, ("user", text))
-    for value in parts:
-        assert value not in out, (value, out)
-    assert out.count("<STREET_ADDRESS_") == 1, out
+    _one_address(masker, text, parts)
 
 
 def test_a_sentence_an_email_and_an_ip_after_their_labels_stay_theirs(masker):
@@ -98,10 +104,7 @@ def test_a_phone_or_email_label_after_an_address_ends_it(masker, text, address, 
     ],
 )
 def test_a_postal_district_or_county_closes_the_address(masker, text, parts):
-    (out,) = masked_cells(masker, ("user", text))
-    for value in parts:
-        assert value not in out, (value, out)
-    assert out.count("<STREET_ADDRESS_") == 1, out
+    _one_address(masker, text, parts)
 
 
 def test_a_number_of_things_after_a_town_stays(masker):
@@ -132,10 +135,7 @@ def test_more_address_forms_are_one_span(masker, text, parts):
     two groups, an Icelandic street, Romanian block, staircase and flat with the sector and city
     after them, a flat before its street on one line, an address line under a key with blanks
     around "="."""
-    (out,) = masked_cells(masker, ("user", text))
-    for value in parts:
-        assert value not in out, (value, out)
-    assert out.count("<STREET_ADDRESS_") == 1, out
+    _one_address(masker, text, parts)
 
 
 @pytest.mark.parametrize(
@@ -155,10 +155,7 @@ def test_a_house_before_a_named_street_a_british_floor_and_a_japanese_block(mask
     """A house's name before a street without a number, when a postcode fine enough to name the
     street closes the line; a British flat named by its floor; a Japanese address written with
     its block words (chōme, ban, gō) and its building's room."""
-    (out,) = masked_cells(masker, ("user", text))
-    for value in parts:
-        assert value not in out, (value, out)
-    assert out.count("<STREET_ADDRESS_") == 1, out
+    _one_address(masker, text, parts)
 
 
 def test_a_floor_named_in_a_sentence_is_no_address(masker):
@@ -189,10 +186,8 @@ def test_a_floor_named_in_a_sentence_is_no_address(masker):
     ],
 )
 def test_a_weak_postcode_before_the_rest_of_the_sentence(masker, text, parts, kept):
-    (out,) = masked_cells(masker, ("user", text))
-    for value in parts:
-        assert value not in out, (value, out)
-    assert out.count("<STREET_ADDRESS_") == 1 and kept in out, out
+    out = _one_address(masker, text, parts)
+    assert kept in out, out
 
 
 def test_a_weak_postcode_before_a_noun_is_not_joined(masker):
@@ -235,10 +230,7 @@ def test_a_country_on_the_line_after_a_whole_address_is_joined(masker):
     ],
 )
 def test_a_house_number_before_an_ordinal_street_joins_the_address(masker, text, parts):
-    (out,) = masked_cells(masker, ("user", text))
-    for value in parts:
-        assert value not in out, (value, out)
-    assert out.count("<STREET_ADDRESS_") == 1, out
+    _one_address(masker, text, parts)
 
 
 @pytest.mark.parametrize(
@@ -267,10 +259,7 @@ def test_a_house_number_before_an_ordinal_street_joins_the_address(masker, text,
     ],
 )
 def test_an_address_with_a_named_region_or_a_prefixed_street_is_one_span(masker, text, parts):
-    (out,) = masked_cells(masker, ("user", text))
-    for value in parts:
-        assert value not in out, (value, out)
-    assert out.count("<STREET_ADDRESS_") == 1, out
+    _one_address(masker, text, parts)
 
 
 def test_a_bay_with_its_number_stays_a_label(masker):
