@@ -67,7 +67,7 @@ def test_a_first_name_after_a_surname_written_first_is_masked(_masked):
 
 
 def test_a_surname_first_after_an_id_at_a_list_lines_head_is_masked(_masked):
-    """A registry sync's list: a bullet and an id, then "<SURNAME>, <GIVEN>" in capitals."""
+    """A provider roster's list: a bullet and an id, then "<SURNAME>, <GIVEN>" in capitals."""
     (out,) = _masked(
         "provider roster export:\n  - 1234567893 HALLGARTH, DULCINEA\n"
         "  - 1245319599 QUARRINGTON, ROSWITHA"
