@@ -142,7 +142,7 @@ def label_id(key: str, value: Any) -> str | None:
         et = label_entity(head, ids_first=True)  # "Member ID (primary)", "Staff No assigned"
     if et is None or et == "PERSON":
         return None
-    printed = str(value).strip()  # a list printed into a string: its items
+    printed = value.strip() if isinstance(value, str) else ""  # a list printed into a string
     items = _PRINTED_LIST.findall(printed) if printed[:1] + printed[-1:] == "[]" else []
     values = value if isinstance(value, list) else items or [value]
     if not values or any(isinstance(v, dict | list | bool) or v is None for v in values):

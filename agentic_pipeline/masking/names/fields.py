@@ -397,10 +397,10 @@ def script_speaker_values(text: str) -> list[tuple[int, int]]:
         else:
             others.setdefault(name, []).append(span)
     # "Ошибка сети:" twice is a log's prefix, no chat; a one-word name counts where any two speak
-    spans = chat_spans(found) + contacts
+    spans = chat_spans(found)
     if one_word and chat_spans({**found, **one_word, **others}):
-        spans += [span for name_spans in one_word.values() for span in name_spans]
-    return spans
+        return spans + [span for name_spans in one_word.values() for span in name_spans]
+    return spans + contacts  # no chat: the one-word names before a phone only
 
 
 #: Letters of the scripts whose names a list writes without a label before them: Han, Kana,
@@ -432,13 +432,17 @@ def script_list_values(text: str) -> list[tuple[int, int]]:
         et = label_entity(label, ids_first=True)
         if et is None or et == "PERSON" or key_entity(name) or person_key(name.lower()):
             continue
-        if _one_word_name(name) or _two_part_name(name):
+        if _cjk_name(name):
             out.append((m.start("name"), m.end("name")))
     for m in _LABEL_THEN_NAME.finditer(text):
-        name = m.group("name")
-        if _whole_person_label(m.group("label")) and (_one_word_name(name) or _two_part_name(name)):
+        if _whole_person_label(m.group("label")) and _cjk_name(m.group("name")):
             out.append((m.start("name"), m.end("name")))
     return out
+
+
+def _cjk_name(name: str) -> bool:
+    """A Chinese or Korean name of one word, or a Japanese family and given name."""
+    return _one_word_name(name) or _two_part_name(name)
 
 
 def _two_part_name(name: str) -> bool:
