@@ -79,6 +79,7 @@ DEFAULT_SIZES = {
     C.FRESH_BLIND_15: None,
     C.FRESH_BLIND_16: None,
     C.FRESH_BLIND_17: None,
+    C.FRESH_BLIND_18: None,
 }
 Key = tuple[str, int, int, str]
 
