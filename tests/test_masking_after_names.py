@@ -60,6 +60,9 @@ def test_a_date_the_sentence_goes_on_from_or_of_this_year_stays(masker, text, da
     [
         ("Night shift:\n• Perpetua Anseln (LD3-5521) covers dock B", "LD3-5521"),
         ("Night shift:\n• Gorven Tullbright — RX-40917 — g.tullbright@example.com", "RX-40917"),
+        # several letter groups, and a lower-case word before the code in the bracket
+        ("pharmacy queue: Perpetua Anseln (WQ-MB-70315) awaiting pickup", "WQ-MB-70315"),
+        ("08:20 bay 3 → Gorven Tullbright (tag KJ-9031; allergies none)", "KJ-9031"),
     ],
 )
 def test_a_code_in_brackets_or_dashes_after_a_name_is_an_id(masker, text, code):

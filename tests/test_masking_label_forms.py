@@ -179,3 +179,74 @@ def test_a_labelled_value_ends_before_the_next_label_and_a_birth_date_at_the_dat
 def test_a_birth_date_with_a_roman_month(masker):
     out = _masked(masker, "user", "Zgłoszenie: Tobiasz Wrzos, ur. 14 IX 2012 w Gdańsku")
     assert "14 IX 2012" not in out and "<DATE_OF_BIRTH_" in out, out
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        # claims, policies, plates and driving licences in more languages
+        ("Kaza bildirimi: hasar dosyası TK-60318 işleme alındı.", "TK-60318"),
+        ("보험 청구번호 QH-771904 처리 완료", "QH-771904"),
+        ("تم فتح رقم المطالبة BX-39120 بنجاح", "BX-39120"),
+        ("Status klaim KL-2024-90317 masih diproses.", "KL-2024-90317"),
+        ("Skadeärende hos oss: försäkring HEM-90317-4 gäller.", "HEM-90317-4"),
+        ("Il sinistro 2024/553091 è stato aperto ieri.", "2024/553091"),
+        ("Conduttore fermato, patente U1T903172 ritirata.", "U1T903172"),
+        ("Řidičský průkaz: EK 903172 vydán 2019.", "903172"),
+        ("Araç plaka 35 TRV 902 olarak kayıtlı.", "35 TRV 902"),
+        ("Depósito feito: n.º da conta 77120-3, ontem.", "77120-3"),
+        ("Atendió la Dra. Quimey Arrieta (M.P. 40317) en la guardia.", "40317"),
+        # a Greek or Cyrillic series in the value, and the numero sign
+        ("δίπλωμα οδήγησης ΚΡ903172 σε ισχύ", "ΚΡ903172"),
+        ("συμβόλαιο ΥΓΑ-2023-7719 ανανεώθηκε", "ΥΓΑ-2023-7719"),
+        ("Номер картки: ТВ-90317 (терапія)", "ТВ-90317"),
+        ("Копия истории болезни № 9031/24 передана лечащему врачу", "9031/24"),
+        ("आईएफएससी : QRSB0009031", "QRSB0009031"),
+    ],
+)
+def test_ids_after_labels_of_more_languages(masker, text, value):
+    """Claims, policies, plates, driving licences, accounts and medical files labelled in the
+    words of more languages; a value's series in Greek or Cyrillic letters is part of it; "№"
+    numbers a value as "#" does."""
+    out = _masked(masker, "user", text)
+    assert value not in out, out
+    assert not any(part in out for part in value.split() if any(c.isdigit() for c in part)), out
+
+
+@pytest.mark.parametrize(
+    ("text", "date"),
+    [
+        (
+            "Reminder for the card: Ottilde's birthday falls on the 14th of November.",
+            "14th of November",
+        ),
+        (
+            "Domenica si festeggia: il nonno compie ottantacinque anni il 18 novembre.",
+            "18 novembre",
+        ),
+        ("Kalaset blir hemma hos oss när morfar fyller sjuttio den 4 oktober.", "4 oktober"),
+        (
+            "Save the date, as Uncle Brannoc turning 65 on August 12th wants a quiet lunch.",
+            "August 12th",
+        ),
+        ("Born on the 2nd of February in a small port town.", "2nd of February"),
+        ("Nato il 1° febbraio 1947 a Ragusa.", "1° febbraio 1947"),
+    ],
+)
+def test_a_birthday_without_its_year_and_an_ordinal_day(masker, text, date):
+    """A day and month after a birthday or birth word or an age being turned is a birth date
+    without its year; "1°" is a day as "1st" is."""
+    out = _masked(masker, "user", text)
+    assert date not in out and "<DATE_OF_BIRTH_" in out, out
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The parcel turns up on 3 May, ring twice.",
+        "Das Paket wird am 3. Mai geliefert.",
+        "Meeting on 9 June about the birth rate figures.",
+    ],
+)
+def test_a_day_and_month_without_a_birthday_stays(masker, text):
+    assert "<DATE_OF_BIRTH_" not in _masked(masker, "user", text)

@@ -41,9 +41,11 @@ _BETWEEN = re.compile(r"[ \t]*(?:\([^\W\d_][^()\n\d]{0,18}\)[ \t]*)?(?:[,:(–-]
 #: What may follow the date: the end of the line, a closing bracket or a list's separator.
 _AFTER = re.compile(r"[ \t]*(?:$|[)\],;.]|\r?\n)", re.MULTILINE)
 #: A code in brackets or after a dash right after a name, then a closing bracket, a dash, a comma
-#: or the line's end ("(WH2-4410)", "— KT-88120 —").
+#: or the line's end ("(WH2-4410)", "— KT-88120 —"), maybe of several letter groups ("(QZ-PT-5512)",
+#: "(KV/2024/5512)"), maybe after a lower-case word in the bracket ("(record QV-5512; …)").
 _CODE = re.compile(
-    r"[ \t]*(?:\(|[—–-][ \t]+)(?P<code>[A-Z]{1,5}\d{0,2}[-/]?\d{3,10}[A-Z]?)"
+    r"[ \t]*(?:\((?:[a-z]{2,10}\.?[ \t]+)?|[—–-][ \t]+)"
+    r"(?P<code>[A-Z]{1,5}\d{0,2}(?:[-/][A-Z0-9]{1,5}(?=[-/])){0,2}[-/]?\d{3,10}[A-Z]?)"
     r"(?=\)|[ \t]+[—–-]|[ \t]*(?:,|;|$))",
     re.MULTILINE,
 )

@@ -41,7 +41,7 @@ DATE_PATTERN = (
     r"|(?<=date\()\d{4}, ?\d{1,2}, ?\d{1,2}(?=\))|(?<=datetime\()\d{4}, ?\d{1,2}, ?\d{1,2}"
     r"|\d{1,2}[/.-]\d{1,2}[/.-]\d{2,4}|\d{1,2}\. \d{1,2}\. \d{4}"
     rf"|{_MONTH}\.? \d{{1,2}}(?:st|nd|rd|th)?,? \d{{4}}"
-    rf"|\d{{1,2}}(?:st|nd|rd|th|er|\.)? (?:of |de )?{_MONTH}\.?,? (?:de )?\d{{4}}"
+    rf"|\d{{1,2}}(?:st|nd|rd|th|er|\.|°|º)? (?:of |de )?{_MONTH}\.?,? (?:de )?\d{{4}}"
     rf"|\d{{1,2}}-{_MONTH}\.?-\d{{2,4}}|\d{{1,2}}/{_MONTH}\.?/\d{{2,4}}"
     r"|\d{4}\. ?\d{1,2}\. ?\d{1,2}\.?(?=\s|$)"
     rf"|\d{{4}}\. ?{_MONTH}\.? ?\d{{1,2}}\.?(?=\s|$|[,;)])|\d{{4}}\. gada \d{{1,2}}\. ?{_MONTH}"
@@ -102,10 +102,34 @@ DOB_BEFORE_BORN_RE = re.compile(
 #: A birth year before the Russian or Ukrainian abbreviation of "year of birth" ("1952 г.р.",
 #: "1952 р.н.").
 BIRTH_YEAR_RE = re.compile(r"(?<![\w.])((?:19|20)\d\d)[ \t]?(?:г\.[ \t]?р\.|р\.[ \t]?н\.)")
-#: A year alone right after a birth word, maybe "about" it ("born 1931", "sinh năm 1927", a
-#: genealogy's "b. abt 1866"): a birth year.
+#: A year alone right after a birth word in its sentence, maybe "about" it ("born 1931", "born
+#: in a village near the coast in 1931", "sinh năm 1927", a genealogy's "b. abt 1866"): a birth
+#: year.
 BIRTH_YEAR_AFTER_RE = re.compile(
-    rf"(?i)(?<!\w)(?:{BIRTH_WORDS})(?!\w)[^\d\n]{{0,15}}?(?:{_ABOUT})?({_LONE_YEAR})"
+    rf"(?i)(?<!\w)(?:{BIRTH_WORDS})(?!\w)[^\d\n.!?]{{0,25}}?(?:{_ABOUT})?({_LONE_YEAR})"
+)
+#: A day and a month without a year ("the 21st of May", "4 settembre", "May 21"), and the words
+#: that make one somebody's birthday before it in its clause: a birth word, a birthday word of
+#: the main languages and of other scripts, or a verb of turning an age with the age after it
+#: ("turns 65", "compie ottant'anni", "fyller sju"); "wird" and "wordt" are left out, as their
+#: parcels and meetings are "delivered on 3 May" as often.
+_DAY_MONTH = (
+    rf"\d{{1,2}}(?:st|nd|rd|th|er|\.|°|º)? (?:of |de |di )?{_MONTH}(?![\w.]?\d)(?!\w)"
+    rf"|{_MONTH}\.? \d{{1,2}}(?:st|nd|rd|th)?(?![\d,/.-])"
+)
+_BIRTHDAY_WORDS = (
+    r"birthday|geburtstag|cumpleaños|compleanno|anniversaire|verjaardag|urodziny|aniversário"
+    r"|födelsedag|fødselsdag|bursdag|syntymäpäivä|születésnap|doğum günü|narozeniny|ziua de naștere"
+    r"|день рождения|день народження|γενέθλια|عيد ميلاد|יום הולדת|जन्मदिन|sinh nhật|ulang tahun"
+)
+_TURNING = (
+    r"(?:turns?|turning)[ \t]+\d{1,3}"  # a number: the parcel "turns up on 3 May"
+    r"|(?:compie|compirà|cumple|cumplirá|fête ses|fyller|fylder|täyttää|skończy|kończy|completa"
+    r"|faz|fará)[ \t]+[\w'’]+"
+)
+BIRTHDAY_DAY_RE = re.compile(
+    rf"(?i)(?<!\w)(?:{BIRTH_WORDS}|{_BIRTHDAY_WORDS}|{_TURNING})(?!\w)[^\n.!?\d]{{0,30}}?"
+    rf"(?<!\w)({_DAY_MONTH})"
 )
 #: A birthday word right after a date ("am 4. Mai 2018 Geburtstag"): a birth date when its year
 #: is past (``dob_answer_recognizer``).

@@ -83,6 +83,14 @@ _COPULA = (
 )
 
 
+#: Letters an id's value may hold: Latin (with the accented letters of Latin-1 and Latin
+#: Extended-A: "BÅT-…"), Greek and Cyrillic ("ΑΒ…", "МК-…": a Greek or Russian id's series);
+#: not the letters of scripts that write no space between words, which would run on into them.
+ID_LETTERS = "A-Za-z\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u017f\u0386\u0388-\u03ce\u0400-\u04ff"
+#: ``ID_LETTERS`` and digits.
+ID_CHARS = ID_LETTERS + "0-9"
+
+
 @lru_cache(maxsize=1)
 def id_label_re() -> re.Pattern[str]:
     """``label [id words] [:|#|=|is] value``; group ``label`` and group ``value``."""
@@ -110,11 +118,13 @@ def id_label_re() -> re.Pattern[str]:
         # table row's label and value ("| MRN | 00441203 |"); dots lead a form's value ("....")
         rf"(?:(?P<glue>-)(?=\d)|[ \t]*(?:[:=#|：](?:[ \t]*\r?\n)?|{_COPULA}|-(?=[ \t])|\.{{2,}})?"
         rf"[ \t]*(?:{_COPULA}[ \t]*)?)"
-        r"[#'\"“‘(*]?(?P<value>[A-Za-z0-9]"
-        r"(?:[A-Za-z0-9./-]|[ ](?=[A-Za-z]*\d)|[ ](?=(?-i:[A-Z])[ ]\d{3})"
+        rf"[#'\"“‘(*]?(?P<value>[{ID_CHARS}]"
+        rf"(?:[{ID_CHARS}./-]|[ ](?=[{ID_LETTERS}]*\d)|[ ](?=(?-i:[A-Z])[ ]\d{{3}})"
         r"|(?<=(?-i:[A-Z]{2}\d\d))[ ](?=(?-i:[A-Z]{3})(?!\w))"  # a British plate "AB12 CDE"
+        # a plate's letters between two groups of digits ("34 ABC 123")
+        r"|(?<=\d)[ ](?=(?-i:[A-Z]{1,3})[ ]\d{2,4}(?!\w))"
         r"|(?<=\d)[ ](?=(?-i:[A-D])(?!\w)))*"  # a National Insurance number's last letter
-        r"[A-Za-z0-9](?:\([0-9A]\))?)"  # a check digit in brackets (Hong Kong's "K704951(3)")
+        rf"[{ID_CHARS}](?:\([0-9A]\))?)"  # a check digit in brackets (Hong Kong's "K704951(3)")
     )
 
 

@@ -40,6 +40,7 @@ from agentic_pipeline.masking.detectors.dates import (
     BIRTH_YEAR_AFTER_RE,
     BIRTH_YEAR_RE,
     BIRTHDAY_AFTER_RE,
+    BIRTHDAY_DAY_RE,
     BORN_ABBREVIATION_RE,
     DOB_AFTER_RE,
     DOB_ANSWER_RE,
@@ -214,10 +215,18 @@ def phone_context_recognizer() -> ContextGroupRecognizer:
 
 def dob_recognizer() -> ContextGroupRecognizer:
     """A date right after a birth keyword or before one (a Chinese, Japanese or Korean one before
-    its "born"), a year before "г.р." or alone right after a birth keyword."""
+    its "born"), a year before "г.р." or alone right after a birth keyword, a day and month
+    after a birthday word or an age being turned."""
     return ContextGroupRecognizer(
         "DATE_OF_BIRTH",
-        (DOB_RE, DOB_AFTER_RE, DOB_BEFORE_BORN_RE, BIRTH_YEAR_RE, BIRTH_YEAR_AFTER_RE),
+        (
+            DOB_RE,
+            DOB_AFTER_RE,
+            DOB_BEFORE_BORN_RE,
+            BIRTH_YEAR_RE,
+            BIRTH_YEAR_AFTER_RE,
+            BIRTHDAY_DAY_RE,
+        ),
         0.85,
         "DateOfBirthRecognizer",
     )
