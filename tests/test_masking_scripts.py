@@ -245,3 +245,27 @@ def test_japanese_officers_under_their_title_without_a_colon(masker):
     for raw in ("坂口", "真一", "石塚", "典子"):
         assert raw not in out, out
     assert "会長 挨拶" in out
+
+
+def test_a_contact_lists_names_in_scripts_with_no_letter_case():
+    """A list of names before a dash, a tab or an ideographic space and a phone number or an
+    e-mail: a Korean or Chinese one-word name, a Japanese family and given name after a group's
+    number, a name of Arabic or Cyrillic letters with a listed given name or surname; a service's
+    line ("customer service", "hotline") and a phone's label are no name."""
+    text = (
+        "연락처\n윤서진 — 010-7720-4413\n"
+        "班 名簿\n5組\u3000松井 香織\u3000080-2231-9047\n"
+        "لجنة\nسميرة المنصوري — samira.m@example.net\nخدمة العملاء — 0522 441730\n"
+        "Отдел\nВадим Карпенко — +7 915 330 2281\nГорячая линия — 8 800 200 4417\n"
+        "電話\u300003-4471-2290"
+    )
+    found = [text[a:b] for a, b in script_list_values(text)]
+    assert found == ["윤서진", "松井 香織", "سميرة المنصوري", "Вадим Карпенко"], found
+
+
+def test_a_chinese_name_written_with_a_space_in_running_text():
+    """A family name and a given name with a space between, set off by spaces or quotes, as a
+    hand-written text or a JSON value has it; spaced words whose first is no family name
+    stay."""
+    text = '昨天开会时 韩 立新 提了三个问题。\n{"医生": "龚 雪梅"}\n今天 天气 很好'
+    assert [text[a:b] for a, b in script_list_values(text)] == ["韩 立新", "龚 雪梅"]

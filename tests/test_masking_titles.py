@@ -31,6 +31,11 @@ def masker():
         ("See you at the lake house soon.\nLove, Perpetua", "Love,", "Perpetua"),
         ("Grazzi tal-għajnuna.\nSellimli, Salvinu Xerri", "Sellimli,", "Salvinu"),
         ("שלום נויה, המסמכים נשלחו אלייך.", "שלום", "נויה"),
+        # closings of cards and messages to family and friends
+        ("Chegámos bem a casa!\nBeijinhos, Ferandina", "Beijinhos,", "Ferandina"),
+        ("Tot snel weer.\nLiefs, Femmigje", "Liefs,", "Femmigje"),
+        ("Ses dig på lördag!\nKram, Tovelise", "Kram,", "Tovelise"),
+        ("Diolch am y parsel.\nCofion, Gwynfael", "Cofion,", "Gwynfael"),
     ],
 )
 def test_the_title_stays_and_the_name_goes(masker, text, title, name):

@@ -331,8 +331,15 @@ def chat_spans(found: dict[str, list[tuple[int, int]]]) -> list[tuple[int, int]]
 
 def _all_words(handle: str) -> bool:
     """Every part of ``handle`` (between ``_ . -``) is a word of a main European language or a
-    stop word ("error_message", "log.level"), none is an initial and none has a digit."""
+    stop word ("error_message", "log.level"), none is an initial and none has a digit; a given
+    name and one more part joined by a dot or an underscore are a person's login however
+    frequent its words ("grace.hill"; not "error_message", "ci-bot": a word list's given names,
+    without the common words)."""
+    from agentic_pipeline.masking.names.lexicon import name_gazetteer  # names read detectors
+
     parts = [p for p in re.split(r"[_.-]+", handle) if p]
+    if len(parts) == 2 and "-" not in handle and parts[0].lower() in name_gazetteer()[0]:
+        return False
     return all(
         len(p) > 1  # an initial ("z.huang") is a login's, no word
         and not any(c.isdigit() for c in p)

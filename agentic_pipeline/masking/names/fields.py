@@ -420,13 +420,55 @@ _LABEL_THEN_NAME = re.compile(
 )
 
 
+#: A contact list's line in any script: maybe a bullet, a number or a group's number and word
+#: ("2 班"), a cell, then a dash, a bar, a tab, a colon, a comma or an ideographic space, and a
+#: phone number or an e-mail address.
+_CONTACT_LINE = re.compile(
+    r"(?m)^[ \t\u3000]*(?:[-*•·・][ \t]*|\d{1,3}[.)．][ \t]*|\d{1,3}[ \t]?\S{1,2}[ \t\u3000]+)?"
+    r"(?P<name>[^\W\d_][^\n\d:：|\t—–,@\u3000]{0,30}?)"
+    r"[ \t\u3000]*(?:[—–|:：,\t\u3000]|\s-)[ \t\u3000]*"
+    r"(?=\+?[\d(][\d \-().]{6,}\d|[\w.+-]+@[\w-]+\.\w)"
+)
+
+
+#: A Chinese family name and a given name of one or two characters, a space between them and
+#: set off by spaces, quotes or punctuation in a text that writes none between its words ("…
+#: <family> <given> …" written by hand).
+_SPACED_HAN_NAME = re.compile(
+    rf"(?:(?<=[\s\u3000\"'“「(（])|^)(?P<name>[{_HAN}] [{_HAN}]{{1,2}})"
+    r"(?=[\s\u3000\"'”」)），。：:、！？]|$)"
+)
+_CJK_LETTERS = re.compile(rf"[{_HAN_KANA}{_HANGUL_LETTERS} \u3000]+")
+
+
+def _script_contact_name(name: str) -> bool:
+    """A contact list's cell is a name in a script of no cased name model: a Chinese, Korean or
+    Japanese name (``_cjk_name``), or a name of two to four words of which one is in the name
+    lists (Arabic, Hebrew, Cyrillic, Indic, Thai names: "<given> <family>"; "customer service"
+    is no name)."""
+    if not _non_latin_name_shape(name) or key_entity(name) or person_key(name.lower()):
+        return False
+    words = name.split()
+    if _CJK_LETTERS.fullmatch(name):
+        return _cjk_name(name)
+    return 2 <= len(words) <= 4 and any(map(listed_name, words))
+
+
 def script_list_values(text: str) -> list[tuple[int, int]]:
     """(start, end) of the names a list writes in Chinese, Japanese or Korean with no label
     before them: at a line's head before the label of an id ("<name> 学号 …", "<family>
     <given> 社員番号 …", "<name> 학번 …"), a Chinese or Korean one-word name (``_one_word_name``)
-    or a Japanese family and given name; and such a name right after a person's label and a
-    space ("家长 <name>", "会長 <family> <given>")."""
-    out = []
+    or a Japanese family and given name; such a name right after a person's label and a
+    space ("家长 <name>", "会長 <family> <given>"); a Chinese name with a space inside, set
+    off by spaces (``_SPACED_HAN_NAME``); and a contact list's name of a script with no
+    letter case before a phone number or an e-mail (``_script_contact_name``)."""
+    out = [
+        m.span("name") for m in _SPACED_HAN_NAME.finditer(text) if _one_word_name(m["name"][::2])
+    ]
+    for m in _CONTACT_LINE.finditer(text):
+        name = m.group("name").strip()
+        if _script_contact_name(name):
+            out.append((m.start("name"), m.start("name") + len(name)))
     for m in _LIST_HEAD.finditer(text):
         name, label = m.group("name"), m.group("label")
         et = label_entity(label, ids_first=True)
