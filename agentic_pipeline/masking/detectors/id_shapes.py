@@ -79,6 +79,12 @@ def is_month(value: str) -> bool:
 SORT_CODE = re.compile(r"\d\d-\d\d-\d\d")
 #: What makes a number a quantity or a sum, not an id ("100%", "250 €", "120 kg").
 _SUM_AFTER = re.compile(r"[ \t]?[%$€£¥₹]")
+#: Letters an id's value may hold: Latin (with the accented letters of Latin-1 and Latin
+#: Extended-A: "BÅT-…"), Greek and Cyrillic ("ΑΒ…", "МК-…": a Greek or Russian id's series);
+#: not the letters of scripts that write no space between words, which would run on into them.
+ID_LETTERS = "A-Za-z\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u017f\u0386\u0388-\u03ce\u0400-\u04ff"
+#: ``ID_LETTERS`` and digits.
+ID_CHARS = ID_LETTERS + "0-9"
 #: The signs that number a value after its label ("MRN: 612", "Member #612", "№ 612").
 NUMBER_SIGN = re.compile(r"[:#=№]")
 
@@ -93,3 +99,10 @@ def id_token(value: object) -> bool:
     shape: "U0QWERTYUI", "cus_8Kq2")."""
     text = value if isinstance(value, str) else ""
     return 4 <= len(text) <= 64 and not re.search(r"\s", text) and bool(re.search(r"\d", text))
+
+
+def bank_sort_code(entity: str | None, value: str) -> bool:
+    """A sort code after a bank label ("sort code 20-18-33", "Bank code: 40-12-07"): read as
+    the bank's code, not as a date."""
+    bank = entity in ("BANK_ACCOUNT", "ABA_ROUTING_NUMBER")
+    return bank and SORT_CODE.fullmatch(value) is not None

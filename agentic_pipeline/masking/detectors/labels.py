@@ -27,9 +27,12 @@ from presidio_analyzer import LocalRecognizer, RecognizerResult
 from presidio_analyzer.nlp_engine import NlpArtifacts
 
 from agentic_pipeline.masking.detectors.id_shapes import (  # noqa: F401  (public here too)
+    ID_CHARS,
+    ID_LETTERS,
     NUMBER_SIGN,
     SORT_CODE,
     UNIT_AFTER,
+    bank_sort_code,
     handle_value_ok,
     id_value_ok,
     is_date,
@@ -81,14 +84,6 @@ _COPULA = (
     r"\b(?:is|was|ist|lautet|war|est|était|es|era|è|jest|är|er|je|είναι|является|adalah|ialah"
     r"|là|ni)\b"
 )
-
-
-#: Letters an id's value may hold: Latin (with the accented letters of Latin-1 and Latin
-#: Extended-A: "BÅT-…"), Greek and Cyrillic ("ΑΒ…", "МК-…": a Greek or Russian id's series);
-#: not the letters of scripts that write no space between words, which would run on into them.
-ID_LETTERS = "A-Za-z\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u017f\u0386\u0388-\u03ce\u0400-\u04ff"
-#: ``ID_LETTERS`` and digits.
-ID_CHARS = ID_LETTERS + "0-9"
 
 
 @lru_cache(maxsize=1)
@@ -452,13 +447,6 @@ def _starts_with_a_word(value: str) -> bool:
 #: A value glued to its label by a hyphen: digits, maybe separated, maybe a letter or two after
 #: ("MRN-4471205", "EMP-2024-0093", "RN-77120A"); "tax-report" or "case-study-2" are no ids.
 _GLUED_VALUE = re.compile(r"\d[\d./-]*\d[A-Za-z]{0,2}")
-
-
-def bank_sort_code(entity: str | None, value: str) -> bool:
-    """A sort code after a bank label ("sort code 20-18-33", "Bank code: 40-12-07"): read as
-    the bank's code, not as a date."""
-    bank = entity in ("BANK_ACCOUNT", "ABA_ROUTING_NUMBER")
-    return bank and SORT_CODE.fullmatch(value) is not None
 
 
 class IdLabelRecognizer(LocalRecognizer):
