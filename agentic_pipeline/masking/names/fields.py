@@ -462,9 +462,8 @@ def script_list_values(text: str) -> list[tuple[int, int]]:
     space ("家长 <name>", "会長 <family> <given>"); a Chinese name with a space inside, set
     off by spaces (``_SPACED_HAN_NAME``); and a contact list's name of a script with no
     letter case before a phone number or an e-mail (``_script_contact_name``)."""
-    out = [
-        m.span("name") for m in _SPACED_HAN_NAME.finditer(text) if _one_word_name(m["name"][::2])
-    ]
+    spaced = _SPACED_HAN_NAME.finditer(text)
+    out = [m.span("name") for m in spaced if _one_word_name(m["name"].replace(" ", ""))]
     for m in _CONTACT_LINE.finditer(text):
         name = m.group("name").strip()
         if _script_contact_name(name):
