@@ -93,6 +93,12 @@ def test_without_a_veto_bar_the_model_alone_decides(nlp):
         # Italian "hugs")
         ("Liefs, tot zondag!", "Liefs", "vocabulary"),
         ("Abbracci a tutti.", "Abbracci", "vocabulary"),
+        # lower-case words of the text's own language that name lists have as surnames
+        (
+            "Efter middagen gick vi en runda i skog och strand med hunden.",
+            "skog och strand",
+            "lower",
+        ),
     ],
 )
 def test_a_low_probability_entity_with_a_non_person_signal_is_vetoed(nlp, text, entity, signal):

@@ -289,6 +289,12 @@ def is_vocabulary(
     return len(w) >= 2 and zipf(w, languages) >= threshold
 
 
+def language_word(word: str, language: str | None) -> bool:
+    """``word`` is a frequent word (``VOCAB_ZIPF``) of ``language``, a text's language of
+    ``WORD_LANGUAGES`` (``text_language``; never for others, whose words are names as often)."""
+    return language in WORD_LANGUAGES and zipf(bare_word(word), (language,)) >= VOCAB_ZIPF
+
+
 #: Languages that write a compound noun as one word ("Steuerbescheid", "ziekenhuisopname").
 COMPOUND_LANGUAGES = ("de", "nl")
 #: Linking letters between the parts of a compound ("Identifikation-s-nummer", "Arzt-es-").

@@ -9,6 +9,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from agentic_pipeline.masking.names.words import word_info
+from agentic_pipeline.masking.vocabulary import OTHER_LANGUAGES
 
 Span = tuple[int, int, str]
 
@@ -298,10 +299,10 @@ def upper_case_texts(
     return out
 
 
-#: Languages whose frequent words ``foreign_words`` writes around the names: the first six of
-#: ``vocabulary.LANGUAGES`` after English (Portuguese and the Nordic languages, read as
-#: vocabulary since feature version 16, are not written into the training texts yet).
-_FOREIGN = ("de", "fr", "es", "it", "nl", "pl")
+#: Languages whose frequent words ``foreign_words`` writes around the names: the main European
+#: languages but English (``vocabulary.OTHER_LANGUAGES``, whose frequencies are the model's
+#: ``zfo`` features: Portuguese and the Nordic languages too since names-f27-e4d14842a9).
+_FOREIGN = OTHER_LANGUAGES
 
 
 def _foreign_vocabulary(lang: str, n: int = 8000) -> list[str]:

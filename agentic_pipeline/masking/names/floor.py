@@ -25,6 +25,7 @@ from agentic_pipeline.masking.names.lexicon import (
     listed_name,
     listed_names,
     listed_non_name,
+    listed_not_word,
     not_a_name_word,
     read_lines,
 )
@@ -43,7 +44,7 @@ from agentic_pipeline.masking.vocabulary import (
     international,
     is_city,
     is_place,
-    is_vocabulary,
+    language_word,
     zipf,
 )
 
@@ -71,7 +72,8 @@ def non_person_signal(tf: TextFeatures, start: int, end: int) -> str | None:
     words of a #tag count, ``tag_words``),
     ``"identifier"`` (a digit or an underscore in it), ``"upper"`` (all capitals: a code or a
     header; not when every word is a listed name that no language has as a word), ``"lower"``
-    (all in lower case and no word of it a listed name: chat words such as "pls verfy"),
+    (all in lower case and no word of it a listed name, or a surname that is a frequent word of
+    the text's language: chat words such as "pls verfy", a Swedish text's "hemma"),
     ``"vocabulary"`` (every word is vocabulary of one of the main European languages
     that no name list has, a stop word of one of them, a place or a calendar word: "Desk Lamp",
     "Ich komme aus", "Die Bestellung"), ``"thing"`` (the last of several words is an English
@@ -109,10 +111,14 @@ def non_person_signal(tf: TextFeatures, start: int, end: int) -> str | None:
         return "no-word"
     if HAS_DIGIT.search(value) or "_" in value:
         return "identifier"
-    if all(w.isupper() for w in words) and not all(_listed_not_word(w) for w in words):
+    if all(w.isupper() for w in words) and not all(listed_not_word(w) for w in words):
         return "upper"
+    firsts = listed_names()[0]
     if all(w.islower() for w in words) and not any(
-        listed_name(w) and fold(w) not in STOP_WORDS for w in words
+        listed_name(w)
+        and fold(w) not in STOP_WORDS
+        and (fold(w) in firsts or not language_word(w, tf.language))
+        for w in words
     ):
         return "lower"
     if len(words) == 1 and len(words[0]) <= 3 and not _name_like(words[0]):
@@ -160,12 +166,6 @@ def non_person_signal(tf: TextFeatures, start: int, end: int) -> str | None:
         ):
             return "elsewhere"
     return None
-
-
-def _listed_not_word(word: str) -> bool:
-    """A listed name that no language has as a word: in capitals it is a form's or a list's
-    name ("NAKAMURA"), not a code or a header."""
-    return listed_name(word) and not is_vocabulary(word, languages=WORD_LANGUAGES)
 
 
 #: The Zipf frequency from which a word of a span that the model rejects is vocabulary for the

@@ -26,6 +26,7 @@ from agentic_pipeline.masking.vocabulary import (
     NAME_LOCALES,
     STOP_WORDS,
     VOCAB_ZIPF,
+    WORD_LANGUAGES,
     WORLD_NAME_LOCALES,
     bare_word,
     is_place_or_calendar,
@@ -248,6 +249,12 @@ def listed_name(word: str) -> bool:
     if w.endswith(("'s", "’s")):
         w = w[:-2]
     return w in _all_listed()
+
+
+def listed_not_word(word: str) -> bool:
+    """A listed name that no language has as a word: in capitals it is a form's or a list's
+    name ("NAKAMURA"), not a code or a header."""
+    return listed_name(word) and not is_vocabulary(word, languages=WORD_LANGUAGES)
 
 
 def is_name_pair(first: str, last: str) -> bool:
