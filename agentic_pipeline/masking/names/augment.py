@@ -301,7 +301,7 @@ def upper_case_texts(
 
 #: Languages whose frequent words ``foreign_words`` writes around the names: the main European
 #: languages but English (``vocabulary.OTHER_LANGUAGES``, whose frequencies are the model's
-#: ``zfo`` features: Portuguese and the Nordic languages too since names-f27-e4d14842a9).
+#: ``zfo`` features: Portuguese and the Nordic languages too since names-f27-6f5dfb81d3).
 _FOREIGN = OTHER_LANGUAGES
 
 
