@@ -224,7 +224,7 @@ def test_ids_after_labels_of_more_languages(masker, text, value):
             "Domenica si festeggia: il nonno compie ottantacinque anni il 18 novembre.",
             "18 novembre",
         ),
-        ("Kalaset blir hemma hos oss när morfar fyller sjuttio den 4 oktober.", "4 oktober"),
+        ("Morfar fyller sjuttio den 4 oktober och vi bjuder på tårta.", "4 oktober"),
         (
             "Save the date, as Uncle Brannoc turning 65 on August 12th wants a quiet lunch.",
             "August 12th",
