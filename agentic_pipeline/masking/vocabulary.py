@@ -292,7 +292,7 @@ def is_vocabulary(
 def language_word(word: str, language: str | None) -> bool:
     """``word`` is a frequent word (``VOCAB_ZIPF``) of ``language``, a text's language of
     ``WORD_LANGUAGES`` (``text_language``; never for others, whose words are names as often)."""
-    return language in WORD_LANGUAGES and zipf(bare_word(word), (language,)) >= VOCAB_ZIPF
+    return language in WORD_LANGUAGES and is_vocabulary(word, languages=(language,))
 
 
 #: Languages that write a compound noun as one word ("Steuerbescheid", "ziekenhuisopname").

@@ -117,9 +117,14 @@ _DAY_MONTH = (
     rf"\d{{1,2}}(?:st|nd|rd|th|er|\.|°|º)? (?:of |de |di )?{_MONTH}(?![\w.]?\d)(?!\w)"
     rf"|{_MONTH}\.? \d{{1,2}}(?:st|nd|rd|th)?(?![\d,/.-])"
 )
-_BIRTHDAY_WORDS = (
+#: Birthday words of the main languages (also read after a date: ``BIRTHDAY_AFTER_RE``), and
+#: of more languages and scripts.
+_MAIN_BIRTHDAY_WORDS = (
     r"birthday|geburtstag|cumpleaños|compleanno|anniversaire|verjaardag|urodziny|aniversário"
-    r"|födelsedag|fødselsdag|bursdag|syntymäpäivä|születésnap|doğum günü|narozeniny|ziua de naștere"
+    r"|födelsedag|fødselsdag|bursdag|syntymäpäivä|születésnap|doğum günü"
+)
+_BIRTHDAY_WORDS = (
+    rf"{_MAIN_BIRTHDAY_WORDS}|narozeniny|ziua de naștere"
     r"|день рождения|день народження|γενέθλια|عيد ميلاد|יום הולדת|जन्मदिन|sinh nhật|ulang tahun"
 )
 _TURNING = (
@@ -133,10 +138,7 @@ BIRTHDAY_DAY_RE = re.compile(
 )
 #: A birthday word right after a date ("am 4. Mai 2018 Geburtstag"): a birth date when its year
 #: is past (``dob_answer_recognizer``).
-BIRTHDAY_AFTER_RE = _date_before(
-    r"birthday|geburtstag|cumpleaños|compleanno|anniversaire|verjaardag|urodziny|aniversário"
-    r"|födelsedag|fødselsdag|bursdag|syntymäpäivä|születésnap|doğum günü"
-)
+BIRTHDAY_AFTER_RE = _date_before(_MAIN_BIRTHDAY_WORDS)
 
 
 def past_year(date: str) -> bool:

@@ -364,8 +364,10 @@ _SPEAKER = re.compile(
 )
 
 
-#: A phone number right after a speaker's colon: the line is a contact list's, not a chat's.
-_PHONE_AFTER = re.compile(r"[ \t\u3000]*\+?[\d(][\d \-().]{6,}\d")
+#: A phone number of any country's writing, and one right after a speaker's colon: the line is
+#: a contact list's, not a chat's.
+_PHONE = r"\+?[\d(][\d \-().]{6,}\d"
+_PHONE_AFTER = re.compile(rf"[ \t\u3000]*{_PHONE}")
 
 
 def script_speaker_values(text: str) -> list[tuple[int, int]]:
@@ -427,7 +429,7 @@ _CONTACT_LINE = re.compile(
     r"(?m)^[ \t\u3000]*(?:[-*•·・][ \t]*|\d{1,3}[.)．][ \t]*|\d{1,3}[ \t]?\S{1,2}[ \t\u3000]+)?"
     r"(?P<name>[^\W\d_][^\n\d:：|\t—–,@\u3000]{0,30}?)"
     r"[ \t\u3000]*(?:[—–|:：,\t\u3000]|\s-)[ \t\u3000]*"
-    r"(?=\+?[\d(][\d \-().]{6,}\d|[\w.+-]+@[\w-]+\.\w)"
+    rf"(?={_PHONE}|[\w.+-]+@[\w-]+\.\w)"
 )
 
 
@@ -448,9 +450,9 @@ def _script_contact_name(name: str) -> bool:
     is no name)."""
     if not _non_latin_name_shape(name) or key_entity(name) or person_key(name.lower()):
         return False
-    words = name.split()
     if _CJK_LETTERS.fullmatch(name):
         return _cjk_name(name)
+    words = name.split()
     return 2 <= len(words) <= 4 and any(map(listed_name, words))
 
 
