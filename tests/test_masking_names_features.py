@@ -226,7 +226,7 @@ def test_capitals_in_brackets_that_abbreviate_the_words_before_are_no_name():
     """Schwartz and Hearst's test: each letter found in order in the words before the bracket,
     the first at a word's start; a listed name among those words makes them a person's
     initials."""
-    from agentic_pipeline.masking.names.floor import abbreviation_in_brackets
+    from agentic_pipeline.masking.names.layout import abbreviation_in_brackets
 
     def abbreviates(text: str, short: str) -> bool:
         i = text.index(f"({short})") + 1

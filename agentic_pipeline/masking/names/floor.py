@@ -17,6 +17,7 @@ from agentic_pipeline.masking.detectors.label_lists import glued_label, id_label
 from agentic_pipeline.masking.detectors.login_names import platforms
 from agentic_pipeline.masking.names.features import TextFeatures
 from agentic_pipeline.masking.names.fields import PERSON_LABELS
+from agentic_pipeline.masking.names.layout import form_heading, form_key
 from agentic_pipeline.masking.names.lexicon import (
     COMMON_WORDS,
     DATA,
@@ -90,7 +91,9 @@ def non_person_signal(tf: TextFeatures, start: int, end: int) -> str | None:
     or one word is a key of personal data: "DOB", "Phone", "Surname"),
     ``"number-label"`` (one word that is mostly an ordinary word, ``COMMON_WORDS``, labels the
     number or amount after its colon: "Price: $105"), ``"label"`` (one word that is a person
-    label, ``fields.PERSON_LABELS``, before a colon: "Payer: <name>"),
+    label, ``fields.PERSON_LABELS``, before a colon: "Payer: <name>"), ``"form-key"`` (the whole
+    key of a form's field line, whatever its language, ``layout.form_key``), ``"heading"`` (on
+    a form's title line, ``layout.form_heading``),
     ``"street"`` (a house number before it and a street type last in it: "14 <word> Nagar"),
     ``"calendar"`` (a month or weekday that spaCy reads as a date: "since May"),
     ``"place"`` (a country or nationality that no name list has: "Uruguay", "Danish"), ``"city"``
@@ -131,6 +134,10 @@ def non_person_signal(tf: TextFeatures, start: int, end: int) -> str | None:
         return "number-label"
     if len(words) == 1 and words[0].lower() in PERSON_LABELS and _COLON_AFTER.match(tf.text, end):
         return "label"
+    if form_key(tf.text, start, end):
+        return "form-key"  # "Emri: <value>" among a form's fields: a key in any language
+    if form_heading(tf.text, start, end):
+        return "heading"  # a form's title line above its fields
     folded = [fold(w).strip("'’.-") for w in words]
     if words[-1] in _street_types() and _HOUSE_NUMBER_BEFORE.search(
         tf.text, max(0, start - 16), start
@@ -452,47 +459,3 @@ def _thing_name(words: list[str], folded: list[str]) -> bool:
     if zipf(last, ("en",)) < THING_HEAD_ZIPF or listed_name(last) or folded[0] in firsts:
         return False
     return not international(last) or vocabulary_word(words[0])
-
-
-def abbreviation_in_brackets(text: str, start: int, end: int) -> bool:
-    """``text[start:end]`` is capitals in brackets that abbreviate the words right before the
-    bracket, no capitalised one a listed name: its letters are found in order in those
-    words, the first at the start of a word, within min(n + 5, 2n) words for n letters (Schwartz
-    and Hearst's test for an abbreviation's definition, 2003); two letters are the capitalised
-    initials of the two words before. A person's initials after the name stay a name's."""
-    short = text[start:end]
-    if not (2 <= len(short) <= 6 and short.isalpha() and short.isupper()):
-        return False
-    if text[start - 1 : start] != "(" or text[end : end + 1] != ")":
-        return False
-    line_start = text.rfind("\n", 0, start) + 1
-    words = text[line_start : start - 1].split()[-min(len(short) + 5, 2 * len(short)) :]
-    if len(short) == 2:  # two letters: the initials of the two words before, no more
-        initials = "".join(w[:1] for w in words[-2:])
-        if initials.upper() != short or not all(w[:1].isupper() for w in words[-2:]):
-            return False
-    long = " ".join(words)
-    j = len(long) - 1
-    for k in range(len(short) - 1, -1, -1):
-        c = short[k].lower()
-        while j >= 0 and (long[j].lower() != c or (k == 0 and j > 0 and long[j - 1].isalnum())):
-            j -= 1
-        if j < 0:
-            return False
-        j -= 1
-    defined = [w.strip(",.;:") for w in long[j + 1 :].split()]
-    return not any(w[:1].isupper() and listed_name(w) for w in defined)
-
-
-def without_abbreviations(
-    text: str, spans: list[tuple[int, int, float]]
-) -> list[tuple[int, int, float]]:
-    """``spans`` without capitals in brackets that abbreviate the words before them
-    (``abbreviation_in_brackets``: "Miami (MIA)", "Data Protection Officer (DPO)"), but a
-    person's initials right after a span of the name ("<First> <Last> (FL)")."""
-    return [
-        sp
-        for sp in spans
-        if not abbreviation_in_brackets(text, sp[0], sp[1])
-        or any(sp[0] - 3 <= b < sp[0] for _, b, _ in spans)
-    ]

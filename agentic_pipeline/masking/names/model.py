@@ -63,7 +63,6 @@ from agentic_pipeline.masking.names.floor import (
     person_extents,
     person_parts,
     vocabulary_word,
-    without_abbreviations,
 )
 from agentic_pipeline.masking.names.joins import (
     given_after_surname,
@@ -72,6 +71,7 @@ from agentic_pipeline.masking.names.joins import (
     with_name_parts,
     with_particles,
 )
+from agentic_pipeline.masking.names.layout import without_abbreviations
 from agentic_pipeline.masking.names.lexicon import (
     is_name_pair,
     listed_name,

@@ -1,0 +1,120 @@
+"""Where a span sits in a text's layout, for the name model and its floor: the key of a form's
+field ("<key>: <value>"), the heading line above a form, capitals in brackets that abbreviate
+the words before them. spaCy reads a field key or a form's title in a language it does not know
+as a person as often as a name, and plain Presidio masks them; these tell the floor where a span
+stands, the model whether its words are a name."""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from agentic_pipeline.masking.names.lexicon import listed_name
+
+#: A form's field line: a key of one to five words (maybe after a bullet), its colon, a value on
+#: the same line.
+_FIELD_LINE = re.compile(
+    r"^[ \t]*(?:[-*•>][ \t]+)?([^\W\d_](?:[^\n:：]{0,40}?[^\s:：])?)[ \t]*[:：][ \t]*(\S[^\n]*)$",
+    re.MULTILINE,
+)
+#: Field lines that make a text a form (or a record): a chat of two speakers has fewer keys.
+MIN_FIELDS = 3
+#: Words of a form's short value (a name, a date, a number, an address); a chat line says more.
+_SHORT_VALUE = 6
+#: The share of a form's values that are short: a chat's lines are sentences ("<speaker>: I need
+#: the passport numbers of all of us") where a form's are not.
+_SHORT_SHARE = 0.75
+#: Lines under a heading read for its form's fields.
+_HEADING_WINDOW = 4
+
+
+Field = tuple[int, int, str, int]
+
+
+@lru_cache(maxsize=256)
+def _fields(text: str) -> tuple[Field, ...]:
+    """(start, end, folded key, words of the value) of the key of each field line of
+    ``text``."""
+    return tuple(
+        (m.start(1), m.end(1), " ".join(m.group(1).split()).casefold(), len(m.group(2).split()))
+        for m in _FIELD_LINE.finditer(text)
+    )
+
+
+def _form(fields: tuple[Field, ...]) -> bool:
+    """Field lines that make a form: at least ``MIN_FIELDS``, as many different keys as lines (a
+    chat's speakers come back line after line) and mostly short values (a chat's are
+    sentences)."""
+    keys = [f[2] for f in fields]
+    short = sum(f[3] <= _SHORT_VALUE for f in fields)
+    return (
+        len(keys) >= MIN_FIELDS
+        and len(set(keys)) == len(keys)
+        and short >= _SHORT_SHARE * len(fields)
+    )
+
+
+def form_key(text: str, start: int, end: int) -> bool:
+    """``text[start:end]`` is the whole key of a field line of a form ("<key>: <value>", in a text
+    of at least ``MIN_FIELDS`` field lines whose keys all differ): a label, whatever its
+    language ("Emri:", "Upravičenec:")."""
+    fields = _fields(text)
+    return any(f[0] == start and f[1] == end for f in fields) and _form(fields)
+
+
+def form_heading(text: str, start: int, end: int) -> bool:
+    """``text[start:end]`` lies on the first line of ``text``, a line with no colon, over a form:
+    at least ``MIN_FIELDS`` of the next ``_HEADING_WINDOW`` lines are field lines with different
+    keys (a form's title: "<Membership form of a club>" above "Name: ...")."""
+    first_end = text.find("\n")
+    if first_end < 0 or end > first_end or ":" in text[:first_end] or "：" in text[:first_end]:
+        return False
+    below = first_end + 1
+    for _ in range(_HEADING_WINDOW):
+        nxt = text.find("\n", below)
+        below = len(text) if nxt < 0 else nxt + 1
+    return _form(tuple(f for f in _fields(text) if f[0] < below))
+
+
+def abbreviation_in_brackets(text: str, start: int, end: int) -> bool:
+    """``text[start:end]`` is capitals in brackets that abbreviate the words right before the
+    bracket, no capitalised one a listed name: its letters are found in order in those
+    words, the first at the start of a word, within min(n + 5, 2n) words for n letters (Schwartz
+    and Hearst's test for an abbreviation's definition, 2003); two letters are the capitalised
+    initials of the two words before. A person's initials after the name stay a name's."""
+    short = text[start:end]
+    if not (2 <= len(short) <= 6 and short.isalpha() and short.isupper()):
+        return False
+    if text[start - 1 : start] != "(" or text[end : end + 1] != ")":
+        return False
+    line_start = text.rfind("\n", 0, start) + 1
+    words = text[line_start : start - 1].split()[-min(len(short) + 5, 2 * len(short)) :]
+    if len(short) == 2:  # two letters: the initials of the two words before, no more
+        initials = "".join(w[:1] for w in words[-2:])
+        if initials.upper() != short or not all(w[:1].isupper() for w in words[-2:]):
+            return False
+    long = " ".join(words)
+    j = len(long) - 1
+    for k in range(len(short) - 1, -1, -1):
+        c = short[k].lower()
+        while j >= 0 and (long[j].lower() != c or (k == 0 and j > 0 and long[j - 1].isalnum())):
+            j -= 1
+        if j < 0:
+            return False
+        j -= 1
+    defined = [w.strip(",.;:") for w in long[j + 1 :].split()]
+    return not any(w[:1].isupper() and listed_name(w) for w in defined)
+
+
+def without_abbreviations(
+    text: str, spans: list[tuple[int, int, float]]
+) -> list[tuple[int, int, float]]:
+    """``spans`` without capitals in brackets that abbreviate the words before them
+    (``abbreviation_in_brackets``: "Miami (MIA)", "Data Protection Officer (DPO)"), but a
+    person's initials right after a span of the name ("<First> <Last> (FL)")."""
+    return [
+        sp
+        for sp in spans
+        if not abbreviation_in_brackets(text, sp[0], sp[1])
+        or any(sp[0] - 3 <= b < sp[0] for _, b, _ in spans)
+    ]

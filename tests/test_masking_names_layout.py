@@ -1,0 +1,80 @@
+"""Where a span stands in a text's layout (``names.layout``): the key of a form's field and the
+title line above a form are no person when the name model also says so, whatever their language;
+a chat's speakers and a name heading a record stay. Entities are set by hand on real spaCy
+documents; every sentence and word here is written for this test."""
+
+from __future__ import annotations
+
+from name_docs import BLIND as _BLIND
+from name_docs import person_doc as _doc
+from name_docs import spans_found as _found
+
+from agentic_pipeline.masking.names.features import TextFeatures
+from agentic_pipeline.masking.names.floor import non_person_signal
+from agentic_pipeline.masking.names.layout import form_heading, form_key
+from agentic_pipeline.masking.names.model import NameModel
+
+#: A model that calls every candidate word a name.
+_EAGER = NameModel(weights={}, intercept=12.0, threshold=0.3, propagate=0.85, veto=0.3)
+
+_FORM = (
+    "Pieteikums peldbaseina abonementam\n"
+    "Vārds: Ilgvars Strautkalns\n"
+    "Dzimšanas datums: 14.09.1983\n"
+    "Tālrunis: +371 2940 7715\n"
+    "Adrese: Lāčplēša iela 88-4, Rēzekne"
+)
+
+
+def _signal(nlp, text: str, span: str) -> str | None:
+    start = text.index(span)
+    doc = _doc(nlp, text, span)
+    return non_person_signal(TextFeatures(text, doc), start, start + len(span))
+
+
+def test_a_forms_field_key_in_any_language_is_no_person(nlp):
+    start = _FORM.index("Vārds")
+    assert form_key(_FORM, start, start + len("Vārds"))
+    assert _signal(nlp, _FORM, "Vārds") == "form-key"
+    assert _found(_BLIND, _FORM, _doc(nlp, _FORM, "Vārds")) == []
+
+
+def test_a_forms_title_line_is_no_person(nlp):
+    title = "Pieteikums peldbaseina"
+    assert form_heading(_FORM, 0, len(title))
+    assert _signal(nlp, _FORM, title) == "heading"
+    assert _found(_BLIND, _FORM, _doc(nlp, _FORM, title)) == []
+
+
+def test_the_value_of_a_field_is_no_key():
+    start = _FORM.index("Ilgvars")
+    assert not form_key(_FORM, start, start + len("Ilgvars Strautkalns"))
+
+
+def test_a_chats_speakers_stay_when_they_come_back(nlp):
+    text = (
+        "Wennemar: kannst du die Kinder heute von der Schule holen?\n"
+        "Tjorven: ja\n"
+        "Wennemar: danke, dann gehe ich nach der Arbeit einkaufen"
+    )
+    assert not form_key(text, 0, len("Wennemar"))
+    assert _found(_BLIND, text, _doc(nlp, text, "Tjorven")) == ["Tjorven"]
+
+
+def test_speakers_of_one_line_each_stay_when_their_lines_are_sentences(nlp):
+    text = (
+        "Oheim: ich bringe morgen den großen Kuchen für das ganze Fest mit\n"
+        "Jelka: super, dann kaufe ich die Getränke und noch ein paar Becher\n"
+        "Smilla: ich komme leider erst spät am Abend nach der Arbeit"
+    )
+    start = text.index("Jelka")
+    assert not form_key(text, start, start + len("Jelka"))
+    assert _found(_BLIND, text, _doc(nlp, text, "Jelka")) == ["Jelka"]
+
+
+def test_a_name_heading_a_record_stays_when_the_model_reads_a_name(nlp):
+    text = "Brīvis Ozolkalns\nDzimis: 02.02.1977\nTālrunis: +371 2811 6043\nNodaļa: kardioloģija"
+    doc = _doc(nlp, text, "Brīvis Ozolkalns")
+    assert form_heading(text, 0, len("Brīvis Ozolkalns"))
+    assert "Brīvis Ozolkalns" in _found(_EAGER, text, doc)
+    assert _found(_BLIND, text, doc) == []  # the model's say decides: no name, no mask
