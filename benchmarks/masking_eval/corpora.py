@@ -19,11 +19,11 @@ The data lives outside the repo (``../shared/external`` beside the checkout, or 
 in ``$AGENTIC_PIPELINE_EXTERNAL``); the presidio-evaluator templates are read from its wheel
 without importing the package (``pip download --no-deps presidio-evaluator==0.3.2 -d /tmp/pe``).
 
-Eighteen hand-labelled corpora live in the repo (``benchmarks/fresh_corpus/``), each written
+Nineteen hand-labelled corpora live in the repo (``benchmarks/fresh_corpus/``), each written
 blind to the masking rules and to the others. ``fresh-blind`` to ``fresh-blind-17`` were each held
 out until the next one was written; they are development corpora now (in ``TEXT_CORPORA``: the
-name model trains on them, their misses are read). ``fresh-blind-18`` is held out: measured,
-never tuned on, in ``LOADERS`` and ``HELD_OUT_CORPORA`` but not in
+name model trains on them, their misses are read). ``fresh-blind-18`` and ``fresh-blind-19`` are
+held out: measured, never tuned on, in ``LOADERS`` and ``HELD_OUT_CORPORA`` but not in
 ``TEXT_CORPORA``/``TAU_CORPORA``.
 
 Used by the masking benchmark (``benchmarks/masking_eval``), the corpus-value test and the name
@@ -119,6 +119,7 @@ FRESH_BLIND_15 = "fresh-blind-15"
 FRESH_BLIND_16 = "fresh-blind-16"
 FRESH_BLIND_17 = "fresh-blind-17"
 FRESH_BLIND_18 = "fresh-blind-18"
+FRESH_BLIND_19 = "fresh-blind-19"
 
 
 def external_root() -> Path:
@@ -775,6 +776,7 @@ FRESH_BLIND_15_FILE = FRESH_BLIND_FILE.with_name("fresh_blind_15.jsonl")
 FRESH_BLIND_16_FILE = FRESH_BLIND_FILE.with_name("fresh_blind_16.jsonl")
 FRESH_BLIND_17_FILE = FRESH_BLIND_FILE.with_name("fresh_blind_17.jsonl")
 FRESH_BLIND_18_FILE = FRESH_BLIND_FILE.with_name("fresh_blind_18.jsonl")
+FRESH_BLIND_19_FILE = FRESH_BLIND_FILE.with_name("fresh_blind_19.jsonl")
 
 
 def _label_spans(text: str, labels: list[list[Any]], doc_id: str) -> list[Span]:
@@ -954,6 +956,14 @@ def load_fresh_blind_18(
     return _load_labelled_jsonl(Path(path or FRESH_BLIND_18_FILE), FRESH_BLIND_18, limit)
 
 
+def load_fresh_blind_19(
+    limit: int | None = None, path: str | Path | None = None
+) -> list[LabelledText]:
+    """The nineteenth, held out, written blind to the masking rules and to the first eighteen
+    (the same eight genres, 50 languages; ``benchmarks/fresh_corpus/README.md``)."""
+    return _load_labelled_jsonl(Path(path or FRESH_BLIND_19_FILE), FRESH_BLIND_19, limit)
+
+
 # ------------------------------------------------------------------------------------- registry
 LOADERS: dict[str, Callable[..., list[LabelledText]]] = {
     CONTEXTUAL: load_contextual_anonymizer,
@@ -982,6 +992,7 @@ LOADERS: dict[str, Callable[..., list[LabelledText]]] = {
     FRESH_BLIND_16: load_fresh_blind_16,
     FRESH_BLIND_17: load_fresh_blind_17,
     FRESH_BLIND_18: load_fresh_blind_18,
+    FRESH_BLIND_19: load_fresh_blind_19,
 }
 #: The four outsider corpora of ``pii-dev/``, the evaluator templates and the first seventeen
 #: hand-labelled corpora (text corpora); the tau files are whole agent logs (``limit`` counts
@@ -1012,7 +1023,7 @@ TEXT_CORPORA = (
 )
 TAU_CORPORA = (TAU_AIRLINE, TAU_RETAIL, TAU2_AIRLINE)
 #: Corpora measured, never trained or tuned on (not in the two tuples above).
-HELD_OUT_CORPORA = (FRESH_BLIND_18,)
+HELD_OUT_CORPORA = (FRESH_BLIND_18, FRESH_BLIND_19)
 
 
 def available() -> bool:

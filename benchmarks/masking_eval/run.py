@@ -80,6 +80,7 @@ DEFAULT_SIZES = {
     C.FRESH_BLIND_16: None,
     C.FRESH_BLIND_17: None,
     C.FRESH_BLIND_18: None,
+    C.FRESH_BLIND_19: None,
 }
 Key = tuple[str, int, int, str]
 
