@@ -328,3 +328,24 @@ def test_a_month_spacy_reads_as_a_date_is_no_person(nlp):
     assert non_person_signal(TextFeatures(text, doc), start, start + 3) == "calendar"
     model = default_model()
     assert model.unlike_a_person(TextFeatures(text, doc), start, start + 3, model.propagate - 0.01)
+
+
+_NOTICE = (
+    "Pengumuman rapat warga\n"
+    "Rapat akan diadakan di balai desa pada hari Sabtu pukul sembilan pagi. Semua warga "
+    "diharapkan hadir tepat waktu. Bapak Wirawan Sasongko akan memimpin rapat."
+)
+
+
+def test_a_frequent_word_of_the_texts_own_language_is_no_person(nlp):
+    # Indonesian is no main European language: its words are read in the text's own language
+    doc = _doc(nlp, _NOTICE, "Pengumuman")
+    assert non_person_signal(TextFeatures(_NOTICE, doc), 0, len("Pengumuman")) == "language"
+    assert _found(_BLIND, _NOTICE, doc) == []
+
+
+def test_a_name_in_a_text_of_another_language_keeps_the_floor(nlp):
+    doc = _doc(nlp, _NOTICE, "Wirawan Sasongko")
+    start = _NOTICE.index("Wirawan")
+    assert non_person_signal(TextFeatures(_NOTICE, doc), start, start + 16) is None
+    assert _found(_BLIND, _NOTICE, doc) == ["Wirawan Sasongko"]

@@ -38,6 +38,7 @@ from agentic_pipeline.masking.vocabulary import (
     VOCAB_ZIPF,
     WEEKDAYS,
     WORD_LANGUAGES,
+    bare_word,
     compound_word,
     european_stop_words,
     foreign_stop_word,
@@ -77,7 +78,9 @@ def non_person_signal(tf: TextFeatures, start: int, end: int) -> str | None:
     the text's language: chat words such as "pls verfy", a Swedish text's "hemma"),
     ``"vocabulary"`` (every word is vocabulary of one of the main European languages
     that no name list has, a stop word of one of them, a place or a calendar word: "Desk Lamp",
-    "Ich komme aus", "Die Bestellung"), ``"thing"`` (the last of several words is an English
+    "Ich komme aus", "Die Bestellung"), ``"language"`` (every word is a frequent word of the
+    text's own language, whichever wordfreq lists, that no name list has: "Pengumuman" in an
+    Indonesian text), ``"thing"`` (the last of several words is an English
     common noun that no name list has and the first is no listed first name: "Vacuum Cleaner"),
     ``"company"`` (the first or last word is an organisation word that no name list has: "Globex
     Logistics", "Klinik Brenner"; or one stands before the span, maybe with stop words between:
@@ -161,6 +164,8 @@ def non_person_signal(tf: TextFeatures, start: int, end: int) -> str | None:
         return "calendar"
     if all(vocabulary_word(w, len(words) == 1, FLOOR_VOCAB_ZIPF) for w in words):
         return "vocabulary"
+    if tf.language and all(_own_language_word(w, tf.language) for w in words):
+        return "language"  # "Pengumuman" heading an Indonesian notice
     if len(words) > 1 and _thing_name(words, folded):
         return "thing"
     suspect = {w for w in words if tf.labels_of.get(w, set()) & _NON_PERSON_LABELS}
@@ -446,6 +451,14 @@ def vocabulary_word(word: str, alone: bool = False, threshold: float = VOCAB_ZIP
     if compound_word(word) and not listed_name(word):  # "Zahnarztpraxis", "Wasserflasche"
         return True
     return not_a_name_word(word, WORD_LANGUAGES, threshold) and not (alone and international(word))
+
+
+def _own_language_word(word: str, language: str) -> bool:
+    """``word`` is a frequent word (from ``FLOOR_VOCAB_ZIPF``) of ``language``, the text's own
+    (``vocabulary.text_language``, of the languages wordfreq lists beyond the main European
+    ones too: Turkish, Vietnamese, Indonesian, Malay, Filipino, Catalan, Serbo-Croatian), and in
+    no name list."""
+    return zipf(bare_word(word), (language,)) >= FLOOR_VOCAB_ZIPF and not listed_name(word)
 
 
 def _thing_name(words: list[str], folded: list[str]) -> bool:
