@@ -330,3 +330,13 @@ def test_a_login_name_after_a_noun_label_or_for_user_is_masked_and_verbs_stay(ma
     assert "brightotter" not in roster and "<USER_ID_" in roster and "joined 2024" in roster
     assert "quenby77" not in log and "attempts=2" in log
     assert verb == "Please handle the refund for user accounts today."
+
+
+def test_a_login_right_after_a_platforms_name_in_a_team_list():
+    text = (
+        "Team: Odalys Brenner, tech lead, GitHub quorvik\n"
+        "Pim Tessaro, SRE, GitLab ptess-ops, on call"
+    )
+    assert [text[a:b] for a, b in social_spans(text)] == ["quorvik", "ptess-ops"]
+    for stays in ("See the GitHub issue, it is open.", "Open a GitHub issue\nThen ask on Discord"):
+        assert social_spans(stays) == []

@@ -497,6 +497,29 @@ def test_a_record_id_of_a_person_is_masked_whatever_its_shape_and_a_things_stays
     assert doc["items"][0]["id"] == "P-88213" and doc["receipt"]["Donation ID"] == "DN-55102"
 
 
+def test_a_records_id_under_a_key_that_names_an_ids_thing_is_that_id(masker):
+    """{"claims": [{"id": …}]}: a claim's id, as "claim id" labels one; an order's and a
+    ticket's id stay."""
+    (out,) = masked_cells(
+        masker,
+        (
+            "tool",
+            json.dumps(
+                {
+                    "claims": [{"id": "QC-7730-118", "status": "open", "amount": 410}],
+                    "policies": [{"id": "HX4471902", "tier": "silver"}],
+                    "orders": [{"id": "ORD-55120", "total": 18.5}],
+                    "tickets": [{"id": "TK-20931", "state": "new"}],
+                }
+            ),
+        ),
+    )
+    doc = json.loads(out)
+    assert doc["claims"][0]["id"].startswith("<INSURANCE_ID_")
+    assert doc["policies"][0]["id"].startswith("<INSURANCE_ID_")
+    assert doc["orders"][0]["id"] == "ORD-55120" and doc["tickets"][0]["id"] == "TK-20931"
+
+
 def test_ids_after_dot_leaders_on_file_labels_and_new_id_labels(masker):
     """A form's dot leader stands between a label and its value ("Driver license ....");
     "IDs on file:" is no file's number; a school id and a certificate number have labels."""

@@ -599,6 +599,8 @@ def test_fields_of_one_line_separated_by_bars_are_read_one_by_one(masker):
         ("车牌号", "VEHICLE_ID"),
         ("사원번호", "USER_ID"),
         ("Mã nhân viên", "USER_ID"),
+        ("mã NV", "USER_ID"),  # its short form in a staff list
+        ("Sicil", "USER_ID"),  # a Turkish staff register's number, "sicil no" written short
     ],
 )
 def test_labels_of_languages_beyond_europe_name_their_type(label, expected):

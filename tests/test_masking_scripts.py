@@ -263,6 +263,19 @@ def test_a_contact_lists_names_in_scripts_with_no_letter_case():
     assert found == ["윤서진", "松井 香織", "سميرة المنصوري", "Вадим Карпенко"], found
 
 
+def test_a_contact_lists_name_with_a_department_between_it_and_the_phone():
+    """A staff list's line: a name, a department or a role, then a phone number or an e-mail;
+    a list of departments' phones has no name."""
+    text = (
+        "教师名单\n李婉清\u3000外语系\u3000138-5550-2741\n"
+        "韩立新\u3000体育部\u3000han.lx@example.edu\n"
+        "سالم عبد الله النعيمي — مدير المبيعات — +971 50 555 1234\n"
+        "部门电话\n教务处\u3000010-5550-3321\n财务处\u3000010-5550-3322"
+    )
+    found = [text[a:b] for a, b in script_list_values(text)]
+    assert found == ["李婉清", "韩立新", "سالم عبد الله النعيمي"], found
+
+
 def test_a_chinese_name_written_with_a_space_in_running_text():
     """A family name and a given name with a space between, set off by spaces or quotes, as a
     hand-written text or a JSON value has it; spaced words whose first is no family name

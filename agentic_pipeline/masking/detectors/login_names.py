@@ -217,13 +217,16 @@ def platforms() -> frozenset[str]:
 @lru_cache(maxsize=1)
 def _platform_cues() -> tuple[re.Pattern[str], ...]:
     """A handle before "on <platform>" in the main European languages ("<handle> auf
-    Instagram"), and after "<platform> under / as" ("on GitHub under <handle>")."""
+    Instagram"), after "<platform> under / as" ("on GitHub under <handle>"), and right after
+    the platform's name as a list's entry ends, before a line's end, a comma, a bracket or a
+    bar ("GitHub <handle>, SRE"; "GitHub issue" is a word, no handle)."""
     names = alternation(platforms())
     on = r"(?:on|auf|sur|en|su|op|na|em|no|på|w|в)"
     under = r"(?:under|as|als|sous|como|come|jako)"
     return (
         re.compile(rf"(?<![\w@.])@?{_HANDLE}[ \t]+{on}[ \t]+(?i:{names})(?![\w])"),
         re.compile(rf"(?i:(?<![\w.])(?:{names}))[ \t]+{under}[ \t]+@?{_HANDLE}(?![\w@])"),
+        re.compile(rf"(?i:(?<![\w.])(?:{names}))[ \t]+@?{_HANDLE}(?=[ \t]*(?:$|[,;)|/]))", re.M),
     )
 
 

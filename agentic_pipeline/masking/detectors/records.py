@@ -38,6 +38,21 @@ def generic_id_of_a_person(parent_key: str | None, keys: list[str]) -> bool:
     )
 
 
+def owner_id(parent_key: str | None) -> str | None:
+    """The id type of a bare ``id`` under a key that names what the record is, when that thing's
+    id is a personal identifier (``{"claims": [{"id": …}]}``: a claim's id is an insurance id,
+    as "claim id" labels one); None for a thing's or a reference's id ("orders", "tickets")."""
+    if parent_key is None:
+        return None
+    last = normalize_key(parent_key).split("_")[-1]
+    singular = last[:-3] + "y" if last.endswith("ies") else last.removesuffix("s")
+    for word in (last, singular):
+        entity = label_entity(f"{word} id") if word else None
+        if entity is not None and entity not in ("PERSON", "REFERENCE_ID"):
+            return entity
+    return None
+
+
 def person_record(parent_key: str | None, keys: list[str]) -> bool:
     """Whether a JSON object's bare ``id`` is a person's: ``generic_id_of_a_person``, and the
     object is no thing's record (``name_of_a_thing``: {"id": …, "name": "Garden Hose"} under
