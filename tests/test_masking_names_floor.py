@@ -26,6 +26,7 @@ from agentic_pipeline.masking.names.model import (
     load_model,
     model_path,
 )
+from agentic_pipeline.masking.names.recognizer import without_titles
 from agentic_pipeline.masking.names.words import tag_words
 from agentic_pipeline.masking.vocabulary import compound_word
 
@@ -302,8 +303,13 @@ def test_a_spacy_person_of_two_people_joined_by_a_conjunction_is_judged_name_by_
 def test_a_stop_word_of_another_language_at_a_spacy_persons_edge_stays_out(nlp):
     text = "Soy Maricruz, de soporte."  # Spanish "I am", which spaCy's English model takes in
     assert _found(_BLIND, text, _doc(nlp, text, "Soy Maricruz")) == ["Maricruz"]
-    # a word of another language, not only a stop word (a greeting, German "Servus")
+    # a word of another language, not only a stop word (a greeting, German "Servus"); before a
+    # name and a comma the floor keeps the greeting's span whole (``layout.greeted``) and the
+    # recognizer leaves the greeting out (``without_titles``)
     text = "Servus Ottavina, bis morgen."
+    assert _found(_BLIND, text, _doc(nlp, text, "Servus Ottavina")) == ["Servus Ottavina"]
+    assert without_titles(text, (0, 15, "PERSON")) == (7, 15, "PERSON")
+    text = "Servus Ottavina und Jonas sind schon da."
     assert _found(_BLIND, text, _doc(nlp, text, "Servus Ottavina")) == ["Ottavina"]
     # an English word there may be a name's ("Will"): the span stays whole
     text = "Will Brackenbury phoned twice."

@@ -11,7 +11,7 @@ from name_docs import spans_found as _found
 
 from agentic_pipeline.masking.names.features import TextFeatures
 from agentic_pipeline.masking.names.floor import non_person_signal
-from agentic_pipeline.masking.names.layout import form_heading, form_key
+from agentic_pipeline.masking.names.layout import form_heading, form_key, greeted
 from agentic_pipeline.masking.names.model import NameModel
 
 #: A model that calls every candidate word a name.
@@ -78,3 +78,17 @@ def test_a_name_heading_a_record_stays_when_the_model_reads_a_name(nlp):
     assert form_heading(text, 0, len("Brīvis Ozolkalns"))
     assert "Brīvis Ozolkalns" in _found(_EAGER, text, doc)
     assert _found(_BLIND, text, doc) == []  # the model's say decides: no name, no mask
+
+
+def test_a_nickname_greeted_at_a_messages_start_keeps_the_floor(nlp):
+    # a nickname that is a word of the text's language, after a greeting and before a comma
+    text = "Oi Beto,\nte mando amanhã os documentos da casa nova."
+    doc = _doc(nlp, text, "Oi Beto")
+    assert greeted(text, 0, len("Oi Beto")) == len("Oi ")
+    assert _found(_BLIND, text, doc) == ["Oi Beto"]  # the recognizer leaves the greeting out
+
+
+def test_an_english_word_greeted_stays():
+    for text, span in (("Dear Customer,\nyour parcel", "Customer"), ("Hello World!", "World")):
+        start = text.index(span)
+        assert greeted(text, start, start + len(span)) is None

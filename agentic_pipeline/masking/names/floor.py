@@ -17,7 +17,7 @@ from agentic_pipeline.masking.detectors.label_lists import glued_label, id_label
 from agentic_pipeline.masking.detectors.login_names import platforms
 from agentic_pipeline.masking.names.features import TextFeatures
 from agentic_pipeline.masking.names.fields import PERSON_LABELS
-from agentic_pipeline.masking.names.layout import form_heading, form_key
+from agentic_pipeline.masking.names.layout import form_heading, form_key, greeted
 from agentic_pipeline.masking.names.lexicon import (
     COMMON_WORDS,
     DATA,
@@ -207,6 +207,10 @@ def person_parts(
     stop words and that the model puts below ``bar`` (``_stop_word_edge``: "Soy <First>",
     "Pode <First>": a verb spaCy took in). A unit that is no candidate of the model (no key of
     ``probs``) counts as below ``bar``."""
+    if greeted(tf.text, start, end) is not None:
+        # "Ciao <name>,": the greeted word is a name, whatever it means; judged with its greeting
+        # (``recognizer.without_titles`` leaves the greeting out of the masked span)
+        return [(start, end)]
     ks = [
         k for k in range(bisect.bisect_right(tf.ends, start), len(tf.words)) if tf.starts[k] < end
     ]

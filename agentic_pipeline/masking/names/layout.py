@@ -9,7 +9,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from agentic_pipeline.masking.names.lexicon import listed_name
+from agentic_pipeline.masking.names.lexicon import is_title, listed_name
+from agentic_pipeline.masking.vocabulary import zipf
 
 #: A form's field line: a key of one to five words (maybe after a bullet), its colon, a value on
 #: the same line.
@@ -29,6 +30,35 @@ _HEADING_WINDOW = 4
 
 
 Field = tuple[int, int, str, int]
+
+
+#: A salutation or greeting, then the one or two capitalised words greeted and a comma, an
+#: exclamation mark or the line's end ("Ciao <name>,", "Hallo <name>!").
+_GREETED = re.compile(
+    r"(?P<title>[^\W\d_]+)[ \t]+(?P<name>[^\W\d_][\w'’-]*(?:[ \t]+[^\W\d_][\w'’-]*)?)"
+    r"[ \t]*(?:[,!]|$)",
+    re.MULTILINE,
+)
+
+
+#: The word right before a span on its line (a greeting that a span of its name left out).
+_WORD_BEFORE = re.compile(r"(?<![\w'’-])[^\W\d_]+[ \t]+$")
+
+
+def greeted(text: str, start: int, end: int) -> int | None:
+    """Where the name starts when ``text[start:end]`` is a salutation or greeting and the one or
+    two capitalised words it greets, or those words right after one, before a comma, an
+    exclamation mark or the line's end: a person, whatever the word means in the text's
+    language ("Ciao <name>,"; a nickname that is a word); None otherwise, and for an English
+    word ("Dear Customer,", "Hello World!")."""
+    before = _WORD_BEFORE.search(text, max(0, start - 24), start)
+    for at in (start, before.start()) if before else (start,):
+        m = _GREETED.match(text, at)
+        if m is not None and m.end("name") == end and is_title(m["title"]):
+            words = m["name"].split()
+            english = any(not w[0].isupper() or zipf(w.lower(), ("en",)) >= 3 for w in words)
+            return None if english else m.start("name")
+    return None
 
 
 @lru_cache(maxsize=256)

@@ -71,7 +71,7 @@ from agentic_pipeline.masking.names.joins import (
     with_name_parts,
     with_particles,
 )
-from agentic_pipeline.masking.names.layout import without_abbreviations
+from agentic_pipeline.masking.names.layout import greeted, without_abbreviations
 from agentic_pipeline.masking.names.lexicon import (
     is_name_pair,
     listed_name,
@@ -324,7 +324,7 @@ class NameModel:
         for s, e, _ in person_extents(tf.text, [(s, e, 0.0) for s, e in pieces if s < e]):
             ps = [p for i, p in probs.items() if tf.starts[i] < e and s < tf.ends[i]]
             best = max(ps, default=0.0)
-            by_label = last_first_value(tf.text, s) is not None  # "Patient: <LAST>, <FIRST>"
+            by_label = last_first_value(tf.text, s) or greeted(tf.text, s, e) is not None
             if self.veto_always is not None and best < self.veto_always and not by_label:
                 continue
             if (
