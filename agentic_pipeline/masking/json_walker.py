@@ -452,7 +452,7 @@ def walk(
             if (ent is not None and generic) or id_word:
                 if person is None:
                     person = person_record(key, [str(x) for x in obj])
-                ent = (ent or "USER_ID") if person else owner_id(key)  # "claims": a claim's
+                ent = (ent or "USER_ID") if person else owner_id(key)  # {"claims": [{"id"
             if ent is None and address and address_part(ks) in _ADDRESS_PARTS:
                 ent = "LOCATION"
             if option is not None:  # "material": "glass" of a product's options

@@ -206,7 +206,8 @@ def person_parts(
     <First>"), and a part loses the capitalised words at its edges that are another language's
     stop words and that the model puts below ``bar`` (``_stop_word_edge``: "Soy <First>",
     "Pode <First>": a verb spaCy took in). A unit that is no candidate of the model (no key of
-    ``probs``) counts as below ``bar``."""
+    ``probs``) counts as below ``bar``. A greeting and the word it greets stay one part
+    (``layout.greeted``: "Ciao <name>,")."""
     if greeted(tf.text, start, end) is not None:
         # "Ciao <name>,": the greeted word is a name, whatever it means; judged with its greeting
         # (``recognizer.without_titles`` leaves the greeting out of the masked span)

@@ -1,8 +1,8 @@
 """Where a span sits in a text's layout, for the name model and its floor: the key of a form's
-field ("<key>: <value>"), the heading line above a form, capitals in brackets that abbreviate
-the words before them. spaCy reads a field key or a form's title in a language it does not know
-as a person as often as a name, and plain Presidio masks them; these tell the floor where a span
-stands, the model whether its words are a name."""
+field ("<key>: <value>"), the heading line above a form, the word a greeting greets, capitals in
+brackets that abbreviate the words before them. spaCy reads a field key or a form's title in a
+language it does not know as a person as often as a name, and plain Presidio masks them; these
+tell the floor where a span stands, the model whether its words are a name."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ from functools import lru_cache
 from agentic_pipeline.masking.names.lexicon import is_title, listed_name
 from agentic_pipeline.masking.vocabulary import zipf
 
-#: A form's field line: a key of one to five words (maybe after a bullet), its colon, a value on
-#: the same line.
+#: A form's field line: a key of 42 characters at most (maybe after a bullet), its colon, a
+#: value on the same line.
 _FIELD_LINE = re.compile(
     r"^[ \t]*(?:[-*•>][ \t]+)?([^\W\d_](?:[^\n:：]{0,40}?[^\s:：])?)[ \t]*[:：][ \t]*(\S[^\n]*)$",
     re.MULTILINE,
@@ -29,7 +29,53 @@ _SHORT_SHARE = 0.75
 _HEADING_WINDOW = 4
 
 
+#: A field line's key: (start, end, folded key, words of the value).
 Field = tuple[int, int, str, int]
+
+
+@lru_cache(maxsize=256)
+def _fields(text: str) -> tuple[Field, ...]:
+    """(start, end, folded key, words of the value) of the key of each field line of
+    ``text``."""
+    return tuple(
+        (m.start(1), m.end(1), " ".join(m.group(1).split()).casefold(), len(m.group(2).split()))
+        for m in _FIELD_LINE.finditer(text)
+    )
+
+
+def _form(fields: tuple[Field, ...]) -> bool:
+    """Field lines that make a form: at least ``MIN_FIELDS``, as many different keys as lines (a
+    chat's speakers come back line after line) and mostly short values (a chat's are
+    sentences)."""
+    keys = [f[2] for f in fields]
+    short = sum(f[3] <= _SHORT_VALUE for f in fields)
+    return (
+        len(keys) >= MIN_FIELDS
+        and len(set(keys)) == len(keys)
+        and short >= _SHORT_SHARE * len(fields)
+    )
+
+
+def form_key(text: str, start: int, end: int) -> bool:
+    """``text[start:end]`` is the whole key of a field line of a form ("<key>: <value>", in a text
+    of at least ``MIN_FIELDS`` field lines whose keys all differ and whose values are mostly
+    short, ``_form``): a label, whatever its language ("Emri:", "Upravičenec:")."""
+    fields = _fields(text)
+    return any(f[0] == start and f[1] == end for f in fields) and _form(fields)
+
+
+def form_heading(text: str, start: int, end: int) -> bool:
+    """``text[start:end]`` lies on the first line of ``text``, a line with no colon, over a form:
+    at least ``MIN_FIELDS`` of the next ``_HEADING_WINDOW`` lines are field lines with different
+    keys (a form's title: "<Membership form of a club>" above "Name: ...")."""
+    first_end = text.find("\n")
+    if first_end < 0 or end > first_end or ":" in text[:first_end] or "：" in text[:first_end]:
+        return False
+    below = first_end + 1
+    for _ in range(_HEADING_WINDOW):
+        nxt = text.find("\n", below)
+        below = len(text) if nxt < 0 else nxt + 1
+    return _form(tuple(f for f in _fields(text) if f[0] < below))
 
 
 #: A salutation or greeting, then the one or two capitalised words greeted and a comma, an
@@ -59,51 +105,6 @@ def greeted(text: str, start: int, end: int) -> int | None:
             english = any(not w[0].isupper() or zipf(w.lower(), ("en",)) >= 3 for w in words)
             return None if english else m.start("name")
     return None
-
-
-@lru_cache(maxsize=256)
-def _fields(text: str) -> tuple[Field, ...]:
-    """(start, end, folded key, words of the value) of the key of each field line of
-    ``text``."""
-    return tuple(
-        (m.start(1), m.end(1), " ".join(m.group(1).split()).casefold(), len(m.group(2).split()))
-        for m in _FIELD_LINE.finditer(text)
-    )
-
-
-def _form(fields: tuple[Field, ...]) -> bool:
-    """Field lines that make a form: at least ``MIN_FIELDS``, as many different keys as lines (a
-    chat's speakers come back line after line) and mostly short values (a chat's are
-    sentences)."""
-    keys = [f[2] for f in fields]
-    short = sum(f[3] <= _SHORT_VALUE for f in fields)
-    return (
-        len(keys) >= MIN_FIELDS
-        and len(set(keys)) == len(keys)
-        and short >= _SHORT_SHARE * len(fields)
-    )
-
-
-def form_key(text: str, start: int, end: int) -> bool:
-    """``text[start:end]`` is the whole key of a field line of a form ("<key>: <value>", in a text
-    of at least ``MIN_FIELDS`` field lines whose keys all differ): a label, whatever its
-    language ("Emri:", "Upravičenec:")."""
-    fields = _fields(text)
-    return any(f[0] == start and f[1] == end for f in fields) and _form(fields)
-
-
-def form_heading(text: str, start: int, end: int) -> bool:
-    """``text[start:end]`` lies on the first line of ``text``, a line with no colon, over a form:
-    at least ``MIN_FIELDS`` of the next ``_HEADING_WINDOW`` lines are field lines with different
-    keys (a form's title: "<Membership form of a club>" above "Name: ...")."""
-    first_end = text.find("\n")
-    if first_end < 0 or end > first_end or ":" in text[:first_end] or "：" in text[:first_end]:
-        return False
-    below = first_end + 1
-    for _ in range(_HEADING_WINDOW):
-        nxt = text.find("\n", below)
-        below = len(text) if nxt < 0 else nxt + 1
-    return _form(tuple(f for f in _fields(text) if f[0] < below))
 
 
 def abbreviation_in_brackets(text: str, start: int, end: int) -> bool:
