@@ -355,3 +355,16 @@ def test_a_name_in_a_text_of_another_language_keeps_the_floor(nlp):
     start = _NOTICE.index("Wirawan")
     assert non_person_signal(TextFeatures(_NOTICE, doc), start, start + 16) is None
     assert _found(_BLIND, _NOTICE, doc) == ["Wirawan Sasongko"]
+
+
+def test_a_person_the_model_rejects_in_a_text_of_another_language_loses_the_floor(nlp):
+    # spaCy's English model reads another language's capitalised words as persons: there the
+    # floor keeps only what the model gives at least ``veto_other_language``
+    other = dataclasses.replace(_BLIND, veto_other_language=0.1)
+    german = "Gestern hat Quorvinde bei uns angerufen und nach dem neuen Termin gefragt."
+    english = "Yesterday Quorvinde called us and asked about the new appointment."
+    for text, kept in ((german, []), (english, ["Quorvinde"])):
+        doc = _doc(nlp, text, "Quorvinde")
+        assert _found(other, text, doc) == kept
+        assert _found(_BLIND, text, doc) == ["Quorvinde"]
+    assert build.VETO_OTHER_LANGUAGE == default_model().veto_other_language

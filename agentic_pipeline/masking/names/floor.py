@@ -68,6 +68,25 @@ _NUMBER_AFTER_LABEL = re.compile(r"[ \t*_]*[:=][ \t*_]*[$€£¥]?[ \t]*\d")
 _COLON_AFTER = re.compile(r"[ \t*_]*:")
 
 
+#: Non-person signals (``non_person_signal``) that overrule a probability below the model's
+#: propagation bar (``model.NameModel.unlike_a_person``).
+STRONG_SIGNALS = frozenset(
+    {
+        "no-word",
+        "identifier",
+        "upper",
+        "company",
+        "business",
+        "organisation",
+        "place",
+        "calendar",
+        "city",
+        "id-label",
+        "number-label",
+    }
+)
+
+
 def non_person_signal(tf: TextFeatures, start: int, end: int) -> str | None:
     """Why the span ``start:end`` of ``tf.text`` (a spaCy PERSON entity) looks like no person,
     or None: ``"no-word"`` (no name-like word: an id, a code, an e-mail address or handle; the

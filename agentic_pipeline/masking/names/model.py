@@ -57,6 +57,7 @@ from agentic_pipeline.masking.names.fields import (
 )
 from agentic_pipeline.masking.names.floor import (
     SPAN_WORD,
+    STRONG_SIGNALS,
     after_title,
     non_person_signal,
     organisation_word,
@@ -100,25 +101,6 @@ _PIECE = re.compile(rf"{_PIECE_CHAR}(?:(?:[^\n\t|,;: ]| (?! )|:(?=\S))*{_PIECE_C
 ENTITY_FLOOR_LABELS = frozenset({"ORG", "GPE", "NORP", "LOC", "FAC"})
 
 
-#: Non-person signals (``floor.non_person_signal``) that overrule a probability below the
-#: propagation bar.
-STRONG_SIGNALS = frozenset(
-    {
-        "no-word",
-        "identifier",
-        "upper",
-        "company",
-        "business",
-        "organisation",
-        "place",
-        "calendar",
-        "city",
-        "id-label",
-        "number-label",
-    }
-)
-
-
 @dataclass
 class NameModel:
     """Feature weights, intercept and the two probability bars, with a version string."""
@@ -134,6 +116,10 @@ class NameModel:
     veto: float | None = None
     #: ... or below this whatever the signal (None: never)
     veto_always: float | None = None
+    #: ... or, in a text of another language than English (``TextFeatures.language``), below
+    #: this whatever the signal: spaCy's English model reads its capitalised words as persons
+    #: (None: never)
+    veto_other_language: float | None = None
     #: spaCy ORG/GPE/NORP/LOC/FAC entities of at most two words are person spans when their
     #: best probability reaches this and they carry no non-person signal (None: never)
     entity_floor: float | None = None
@@ -327,6 +313,9 @@ class NameModel:
             by_label = last_first_value(tf.text, s) or greeted(tf.text, s, e) is not None
             if self.veto_always is not None and best < self.veto_always and not by_label:
                 continue
+            other = tf.language is not None and self.veto_other_language is not None
+            if other and best < self.veto_other_language and not by_label:
+                continue
             if (
                 self.veto is not None
                 and best < self.veto
@@ -371,6 +360,7 @@ class NameModel:
             "propagate": self.propagate,
             "veto": self.veto,
             "veto_always": self.veto_always,
+            "veto_other_language": self.veto_other_language,
             "entity_floor": self.entity_floor,
             "extend": self.extend,
             "intercept": round(self.intercept, 5),
@@ -403,6 +393,7 @@ class NameModel:
             propagate=float(data["propagate"]),
             veto=_bar(data.get("veto")),
             veto_always=_bar(data.get("veto_always")),
+            veto_other_language=_bar(data.get("veto_other_language")),
             entity_floor=_bar(data.get("entity_floor")),
             extend=_bar(data.get("extend")),
             version=str(data["version"]),
