@@ -270,7 +270,7 @@ def test_a_contact_lists_name_with_a_department_between_it_and_the_phone():
         "教师名单\n李婉清\u3000外语系\u3000138-5550-2741\n"
         "韩立新\u3000体育部\u3000han.lx@example.edu\n"
         "سالم عبد الله النعيمي — مدير المبيعات — +971 50 555 3817\n"
-        "部门电话\n教务处\u3000010-5550-3321\n财务处\u3000010-5550-3322"
+        "部门电话\n后勤处\u3000010-5550-3321\n财务处\u3000010-5550-3322"
     )
     found = [text[a:b] for a, b in script_list_values(text)]
     assert found == ["李婉清", "韩立新", "سالم عبد الله النعيمي"], found
