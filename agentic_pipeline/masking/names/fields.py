@@ -425,11 +425,12 @@ _LABEL_THEN_NAME = re.compile(
 #: A contact list's line in any script: maybe a bullet, a number or a group's number and word
 #: ("2 班"), a cell, then a dash, a bar, a tab, a colon, a comma or an ideographic space, maybe
 #: one more cell (a department, a role), and a phone number or an e-mail address.
+_CELL_CHAR = r"[^\n\d:：|\t—–,@\u3000]"
 _CONTACT_LINE = re.compile(
     r"(?m)^[ \t\u3000]*(?:[-*•·・][ \t]*|\d{1,3}[.)．][ \t]*|\d{1,3}[ \t]?\S{1,2}[ \t\u3000]+)?"
-    r"(?P<name>[^\W\d_][^\n\d:：|\t—–,@\u3000]{0,30}?)"
+    rf"(?P<name>[^\W\d_]{_CELL_CHAR}{{0,30}}?)"
     r"[ \t\u3000]*(?:[—–|:：,\t\u3000]|\s-)[ \t\u3000]*"
-    r"(?:[^\W\d_][^\n\d:：|\t—–,@\u3000]{0,24}?[ \t\u3000]*(?:[—–|,\t\u3000]|\s-)[ \t\u3000]*)?"
+    rf"(?:[^\W\d_]{_CELL_CHAR}{{0,24}}?[ \t\u3000]*(?:[—–|,\t\u3000]|\s-)[ \t\u3000]*)?"
     rf"(?={_PHONE}|[\w.+-]+@[\w-]+\.\w)"
 )
 

@@ -38,7 +38,6 @@ from agentic_pipeline.masking.vocabulary import (
     VOCAB_ZIPF,
     WEEKDAYS,
     WORD_LANGUAGES,
-    bare_word,
     compound_word,
     european_stop_words,
     foreign_stop_word,
@@ -46,6 +45,7 @@ from agentic_pipeline.masking.vocabulary import (
     international,
     is_city,
     is_place,
+    is_vocabulary,
     language_word,
     zipf,
 )
@@ -482,7 +482,7 @@ def _own_language_word(word: str, language: str) -> bool:
     (``vocabulary.text_language``, of the languages wordfreq lists beyond the main European
     ones too: Turkish, Vietnamese, Indonesian, Malay, Filipino, Catalan, Serbo-Croatian), and in
     no name list."""
-    return zipf(bare_word(word), (language,)) >= FLOOR_VOCAB_ZIPF and not listed_name(word)
+    return is_vocabulary(word, FLOOR_VOCAB_ZIPF, (language,)) and not listed_name(word)
 
 
 def _thing_name(words: list[str], folded: list[str]) -> bool:

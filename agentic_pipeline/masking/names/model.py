@@ -310,7 +310,10 @@ class NameModel:
         for s, e, _ in person_extents(tf.text, [(s, e, 0.0) for s, e in pieces if s < e]):
             ps = [p for i, p in probs.items() if tf.starts[i] < e and s < tf.ends[i]]
             best = max(ps, default=0.0)
-            by_label = last_first_value(tf.text, s) or greeted(tf.text, s, e) is not None
+            # "Patient: <LAST>, <FIRST>", "Ciao <name>,": a name by its place
+            by_label = (
+                last_first_value(tf.text, s) is not None or greeted(tf.text, s, e) is not None
+            )
             if self.veto_always is not None and best < self.veto_always and not by_label:
                 continue
             other = tf.language is not None and self.veto_other_language is not None
