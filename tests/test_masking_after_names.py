@@ -1,9 +1,10 @@
 """Values right after a person's name (``detectors/after_names.py``). A child's birth date
 written without a birth word, "<name> (<date>)", "<name>, <date>" or "<name> <date>" at a line's
 end, is a birth date; a date after a name that the sentence goes on from (a visit, a delivery)
-and a date of this year stay. A code in brackets or between dashes after a name is the person's
-id. In a text that speaks of birth dates elsewhere ("DOBs", "birthdays"), anything may follow
-the date. Every name, date and code here is written for this test (no corpus value).
+and a date of this year stay. A code in brackets or between dashes after a name, or in the cell
+beside it in a row, is the person's id. In a text that speaks of birth dates elsewhere ("DOBs",
+"birthdays"), anything may follow the date. Every name, date and code here is written for this
+test (no corpus value).
 """
 
 import datetime as dt
@@ -68,6 +69,27 @@ def test_a_date_the_sentence_goes_on_from_or_of_this_year_stays(masker, text, da
 def test_a_code_in_brackets_or_dashes_after_a_name_is_an_id(masker, text, code):
     (out,) = masked_cells(masker, ("user", text))
     assert code not in out and "<ID_NUMBER_" in out, out
+
+
+@pytest.mark.parametrize(
+    ("text", "code"),
+    [
+        # the next cell of a row, or the cell that opens the row before the name
+        ("Staff\nQW-55017 | Tomas Wrembel | Accounts\nQW-55023 | Ilse Vranken | Legal", "QW-55023"),
+        ("payroll export\nIlse Vranken   T-40418   acct 12\nTomasz Wrembel   T-40433", "T-40418"),
+        ("Rota\nHX-88120, Ilse Vranken, nights\nHX-88133, Tomasz Wrembel, days", "HX-88133"),
+    ],
+)
+def test_a_code_in_a_cell_beside_a_name_is_an_id(masker, text, code):
+    (out,) = masked_cells(masker, ("user", text))
+    assert code not in out and "<ID_NUMBER_" in out, out
+
+
+def test_a_year_or_a_postcode_in_the_cell_beside_a_name_stays(masker):
+    (out,) = masked_cells(masker, ("user", "Budget owner: Ilse Vranken, FY2026, approved"))
+    assert "FY2026" in out, out
+    (out,) = masked_cells(masker, ("user", "Room B2041 - Ilse Vranken"))
+    assert "B2041" in out, out
 
 
 def test_a_thing_after_a_name_and_a_word_stays(masker):

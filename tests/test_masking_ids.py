@@ -6,6 +6,7 @@ Every sentence and value here is invented for this test (no corpus value).
 """
 
 import json
+import re
 
 import pytest
 from conftest import masked_cells
@@ -13,6 +14,7 @@ from conftest import masked_cells
 from agentic_pipeline.masking import Masker
 from agentic_pipeline.masking.detectors import label_entity
 from agentic_pipeline.masking.detectors.redacted import redacted_matches
+from agentic_pipeline.masking.pseudonyms import TOKEN_RE
 
 KEY = "ids-test-key-0123456789abcdef0123456789abcd"
 
@@ -67,7 +69,7 @@ def test_redacted_card_displays_longer_than_a_card_are_found():
 @pytest.mark.parametrize(
     ("text", "value", "entity"),
     [
-        ("Police report number 661204873-KX was filed on Monday.", "661204873-KX", "REFERENCE_ID"),
+        ("Police report number 661204874-KX was filed on Monday.", "661204874-KX", "REFERENCE_ID"),
         ("Crime reference number: 5521/24/QT is on the form.", "5521/24/QT", "REFERENCE_ID"),
         ("Suspect identification number 448810273-ZA noted.", "448810273-ZA", "ID_DOCUMENT"),
         ("Tax Identification Number 'TNQ88Z7710' appeared in the scan.", "TNQ88Z7710", "TAX_ID"),
@@ -80,7 +82,17 @@ def test_ids_with_suffixes_and_new_labels_are_masked_whole(masker, text, value, 
     out = _one(masker, text)
     for part in value.replace("/", "-").split("-"):
         assert part not in out, part
-    assert f"<{entity}_" in out
+    before, after = text.split(value)
+    token = out.removeprefix(before).removesuffix(after)
+    assert out.startswith(before) and out.endswith(after) and TOKEN_RE.fullmatch(token), out
+    assert f"<{entity}_" in out, out
+
+
+def test_a_checksum_id_with_glued_letters_is_one_token(masker):
+    """A valid Australian TFN's digits with a suffix: the checksum recognizer's span takes the
+    glued letters too (``apply.whole_code``), one token for the whole value."""
+    out = _one(masker, "Police report number 661204873-KX was filed on Monday.")
+    assert out.count("<") == 1 and "661204873" not in out and "KX" not in out, out
 
 
 @pytest.mark.parametrize(
@@ -417,6 +429,8 @@ def test_a_lead_stem_alone_after_id_or_an_everyday_one_is_no_label():
         "Permit for QZ71 VKT until May.",  # British shape, letters the DVLA leaves unused
         "주차 위반 차량 47다 8120 확인 바랍니다.",
         "Машина Е 418 КХ 150 стоит у подъезда.",
+        "बिक्री: स्कूटर, नंबर RJ 14 QX 7730, पहला मालिक",
+        "Parked: GJ-01-KM-4429 near gate 3",
     ],
 )
 def test_plates_of_strict_national_formats_are_masked_without_a_label(masker, text):
@@ -428,6 +442,51 @@ def test_a_part_number_of_two_letter_groups_stays(masker):
     assert "AB-12-CD" in _one(masker, "Part no. AB-12-CD is back in stock.")
     assert "2024 EDITION" in _one(masker, "Order the 2024 EDITION today.")
     assert "10월 2024" in _one(masker, "행사는 10월 2024 예정입니다.")  # a month, no Korean plate
+    # an Indian plate's shape whose series is a word
+    assert "AS 2 OF 2024" in _one(masker, "SCHEDULE AS 2 OF 2024 APPLIES")
+
+
+@pytest.mark.parametrize(
+    ("text", "plate"),
+    [
+        ("Fleet: [1HGCM82633A004352, 5QWT318] / depot 4", "5QWT318"),
+        ("KVR 5120 (OR), VIN 1HGCM82633A004352, 2021 Volvo XC90 T8", "KVR 5120"),
+        ("unit 7 | 1HGCM82633A004352 | TQ-48 LMX | due 03/02", "TQ-48 LMX"),
+    ],
+)
+def test_a_plate_in_a_cell_of_a_vins_line_is_masked(masker, text, plate):
+    out = _one(masker, text)
+    assert plate not in out and "1HGCM82633A004352" not in out, out
+    assert "XC90 T8" in out or "XC90" not in text, out  # a model's name in the sentence stays
+
+
+def test_a_plate_label_opening_a_cell_of_a_vins_line_stays(masker):
+    out = _one(masker, "Prodám vůz, STK do 2028, SPZ 4KT 5520, VIN TMBJJ7NE8J0123456")
+    assert "SPZ <VEHICLE_ID_" in out and "4KT 5520" not in out, out
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        # the parts a recognizer's pattern left out, glued by "-", "." or "/"
+        ('renewal: license_lookup(number="LPN.207731")', "LPN.207731"),
+        ("Crew: Odile Marsk (CDL W310-4481-2207), bus 12", "W310-4481-2207"),
+        ("Номер читательского билета: ЧБ-0091532", "ЧБ-0091532"),
+        # an IFSC without a label, its one digit the fixed zero
+        ("Refund to 50100234771, KKBK0FHRTWQ, by Friday", "KKBK0FHRTWQ"),
+        ("NHI: QRT4412, seen in clinic", "QRT4412"),
+        ("Paciente: Odile Marsk — C.C. 1.052.334.871 / EPS Sur", "1.052.334.871"),
+    ],
+)
+def test_an_ids_glued_parts_and_more_labels(masker, text, value):
+    out = _one(masker, text)
+    bare = TOKEN_RE.sub("", out)
+    assert not any(part in bare for part in re.split(r"[-./]", value) if part), out
+
+
+def test_a_shopping_centre_abbreviated_like_an_id_label_stays(masker):
+    assert "C.C. Gran Plaza" in _one(masker, "Nos vemos en el C.C. Gran Plaza 2, local 14.")
+    assert "users/" in _one(masker, "See example.org/users/88123 for the form")
 
 
 @pytest.mark.parametrize(

@@ -12,6 +12,7 @@ from presidio_anonymizer.entities import ConflictResolutionStrategy, RecognizerR
 
 from agentic_pipeline.masking.csv_cells import csv_table, tabular_values, thing_column, thing_values
 from agentic_pipeline.masking.detectors.id_floor import FLOOR_DETECTOR, FLOOR_TYPE
+from agentic_pipeline.masking.detectors.id_shapes import whole_code
 from agentic_pipeline.masking.detectors.login_names import login_extent
 from agentic_pipeline.masking.detectors.numbers import CARD_SHAPE, phone_context_before
 from agentic_pipeline.masking.detectors.presidio_set import predefined_types
@@ -342,11 +343,6 @@ _WORD_TYPES = frozenset({"PERSON", "STREET_ADDRESS", "LOCATION"})
 _TRUSTED_PHONE = frozenset({"known_entity", "key_rule", "IntlPhoneRecognizer"})
 
 
-#: Capitals glued by a hyphen to the end of a number read as a phone ("…-005-KX"): an id's
-#: last part, masked with it.
-_CODE_TAIL = re.compile(r"-[A-Z]{1,3}(?![\w-])")
-
-
 def _is_id_char(ch: str) -> bool:
     return ch.isascii() and ch.isalnum()
 
@@ -367,9 +363,7 @@ def whole_words(text: str, span: Span) -> Span:
             s -= 1
         while e < len(text) and _is_id_char(text[e]) and _is_id_char(text[e - 1]):
             e += 1
-        tail = _CODE_TAIL.match(text, e) if et == "PHONE_NUMBER" else None
-        if tail is not None:  # "6612-380-417-QW" is no phone's but an id's number, whole
-            e = tail.end()
+        s, e = whole_code(text, s, e)  # "6612-380-417-QW" is no phone's but an id's, whole
         return (s, e, et, sc, det) if (s, e) != span[:2] else span
     if det == "SpacyRecognizer" and "\n" in text[s:e]:  # "Jenny\nAddress": cut at the line
         first = text[s:e].strip("\n").split("\n", 1)[0]

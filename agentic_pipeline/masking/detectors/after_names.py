@@ -12,9 +12,10 @@ runs after the name model has decided the persons of the text.
   a birth date (7 of 7; 2,310 other recent dates were not right after a name).
 * A life span in brackets right after a name ("<name> (1902–1977)"): its first year is the
   person's birth year.
-* Ids of the person: a code of letters and digits in brackets or between dashes right after the
-  name ("<name> (WH2-4410)", "• <name> — KT-88120 — <email>"), of an identifier's shape
-  (``id_floor.floor_shape``), as ``ID_NUMBER``.
+* Ids of the person: a code of letters and digits in brackets, between dashes or as the next
+  cell of a row right after the name ("<name> (WH2-4410)", "• <name> — KT-88120 — <email>",
+  "<name> | QH-20931 | …"), or as the cell that opens the row right before it ("QH-20931, <name>,
+  …"), of an identifier's shape (``id_floor.floor_shape``), as ``ID_NUMBER``.
 """
 
 from __future__ import annotations
@@ -43,11 +44,19 @@ _AFTER = re.compile(r"[ \t]*(?:$|[)\],;.]|\r?\n)", re.MULTILINE)
 #: A code in brackets or after a dash right after a name, then a closing bracket, a dash, a comma
 #: or the line's end ("(WH2-4410)", "— KT-88120 —"), maybe of several letter groups ("(QZ-PT-5512)",
 #: "(KV/2024/5512)"), maybe after a lower-case word in the bracket ("(record QV-5512; …)").
+_CODE_VALUE = r"(?P<code>[A-Z]{1,5}\d{0,2}(?:[-/][A-Z0-9]{1,5}(?=[-/])){0,2}[-/]?\d{3,10}[A-Z]?)"
+#: A row's cell separator: a bar, a comma or a semicolon, a tab, or two spaces or more.
+_CELL_SEPARATOR = r"(?:[ \t]*[|,;][ \t]*|[ \t]*\t[ \t]*|[ ]{2,})"
 _CODE = re.compile(
-    r"[ \t]*(?:\((?:[a-z]{2,10}\.?[ \t]+)?|[—–-][ \t]+)"
-    r"(?P<code>[A-Z]{1,5}\d{0,2}(?:[-/][A-Z0-9]{1,5}(?=[-/])){0,2}[-/]?\d{3,10}[A-Z]?)"
-    r"(?=\)|[ \t]+[—–-]|[ \t]*(?:,|;|$))",
+    rf"(?:[ \t]*\((?:[a-z]{{2,10}}\.?[ \t]+)?|[ \t]*[—–-][ \t]+|{_CELL_SEPARATOR})"
+    + _CODE_VALUE
+    + rf"(?=\)|[ \t]+[—–-]|[ \t]*(?:,|;|$)|{_CELL_SEPARATOR})",
     re.MULTILINE,
+)
+#: A code opening a row right before its name, maybe after a bullet ("A-40912 | <name> | …",
+#: "• KT-88120 — <name>"): matched on the line's text up to the name.
+_CODE_BEFORE = re.compile(
+    r"[ \t]*(?:[-*•·][ \t]+)?" + _CODE_VALUE + rf"(?:{_CELL_SEPARATOR}|[ \t]+[—–-][ \t]+)"
 )
 
 
@@ -67,12 +76,22 @@ def values_after_names(text: str, spans: list[Span]) -> list[Span]:
     if not any(entity == "PERSON" for _, _, entity, *_ in spans):
         return spans
     births = BIRTH_WORD_RE.search(text) is not None
-    for _, end, entity, *_ in spans:
-        if entity == "PERSON" and (found := _value_after(text, end, births)) is not None:
-            a, b, kind = found
-            if not any(s < b and a < e for s, e, *_ in spans):
-                added.append((a, b, kind, SCORE, DETECTOR))
+    for start, end, entity, *_ in spans:
+        if entity != "PERSON":
+            continue
+        for found in (_value_after(text, end, births), _code_before(text, start)):
+            if found is not None and not any(s < found[1] and found[0] < e for s, e, *_ in spans):
+                added.append((*found, SCORE, DETECTOR))
     return spans + added
+
+
+def _code_before(text: str, start: int) -> tuple[int, int, str] | None:
+    """The code that opens the row of a name starting at ``start``, with its type."""
+    line = text.rfind("\n", 0, start) + 1
+    m = _CODE_BEFORE.fullmatch(text, line, start)
+    if m is None or not floor_shape(m.group("code")):
+        return None
+    return (*m.span("code"), FLOOR_TYPE)
 
 
 def _value_after(text: str, end: int, births: bool) -> tuple[int, int, str] | None:

@@ -106,3 +106,35 @@ def bank_sort_code(entity: str | None, value: str) -> bool:
     the bank's code, not as a date."""
     bank = entity in ("BANK_ACCOUNT", "ABA_ROUTING_NUMBER")
     return bank and SORT_CODE.fullmatch(value) is not None
+
+
+#: What joins the parts of one code ("RN.204411", "H310-2291-0457", "KG/2026/118").
+_CODE_JOINS = "-./"
+#: Capitals of a code's part in any script ("ШК", "KÁR"): at most this many.
+_CODE_CAPITALS = 8
+
+
+def _code_part(part: str) -> bool:
+    """A part of a code: digits, or capitals and digits ("RN", "H652", "ШК"), not a word."""
+    return part.isalnum() and (part.isdigit() or (part.isupper() and len(part) <= _CODE_CAPITALS))
+
+
+def whole_code(text: str, start: int, end: int) -> tuple[int, int]:
+    """Widen an id at ``text[start:end]`` over the parts glued to it by ``-``, ``.`` or ``/`` that
+    are digits or capitals: the id's prefix, its type letters or its last groups, which a
+    recognizer's pattern left out ("RN.<number>", "<licence>-2049-9022", "ШК-<number>")."""
+    while end + 1 < len(text) and text[end] in _CODE_JOINS:
+        part_end = end + 1
+        while part_end < len(text) and text[part_end].isalnum():
+            part_end += 1
+        if not _code_part(text[end + 1 : part_end]):
+            break
+        end = part_end
+    while start >= 2 and text[start - 1] in _CODE_JOINS:
+        part_start = start - 1
+        while part_start > 0 and text[part_start - 1].isalnum():
+            part_start -= 1
+        if not _code_part(text[part_start : start - 1]):
+            break
+        start = part_start
+    return start, end

@@ -324,6 +324,17 @@ def sort_code_recognizer() -> ContextGroupRecognizer:
     )
 
 
+#: An Indian bank branch's IFSC: the bank's four letters, a zero, the branch's six letters or
+#: digits ("KKBK0FHRTWQ"; RBI), with no label: one digit only, so the labels' id shape
+#: (``id_shapes.id_value_ok``) does not take it.
+IFSC_RE = re.compile(r"(?<![\w-])[A-Z]{4}0[A-Z0-9]{6}(?![\w-])")
+
+
+def ifsc_recognizer() -> ContextGroupRecognizer:
+    """IFSC codes (``IFSC_RE``) as bank account data, as a sort code."""
+    return ContextGroupRecognizer("BANK_ACCOUNT", (IFSC_RE,), 0.6, "IfscRecognizer", group=0)
+
+
 #: A social-media handle in text ("thanks @fern_walker88"), with the dots and hyphens that
 #: payment, chat and code platforms allow inside ("@fern-walker-88", "@f.walker", "@j-walker"),
 #: in any script (a Weibo or VK user's handle in Chinese or Cyrillic letters):
@@ -397,6 +408,7 @@ def outsider_recognizers() -> list[LocalRecognizer]:
         NameModelRecognizer(),
         customer_id_recognizer(),
         sort_code_recognizer(),
+        ifsc_recognizer(),
         social_handle_recognizer(),
         login_name_recognizer(),
         ChatNickRecognizer(),

@@ -31,7 +31,7 @@ from presidio_analyzer.nlp_engine import NlpArtifacts
 
 from agentic_pipeline.masking.detectors.data_files import alternation, data_file
 from agentic_pipeline.masking.detectors.label_lists import id_words, labels_of_type
-from agentic_pipeline.masking.vocabulary import zipf
+from agentic_pipeline.masking.vocabulary import STOP_WORDS, zipf
 
 ENTITY = "VEHICLE_ID"
 #: A VIN's score: above spaCy's (0.85) and the labels' (0.87): a check digit is validation.
@@ -67,7 +67,7 @@ _ONE_TOKEN = re.compile(r"[A-Z0-9]{5,8}(?![\w-])")
 _PROSE_WORD = re.compile(r",?[ \t]+[^\W\d_][\w'’]*,?(?=[ \t])")
 #: What stands between the label or a word and the next word: maybe a comma or a colon ("fordon:
 #: <plate>"), then blanks.
-_GAP = re.compile(r"[,:]?[ \t]+")
+_GAP = re.compile(r"[ \t]*[,:]?[ \t]+")
 #: A year (1900-2099) as one group of a value: a model year or a date, no plate's group.
 _YEAR = re.compile(r"(?:19|20)\d\d")
 
@@ -90,14 +90,17 @@ _VEHICLE_LABEL = re.compile(rf"(?i:(?<!\w)(?:{alternation(_VEHICLE_IDS + _VEHICL
 #: the DVLA leaves unused are accepted, as a bad check digit is for an id), French SIV
 #: ("AB-123-CD", no I, O or U), Belgian ("1-ABC-123"), the Dutch side codes of three groups with
 #: a group of three ("AB-123-C", "12-ABC-3", ...), South Korean (two or three digits, one of
-#: the Hangul syllables plates use, four digits: "12가 3456") and Russian (a letter, three
-#: digits, two letters of the twelve Cyrillic ones that look Latin, the region: "А 123 ВС 77").
+#: the Hangul syllables plates use, four digits: "12가 3456"), Russian (a letter, three
+#: digits, two letters of the twelve Cyrillic ones that look Latin, the region: "А 123 ВС 77")
+#: and Indian (``_INDIAN_PLATE``).
 #: In the development corpora every French, Belgian and Dutch match was a labelled plate (7 of
 #: 7).
 #: The Hangul syllables of South Korean plates' use class.
 _KOREAN_PLATE_SYLLABLES = (
     "가나다라마거너더러머버서어저고노도로모보소오조구누두루무부수우주아바사자배하허호"
 )
+#: The codes of India's states and union territories that open its plates ("KA 05 MX 2291").
+_INDIAN_STATES = "|".join(data_file("labels.yaml")["indian_plate_states"])
 _STRICT_PLATE = re.compile(
     r"(?<![\w-])(?:[A-Z]{2}(?:0[2-9]|[12]\d|5[1-9]|[67]\d) [A-Z]{3}"
     rf"|\d{{2,3}}[{_KOREAN_PLATE_SYLLABLES}] ?\d{{4}}"
@@ -105,6 +108,12 @@ _STRICT_PLATE = re.compile(
     r"|[A-HJ-NP-TV-Z]{2}-\d{3}-[A-HJ-NP-TV-Z]{2}|[1-9]-[A-Z]{3}-\d{3}"
     r"|[A-Z]{2}-\d{3}-[A-Z]|[A-Z]-\d{3}-[A-Z]{2}|\d{2}-[A-Z]{3}-\d|\d-[A-Z]{3}-\d{2}"
     r"|[A-Z]{3}-\d{2}-[A-Z]|[A-Z]-\d{2}-[A-Z]{3}|\d-[A-Z]{2}-\d{3}|\d{3}-[A-Z]{2}-\d)(?![\w-])"
+)
+#: An Indian plate: the state's code, the district's number, one to three letters of the series,
+#: four digits ("KA 05 MX 2291"); a series that is a stop word ("AS 2 OF 2024") is none.
+_INDIAN_PLATE = re.compile(
+    rf"(?<![\w-])(?:{_INDIAN_STATES})[ -]?\d{{1,2}}[ -]?"
+    r"(?P<series>[A-Z]{1,3})[ -]?\d{4}(?![\w-])"
 )
 
 
@@ -138,7 +147,8 @@ def _prose_plate(text: str, start: int) -> int | None:
 
 def _strict_plates(text: str) -> list[tuple[int, int]]:
     """Plates of strict national formats, wherever they stand (``_STRICT_PLATE``)."""
-    return [(m.start(), m.end()) for m in _STRICT_PLATE.finditer(text)]
+    indian = (m for m in _INDIAN_PLATE.finditer(text) if m["series"].lower() not in STOP_WORDS)
+    return [m.span() for m in (*_STRICT_PLATE.finditer(text), *indian)]
 
 
 def near_plates(text: str) -> list[tuple[int, int]]:
@@ -162,6 +172,33 @@ def near_plates(text: str) -> list[tuple[int, int]]:
 
 #: A 17-character token of the VIN alphabet (upper case, as VINs are written).
 _CANDIDATE = re.compile(r"(?<![\w-])[A-HJ-NPR-Z0-9]{17}(?![\w-])")
+#: Where a cell of a record's line starts: the line's start or a separator, then blanks.
+_CELL_START = re.compile(r"(?:^|[/|,;(\[\t])[ \t]*", re.MULTILINE)
+#: Where a cell ends: blanks, then the line's end or a separator.
+_CELL_END = re.compile(r"[ \t]*(?:$|[/|,;)\]\t(])", re.MULTILINE)
+
+
+def plates_beside_vins(text: str, vins: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Plates that fill a cell of a line holding a VIN: a vehicle's record ("[<VIN>, <plate>]",
+    "<plate> (<state>), VIN <VIN>"), in prose's plate shape (``_prose_plate``); a cell that opens
+    with a vehicle label ("SPZ <plate>") is the label's (``_PLATE_LABEL``)."""
+    out = []
+    for line_start, line_end in {_line(text, a) for a, _ in vins}:
+        for m in _CELL_START.finditer(text, line_start, line_end):
+            end = _prose_plate(text, m.end())
+            if end is None or end > line_end or not _CELL_END.match(text, end):
+                continue
+            if _VEHICLE_LABEL.match(text, m.end()):
+                continue
+            if not any(a < end and m.end() < b for a, b in vins):
+                out.append((m.end(), end))
+    return out
+
+
+def _line(text: str, at: int) -> tuple[int, int]:
+    """The bounds of the line holding ``at``."""
+    end = text.find("\n", at)
+    return text.rfind("\n", 0, at) + 1, len(text) if end < 0 else end
 
 
 def check_digit(vin: str) -> str:
@@ -211,16 +248,17 @@ class VinRecognizer(LocalRecognizer):
             if (end := plate_end(text, m.end())) is not None
         )
         labelled = list(dict.fromkeys(plates))
+        vins = [m for m in _CANDIDATE.finditer(text) if vin_shape(m.group())]
+        beside = plates_beside_vins(text, [m.span() for m in vins]) if vins else []
         return (
             [
-                RecognizerResult(ENTITY, m.start(), m.end(), SCORE if is_vin(v) else SHAPE_SCORE)
-                for m in _CANDIDATE.finditer(text)
-                if vin_shape(v := m.group())
+                RecognizerResult(ENTITY, *m.span(), SCORE if is_vin(m.group()) else SHAPE_SCORE)
+                for m in vins
             ]
             + [RecognizerResult(ENTITY, a, b, PLATE_SCORE) for a, b in labelled]
             + [
                 RecognizerResult(ENTITY, a, b, NEAR_PLATE_SCORE)
-                for a, b in dict.fromkeys([*near_plates(text), *_strict_plates(text)])
+                for a, b in dict.fromkeys([*near_plates(text), *_strict_plates(text), *beside])
                 if not any(x <= a < y for x, y in labelled)
             ]
         )
