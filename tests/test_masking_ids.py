@@ -451,7 +451,7 @@ def test_a_part_number_of_two_letter_groups_stays(masker):
     [
         ("Fleet: [1HGCM82633A004352, 5QWT318] / depot 4", "5QWT318"),
         ("KVR 5120 (OR), VIN 1HGCM82633A004352, 2021 Volvo XC90 T8", "KVR 5120"),
-        ("unit 7 | 1HGCM82633A004352 | TQ-48 LMX | due 03/02", "TQ-48 LMX"),
+        ("dock K | 1HGCM82633A004352 | TQ-48 LMX | due 03/02", "TQ-48 LMX"),
     ],
 )
 def test_a_plate_in_a_cell_of_a_vins_line_is_masked(masker, text, plate):

@@ -81,6 +81,7 @@ DEFAULT_SIZES = {
     C.FRESH_BLIND_17: None,
     C.FRESH_BLIND_18: None,
     C.FRESH_BLIND_19: None,
+    C.FRESH_BLIND_20: None,
 }
 Key = tuple[str, int, int, str]
 
