@@ -78,6 +78,9 @@ def test_a_code_in_brackets_or_dashes_after_a_name_is_an_id(masker, text, code):
         ("Staff\nQW-55017 | Tomas Wrembel | Accounts\nQW-55023 | Ilse Vranken | Legal", "QW-55023"),
         ("payroll export\nIlse Vranken   T-40418   acct 12\nTomasz Wrembel   T-40433", "T-40418"),
         ("Rota\nHX-88120, Ilse Vranken, nights\nHX-88133, Tomasz Wrembel, days", "HX-88133"),
+        # a roster's short code, a number after its sign in brackets
+        ("Roster\nQW-418  Ilse Vranken   nights\nQW-733  Tomas Wrembel   days", "QW-733"),
+        ("Pt: Ilse Vranken (#48120). Claim sent", "48120"),
     ],
 )
 def test_a_code_in_a_cell_beside_a_name_is_an_id(masker, text, code):
@@ -90,6 +93,8 @@ def test_a_year_or_a_postcode_in_the_cell_beside_a_name_stays(masker):
     assert "FY2026" in out, out
     (out,) = masked_cells(masker, ("user", "Room B2041 - Ilse Vranken"))
     assert "B2041" in out, out
+    (out,) = masked_cells(masker, ("user", "Pt: Ilse Vranken (#2024) today"))
+    assert "#2024" in out, out
 
 
 def test_a_thing_after_a_name_and_a_word_stays(masker):

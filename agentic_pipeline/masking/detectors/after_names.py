@@ -12,10 +12,11 @@ runs after the name model has decided the persons of the text.
   a birth date (7 of 7; 2,310 other recent dates were not right after a name).
 * A life span in brackets right after a name ("<name> (1902–1977)"): its first year is the
   person's birth year.
-* Ids of the person: a code of letters and digits in brackets, between dashes or as the next
-  cell of a row right after the name ("<name> (WH2-4410)", "• <name> — KT-88120 — <email>",
-  "<name> | QH-20931 | …"), or as the cell that opens the row right before it ("QH-20931, <name>,
-  …"), of an identifier's shape (``id_floor.floor_shape``), as ``ID_NUMBER``.
+* Ids of the person: a code of letters and digits, or a number after its sign, in brackets,
+  between dashes or as the next cell of a row right after the name ("<name> (WH2-4410)",
+  "<name> (#48120)", "• <name> — KT-88120 — <email>", "<name> | QH-20931 | …"), or as the cell
+  that opens the row right before it ("QH-20931, <name>, …"), of an identifier's shape
+  (``id_floor.floor_shape``) or a roster's short code ("QW-418"), as ``ID_NUMBER``.
 """
 
 from __future__ import annotations
@@ -44,7 +45,12 @@ _AFTER = re.compile(r"[ \t]*(?:$|[)\],;.]|\r?\n)", re.MULTILINE)
 #: A code in brackets or after a dash right after a name, then a closing bracket, a dash, a comma
 #: or the line's end ("(WH2-4410)", "— KT-88120 —"), maybe of several letter groups ("(QZ-PT-5512)",
 #: "(KV/2024/5512)"), maybe after a lower-case word in the bracket ("(record QV-5512; …)").
-_CODE_VALUE = r"(?P<code>[A-Z]{1,5}\d{0,2}(?:[-/][A-Z0-9]{1,5}(?=[-/])){0,2}[-/]?\d{3,10}[A-Z]?)"
+_CODE_VALUE = (
+    r"\#?(?P<code>(?<=\#)\d{4,10}"  # a number after its sign ("(#48120)")
+    r"|[A-Z]{1,5}\d{0,2}(?:[-/][A-Z0-9]{1,5}(?=[-/])){0,2}[-/]?\d{3,10}[A-Z]?)"
+)
+#: A short code of a roster: a few capitals, a hyphen, three digits or more ("QW-418").
+_SHORT_CODE = re.compile(r"[A-Z]{1,4}-\d{3,}")
 #: A row's cell separator: a bar, a comma or a semicolon, a tab, or two spaces or more.
 _CELL_SEPARATOR = r"(?:[ \t]*[|,;][ \t]*|[ \t]*\t[ \t]*|[ ]{2,})"
 _CODE = re.compile(
@@ -89,7 +95,7 @@ def _code_before(text: str, start: int) -> tuple[int, int, str] | None:
     """The code that opens the row of a name starting at ``start``, with its type."""
     line = text.rfind("\n", 0, start) + 1
     m = _CODE_BEFORE.fullmatch(text, line, start)
-    if m is None or not floor_shape(m.group("code")):
+    if m is None or not _code_shape(m.group("code")):
         return None
     return (*m.span("code"), FLOOR_TYPE)
 
@@ -98,7 +104,7 @@ def _value_after(text: str, end: int, births: bool) -> tuple[int, int, str] | No
     """The code, birth date or life span's birth year right after a name that ends at ``end``,
     with its type; ``births``: the text speaks of birth dates, so anything may follow the date."""
     code = _CODE.match(text, end)
-    if code is not None and floor_shape(code.group("code")):
+    if code is not None and _code_shape(code.group("code")):
         return (*code.span("code"), FLOOR_TYPE)
     if (life := _LIFE_SPAN.match(text, end)) is not None and life["birth"] < life["death"]:
         return (*life.span("birth"), "DATE_OF_BIRTH")
@@ -106,3 +112,8 @@ def _value_after(text: str, end: int, births: bool) -> tuple[int, int, str] | No
     if m is None or not past_year(m.group(1)) or not (births or _AFTER.match(text, m.end())):
         return None
     return (*m.span(1), "DATE_OF_BIRTH")
+
+
+def _code_shape(code: str) -> bool:
+    """An identifier's shape (``id_floor.floor_shape``) or a roster's short code ("QW-418")."""
+    return floor_shape(code) or _SHORT_CODE.fullmatch(code) is not None

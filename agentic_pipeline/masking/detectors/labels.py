@@ -414,10 +414,11 @@ def _answers(text: str, entities: list[str]) -> list[RecognizerResult]:
     return out
 
 
-def _three_digit_id(text: str, m: re.Match[str]) -> bool:
+def _three_digit_id(text: str, m: re.Match[str], entity: str | None) -> bool:
     """Three digits right after a label that says a number follows: an id word ("Employee
-    no. 612", "Kundennr. 348"), or a colon, hash, equals or number sign; never a sum, and
-    never after a bare "ID" (a task's, a row's)."""
+    no. 612", "Kundennr. 348"), a colon, hash, equals or number sign, or a bank's routing
+    label (a branch's number: "branch 214", "支店番号 214"); never a sum, and never after a bare
+    "ID" (a task's, a row's)."""
     value = m.group("value")
     words = norm_label(m.group("label")).split()
     if len(value) != 3 or not value.isdigit() or m.group("glue"):
@@ -426,7 +427,8 @@ def _three_digit_id(text: str, m: re.Match[str]) -> bool:
         return False
     between = text[m.end("label") : m.start("value")]
     numbered = m.group("idw").strip() or NUMBER_SIGN.search(between) or words[-1] in id_word_set()
-    return bool(numbered) and not quantity_after(text, m.end("value"))
+    routing = entity == "ABA_ROUTING_NUMBER"
+    return bool(numbered or routing) and not quantity_after(text, m.end("value"))
 
 
 def _starts_with_a_word(value: str) -> bool:
@@ -470,7 +472,7 @@ class IdLabelRecognizer(LocalRecognizer):
             et = label_entity(m.group("label"), ids_first=True) or stem_labels().get(norm)
             if et is None and _after_id_word(text, m.start(), numbers=True):
                 et = lead_stems().get(norm)  # "nr_pracownika=…": after its number word only
-            short = _three_digit_id(text, m)
+            short = _three_digit_id(text, m, et)
             if (
                 not (id_value_ok(value) or short or bank_sort_code(et, value))
                 or _starts_with_a_word(value)

@@ -5,9 +5,9 @@ A VIN names its keeper (GDPR: personal data). North American and Chinese VINs ca
 in position 9 (a transliteration of each character, weighted, modulo 11; 49 CFR 565.15): a 17-char
 token of the VIN alphabet (no I, O, Q) with letters and digits whose check digit holds is masked
 without a label, in prose, JSON values and CSV cells. Other countries' VINs have no check digit:
-a token of the same structure (letters among the first eleven characters, a numeric serial at the
-end) is masked where it stands at a lower score, and after its label ("VIN", "Fahrgestellnummer",
-``labels.yaml``) whatever its shape.
+a token of the same structure (letters among the first eleven characters, a serial mostly of
+digits at the end) is masked where it stands at a lower score, and after its label ("VIN",
+"Fahrgestellnummer", ``labels.yaml``) whatever its shape.
 
 A number plate has no check digit and a shape per country; after a vehicle label ("Kennzeichen",
 "Targa", ``VEHICLE_ID`` of ``labels.yaml``), maybe a few words and a colon after it ("Plate of
@@ -209,13 +209,14 @@ def check_digit(vin: str) -> str:
 
 def vin_shape(token: str) -> bool:
     """A VIN's structure: 17 characters of the VIN alphabet, two letters or more among the
-    first eleven (a maker's code, a model; a run of digits is no VIN), five digits or more, the
-    last four digits (the serial)."""
+    first eleven (a maker's code, a model; a run of digits is no VIN), five digits or more,
+    three digits or more among the last six (the serial, which small makers write with
+    letters)."""
     return (
         _CANDIDATE.fullmatch(token) is not None
         and sum(c.isalpha() for c in token[:11]) >= 2
         and sum(c.isdigit() for c in token) >= 5
-        and token[-4:].isdigit()
+        and sum(c.isdigit() for c in token[-6:]) >= 3
     )
 
 
