@@ -112,6 +112,16 @@ def test_an_address_in_prose_is_one_span(masker, text, parts, after):
 
 @pytest.mark.parametrize(
     "text",
+    ["Mail to: 5512 Quarry Ridge Rd, Boise, ID 83702", "PO Box 4410, Post Falls, ID 83854. Thanks"],
+)
+def test_idahos_code_before_its_zip_is_no_id_label(masker, text):
+    (out,) = _masked(masker, ("user", text))
+    _gone(out, "Quarry", "4410", "Boise", "Falls", "83702", "83854")
+    assert out.count("<") == 1 and "<STREET_ADDRESS_" in out, out
+
+
+@pytest.mark.parametrize(
+    "text",
     [
         "We flew from Chicago to Denver and then on to Paris.",
         "Product designer, based in Portland, OR. Loves hiking.",

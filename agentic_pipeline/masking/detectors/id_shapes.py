@@ -108,6 +108,22 @@ def bank_sort_code(entity: str | None, value: str) -> bool:
     return bank and SORT_CODE.fullmatch(value) is not None
 
 
+#: A place's name and a comma right before a two-letter code: "Boise, ID 83702" is Idaho's ZIP.
+_PLACE_COMMA = re.compile(r"[^\W\d_]{2,}\.?,[ \t]*$")
+_ZIP = re.compile(r"\d{5}(?:-\d{4})?")
+
+
+def state_zip(text: str, label_start: int, label: str, value: str) -> bool:
+    """``label`` and ``value`` are a US state's code and a ZIP after a city ("Boise, ID 83702"),
+    not a generic id's label and its value."""
+    near = text[max(0, label_start - 40) : label_start]
+    return (
+        label == "ID"
+        and _ZIP.fullmatch(value) is not None
+        and _PLACE_COMMA.search(near) is not None
+    )
+
+
 #: What joins the parts of one code ("RN.204411", "H310-2291-0457", "KG/2026/118").
 _CODE_JOINS = "-./"
 #: Capitals of a code's part in any script ("ШК", "KÁR"): at most this many.

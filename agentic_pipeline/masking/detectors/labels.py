@@ -37,6 +37,7 @@ from agentic_pipeline.masking.detectors.id_shapes import (  # noqa: F401  (publi
     id_value_ok,
     is_date,
     quantity_after,
+    state_zip,
 )
 from agentic_pipeline.masking.detectors.key_rules import key_entity, normalize_key  # noqa: F401
 from agentic_pipeline.masking.detectors.label_lists import (  # noqa: F401  (public here too)
@@ -415,10 +416,9 @@ def _answers(text: str, entities: list[str]) -> list[RecognizerResult]:
 
 
 def _three_digit_id(text: str, m: re.Match[str], entity: str | None) -> bool:
-    """Three digits right after a label that says a number follows: an id word ("Employee
-    no. 612", "Kundennr. 348"), a colon, hash, equals or number sign, or a bank's routing
-    label (a branch's number: "branch 214", "支店番号 214"); never a sum, and never after a bare
-    "ID" (a task's, a row's)."""
+    """Three digits after a label that says a number follows (an id word: "Employee no. 612",
+    a colon, hash, equals or number sign) or a routing label (a branch: "支店番号 214"); never
+    a sum, and never after a bare "ID" (a task's, a row's)."""
     value = m.group("value")
     words = norm_label(m.group("label")).split()
     if len(value) != 3 or not value.isdigit() or m.group("glue"):
@@ -476,6 +476,7 @@ class IdLabelRecognizer(LocalRecognizer):
             if (
                 not (id_value_ok(value) or short or bank_sort_code(et, value))
                 or _starts_with_a_word(value)
+                or state_zip(text, m.start("label"), m.group("label"), value)
                 or (glued and not _GLUED_VALUE.fullmatch(value))
             ):
                 pos = m.end("label")  # "Patient MRN: 0045...": the next label may own it
