@@ -196,6 +196,9 @@ def test_a_comments_header_names_its_author(masker):
         ("/whois grelvanport", "grelvanport"),
         ("Reply to thornquill_8: the noise is next door.", "thornquill_8"),
         ("raid incoming from mossbrandle 🎉", "mossbrandle"),
+        # a thread's reply: the handle before its verb and a colon
+        ("great thread\nbrindlefox_22 replied: same here lol", "brindlefox_22"),
+        ("quietmossreads wrote: agreed, see you at the fair", "quietmossreads"),
         # a payment app's cashtag on its line
         ("Split for the cabin:\n$marrowfin\n$quillbrook_22\nthanks all", "marrowfin"),
         # an audit line's user in Portuguese, an access log after its file's name
@@ -233,6 +236,7 @@ def test_reblog_speakers_alone_on_their_line():
         "Released in v2.3 — stable",
         "metadata:\n  name: web\nspec:\n  replicas: 3",
         "Follow the steps below (optional)",
+        "The team replied: no, not this week.",
         "REFILL REQUEST (faxed) to the pharmacy",
         "echo $HOME and $PATH",
         "$total = $price * 2;",

@@ -202,6 +202,11 @@ _CUE = re.compile(
     rf"|(?:in[ \t]+)?repl(?:y|ying)[ \t]+to|raid(?:ed)?(?:[ \t]+incoming)?[ \t]+(?:from|by))"
     rf"|(?<![\w/])/(?:whois|msg|dm|invite|kick|ban|mute))[ \t]+@?{_HANDLE}(?![\w@])"
 )
+#: A thread's handle before the verb of its reply, then a colon ("<handle> replied: lol").
+_VERB_CUE = re.compile(
+    rf"(?m)(?:^|(?<=[\s(]))@?{_HANDLE}[ \t]+"
+    r"(?:replied|wrote|commented|responded|reposted|retweeted|posted|said)(?=[ \t]*:)"
+)
 #: A payment app's cashtag ("$<handle>" in a transfer list), not a shell or template variable
 #: (upper case, "${…}") nor one of a line of code ("=", ";", "{" on its line).
 _CASHTAG = re.compile(rf"(?m)(?<![\w$])\$(?=[a-z]){_HANDLE}(?=[ \t]*(?:$|[,.!?)]))(?![^\n]*[=;{{])")
@@ -243,13 +248,14 @@ _LETTERS = re.compile(r"[^\W\d_]")
 
 def social_spans(text: str) -> list[tuple[int, int]]:
     """The login names of social posts by where they stand (``_SIGNATURE``, ``_BRACKETED``,
-    ``_CUE``, a platform beside them; reblog speakers in a text of two; a leaderboard's players
-    that are no words): shaped like a login name and not words alone (``handle_value``), in
-    lower case, three letters at least, no part of two letters after the first (a date's format:
-    "yyyy-mm-dd"); and chat mentions by id and profile paths (``mention_and_profile_spans``)."""
+    ``_CUE``, ``_VERB_CUE``, a platform beside them; reblog speakers in a text of two; a
+    leaderboard's players that are no words): shaped like a login name and not words alone
+    (``handle_value``), in lower case, three letters at least, no part of two letters after the
+    first (a date's format: "yyyy-mm-dd"); and chat mentions by id and profile paths
+    (``mention_and_profile_spans``)."""
     spans = [
         m.span("handle")
-        for rx in (_SIGNATURE, _BRACKETED, _CUE, _CASHTAG, *_platform_cues())
+        for rx in (_SIGNATURE, _BRACKETED, _CUE, _VERB_CUE, _CASHTAG, *_platform_cues())
         for m in rx.finditer(text)
         if _social_handle(m.group("handle"))
     ]
