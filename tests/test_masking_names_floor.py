@@ -315,6 +315,10 @@ def test_a_stop_word_of_another_language_at_a_spacy_persons_edge_stays_out(nlp):
     text = "Will Brackenbury phoned twice."
     found = _found(_BLIND, text, _doc(nlp, text, "Will Brackenbury"))
     assert found == ["Will Brackenbury"]
+    # after a listed first name, a word of another language is a surname's slot: it stays in
+    # the name (a stop word there still leaves it)
+    text = "Um abraço,\nMarta Castelo"
+    assert _found(_BLIND, text, _doc(nlp, text, "Marta Castelo")) == ["Marta Castelo"]
 
 
 def test_a_common_word_labelling_an_amount_is_no_person_in_markdown_emphasis_too(nlp):

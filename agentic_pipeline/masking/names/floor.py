@@ -247,7 +247,8 @@ def person_parts(
     for i, g in enumerate(groups):
         while len(g) > 1 and _stop_word_edge(tf, probs, g[0], bar):
             g = g[1:]
-        while len(g) > 1 and _stop_word_edge(tf, probs, g[-1], bar):
+        first = fold(tf.words[g[-2]]) in listed_names()[0] if len(g) > 1 else False
+        while len(g) > 1 and _stop_word_edge(tf, probs, g[-1], bar, first):
             g = g[:-1]
         a = start if i == 0 and g[0] == ks[0] else tf.starts[g[0]]
         b = end if i == len(groups) - 1 and g[-1] == ks[-1] else tf.ends[g[-1]]
@@ -262,19 +263,19 @@ def between_names(word: str) -> bool:
     return word.islower() and f in european_stop_words() and f not in NAME_PARTICLES
 
 
-def _stop_word_edge(tf: TextFeatures, probs: dict[int, float], k: int, bar: float) -> bool:
+def _stop_word_edge(
+    tf: TextFeatures, probs: dict[int, float], k: int, bar: float, surname_slot: bool = False
+) -> bool:
     """Unit ``k`` is a capitalised stop word or word (from ``FLOOR_VOCAB_ZIPF``) of another
     main language than English, below ``bar``, that no name list has: spaCy's English model
     takes such words into a name ("Soy", "Pode", "Servus"), not English ones ("Will Smith" is a
-    name; "Rose Garden" is judged whole), and a listed name may be a word ("Lindo", "Mele")."""
+    name; "Rose Garden" is judged whole), and a listed name may be a word ("Lindo", "Mele").
+    In a surname's slot (``surname_slot``: after a listed first name) only a stop word is: many
+    surnames are words of their language ("<First> Castelo", "<First> Fiore")."""
     w = tf.words[k]
     f = fold(w).strip("'’.-")
-    return (
-        w[:1].isupper()
-        and probs.get(k, 0.0) < bar
-        and (foreign_stop_word(f) or foreign_word(f, FLOOR_VOCAB_ZIPF))
-        and not listed_name(f)
-    )
+    word = foreign_stop_word(f) or (not surname_slot and foreign_word(f, FLOOR_VOCAB_ZIPF))
+    return w[:1].isupper() and probs.get(k, 0.0) < bar and word and not listed_name(f)
 
 
 @lru_cache(maxsize=1)
