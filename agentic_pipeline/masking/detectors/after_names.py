@@ -21,6 +21,8 @@ runs after the name model has decided the persons of the text.
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import re
 
 from agentic_pipeline.masking.detectors.dates import (
@@ -82,11 +84,19 @@ def values_after_names(text: str, spans: list[Span]) -> list[Span]:
     if not any(entity == "PERSON" for _, _, entity, *_ in spans):
         return spans
     births = BIRTH_WORD_RE.search(text) is not None
+    # a span overlaps a..b when one that starts before b ends after a: the ends' running maximum
+    # over the spans sorted by start answers in a bisection (a roster of thousands of rows)
+    bounds = sorted((s, e) for s, e, *_ in spans)
+    starts = [s for s, _ in bounds]
+    max_ends = list(itertools.accumulate((e for _, e in bounds), max))
     for start, end, entity, *_ in spans:
         if entity != "PERSON":
             continue
         for found in (_value_after(text, end, births), _code_before(text, start)):
-            if found is not None and not any(s < found[1] and found[0] < e for s, e, *_ in spans):
+            if found is None:
+                continue
+            i = bisect.bisect_left(starts, found[1])
+            if i == 0 or max_ends[i - 1] <= found[0]:
                 added.append((*found, SCORE, DETECTOR))
     return spans + added
 

@@ -128,6 +128,11 @@ def state_zip(text: str, label_start: int, label: str, value: str) -> bool:
 _CODE_JOINS = "-./"
 #: Capitals of a code's part in any script ("ШК", "KÁR"): at most this many.
 _CODE_CAPITALS = 8
+#: Parts glued on at each side at most (a code has a few; a run of thousands is no one id, and
+#: walking it for each of its spans would take quadratic time).
+_CODE_PARTS = 4
+#: A glued part's characters at most (with its joining character).
+_PART_CHARS = 20
 
 
 def _code_part(part: str) -> bool:
@@ -139,18 +144,24 @@ def whole_code(text: str, start: int, end: int) -> tuple[int, int]:
     """Widen an id at ``text[start:end]`` over the parts glued to it by ``-``, ``.`` or ``/`` that
     are digits or capitals: the id's prefix, its type letters or its last groups, which a
     recognizer's pattern left out ("RN.<number>", "<licence>-2049-9022", "ШК-<number>")."""
-    while end + 1 < len(text) and text[end] in _CODE_JOINS:
+    for _ in range(_CODE_PARTS):
+        if not (end + 1 < len(text) and text[end] in _CODE_JOINS):
+            break
         part_end = end + 1
-        while part_end < len(text) and text[part_end].isalnum():
+        while part_end < len(text) and text[part_end].isalnum() and part_end - end <= _PART_CHARS:
             part_end += 1
-        if not _code_part(text[end + 1 : part_end]):
+        if part_end - end > _PART_CHARS or not _code_part(text[end + 1 : part_end]):
             break
         end = part_end
-    while start >= 2 and text[start - 1] in _CODE_JOINS:
+    for _ in range(_CODE_PARTS):
+        if not (start >= 2 and text[start - 1] in _CODE_JOINS):
+            break
         part_start = start - 1
-        while part_start > 0 and text[part_start - 1].isalnum():
+        while (
+            part_start > 0 and text[part_start - 1].isalnum() and start - part_start <= _PART_CHARS
+        ):
             part_start -= 1
-        if not _code_part(text[part_start : start - 1]):
+        if start - part_start > _PART_CHARS or not _code_part(text[part_start : start - 1]):
             break
         start = part_start
     return start, end

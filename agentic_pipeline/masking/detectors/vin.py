@@ -24,6 +24,7 @@ Our own code: python-stdnum (2.2) has no VIN module, and the check is a fixed pu
 
 from __future__ import annotations
 
+import bisect
 import re
 
 from presidio_analyzer import LocalRecognizer, RecognizerResult
@@ -183,14 +184,19 @@ def plates_beside_vins(text: str, vins: list[tuple[int, int]]) -> list[tuple[int
     "<plate> (<state>), VIN <VIN>"), in prose's plate shape (``_prose_plate``); a cell that opens
     with a vehicle label ("SPZ <plate>") is the label's (``_PLATE_LABEL``)."""
     out = []
-    for line_start, line_end in {_line(text, a) for a, _ in vins}:
+    lines: list[tuple[int, int]] = []
+    for a, _ in vins:  # sorted: a VIN on the line found last needs no search
+        if not lines or a >= lines[-1][1]:
+            lines.append(_line(text, a))
+    for line_start, line_end in lines:
         for m in _CELL_START.finditer(text, line_start, line_end):
             end = _prose_plate(text, m.end())
             if end is None or end > line_end or not _CELL_END.match(text, end):
                 continue
             if _VEHICLE_LABEL.match(text, m.end()):
                 continue
-            if not any(a < end and m.end() < b for a, b in vins):
+            i = bisect.bisect_left(vins, (end,))  # the VINs are sorted and disjoint
+            if i == 0 or vins[i - 1][1] <= m.end():
                 out.append((m.end(), end))
     return out
 

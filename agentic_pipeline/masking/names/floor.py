@@ -21,6 +21,7 @@ from agentic_pipeline.masking.names.layout import form_heading, form_key, greete
 from agentic_pipeline.masking.names.lexicon import (
     COMMON_WORDS,
     DATA,
+    given_names_before_a_name,
     is_name_pair,
     is_title,
     listed_name,
@@ -247,7 +248,7 @@ def person_parts(
     for i, g in enumerate(groups):
         while len(g) > 1 and _stop_word_edge(tf, probs, g[0], bar):
             g = g[1:]
-        first = fold(tf.words[g[-2]]) in listed_names()[0] if len(g) > 1 else False
+        first = len(g) > 1 and fold(tf.words[g[-2]]) in given_names_before_a_name()
         while len(g) > 1 and _stop_word_edge(tf, probs, g[-1], bar, first):
             g = g[:-1]
         a = start if i == 0 and g[0] == ks[0] else tf.starts[g[0]]
@@ -270,8 +271,8 @@ def _stop_word_edge(
     main language than English, below ``bar``, that no name list has: spaCy's English model
     takes such words into a name ("Soy", "Pode", "Servus"), not English ones ("Will Smith" is a
     name; "Rose Garden" is judged whole), and a listed name may be a word ("Lindo", "Mele").
-    In a surname's slot (``surname_slot``: after a listed first name) only a stop word is: many
-    surnames are words of their language ("<First> Castelo", "<First> Fiore")."""
+    After a given name (``surname_slot``: ``given_names_before_a_name``, "Gran" is none) only a
+    stop word is: many surnames are words of their language ("<First> Castelo", "<First> Fiore")."""
     w = tf.words[k]
     f = fold(w).strip("'’.-")
     word = foreign_stop_word(f) or (not surname_slot and foreign_word(f, FLOOR_VOCAB_ZIPF))
