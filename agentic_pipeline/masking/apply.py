@@ -350,7 +350,8 @@ def _is_id_char(ch: str) -> bool:
 def whole_words(text: str, span: Span) -> Span:
     """Widen a word-typed span that starts or ends inside a word to the whole word, so a name is
     never cut in half ("Bernhar" + "ðsson"); a span with a digit (an id, a number) cut inside a
-    run of ASCII letters and digits to the whole run."""
+    run of ASCII letters and digits to the whole run, and over the code's parts glued to it
+    (``id_shapes.whole_code``)."""
     s, e, et, sc, det = span
     if et == "EMAIL_ADDRESS":  # "…/search?email=ann@x.org": the address, not the URL before it
         at_sign = _AT_SIGN.search(text, s, e)

@@ -44,9 +44,8 @@ Span = tuple[int, int, str, float, str]
 _BETWEEN = re.compile(r"[ \t]*(?:\([^\W\d_][^()\n\d]{0,18}\)[ \t]*)?(?:[,:(–-][ \t]*)?")
 #: What may follow the date: the end of the line, a closing bracket or a list's separator.
 _AFTER = re.compile(r"[ \t]*(?:$|[)\],;.]|\r?\n)", re.MULTILINE)
-#: A code in brackets or after a dash right after a name, then a closing bracket, a dash, a comma
-#: or the line's end ("(WH2-4410)", "— KT-88120 —"), maybe of several letter groups ("(QZ-PT-5512)",
-#: "(KV/2024/5512)"), maybe after a lower-case word in the bracket ("(record QV-5512; …)").
+#: A code's value: capitals and digits, maybe of several letter groups ("QZ-PT-5512",
+#: "KV/2024/5512"), or a number after its sign ("#48120").
 _CODE_VALUE = (
     r"\#?(?P<code>(?<=\#)\d{4,10}"  # a number after its sign ("(#48120)")
     r"|[A-Z]{1,5}\d{0,2}(?:[-/][A-Z0-9]{1,5}(?=[-/])){0,2}[-/]?\d{3,10}[A-Z]?)"
@@ -55,6 +54,9 @@ _CODE_VALUE = (
 _SHORT_CODE = re.compile(r"[A-Z]{1,4}-\d{3,}")
 #: A row's cell separator: a bar, a comma or a semicolon, a tab, or two spaces or more.
 _CELL_SEPARATOR = r"(?:[ \t]*[|,;][ \t]*|[ \t]*\t[ \t]*|[ ]{2,})"
+#: A code in brackets, after a dash or in the next cell right after a name, then a closing
+#: bracket, a dash, a comma, a cell's separator or the line's end ("(WH2-4410)", "— KT-88120 —",
+#: "| QH-20931 |"), maybe after a lower-case word in the bracket ("(record QV-5512; …)").
 _CODE = re.compile(
     rf"(?:[ \t]*\((?:[a-z]{{2,10}}\.?[ \t]+)?|[ \t]*[—–-][ \t]+|{_CELL_SEPARATOR})"
     + _CODE_VALUE
