@@ -120,6 +120,31 @@ def test_weak_presidio_finds_are_kept_unless_a_quantity_an_amount_or_a_thing(mas
     assert json.loads(swap)["item_id"] == "5512093377"
 
 
+def test_a_comma_before_a_date_cell_is_a_rows_separator_not_a_decimal_part(masker):
+    rows, amount = masked_cells(
+        masker,
+        ("tool", "Enrolment export:\n730-15-2284,Wynne Calloway,48102937,2021-08-30"),
+        ("user", "The fund holds 48102937,50 EUR since March."),
+    )
+    assert "48102937" not in rows and "2021-08-30" in rows
+    assert "48102937,50 EUR" in amount  # a decimal part: an amount, kept
+
+
+def test_after_its_own_abbreviation_an_ids_shape_counts_whatever_its_check(masker):
+    """Mexico's RFC: the bare abbreviation is no id label ("RFC 7231" is a standard), but before
+    a value of an RFC's shape it is one, in prose, YAML and JSON keys, with a wrong check."""
+    yaml_row, prose, keyed, standard = masked_cells(
+        masker,
+        ("tool", "worker:\n  rfc: WQTL620977K3B\n  area: almacén"),
+        ("user", "Mi RFC es WQTL620977K3B, ¿lo pueden corregir?"),
+        ("tool", json.dumps({"rfc": "WQTL620977K3B", "regimen": "asalariado"})),
+        ("assistant", "Per RFC 7231 the server answers 405 here."),
+    )
+    for cell in (yaml_row, prose, keyed):
+        assert "WQTL620977K3B" not in cell and "<TAX_ID_" in cell
+    assert standard == "Per RFC 7231 the server answers 405 here."
+
+
 def test_a_number_the_episode_holds_under_a_thing_key_is_that_things_id(masker):
     """The floor masks a bare long number in prose, unless the episode's JSON names it as a
     thing's id (an item the agent listed): then it is that item's."""

@@ -24,6 +24,7 @@ from typing import Any, Protocol
 from agentic_pipeline.jsonutil import strict_json_dumps
 from agentic_pipeline.masking.detectors.addresses import address_part, is_address_object
 from agentic_pipeline.masking.detectors.bare_numbers import bare_number_entity
+from agentic_pipeline.masking.detectors.checked_ids import own_label_id
 from agentic_pipeline.masking.detectors.field_labels import first_field
 from agentic_pipeline.masking.detectors.id_shapes import id_token
 from agentic_pipeline.masking.detectors.label_lists import form_id_label, id_word_set
@@ -135,9 +136,10 @@ def _name_pair(obj: dict) -> bool:
 
 def label_id(key: str, value: Any) -> str | None:
     """The id type of a scalar (or list of scalars) under an id label used as a key
-    (``"mrn": "00451288"``, ``"policyNo": ...``, ``"account_numbers": [...]``) whose values have an
-    id's shape (``detectors/labels.py``). Never inherited by a nested object: the balance under
-    ``"account": {...}`` is no account number."""
+    (``"mrn": "00451288"``, ``"account_numbers": [...]``, ``"rfc"`` over an RFC's shape) whose
+    values have an id's shape. Never inherited by a nested object (``"account": {...}``)."""
+    if isinstance(value, str) and (own := own_label_id(str(key), value)):
+        return own
     et = label_entity(str(key), ids_first=True)
     if et is None and (head := _QUALIFIER_AFTER.sub("", str(key))) != str(key):
         et = label_entity(head, ids_first=True)  # "Member ID (primary)", "Staff No assigned"

@@ -24,6 +24,35 @@ from agentic_pipeline.masking.detectors.span_finder import SpanFinderRecognizer
 SCORE = 0.85
 
 
+#: Between an id's own abbreviation and its value: spaces, a colon, an equals sign, quotes.
+_LABEL_GAP = r"[\s:=#'\"]{0,4}"
+
+
+@lru_cache(maxsize=1)
+def _own_words() -> tuple[frozenset[str], ...]:
+    """Per id of ``checked_ids.yaml``: its own abbreviations, lower case."""
+    return tuple(frozenset(x.get("labels", ())) for x in data_file("checked_ids.yaml")["ids"])
+
+
+@lru_cache(maxsize=1)
+def _own_labels() -> tuple[re.Pattern[str] | None, ...]:
+    """Per id of ``checked_ids.yaml``: its own abbreviations ending right before a value."""
+    alternations = ("|".join(re.escape(w) for w in sorted(ws)) for ws in _own_words())
+    return tuple(
+        re.compile(rf"(?i)(?<!\w)(?:{a}){_LABEL_GAP}$") if a else None for a in alternations
+    )
+
+
+def own_label_id(key: str, value: str) -> str | None:
+    """The type of the id of ``checked_ids.yaml`` whose shape ``value`` has, when ``key`` is one
+    of that id's own abbreviations (``"rfc": "…"``), whatever its check digits."""
+    m = _shapes().fullmatch(value.strip())
+    if m is None:
+        return None
+    n = int(m.lastgroup[1:])
+    return checked_ids()[n][1] if key.strip().lower() in _own_words()[n] else None
+
+
 @lru_cache(maxsize=1)
 def checked_ids() -> tuple[tuple[ModuleType, str], ...]:
     """(python-stdnum module, entity type) of each id of ``checked_ids.yaml``, in its order."""
@@ -44,13 +73,15 @@ def _shapes() -> re.Pattern[str]:
 
 def find_checked_ids(text: str) -> list[tuple[int, int, str]]:
     """(start, end, entity type) of each value of ``text`` with an id's shape whose check
-    digits hold."""
+    digits hold, or right after the id's own abbreviation ("RFC: …")."""
     out = []
-    ids = checked_ids()
+    ids, labels = checked_ids(), _own_labels()
     for m in _shapes().finditer(text):
         n = int(m.lastgroup[1:])
         module, entity = ids[n]
-        if module.is_valid(m.group()):
+        label = labels[n]
+        own = label is not None and label.search(text, max(0, m.start() - 20), m.start())
+        if own or module.is_valid(m.group()):
             out.append((m.start(), m.end(), entity))
     return out
 

@@ -48,7 +48,10 @@ FLOOR_TYPE = "ID_NUMBER"
 #: "2019/044871").
 _TOKEN = re.compile(r"[A-Za-z0-9]+(?:[-/][A-Za-z0-9]+)*")
 _CURRENCY_BEFORE = re.compile(r"(?i)(?:[$€£¥₹]|\b(?:usd|eur|gbp|inr|chf|rs\.?))[ \t]?$")
-_DECIMAL_AROUND = re.compile(r"[.,]\d")
+#: A decimal part after the number: at most three digits ("120450.75"); a comma before a cell of
+#: four digits or more, or of a date, is a CSV row's separator ("61830492,2020-03-17").
+_DECIMAL_AFTER = re.compile(r"[.,]\d{1,3}(?![\d/-])")
+_DECIMAL_BEFORE = re.compile(r"[.,]\d")
 _WORD_AFTER = re.compile(r"[ \t]+([a-z]{4,})\b")
 _HASH = re.compile(r"[0-9a-f]{7,}")
 #: Short numbers over slashes: a ratio or a reading ("128/84" a blood pressure, "110/220"), no id.
@@ -85,7 +88,7 @@ def quantity_or_amount(text: str, start: int, end: int) -> bool:
     decimal part, a unit or a plural noun after it ("125000 pallets", "3000000 EUR")."""
     if _CURRENCY_BEFORE.search(text, max(0, start - 4), start):
         return True
-    if _DECIMAL_AROUND.match(text, end) or (start >= 2 and _DECIMAL_AROUND.match(text, start - 2)):
+    if _DECIMAL_AFTER.match(text, end) or (start >= 2 and _DECIMAL_BEFORE.match(text, start - 2)):
         return True
     if UNIT_AFTER.match(text, end):
         return True
