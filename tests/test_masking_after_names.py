@@ -81,6 +81,11 @@ def test_a_code_in_brackets_or_dashes_after_a_name_is_an_id(masker, text, code):
         # a roster's short code, a number after its sign in brackets
         ("Roster\nQW-418  Ilse Vranken   nights\nQW-733  Tomas Wrembel   days", "QW-733"),
         ("Pt: Ilse Vranken (#48120). Claim sent", "48120"),
+        # the second code of the cell that opens the row
+        (
+            "Crew\n2215093 / KT-4410  Ilse Vranken   Fri\n7730215 / KT-4478  Tomas Wrembel",
+            "KT-4478",
+        ),
     ],
 )
 def test_a_code_in_a_cell_beside_a_name_is_an_id(masker, text, code):

@@ -242,6 +242,10 @@ def test_a_label_stem_counts_before_an_id_word_and_a_glued_label_is_one_token():
         ("Visit number V00927731 billed", "V00927731"),
         ("Iscrizione all'albo n. 2291/C", "2291/C"),
         ("Número de bastidor: VSSZZZ6JZ9R018822", "VSSZZZ6JZ9R018822"),
+        # a label in brackets before its colon; an Indian hospital's ids
+        ("Numéro national étudiant (INE) : 730418265KT", "730418265KT"),
+        ("UHID: KMC5512093   Ward: 4B", "KMC5512093"),
+        ("Bed 12   IP No: IP/25/07731", "IP/25/07731"),
     ],
 )
 def test_labels_of_records_staff_licences_and_vehicles_in_european_languages(text, value):

@@ -63,10 +63,13 @@ _CODE = re.compile(
     + rf"(?=\)|[ \t]+[—–-]|[ \t]*(?:,|;|$)|{_CELL_SEPARATOR})",
     re.MULTILINE,
 )
-#: A code opening a row right before its name, maybe after a bullet ("A-40912 | <name> | …",
-#: "• KT-88120 — <name>"): matched on the line's text up to the name.
+#: A code opening a row right before its name, maybe after a bullet or another code and a slash
+#: ("A-40912 | <name> | …", "• KT-88120 — <name>", "4410932 / KT-88120  <name>"): matched on
+#: the line's text up to the name.
 _CODE_BEFORE = re.compile(
-    r"[ \t]*(?:[-*•·][ \t]+)?" + _CODE_VALUE + rf"(?:{_CELL_SEPARATOR}|[ \t]+[—–-][ \t]+)"
+    r"[ \t]*(?:[-*•·][ \t]+)?(?:[A-Z0-9][A-Z0-9-]{2,20}[ \t]*/[ \t]*)?"
+    + _CODE_VALUE
+    + rf"(?:{_CELL_SEPARATOR}|[ \t]+[—–-][ \t]+)"
 )
 
 
