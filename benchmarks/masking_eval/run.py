@@ -82,6 +82,7 @@ DEFAULT_SIZES = {
     C.FRESH_BLIND_18: None,
     C.FRESH_BLIND_19: None,
     C.FRESH_BLIND_20: None,
+    C.FRESH_BLIND_21: None,
 }
 Key = tuple[str, int, int, str]
 
