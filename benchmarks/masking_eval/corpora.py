@@ -20,10 +20,10 @@ in ``$AGENTIC_PIPELINE_EXTERNAL``); the presidio-evaluator templates are read fr
 without importing the package (``pip download --no-deps presidio-evaluator==0.3.2 -d /tmp/pe``).
 
 Twenty-one hand-labelled corpora live in the repo (``benchmarks/fresh_corpus/``), each written
-blind to the masking rules and to the others. ``fresh-blind`` to ``fresh-blind-19`` were each held
+blind to the masking rules and to the others. ``fresh-blind`` to ``fresh-blind-20`` were each held
 out until the next one was written; they are development corpora now (in ``TEXT_CORPORA``: the
-name model trains on them, their misses are read). ``fresh-blind-20`` and ``fresh-blind-21``
-are held out: measured, never tuned on, in ``LOADERS`` and ``HELD_OUT_CORPORA`` but not in
+name model trains on them, their misses are read). ``fresh-blind-21`` is held out: measured,
+never tuned on, in ``LOADERS`` and ``HELD_OUT_CORPORA`` but not in
 ``TEXT_CORPORA``/``TAU_CORPORA``.
 
 Used by the masking benchmark (``benchmarks/masking_eval``), the corpus-value test and the name
@@ -971,8 +971,8 @@ def load_fresh_blind_19(
 def load_fresh_blind_20(
     limit: int | None = None, path: str | Path | None = None
 ) -> list[LabelledText]:
-    """The twentieth, held out, written blind to the masking rules and to the first nineteen
-    (the same eight genres, 65 languages; ``benchmarks/fresh_corpus/README.md``)."""
+    """The twentieth, written blind to the masking rules and to the first nineteen (the same
+    eight genres, 65 languages); development since fresh-blind-21 was written."""
     return _load_labelled_jsonl(Path(path or FRESH_BLIND_20_FILE), FRESH_BLIND_20, limit)
 
 
@@ -1016,7 +1016,7 @@ LOADERS: dict[str, Callable[..., list[LabelledText]]] = {
     FRESH_BLIND_20: load_fresh_blind_20,
     FRESH_BLIND_21: load_fresh_blind_21,
 }
-#: The four outsider corpora of ``pii-dev/``, the evaluator templates and the first nineteen
+#: The four outsider corpora of ``pii-dev/``, the evaluator templates and the first twenty
 #: hand-labelled corpora (text corpora); the tau files are whole agent logs (``limit`` counts
 #: episodes there).
 TEXT_CORPORA = (
@@ -1044,10 +1044,11 @@ TEXT_CORPORA = (
     FRESH_BLIND_17,
     FRESH_BLIND_18,
     FRESH_BLIND_19,
+    FRESH_BLIND_20,
 )
 TAU_CORPORA = (TAU_AIRLINE, TAU_RETAIL, TAU2_AIRLINE)
 #: Corpora measured, never trained or tuned on (not in the two tuples above).
-HELD_OUT_CORPORA = (FRESH_BLIND_20, FRESH_BLIND_21)
+HELD_OUT_CORPORA = (FRESH_BLIND_21,)
 
 
 def available() -> bool:
