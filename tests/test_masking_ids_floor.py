@@ -25,6 +25,7 @@ from agentic_pipeline.masking.detectors.id_floor import (
     floor_results,
     floor_shape,
 )
+from agentic_pipeline.masking.detectors.id_shapes import spaced_groups
 from agentic_pipeline.masking.detectors.labels import IdLabelRecognizer, label_entity
 from agentic_pipeline.masking.detectors.vin import VinRecognizer, check_digit, is_vin
 
@@ -143,6 +144,46 @@ def test_after_its_own_abbreviation_an_ids_shape_counts_whatever_its_check(maske
     for cell in (yaml_row, prose, keyed):
         assert "WQTL620977K3B" not in cell and "<TAX_ID_" in cell
     assert standard == "Per RFC 7231 the server answers 405 here."
+
+
+def test_an_id_printed_in_groups_is_masked_whole(masker):
+    """Groups of digits joined to an id by one space, and a series' capitals before it, are the
+    id's; a label before it, a count after it and a date stay as they are."""
+    row, series, labelled = masked_cells(
+        masker,
+        ("tool", "payouts:\nQX-20418,6217 0054 8810 2293 417,7125.50"),
+        ("user", "Полис ОСАГО ТТК 5512093318 продлён до осени."),
+        ("user", "SSN 512-44-7781 and MRN 4471203 are on the form."),
+    )
+    assert "6217" not in row and " 417" not in row and "7125.50" in row
+    assert "ТТК" not in series and "ОСАГО" in series
+    assert "SSN <" in labelled and "MRN <" in labelled
+
+
+def _widened(text: str, value: str) -> str:
+    s = text.index(value)
+    a, b = spaced_groups(text, s, s + len(value))
+    return text[a:b]
+
+
+def test_spaced_groups_take_digit_groups_and_a_series_but_no_label_or_count():
+    assert _widened("card 4471 2093 8812 5512 94, ok", "2093 8812 5512") == "4471 2093 8812 5512 94"
+    assert _widened("policy QX 4471 12 items", "4471") == "QX 4471"
+    assert _widened("state_license: TX AP 118274", "118274") == "TX AP 118274"
+    # capitals that follow no label are a label themselves, kept in clear
+    assert _widened("MRN 4471203 noted", "4471203") == "4471203"
+    assert _widened("the ΦΚΠ 544249631 was approved", "544249631") == "544249631"
+    assert _widened("Polis no 4471203 44", "4471203") == "4471203 44"
+
+
+def test_plates_open_the_lines_of_a_parking_scan_not_of_a_parts_list(masker):
+    scan, invoice = masked_cells(
+        masker,
+        ("tool", "[lot-bot] sweep of lot C (permit check)\nQJT 5520  permit OK\n7KDW218   NONE"),
+        ("tool", "Vehicle service invoice\nBP-44120  Brake pads  2\nOF-2291   Oil filter  1"),
+    )
+    assert "QJT 5520" not in scan and "7KDW218" not in scan
+    assert "BP-44120" in invoice and "OF-2291" in invoice
 
 
 def test_a_number_the_episode_holds_under_a_thing_key_is_that_things_id(masker):

@@ -44,6 +44,7 @@ from agentic_pipeline.masking.apply import (
     GUARD,
     Partition,
 )
+from agentic_pipeline.masking.detectors.id_shapes import DATE_TYPES, spaced_groups, whole_code
 from agentic_pipeline.masking.engine import (
     CHUNK_CHARS,
     DEFAULT_MODEL,
@@ -217,15 +218,21 @@ def _replace_values(
     view = text_view(part)
     hits = [(m.start(), m.end()) for m in rx.finditer(fold(view.text if view else part))]
     taken = [(t.start(), t.end()) for t in TOKEN_RE.finditer(part)]
+    replaced_from = len(part)
     for a, b in sorted(map_spans(view, hits), reverse=True):
         if any(x < b and a < y for x, y in taken):
             continue
         raw = part[a:b]
         et = next((t for v, t in values.items() if fold(v) == fold(raw)), None)
         et = et or next(iter(values.values()))
-        token = masker.token(raw, et)
+        if et not in DATE_TYPES and any(c.isdigit() for c in raw):  # an id printed in groups
+            wa, wb = spaced_groups(part, *whole_code(part, a, b))
+            if wb <= replaced_from and not any(x < wb and wa < y for x, y in taken):
+                a, b = wa, wb
+        token = masker.token(part[a:b], et)
         out.append((et, token))
         part = part[:a] + token + part[b:]
+        replaced_from = a
     return part
 
 

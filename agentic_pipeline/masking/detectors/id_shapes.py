@@ -165,3 +165,72 @@ def whole_code(text: str, start: int, end: int) -> tuple[int, int]:
             break
         start = part_start
     return start, end
+
+
+#: Types of dates, never widened over groups of digits ("12 04 1988" is one date already).
+DATE_TYPES = frozenset({"DATE_OF_BIRTH", "DATE_TIME"})
+#: A group of digits joined to an id by one space ("6222 <number> 552"): two to eight digits.
+_DIGIT_GROUP = re.compile(r"\d{2,8}(?![^\W\d_])")
+#: What may follow a last group: the end, a line's end, punctuation, a cell's separator, not a
+#: word ("4471 12 items" is a count).
+_GROUP_END = re.compile(r"$|[^\w ]| {2}| \d|\n", re.MULTILINE)
+#: Capitals of a series' group ending a text, before the group being read ("TX " of "TX AP").
+_SERIES_RUN = re.compile(r"(?:(?<=\s)[^\W\d_a-z]{2,4}[ ]?)+$")
+#: A series' capitals before an id's number, in any script ("ТТТ", "KB", "TX AP").
+_SERIES = re.compile(r"[^\W\d_]{2,4}")
+
+
+def spaced_groups(text: str, start: int, end: int) -> tuple[int, int]:
+    """Widen an id at ``text[start:end]`` over the groups of digits joined to it by one space (a
+    card, an account or a national number printed in groups that a recognizer read in part:
+    "6222 <number> 552") and over a series' capitals between its label and it ("ОСАГО ТТТ
+    <number>"), which are no label word ("SSN 512-44-7781" keeps its label in clear)."""
+    for _ in range(_CODE_PARTS):
+        m = _DIGIT_GROUP.match(text, end + 1) if text[end : end + 1] == " " else None
+        if m is None or not text[end - 1 : end].isdigit() or not _GROUP_END.match(text, m.end()):
+            break
+        end = m.end()
+    for _ in range(_CODE_PARTS):
+        if start < 2 or text[start - 1] != " ":
+            break
+        before = start - 1
+        while before > 0 and text[before - 1].isalnum() and start - before <= _PART_CHARS:
+            before -= 1
+        part = text[before : start - 1]
+        if part.isdigit() and 2 <= len(part) <= 8 and text[start].isdigit():
+            start = before
+        elif _series(part) and text[start].isalnum() and _after_label(text, before):
+            start = before
+        else:
+            break
+    return start, end
+
+
+def _after_label(text: str, at: int) -> bool:
+    """An id's label ends right before ``at`` ("Полис ОСАГО <series>", "CDL <state>",
+    ``"license": "<state>``): the capitals after it are the id's series, not a label."""
+    from agentic_pipeline.masking.detectors.label_lists import ends_with_id_label
+
+    before = text[max(0, at - 60) : at]
+    for near in (before, _SERIES_RUN.sub("", before)):  # "TX AP <number>": both groups
+        if ends_with_id_label(near.rstrip(" \t\"':=#.-").replace("_", " ")):
+            return True
+    return False
+
+
+def _series(part: str) -> bool:
+    """Capitals of an id's series: no label word ("SSN", "ID"), no stop word."""
+    from agentic_pipeline.masking.detectors.label_lists import label_words
+
+    low = part.lower()
+    return (
+        _SERIES.fullmatch(part) is not None
+        and part.isupper()
+        and low not in label_words()
+        and low not in STOP_WORDS
+        and low not in _NOT_SERIES
+    )
+
+
+#: Capitals before a number that are no series: id words and abbreviations of a label.
+_NOT_SERIES = frozenset({"id", "no", "nr", "nro", "num", "pin", "ref", "tel", "fax", "po", "box"})

@@ -201,6 +201,32 @@ def plates_beside_vins(text: str, vins: list[tuple[int, int]]) -> list[tuple[int
     return out
 
 
+#: A plate label or a word of parking: the text's lines may open with plates.
+_PARKING = re.compile(
+    rf"(?i:{_VEHICLE_LABELS}|(?<!\w)(?:{alternation(data_file('labels.yaml')['parking_words'])}))"
+    r"(?!\w)"
+)
+#: Where a line's first cell starts: the line's start, blanks, maybe a bullet.
+_LINE_START = re.compile(r"^[ \t]*(?:[-*•·][ \t]+)?", re.MULTILINE)
+#: Where a line's first cell ends: a column's gap (two blanks, a tab, a bar) or the line's end.
+_FIRST_CELL_END = re.compile(r"(?:[ ]{2,}|[ ]*[\t|][ \t]*)(?=\S)|[ \t]*$", re.MULTILINE)
+
+
+def line_plates(text: str) -> list[tuple[int, int]]:
+    """Plates opening the first cell of two lines or more of a text that names plates or parking
+    (``_PARKING``): a parking scanner's lines, a fleet's list ("<plate>  permit OK"), in
+    prose's plate shape (``_prose_plate``). A vehicle's word alone is not enough: a garage's
+    invoice lists its parts' numbers so."""
+    if _PARKING.search(text) is None:
+        return []
+    out = []
+    for m in _LINE_START.finditer(text):
+        end = _prose_plate(text, m.end())
+        if end is not None and _FIRST_CELL_END.match(text, end):
+            out.append((m.end(), end))
+    return out if len(out) >= 2 else []
+
+
 def _line(text: str, at: int) -> tuple[int, int]:
     """The bounds of the line holding ``at``."""
     end = text.find("\n", at)
@@ -265,7 +291,9 @@ class VinRecognizer(LocalRecognizer):
             + [RecognizerResult(ENTITY, a, b, PLATE_SCORE) for a, b in labelled]
             + [
                 RecognizerResult(ENTITY, a, b, NEAR_PLATE_SCORE)
-                for a, b in dict.fromkeys([*near_plates(text), *_strict_plates(text), *beside])
+                for a, b in dict.fromkeys(
+                    [*near_plates(text), *_strict_plates(text), *beside, *line_plates(text)]
+                )
                 if not any(x <= a < y for x, y in labelled)
             ]
         )
