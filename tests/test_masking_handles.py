@@ -46,6 +46,14 @@ def test_a_csv_login_column_is_masked_row_by_row(masker):
     assert out.startswith("team,login,last_seen\nblue,<USER_ID_") and "2026-01-03" in out
 
 
+def test_a_csv_user_column_holds_login_names(masker):
+    csv = (
+        "sub_id;user;email;plan\nQ-2201;moss.arlen;ma@example.org;annual\nQ-2207;thyra;x@y.org;m\n"
+    )
+    (out,) = masked_cells(masker, ("tool", csv))
+    assert "moss.arlen" not in out and ";thyra;" not in out and "Q-2207;<USER_ID_" in out
+
+
 def test_hyphenated_and_dotted_handles_are_masked_whole(masker):
     (out,) = masked_cells(masker, ("user", "@wren-path-42 paid @dana.r-holt for lunch"))
     assert "wren" not in out and "path" not in out and "holt" not in out, out

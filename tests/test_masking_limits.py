@@ -91,6 +91,15 @@ def test_uncovered_matches_the_previous_overlap_resolution():
         assert uncovered(text, a, b, taken) == _old_uncovered(text, a, b, taken)
 
 
+def test_uncovered_keeps_a_words_last_vowel_sign():
+    """Indic words end with a combining vowel sign ("रानी", "குமாரி"): a span keeps it, where
+    ``isalnum`` would leave it in clear beside the token."""
+    for name in ("सीता रानी", "ராஜேஷ் குமாரி", "వెంకట రావు"):
+        text = f"Patient: {name}."
+        a = text.index(name)
+        assert uncovered(text, a, a + len(name), []) == [(a, a + len(name))]
+
+
 def test_linear_context_enhancer_gives_presidios_scores(analyzer):
     """Same context words and scores as Presidio's enhancer, with real keywords."""
     texts = [

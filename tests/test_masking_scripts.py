@@ -60,6 +60,16 @@ def test_labelled_names_and_birth_dates_in_other_scripts_are_masked(masker):
     assert "Белова" not in ru and "1975" not in ru
 
 
+def test_a_transfers_parties_telugu_names_and_a_long_arabic_name_after_labels():
+    """Sender, recipient and payee labels of Ukrainian, Persian and Japanese, Telugu's name
+    label, and an Arabic name of five words (a chain of fathers' names) after a name label."""
+    assert _values("Отримувач: Коваль Марина Петрівна") == ["Коваль Марина Петрівна"]
+    assert _values("فرستنده: نیلوفر رحیمی") == ["نیلوفر رحیمی"]
+    assert _values("受取人名：スズキ ケンタ") == ["スズキ ケンタ"]
+    assert _values("పేరు: రామ కృష్ణ రావు") == ["రామ కృష్ణ రావు"]
+    assert _values("الاسم الكامل: عبد الله بن سالم القحطاني") == ["عبد الله بن سالم القحطاني"]
+
+
 def test_labels_of_more_languages_and_an_equals_sign(masker):
     """Person labels of Thai, Persian and Korean letters (``labels.yaml`` ``person``), a
     key written with "=", and birth dates of a Japanese era, in Persian digits, after a Catalan

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import bisect
 import re
+import unicodedata
 from dataclasses import replace
 from typing import Any
 
@@ -463,10 +464,16 @@ def uncovered(
         pieces.append((pos, end))
     out = []
     for a, b in pieces:
-        while a < b and not (text[a].isalnum() or text[a] in keep):
+        while a < b and not _kept(text[a], keep):
             a += 1
-        while b > a and not (text[b - 1].isalnum() or text[b - 1] in keep):
+        while b > a and not _kept(text[b - 1], keep):
             b -= 1
         if b - a >= 2:
             out.append((a, b))
     return out
+
+
+def _kept(ch: str, keep: str) -> bool:
+    """A character a span keeps at its edges: a letter, a digit, a combining mark (the vowel
+    sign that ends "रानी", which ``isalnum`` leaves out) or one of ``keep``."""
+    return ch.isalnum() or ch in keep or unicodedata.category(ch).startswith("M")

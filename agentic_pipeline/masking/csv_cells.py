@@ -14,6 +14,7 @@ from agentic_pipeline.masking.delimited import (
 )
 from agentic_pipeline.masking.detectors.bare_numbers import thing_key
 from agentic_pipeline.masking.detectors.id_shapes import is_year
+from agentic_pipeline.masking.detectors.key_rules import normalize_key
 from agentic_pipeline.masking.detectors.label_lists import id_labels, id_word_set
 from agentic_pipeline.masking.detectors.labels import (
     GENERIC_LABELS,
@@ -23,6 +24,7 @@ from agentic_pipeline.masking.detectors.labels import (
     label_entity,
     norm_label,
 )
+from agentic_pipeline.masking.detectors.login_names import handle_keys
 from agentic_pipeline.masking.detectors.redacted import placeholder_value
 from agentic_pipeline.masking.episode import PROPAGATE
 from agentic_pipeline.masking.json_walker import key_entity
@@ -113,8 +115,10 @@ def _spaced_column(rows: list[list[str]]) -> list[int]:
 
 
 def _entity(header: str) -> str | None:
-    """The personal type a column's header names (a key rule, or a label of ``labels.yaml``)."""
-    return key_entity(header) or label_entity(header)
+    """The personal type a column's header names (a key rule, a label of ``labels.yaml``, or a
+    handle key: a "user" column holds login names, its cells checked as such)."""
+    handle = "USER_ID" if normalize_key(header) in handle_keys() else None
+    return key_entity(header) or label_entity(header) or handle
 
 
 #: A list's bullet, indented from its item by spaces as an aligned column would be.

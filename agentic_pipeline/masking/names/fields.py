@@ -20,6 +20,7 @@ from agentic_pipeline.masking.detectors.login_names import chat_spans
 from agentic_pipeline.masking.json_walker import key_entity
 from agentic_pipeline.masking.names.lexicon import (
     DATA,
+    NAME_PARTICLES,
     fold,
     given_name_bin,
     is_title,
@@ -80,9 +81,8 @@ SHARED_LABELS = frozenset(data_file("labels.yaml")["person_shared"])
 
 def person_field_key(key: str) -> bool:
     """A structured field's key that names a person and nothing else ("Vorname", "claimant",
-    "accountHolder", "insured_name"): the whole key is one of ``PERSON_LABELS`` and none of
-    ``SHARED_LABELS`` ("customer" holds companies, "date_to" and "product_name" are no person
-    labels at all)."""
+    "insured_name"): the whole key is one of ``PERSON_LABELS`` and none of ``SHARED_LABELS``
+    ("customer" holds companies; "date_to", "product_name" are no person labels)."""
     label = " ".join(re.findall(r"[^\W\d_]+", norm_label(key)))
     return label in PERSON_LABELS and label not in SHARED_LABELS
 
@@ -98,8 +98,7 @@ def label_before(text: str, start: int) -> str | None:
 
 
 def after_person_label(text: str, start: int) -> bool:
-    """The word at ``start`` is the first after a label that names a person on its line
-    ("Cardholder: <name>")."""
+    """The word at ``start`` is the first after a person's label on its line ("Cardholder:")."""
     label = label_before(text, start)
     return label is not None and person_key(label)
 
@@ -228,13 +227,15 @@ def honorific_values(text: str) -> list[tuple[int, int]]:
 
 
 def _non_latin_name_shape(value: str) -> bool:
-    """Letters of scripts other than Latin only, no digit, one to four words."""
+    """Letters of other scripts than Latin, no digit, one to four words (seven with "بن")."""
     letters = [c for c in value if c.isalpha()]
+    words = value.split()
+    chain = any(w in NAME_PARTICLES for w in words)  # "<name> بن <father> بن <grandfather>"
     return (
         bool(letters)
         and not any(c.isdigit() for c in value)
-        and len(value.split()) <= 4
-        and len(value) <= 24
+        and len(words) <= (7 if chain else 4)
+        and len(value) <= (48 if chain else 24)
         and not any("LATIN" in unicodedata.name(c, "") for c in letters)
     )
 

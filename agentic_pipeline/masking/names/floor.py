@@ -21,6 +21,7 @@ from agentic_pipeline.masking.names.layout import form_heading, form_key, greete
 from agentic_pipeline.masking.names.lexicon import (
     COMMON_WORDS,
     DATA,
+    NAME_PARTICLES,
     given_names_before_a_name,
     is_name_pair,
     is_title,
@@ -59,9 +60,6 @@ ORGANISATION_WORDS = read_lines(DATA / "organisation_words.txt")
 LEGAL_FORMS = read_lines(DATA / "legal_forms.txt")
 #: Words between a span and a legal form after it (``_legal_form_after``).
 _WORDS_TO_FORM = 2
-#: Lower-case words between the words of one person's name ("van", "de la", "bin"):
-#: ``data/name_particles.txt``.
-NAME_PARTICLES = read_lines(DATA / "name_particles.txt")
 #: A label's colon before a number or an amount ("Price: $105", "Total = 3"), maybe in Markdown
 #: emphasis as agents write labels ("**Price:** $105", "**Price**: **$105**").
 _NUMBER_AFTER_LABEL = re.compile(r"[ \t*_]*[:=][ \t*_]*[$€£¥]?[ \t]*\d")

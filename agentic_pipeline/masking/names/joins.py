@@ -9,12 +9,9 @@ import re
 
 from agentic_pipeline.masking.detectors.login_names import SPEAKER_PREFIX
 from agentic_pipeline.masking.names.features import TextFeatures
-from agentic_pipeline.masking.names.floor import (
-    NAME_PARTICLES,
-    between_names,
-    organisation_word,
-)
+from agentic_pipeline.masking.names.floor import between_names, organisation_word
 from agentic_pipeline.masking.names.lexicon import (
+    NAME_PARTICLES,
     given_names_before_a_name,
     is_title,
     listed_name,

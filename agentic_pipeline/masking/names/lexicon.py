@@ -53,6 +53,9 @@ def read_lines(path: Path) -> frozenset[str]:
     return frozenset(ln.strip() for ln in lines if ln.strip() and not ln.startswith("#"))
 
 
+#: Lower-case words between the words of one person's name ("van", "de la", "bin", "بن"):
+#: ``data/name_particles.txt``.
+NAME_PARTICLES = read_lines(DATA / "name_particles.txt")
 #: Titles, forms of address, salutations and greetings before a name, in the main European
 #: languages (``data/titles.txt``).
 TITLES = read_lines(DATA / "titles.txt")
