@@ -127,7 +127,7 @@ def _birth_date_key(key: str) -> bool:
     """``key``'s words are a birth word and a date word, maybe an article between, or one word
     that is both (``_BIRTH_WORD``, ``_DATE_WORD``: whole words only), or the key is a birth
     phrase of ``BIRTH_WORDS`` as a whole ("生年月日", "תאריך לידה")."""
-    if _BIRTH_WORD.fullmatch(key.strip()):
+    if _BIRTH_WORD.fullmatch(key.strip().replace("_", " ")):  # "дата_рождения"
         return True
     words = [w for w in _KEY_WORD.findall(_CAMEL.sub(" ", key)) if w.lower() not in _KEY_ARTICLES]
     birth = [w for w in words if _BIRTH_WORD.fullmatch(w) or w.lower() == "birth"]
