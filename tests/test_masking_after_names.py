@@ -120,7 +120,7 @@ def test_a_relation_in_brackets_may_stand_between_the_name_and_the_date(masker):
         ("Si Maricel ay ipinanganak noong Mayo 3, 2015 sa Cebu.", "Mayo 3, 2015"),
         ("제 딸 생일은 2014년 6월 2일이에요", "2014년 6월 2일"),
         ('{"会員": {"生年月日": "2009-03-14", "会員番号": "K-5521"}}', "2009-03-14"),
-        ('{"фио": "Зуева Инна", "дата_рождения": "1991-07-22"}', "1991-07-22"),
+        ('{"фио": "Зуева Инна", "дата_рождения": "1987-11-03"}', "1987-11-03"),
         ("Ông Phạm Quốc Bảo sinh năm 1951 tại Vĩnh Long", "1951"),
         ("Records list Tomasz Weryk, b. 1868, as a weaver.", "1868"),
         ("His sister Anielka Weryk, b. abt 1871, died young.", "1871"),

@@ -366,7 +366,7 @@ def whole_words(text: str, span: Span) -> Span:
         while e < len(text) and _is_id_char(text[e]) and _is_id_char(text[e - 1]):
             e += 1
         s, e = whole_code(text, s, e)  # "6612-380-417-QW" is no phone's but an id's, whole
-        if et not in DATE_TYPES:  # "6222 <number> 552", "ТТТ <number>": printed in groups
+        if et not in DATE_TYPES:  # "4417 <number> 38", "ЕКХ <number>": printed in groups
             s, e = spaced_groups(text, s, e)
         return (s, e, et, sc, det) if (s, e) != span[:2] else span
     if det == "SpacyRecognizer" and "\n" in text[s:e]:  # "Jenny\nAddress": cut at the line

@@ -167,23 +167,23 @@ def whole_code(text: str, start: int, end: int) -> tuple[int, int]:
     return start, end
 
 
-#: Types of dates, never widened over groups of digits ("12 04 1988" is one date already).
+#: Types of dates, never widened over groups of digits ("3 05 1979" is one date already).
 DATE_TYPES = frozenset({"DATE_OF_BIRTH", "DATE_TIME"})
-#: A group of digits joined to an id by one space ("6222 <number> 552"): two to eight digits.
+#: A group of digits joined to an id by one space ("4417 <number> 38"): two to eight digits.
 _DIGIT_GROUP = re.compile(r"\d{2,8}(?![^\W\d_])")
 #: What may follow a last group: the end, a line's end, punctuation, a cell's separator, not a
 #: word ("4471 12 items" is a count).
 _GROUP_END = re.compile(r"$|[^\w ]| {2}| \d|\n", re.MULTILINE)
-#: Capitals of a series' group ending a text, before the group being read ("TX " of "TX AP").
+#: Capitals of a series' group ending a text, before the group being read ("UT " of "UT QK").
 _SERIES_RUN = re.compile(r"(?:(?<=\s)[^\W\d_a-z]{2,4}[ ]?)+$")
-#: A series' capitals before an id's number, in any script ("ТТТ", "KB", "TX AP").
+#: A series' capitals before an id's number, in any script ("ЕКХ", "QD", "UT QK").
 _SERIES = re.compile(r"[^\W\d_]{2,4}")
 
 
 def spaced_groups(text: str, start: int, end: int) -> tuple[int, int]:
     """Widen an id at ``text[start:end]`` over the groups of digits joined to it by one space (a
     card, an account or a national number printed in groups that a recognizer read in part:
-    "6222 <number> 552") and over a series' capitals between its label and it ("ОСАГО ТТТ
+    "4417 <number> 38") and over a series' capitals between its label and it ("ОСАГО ЕКХ
     <number>"), which are no label word ("SSN 512-44-7781" keeps its label in clear)."""
     for _ in range(_CODE_PARTS):
         m = _DIGIT_GROUP.match(text, end + 1) if text[end : end + 1] == " " else None
@@ -212,7 +212,7 @@ def _after_label(text: str, at: int) -> bool:
     from agentic_pipeline.masking.detectors.label_lists import ends_with_id_label
 
     before = text[max(0, at - 60) : at]
-    for near in (before, _SERIES_RUN.sub("", before)):  # "TX AP <number>": both groups
+    for near in (before, _SERIES_RUN.sub("", before)):  # "UT QK <number>": both groups
         if ends_with_id_label(near.rstrip(" \t\"':=#.-").replace("_", " ")):
             return True
     return False
