@@ -179,7 +179,10 @@ def test_spaced_groups_take_digit_groups_and_a_series_but_no_label_or_count():
 def test_plates_open_the_lines_of_a_parking_scan_not_of_a_parts_list(masker):
     scan, invoice = masked_cells(
         masker,
-        ("tool", "[lot-bot] sweep of lot C (permit check)\nQJT 5520  permit OK\n7KDW218   NONE"),
+        (
+            "tool",
+            "Garage levels, permits checked\nQJT 5520  level 2 valid\n7KDW218   level 3 lapsed",
+        ),
         ("tool", "Vehicle service invoice\nBP-44120  Brake pads  2\nOF-2291   Oil filter  1"),
     )
     assert "QJT 5520" not in scan and "7KDW218" not in scan

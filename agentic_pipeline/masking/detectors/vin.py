@@ -214,7 +214,7 @@ _FIRST_CELL_END = re.compile(r"(?:[ ]{2,}|[ ]*[\t|][ \t]*)(?=\S)|[ \t]*$", re.MU
 
 def line_plates(text: str) -> list[tuple[int, int]]:
     """Plates opening the first cell of two lines or more of a text that names plates or parking
-    (``_PARKING``): a parking scanner's lines, a fleet's list ("<plate>  permit OK"), in
+    (``_PARKING``): a parking scanner's lines, a fleet's list ("<plate>  level 2 valid"), in
     prose's plate shape (``_prose_plate``). A vehicle's word alone is not enough: a garage's
     invoice lists its parts' numbers so."""
     if _PARKING.search(text) is None:
