@@ -54,6 +54,16 @@ def test_a_csv_user_column_holds_login_names(masker):
     assert "moss.arlen" not in out and ";thyra;" not in out and "Q-2207;<USER_ID_" in out
 
 
+def test_a_login_after_the_word_user_or_account_in_a_logs_prose(masker):
+    logged, words = masked_cells(
+        masker,
+        ("tool", "audit: user r.hallorann9 exported report (rows=12); SSO account wbrennock off"),
+        ("user", "The user agent was odd; account holder confirmed; user admin logged in."),
+    )
+    assert "r.hallorann9" not in logged and "wbrennock" not in logged
+    assert words == "The user agent was odd; account holder confirmed; user admin logged in."
+
+
 def test_hyphenated_and_dotted_handles_are_masked_whole(masker):
     (out,) = masked_cells(masker, ("user", "@wren-path-42 paid @dana.r-holt for lunch"))
     assert "wren" not in out and "path" not in out and "holt" not in out, out

@@ -357,13 +357,20 @@ def _all_words(handle: str) -> bool:
     )
 
 
+#: A login name after the word that names it in a log's prose ("audit: user <handle> exported",
+#: "SSO account <handle> disabled"); the handle is one when ``login_name`` says so ("user
+#: agent", "account holder" are words).
+_USER_WORD = re.compile(rf"(?i:(?<![\w.-])(?:user|account|login|username))[ \t]+{_HANDLE}(?![\w@])")
+
+
 def login_name_regexes() -> tuple[re.Pattern[str], ...]:
     """The places a login name stands, each with its ``handle`` group: a handle key's
-    ``key=value``, a chat line's speaker, a copied message's header, a comment's header, an
-    access log's or an authentication log's user (see module doc); the ``handle`` is one when
-    ``login_name`` says so."""
+    ``key=value``, the word "user" or "account" before it in a log's prose, a chat line's speaker,
+    a copied message's header, a comment's header, an access log's or an authentication log's
+    user (see module doc); the ``handle`` is one when ``login_name`` says so."""
     return (
         _key_value_re(),
+        _USER_WORD,
         _SPEAKER_LINE,
         _HEADER_LINE,
         _COMMENT_HEADER,
