@@ -76,6 +76,8 @@ def test_without_a_veto_bar_the_model_alone_decides(nlp):
         ("Flowers went to Tolliver & Quade Funeral Directors.", "Tolliver", "company"),
         ("Send it to Tolliver & Quade, Attorneys by Friday.", "Tolliver", "company"),
         ("Invoices from Quinley Bakery arrive monthly.", "Quinley", "business"),
+        # a common word between: a place named after a person ("<name> International Airport")
+        ("We land at Orla Venmire Regional Airport.", "Orla Venmire", "company"),
         # a legal form ends the capitalised words after it: a company named after a person
         ("Invoices from Quinley Ltd arrive monthly.", "Quinley", "company"),
         ("Paid to Odessa Varnholt Ceramics Ltd, 61 Quillon Mews.", "Odessa Varnholt", "company"),

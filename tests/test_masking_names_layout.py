@@ -39,6 +39,20 @@ def test_a_forms_field_key_in_any_language_is_no_person(nlp):
     assert _found(_BLIND, _FORM, _doc(nlp, _FORM, "Vārds")) == []
 
 
+def test_markdown_keys_of_an_agents_summary_make_a_form(nlp):
+    """An agent's Markdown summary: keys in bold, a key in a nested bullet; the model puts the
+    key below its propagation bar and no name list has it, so it is no person."""
+    text = (
+        "Done, here is the summary:\n- **Booking:** QWERTZ\n- **Fare:** Economy\n- **Legs:**\n"
+        "  - Onward: Flight QA118 from BOS to DEN on June 3 at noon\n"
+        "  - Voucher 1: $39\n  - Voucher 2: $201\n- **Total:** $240"
+    )
+    start = text.index("Onward")
+    assert form_key(text, start, start + len("Onward"))
+    assert form_key(text, text.index("Fare"), text.index("Fare") + 4)
+    assert _found(_BLIND, text, _doc(nlp, text, "Onward")) == []
+
+
 def test_a_forms_title_line_is_no_person(nlp):
     title = "Pieteikums peldbaseina"
     assert form_heading(_FORM, 0, len(title))

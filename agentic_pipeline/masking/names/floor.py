@@ -300,8 +300,10 @@ def _named_place(words: list[str]) -> str | None:
 
 #: What may stand between a name and the organisation word of a business named after it.
 _AFTER_NAME = re.compile(
-    r"(?P<joint>['’]s(?:\s*(?:&|and))?|\s*(?:&|and))?\s*([A-Z][\w'’]*)(?![\w-])"
+    r"(?P<joint>['’]s(?:\s*(?:&|and))?|\s*(?:&|and))?\s*(?P<org>[A-Z][\w'’]*)(?![\w-])"
 )
+#: A common word, then the organisation word ("<name> International Airport").
+_COMMON_THEN_ORG = re.compile(r"[ \t]+(?P<common>[A-Z][\w'’]*)[ \t]+(?P<org>[A-Z][\w'’]*)(?!\w)")
 #: A partner's name after "&" and the organisation word of the firm they make, maybe after a
 #: comma ("<name> & <name> Funeral Directors", "<name> & <name>, Attorneys").
 _AFTER_PARTNER = re.compile(r"[ \t]*&[ \t]*((?:[A-Z][\w'’-]*,?[ \t]*){2,3})")
@@ -410,12 +412,11 @@ def after_title(text: str, start: int) -> bool:
 
 
 def _organisation_after(text: str, end: int) -> str | None:
-    """``"company"`` when a legal form ends the line's capitalised words after ``end`` ("<name>
-    Interiors Ltd", "<name> Trading AB", "<name>, Inc.": a company named after a person is a
-    company) or a capitalised organisation word that no name list has follows ``end`` on the
-    line after a possessive or "&" ("Marlowe's Foods", "Ashby & Sons"), or after "&" and a
-    partner's name ("Ashby & Webb Solicitors"), ``"business"`` when it follows after a space
-    alone ("Quint Bakery"), else None."""
+    """``"company"`` when a legal form ends the line's capitalised words after ``end`` ("<name>,
+    Inc.": a company named after a person) or an organisation word no name list has follows on
+    the line after a possessive or "&" ("Marlowe's Foods", "Ashby & Sons"), a partner's name after
+    "&" ("Ashby & Webb Solicitors") or a common word ("<name> International Airport");
+    ``"business"`` when it follows after a space alone ("Quint Bakery"); else None."""
     if _legal_form_after(text, end):
         return "company"
     partner = _AFTER_PARTNER.match(text, end)
@@ -423,10 +424,11 @@ def _organisation_after(text: str, end: int) -> str | None:
         organisation_word(w) for w in re.findall(r"[\w'’-]+", partner.group(1))[1:]
     ):
         return "company"
+    m = _COMMON_THEN_ORG.match(text, end)
+    if m is not None and organisation_word(m["org"]) and vocabulary_word(m["common"]):
+        return "company"
     m = _AFTER_NAME.match(text, end)
-    if m is None or "\n" in m.group(0):
-        return None
-    if not organisation_word(m.group(2)):
+    if m is None or "\n" in m.group(0) or not organisation_word(m.group("org")):
         return None
     return "company" if m.group("joint") else "business"
 

@@ -12,10 +12,12 @@ from functools import lru_cache
 from agentic_pipeline.masking.names.lexicon import is_title, listed_name
 from agentic_pipeline.masking.vocabulary import zipf
 
-#: A form's field line: a key of 42 characters at most (maybe after a bullet), its colon, a
-#: value on the same line.
+#: A form's field line: a key of 42 characters at most (maybe after a bullet, maybe in Markdown
+#: emphasis as agents write keys: "- **Total:** $240", "**Fare**: Economy"), its colon, a value
+#: on the same line.
 _FIELD_LINE = re.compile(
-    r"^[ \t]*(?:[-*•>][ \t]+)?([^\W\d_](?:[^\n:：]{0,40}?[^\s:：])?)[ \t]*[:：][ \t]*(\S[^\n]*)$",
+    r"^[ \t]*(?:[-*•>][ \t]+)?(?:\*\*|__)?([^\W\d_](?:[^\n:：]{0,40}?[^\s:：*_])?)(?:\*\*|__)?"
+    r"[ \t]*[:：](?:\*\*|__)?[ \t]*(?=[^\n]*\w)(\S[^\n]*)$",
     re.MULTILINE,
 )
 #: Field lines that make a text a form (or a record): a chat of two speakers has fewer keys.

@@ -281,6 +281,8 @@ class NameModel:
                 return True
         if signal in ("place", "company", "label", "street"):  # "Uruguay"; "Globex Logistics"
             return True
+        if signal == "form-key" and p < self.propagate:  # "- Outbound: <flight>" among fields
+            return not any(listed_name(w) for w in re.split(r"[\s-]+", tf.text[start:end]) if w)
         lower = signal == "lower" or signal == "vocabulary" and tf.text[start:end].islower()
         if lower and p < self.propagate:
             # lower-case words no name list has ("pls chek"): a person only by a label's say
