@@ -6,6 +6,11 @@ from __future__ import annotations
 
 import re
 
+from agentic_pipeline.masking.detectors.label_lists import (
+    ends_with_id_label,
+    id_word_set,
+    label_words,
+)
 from agentic_pipeline.masking.vocabulary import STOP_WORDS, is_vocabulary
 
 _YEAR = re.compile(r"(?:19|20)\d\d")
@@ -209,8 +214,6 @@ def spaced_groups(text: str, start: int, end: int) -> tuple[int, int]:
 def _after_label(text: str, at: int) -> bool:
     """An id's label ends right before ``at`` ("Полис ОСАГО <series>", "CDL <state>",
     ``"license": "<state>``): the capitals after it are the id's series, not a label."""
-    from agentic_pipeline.masking.detectors.label_lists import ends_with_id_label
-
     before = text[max(0, at - 60) : at]
     for near in (before, _SERIES_RUN.sub("", before)):  # "UT QK <number>": both groups
         if ends_with_id_label(near.rstrip(" \t\"':=#.-").replace("_", " ")):
@@ -219,18 +222,12 @@ def _after_label(text: str, at: int) -> bool:
 
 
 def _series(part: str) -> bool:
-    """Capitals of an id's series: no label word ("SSN", "ID"), no stop word."""
-    from agentic_pipeline.masking.detectors.label_lists import label_words
-
+    """Capitals of an id's series: no label word ("SSN"), id word ("NR") or stop word."""
     low = part.lower()
     return (
         _SERIES.fullmatch(part) is not None
         and part.isupper()
         and low not in label_words()
+        and low not in id_word_set()
         and low not in STOP_WORDS
-        and low not in _NOT_SERIES
     )
-
-
-#: Capitals before a number that are no series: id words and abbreviations of a label.
-_NOT_SERIES = frozenset({"id", "no", "nr", "nro", "num", "pin", "ref", "tel", "fax", "po", "box"})
