@@ -13,11 +13,11 @@ from conftest import cell_table
 from agentic_pipeline.masking import Masker, PIILeakError, mask_steps, phases, scan_for_leaks
 from agentic_pipeline.masking.apply import Partition
 from agentic_pipeline.masking.episode import Episode
-from agentic_pipeline.masking.mask import mask_leaks
+from agentic_pipeline.masking.mask import _replace_values, mask_leaks
 from agentic_pipeline.masking.pool import AnalyzerPool
 from agentic_pipeline.masking.pseudonyms import TOKEN_HEX_CHARS  # noqa: E402
 from agentic_pipeline.masking.scan.detectors import name_findings
-from agentic_pipeline.masking.scan.leaks import find_leaks
+from agentic_pipeline.masking.scan.leaks import compile_values, find_leaks
 from agentic_pipeline.schema import STEP_SCHEMA
 
 _PAD = "0" * (TOKEN_HEX_CHARS - 8)  # test tokens: 8 digits written, padded to the width
@@ -188,6 +188,17 @@ def test_the_second_line_reads_objects_inside_a_text_as_the_first_line_does(mask
     assert first.startswith("HTTP 200 {") and first.endswith("} (cached)")
     assert "Skarvander" not in first + second and "u00eb" not in first
     assert not find_leaks(fixed, {"ep-inner": ["Joëlle Skarvander"]})
+
+
+def test_the_second_lines_find_takes_its_groups_and_never_cuts_a_token(masker):
+    """A find read in part ("0054 8810 2293" of a card printed in groups) is masked with its
+    groups; a find to its left that the groups took is not replaced again inside the token."""
+    part = "card 4417 0054 8810 2293 38, ok"
+    values = {"0054 8810 2293": "PHONE_NUMBER", "4417": "PHONE_NUMBER"}
+    out: list[tuple[str, str]] = []
+    masked = _replace_values(part, compile_values(values), values, masker, out)
+    token = masker.token("4417 0054 8810 2293 38", "PHONE_NUMBER")
+    assert masked == f"card {token}, ok" and out == [("PHONE_NUMBER", token)]
 
 
 @pytest.mark.parametrize(

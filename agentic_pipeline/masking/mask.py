@@ -220,8 +220,8 @@ def _replace_values(
     taken = [(t.start(), t.end()) for t in TOKEN_RE.finditer(part)]
     replaced_from = len(part)
     for a, b in sorted(map_spans(view, hits), reverse=True):
-        if any(x < b and a < y for x, y in taken):
-            continue
+        if b > replaced_from or any(x < b and a < y for x, y in taken):
+            continue  # inside a token, or inside the groups a find to its right took
         raw = part[a:b]
         et = next((t for v, t in values.items() if fold(v) == fold(raw)), None)
         et = et or next(iter(values.values()))
