@@ -13,7 +13,7 @@ from presidio_anonymizer.entities import ConflictResolutionStrategy, RecognizerR
 
 from agentic_pipeline.masking.csv_cells import csv_table, tabular_values, thing_column, thing_values
 from agentic_pipeline.masking.detectors.id_floor import FLOOR_DETECTOR, FLOOR_TYPE
-from agentic_pipeline.masking.detectors.id_shapes import DATE_TYPES, spaced_groups, whole_code
+from agentic_pipeline.masking.detectors.id_shapes import whole_id
 from agentic_pipeline.masking.detectors.login_names import login_extent
 from agentic_pipeline.masking.detectors.numbers import CARD_SHAPE, phone_context_before
 from agentic_pipeline.masking.detectors.presidio_set import predefined_types
@@ -365,9 +365,7 @@ def whole_words(text: str, span: Span) -> Span:
             s -= 1
         while e < len(text) and _is_id_char(text[e]) and _is_id_char(text[e - 1]):
             e += 1
-        s, e = whole_code(text, s, e)  # "6612-380-417-QW" is no phone's but an id's, whole
-        if et not in DATE_TYPES:  # "4417 <number> 38", "ЕКХ <number>": printed in groups
-            s, e = spaced_groups(text, s, e)
+        s, e = whole_id(text, s, e, et)  # "6612-380-417-QW", "4417 <number> 38": whole
         return (s, e, et, sc, det) if (s, e) != span[:2] else span
     if det == "SpacyRecognizer" and "\n" in text[s:e]:  # "Jenny\nAddress": cut at the line
         first = text[s:e].strip("\n").split("\n", 1)[0]

@@ -44,7 +44,7 @@ from agentic_pipeline.masking.apply import (
     GUARD,
     Partition,
 )
-from agentic_pipeline.masking.detectors.id_shapes import DATE_TYPES, spaced_groups, whole_code
+from agentic_pipeline.masking.detectors.id_shapes import DATE_TYPES, whole_id
 from agentic_pipeline.masking.engine import (
     CHUNK_CHARS,
     DEFAULT_MODEL,
@@ -226,7 +226,7 @@ def _replace_values(
         et = next((t for v, t in values.items() if fold(v) == fold(raw)), None)
         et = et or next(iter(values.values()))
         if et not in DATE_TYPES and any(c.isdigit() for c in raw):  # an id printed in groups
-            wa, wb = spaced_groups(part, *whole_code(part, a, b))
+            wa, wb = whole_id(part, a, b, et)
             if wb <= replaced_from and not any(x < wb and wa < y for x, y in taken):
                 a, b = wa, wb
         token = masker.token(part[a:b], et)

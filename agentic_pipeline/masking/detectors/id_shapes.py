@@ -211,6 +211,13 @@ def spaced_groups(text: str, start: int, end: int) -> tuple[int, int]:
     return start, end
 
 
+def whole_id(text: str, start: int, end: int, entity: str) -> tuple[int, int]:
+    """An id's whole extent: its glued parts (``whole_code``), then, unless it is a date, its
+    groups and series (``spaced_groups``)."""
+    start, end = whole_code(text, start, end)
+    return (start, end) if entity in DATE_TYPES else spaced_groups(text, start, end)
+
+
 def _after_label(text: str, at: int) -> bool:
     """An id's label ends right before ``at`` ("Полис ОСАГО <series>", "CDL <state>",
     ``"license": "<state>``): the capitals after it are the id's series, not a label."""
