@@ -11,8 +11,13 @@ from name_docs import spans_found as _found
 
 from agentic_pipeline.masking.names.features import TextFeatures
 from agentic_pipeline.masking.names.floor import non_person_signal
-from agentic_pipeline.masking.names.layout import form_heading, form_key, greeted
-from agentic_pipeline.masking.names.model import NameModel
+from agentic_pipeline.masking.names.layout import (
+    form_heading,
+    form_key,
+    greeted,
+    phone_list_keys,
+)
+from agentic_pipeline.masking.names.model import NameModel, default_model
 
 #: A model that calls every candidate word a name.
 _EAGER = NameModel(weights={}, intercept=12.0, threshold=0.3, propagate=0.85, veto=0.3)
@@ -106,3 +111,16 @@ def test_an_english_word_greeted_stays():
     for text, span in (("Dear Customer,\nyour parcel", "Customer"), ("Hello World!", "World")):
         start = text.index(span)
         assert greeted(text, start, start + len(span)) is None
+
+
+def test_a_phone_list_of_people_keeps_its_unlisted_names(nlp):
+    """A phone list's keys are people or roles. When the model reads one key as a person,
+    spaCy's other one-word names there are people too, listed or not; a list of roles alone
+    keeps its keys, as a form does."""
+    people = "Rufnummern:\nGundula: 0176 4410 2297\nZbyszko: 0157 3302 8841\nPforte: 089 412 0077"
+    assert [people[s:e] for s, e in phone_list_keys(people)] == ["Gundula", "Zbyszko", "Pforte"]
+    doc = _doc(nlp, people, "Gundula", "Zbyszko")
+    assert _found(default_model(), people, doc) == ["Gundula", "Zbyszko"]
+    roles = "Telefony:\nKsięgarnia: 61 822 40 10\nPortiernia: 61 822 40 11\nKadry: 61 822 40 19"
+    doc = _doc(nlp, roles, "Księgarnia", "Portiernia")
+    assert _found(default_model(), roles, doc) == []

@@ -29,18 +29,27 @@ _SHORT_VALUE = 6
 _SHORT_SHARE = 0.75
 #: Lines under a heading read for its form's fields.
 _HEADING_WINDOW = 4
+#: A value that is a phone number alone: seven digits at least, with a phone's separators.
+_PHONE_VALUE = re.compile(r"\+?[\d()][\d ()./-]{5,}\d\s*")
 
 
-#: A field line's key: (start, end, folded key, words of the value).
-Field = tuple[int, int, str, int]
+#: A field line's key: (start, end, folded key, words of the value, the value is a phone).
+Field = tuple[int, int, str, int, bool]
 
 
 @lru_cache(maxsize=256)
 def _fields(text: str) -> tuple[Field, ...]:
-    """(start, end, folded key, words of the value) of the key of each field line of
-    ``text``."""
+    """(start, end, folded key, words of the value, the value is a phone) of the key of each
+    field line of ``text``."""
     return tuple(
-        (m.start(1), m.end(1), " ".join(m.group(1).split()).casefold(), len(m.group(2).split()))
+        (
+            m.start(1),
+            m.end(1),
+            " ".join(m.group(1).split()).casefold(),
+            len(m.group(2).split()),
+            _PHONE_VALUE.fullmatch(m.group(2)) is not None
+            and sum(c.isdigit() for c in m.group(2)) >= 7,
+        )
         for m in _FIELD_LINE.finditer(text)
     )
 
@@ -64,6 +73,14 @@ def form_key(text: str, start: int, end: int) -> bool:
     short, ``_form``): a label, whatever its language ("Emri:", "Upravičenec:")."""
     fields = _fields(text)
     return any(f[0] == start and f[1] == end for f in fields) and _form(fields)
+
+
+def phone_list_keys(text: str) -> list[tuple[int, int]]:
+    """(start, end) of the keys of field lines whose value is a phone number alone, when there
+    are two at least: a phone list's entries, people's names or roles ("<name>: <phone>",
+    "Reception: <phone>")."""
+    keys = [(f[0], f[1]) for f in _fields(text) if f[4]]
+    return keys if len(keys) >= 2 else []
 
 
 def form_heading(text: str, start: int, end: int) -> bool:

@@ -2,30 +2,25 @@
 small JSON file of weights (``data/name_model.json``, rebuilt by ``python -m
 agentic_pipeline.masking.names.build``), and the person spans it finds in a spaCy document.
 
-Scoring is a sum of the weights of a token's features (no scikit-learn at masking time), run only
-on the candidate tokens. Adjacent name tokens on one line make one span; a span's score is its
-best token's probability, mapped so that the masking's fixed score bars mean the model's own
-bars: ``threshold`` (masked where it stands) maps to 0.4, ``propagate`` (an episode-wide value)
-to 0.6.
+Scoring sums the weights of a candidate token's features (no scikit-learn at masking time).
+Adjacent name tokens on one line make one span, scored by its best token's probability mapped
+so that the masking's score bars mean the model's: ``threshold`` (masked where it stands) maps
+to 0.4, ``propagate`` (an episode-wide value) to 0.6.
 
 The floor: every PERSON entity of spaCy (what plain Presidio masks as a name) is a person span
 too, unless vetoed: its best word's probability is below the model's ``veto`` bar *and* it
-carries a non-person signal (``non_person_signal``: no word at all, an identifier or code, an
-all-caps token, only vocabulary, an organisation word, or a word spaCy calls an organisation,
-product or place elsewhere in the text). So the model adds names to plain Presidio's and only
-removes the ones both the model and a signal reject.
+carries a non-person signal (``non_person_signal``: no word, an id or code, all capitals, only
+vocabulary, an organisation word, a word spaCy calls an organisation, product or place
+elsewhere). So the model adds names to plain Presidio's and only removes the ones both the
+model and a signal reject.
 
-The entity floor: a spaCy ORG, GPE, NORP, LOC or FAC entity of one word, or of two that make a
-listed first and last name (what plain Presidio masks as an organisation, place or group; posts
-name a person by one word that spaCy calls a city or a team), is a person span when the model
-gives it at least ``entity_floor`` and it carries no non-person signal. Two-word companies
-("Harrow Fargo") and places stay, and so does a word the model or a signal rejects ("Paris":
-the model's probability; "Brindle Bank": an organisation word). The shipped model leaves it
-off (``entity_floor`` None): measured leave-one-corpus-out, it found about one person for two
-to three organisations or places it took (see docs/names.md).
+The entity floor (``entity_floor``; off in the shipped model: leave-one-corpus-out it found one
+person for two to three organisations or places it took, docs/names.md): a spaCy ORG, GPE,
+NORP, LOC or FAC entity of one word, or of two that make a listed first and last name, is a
+person span when the model gives it at least ``entity_floor`` and no non-person signal.
 
-``$AGENTIC_PIPELINE_NAME_MODEL`` (``MODEL_ENV``) names another model file to use instead of the
-shipped one (the leave-one-corpus-out benchmarks; read once per process).
+``$AGENTIC_PIPELINE_NAME_MODEL`` (``MODEL_ENV``) names another model file to use (the
+leave-one-corpus-out benchmarks; read once per process).
 """
 
 from __future__ import annotations
@@ -72,7 +67,7 @@ from agentic_pipeline.masking.names.joins import (
     with_name_parts,
     with_particles,
 )
-from agentic_pipeline.masking.names.layout import greeted, without_abbreviations
+from agentic_pipeline.masking.names.layout import greeted, phone_list_keys, without_abbreviations
 from agentic_pipeline.masking.names.lexicon import (
     is_name_pair,
     listed_name,
@@ -309,12 +304,22 @@ class NameModel:
                 self.threshold,
             )
         ]
+        # a phone list with a person among its keys lists people (a form's keys otherwise)
+        phone_keys = phone_list_keys(tf.text)
+        people = any(
+            p >= self.threshold and s <= tf.starts[i] and tf.ends[i] <= e
+            for s, e in phone_keys
+            for i, p in probs.items()
+        )
         for s, e, _ in person_extents(tf.text, [(s, e, 0.0) for s, e in pieces if s < e]):
             ps = [p for i, p in probs.items() if tf.starts[i] < e and s < tf.ends[i]]
             best = max(ps, default=0.0)
+            keyed = people and (s, e) in phone_keys  # "<name>: <phone>" among people
             # "Patient: <LAST>, <FIRST>", "Ciao <name>,": a name by its place
             by_label = (
-                last_first_value(tf.text, s) is not None or greeted(tf.text, s, e) is not None
+                keyed
+                or last_first_value(tf.text, s) is not None
+                or greeted(tf.text, s, e) is not None
             )
             if self.veto_always is not None and best < self.veto_always and not by_label:
                 continue
@@ -328,7 +333,7 @@ class NameModel:
                 and non_person_signal(tf, s, e)
             ):
                 continue
-            if self.unlike_a_person(tf, s, e, best):
+            if not keyed and self.unlike_a_person(tf, s, e, best):
                 continue
             out.append((s, e, max(best, self.threshold)))
         return out
