@@ -19,11 +19,11 @@ The data lives outside the repo (``../shared/external`` beside the checkout, or 
 in ``$AGENTIC_PIPELINE_EXTERNAL``); the presidio-evaluator templates are read from its wheel
 without importing the package (``pip download --no-deps presidio-evaluator==0.3.2 -d /tmp/pe``).
 
-Twenty-one hand-labelled corpora live in the repo (``benchmarks/fresh_corpus/``), each written
+Twenty-two hand-labelled corpora live in the repo (``benchmarks/fresh_corpus/``), each written
 blind to the masking rules and to the others. ``fresh-blind`` to ``fresh-blind-20`` were each held
 out until the next one was written; they are development corpora now (in ``TEXT_CORPORA``: the
-name model trains on them, their misses are read). ``fresh-blind-21`` is held out: measured,
-never tuned on, in ``LOADERS`` and ``HELD_OUT_CORPORA`` but not in
+name model trains on them, their misses are read). ``fresh-blind-21`` and ``fresh-blind-22``
+are held out: measured, never tuned on, in ``LOADERS`` and ``HELD_OUT_CORPORA`` but not in
 ``TEXT_CORPORA``/``TAU_CORPORA``.
 
 Used by the masking benchmark (``benchmarks/masking_eval``), the corpus-value test and the name
@@ -122,6 +122,7 @@ FRESH_BLIND_18 = "fresh-blind-18"
 FRESH_BLIND_19 = "fresh-blind-19"
 FRESH_BLIND_20 = "fresh-blind-20"
 FRESH_BLIND_21 = "fresh-blind-21"
+FRESH_BLIND_22 = "fresh-blind-22"
 
 
 def external_root() -> Path:
@@ -781,6 +782,7 @@ FRESH_BLIND_18_FILE = FRESH_BLIND_FILE.with_name("fresh_blind_18.jsonl")
 FRESH_BLIND_19_FILE = FRESH_BLIND_FILE.with_name("fresh_blind_19.jsonl")
 FRESH_BLIND_20_FILE = FRESH_BLIND_FILE.with_name("fresh_blind_20.jsonl")
 FRESH_BLIND_21_FILE = FRESH_BLIND_FILE.with_name("fresh_blind_21.jsonl")
+FRESH_BLIND_22_FILE = FRESH_BLIND_FILE.with_name("fresh_blind_22.jsonl")
 
 
 def _label_spans(text: str, labels: list[list[Any]], doc_id: str) -> list[Span]:
@@ -984,6 +986,14 @@ def load_fresh_blind_21(
     return _load_labelled_jsonl(Path(path or FRESH_BLIND_21_FILE), FRESH_BLIND_21, limit)
 
 
+def load_fresh_blind_22(
+    limit: int | None = None, path: str | Path | None = None
+) -> list[LabelledText]:
+    """The twenty-second, held out, written blind to the masking rules and to the first
+    twenty-one (62 languages; ``benchmarks/fresh_corpus/README.md``)."""
+    return _load_labelled_jsonl(Path(path or FRESH_BLIND_22_FILE), FRESH_BLIND_22, limit)
+
+
 # ------------------------------------------------------------------------------------- registry
 LOADERS: dict[str, Callable[..., list[LabelledText]]] = {
     CONTEXTUAL: load_contextual_anonymizer,
@@ -1015,6 +1025,7 @@ LOADERS: dict[str, Callable[..., list[LabelledText]]] = {
     FRESH_BLIND_19: load_fresh_blind_19,
     FRESH_BLIND_20: load_fresh_blind_20,
     FRESH_BLIND_21: load_fresh_blind_21,
+    FRESH_BLIND_22: load_fresh_blind_22,
 }
 #: The four outsider corpora of ``pii-dev/``, the evaluator templates and the first twenty
 #: hand-labelled corpora (text corpora); the tau files are whole agent logs (``limit`` counts
@@ -1048,7 +1059,7 @@ TEXT_CORPORA = (
 )
 TAU_CORPORA = (TAU_AIRLINE, TAU_RETAIL, TAU2_AIRLINE)
 #: Corpora measured, never trained or tuned on (not in the two tuples above).
-HELD_OUT_CORPORA = (FRESH_BLIND_21,)
+HELD_OUT_CORPORA = (FRESH_BLIND_21, FRESH_BLIND_22)
 
 
 def available() -> bool:

@@ -83,6 +83,7 @@ DEFAULT_SIZES = {
     C.FRESH_BLIND_19: None,
     C.FRESH_BLIND_20: None,
     C.FRESH_BLIND_21: None,
+    C.FRESH_BLIND_22: None,
 }
 Key = tuple[str, int, int, str]
 
