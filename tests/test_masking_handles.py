@@ -6,7 +6,7 @@ import pytest
 from conftest import masked_cells
 
 from agentic_pipeline.masking import Masker
-from agentic_pipeline.masking.detectors.login_names import social_spans
+from agentic_pipeline.masking.detectors.login_names import named_handle_spans, social_spans
 
 
 @pytest.fixture(scope="module")
@@ -362,3 +362,20 @@ def test_a_login_right_after_a_platforms_name_in_a_team_list():
     assert [text[a:b] for a, b in social_spans(text)] == ["quorvik", "ptess-ops"]
     for stays in ("See the GitHub issue, it is open.", "Open a GitHub issue\nThen ask on Discord"):
         assert social_spans(stays) == []
+
+
+def test_a_dotted_login_with_a_first_name_stands_alone_in_a_post(masker):
+    """A dotted login name holding a listed first name beside a part that is no word, with no
+    cue before it; a code's attribute of words, a file's name and an e-mail address stay as
+    they are."""
+    post = "Bilder vom Grillabend findet ihr bei henrike.zoellnitz 📷"
+    assert named_handle_spans(post) == [(post.index("henrike"), post.index(" 📷"))]
+    for text in (
+        "the total is in bill.amount now",
+        "saved as rosalind_quarterly.xlsx",
+        "mail maria.wendholt@post.example",
+        "use grace.period for that",
+    ):
+        assert named_handle_spans(text) == [], text
+    (out,) = masked_cells(masker, ("user", "Fotos gibt es bei henrike.zoellnitz, danke!"))
+    assert "zoellnitz" not in out and "henrike" not in out, out

@@ -14,6 +14,9 @@
 * Social posts' login names by where they stand (``social_spans``): a signature after a dash, a
   handle in brackets after a name, after "DM" or "/whois", beside a platform's name ("<handle>
   on Instagram", "on GitHub under <handle>"), a reblog chain's speakers, a leaderboard's players.
+* A dotted login name standing alone that holds a listed first name beside a part no language
+  has as a word ("<given>.<surname>" in a post; ``named_handle_spans``): no code's attribute
+  ("bill.amount": all words), no file's or site's name.
 * In a chat whose lines carry a channel's tag ("[lobby] <handle>: gg"), its speakers whatever
   the length of their message, and, once a login name speaks twice, the other speakers that are
   no word of a language.
@@ -266,6 +269,36 @@ def social_spans(text: str) -> list[tuple[int, int]]:
     reblogs = [m for m in _REBLOG.finditer(text) if _social_handle(m.group("handle"))]
     if len({m.group("handle") for m in reblogs}) >= 2:
         spans += [m.span("handle") for m in reblogs]
+    return spans + named_handle_spans(text)
+
+
+#: Lower-case parts of three letters at least joined by dots or underscores (a number may end
+#: it), standing alone: not inside an address, a path, a call or a longer dotted name.
+_DOTTED = re.compile(
+    r"(?<![\w@./:#$-])(?P<handle>[^\W\d_A-Z]{3,}(?:[._][^\W\d_A-Z]{3,})+(?:[._]?\d{1,4})?)"
+    r"(?![\w@/(-]|\.\w)"
+)
+
+
+def named_handle_spans(text: str) -> list[tuple[int, int]]:
+    """Dotted login names that hold a listed first name and a part no language has as a word
+    ("<given>.<surname>", "<given>_and_<given>"), not a file's or a site's name."""
+    if "." not in text and "_" not in text:
+        return []
+    # the name lists' package imports this module (``names.features``): read them here
+    from agentic_pipeline.masking.names.lexicon import listed_names
+
+    firsts = listed_names()[0]
+    spans = []
+    for m in _DOTTED.finditer(text):
+        handle = m.group("handle")
+        parts = [p for p in re.split(r"[._\d]+", handle) if p]
+        if (
+            any(p in firsts for p in parts)
+            and not all(_any_word(p) for p in parts)
+            and not ("." in handle and _file_or_site(handle))
+        ):
+            spans.append(m.span("handle"))
     return spans
 
 
