@@ -734,3 +734,26 @@ def test_ids_of_a_list_printed_into_a_string_under_an_id_key_and_albanian_labels
     for raw in ("7XKR219", "4ABC123", "BZ4412093", "J21204055L"):
         assert raw not in " ".join(out), out
     assert '"note": "[see file]"' in out[0]
+
+
+def test_ids_listed_after_one_label_share_its_shape(masker):
+    """A label written once before a list: every entry of the first's shape is an id; a count
+    or a word after the list stays."""
+    (out,) = _masked(
+        masker, ("assistant", "Reopened claims ZT-55102, ZT-60918 and ZT-71123; 3 more pending.")
+    )
+    assert not any(v in out for v in ("55102", "60918", "71123")), out
+    assert out.count("<INSURANCE_ID_") == 3 and "3 more pending" in out
+
+
+def test_labels_of_plates_registers_and_deposits_in_more_languages(masker):
+    cells = [
+        ("tool", "Автомобиль продан: а/м М704ОР 196, покупатель уведомлён."),
+        ("tool", "Kelių policija: valstybinis numeris LMT 902 užregistruotas."),
+        ("tool", "Иргэний регистрийн дугаар: ЧБ77120468 баталгаажсан."),
+        ("tool", "Savings: CD no. RW30088142 matures in June."),
+        ("tool", "2. Edmund Kraszewski — nr ewid. 8126 — obecny"),
+    ]
+    outs = _masked(masker, *cells)
+    for out, digits in zip(outs, ("704", "902", "77120468", "30088142", "8126"), strict=True):
+        assert digits not in out, out

@@ -25,6 +25,28 @@ UNIT_AFTER = re.compile(
 )
 
 
+#: The next entry of a list of ids after a comma, a semicolon or "and" ("A-1, A-2 and A-3").
+_LIST_NEXT = re.compile(r"[ \t]*(?:[,;]|[,;]?[ \t]+(?:and|&|et|und|y|e|i|en))[ \t]*([\w-]+)")
+#: The longest list of ids read after one label.
+_LIST_ENTRIES = 50
+
+
+def same_shape_list(text: str, end: int, value: str) -> list[tuple[int, int]]:
+    """The ids listed after an id ending at ``end`` that share its shape (the same letters, the
+    same number of digits: "claims QK-40021, QK-51873 and QK-66120"), a list's label being
+    written once."""
+    shape = re.sub(r"\d", "9", value)
+    if len(value) < 5 or shape.count("9") < 3:
+        return []
+    out: list[tuple[int, int]] = []
+    while len(out) < _LIST_ENTRIES and (m := _LIST_NEXT.match(text, end)) is not None:
+        if re.sub(r"\d", "9", m.group(1)) != shape or m.group(1) == value:
+            break
+        out.append(m.span(1))
+        end = m.end()
+    return out
+
+
 def handle_value_ok(value: str) -> bool:
     """A login name's shape: a digit, or ``_ . @`` inside, or a word that is no frequent word
     ("quietfern" yes, "not", "broken", "for" no)."""

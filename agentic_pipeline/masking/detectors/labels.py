@@ -11,9 +11,8 @@ decides the type in every place a value can stand:
 * CSV/TSV columns and JSON, YAML or Python-dict keys: ``label_entity`` (used by the JSON walker
   and the tabular reader).
 
-An id needs at least three digits (or two digits and a letter) and is never a year, a date, an
-amount or a decimal; labels of ids of *things* (order, item, flight, booking, ticket, ...) are
-absent on purpose, so those stay in clear for replay and joins.
+An id needs three digits (or two and a letter), is no year, date, amount or decimal; ids of a
+list after one label share its shape. Labels of things' ids (order, flight, ...) are absent.
 """
 
 from __future__ import annotations
@@ -37,6 +36,7 @@ from agentic_pipeline.masking.detectors.id_shapes import (  # noqa: F401  (publi
     id_value_ok,
     is_date,
     quantity_after,
+    same_shape_list,
     state_zip,
 )
 from agentic_pipeline.masking.detectors.key_rules import key_entity, normalize_key  # noqa: F401
@@ -64,8 +64,7 @@ from agentic_pipeline.masking.detectors.label_lists import (  # noqa: F401  (pub
 from agentic_pipeline.masking.detectors.things import THING_WORD_BEFORE, THING_WORD_IN
 from agentic_pipeline.masking.vocabulary import STOP_WORDS, is_vocabulary
 
-#: Labels that name no kind of id by themselves ("ID: 654321"): an id of a person unless a
-#: thing's word stands right before them ("Order ID", "flight no.").
+#: Labels naming no kind of id ("ID: 654321"): a person's id unless a thing's word precedes.
 GENERIC_LABELS = frozenset({"id", "identifier"})
 #: Score of a value found by its label: above spaCy (0.85), below checksummed patterns' ties.
 LABEL_SCORE = 0.87
@@ -490,7 +489,8 @@ class IdLabelRecognizer(LocalRecognizer):
                 continue
             start = m.start("label") if glued else m.start("value")  # "MRN-4471205" whole
             score = SHORT_ID_SCORE if short else LABEL_SCORE
-            out.append(RecognizerResult(et, start, m.end("value"), score))
+            spans = [(start, m.end("value")), *same_shape_list(text, m.end("value"), value)]
+            out += [RecognizerResult(et, a, b, score) for a, b in spans]  # "claims A-1, A-2"
         return (
             out
             + _label_line_ids(text, entities, {r.start for r in out})
