@@ -379,3 +379,16 @@ def test_a_dotted_login_with_a_first_name_stands_alone_in_a_post(masker):
         assert named_handle_spans(text) == [], text
     (out,) = masked_cells(masker, ("user", "Fotos gibt es bei henrike.zoellnitz, danke!"))
     assert "zoellnitz" not in out and "henrike" not in out, out
+
+
+def test_handles_after_a_message_cue_a_write_to_cue_and_a_short_platform_name():
+    """ "Message <handle>", "escribile a <handle>", "su Insta <handle>": handles; "message sent",
+    "Message me" stay."""
+    for text, handle in (
+        ("Pickup only. Message ravenloft_kim or email me", "ravenloft_kim"),
+        ("si lo ves escribile a brunella.sosa o llamá al local", "brunella.sosa"),
+        ("Foto nuove su Insta ottavio.e.bice", "ottavio.e.bice"),
+    ):
+        assert [text[a:b] for a, b in social_spans(text)] == [handle], text
+    for text in ("message sent to the team", "Message me later", "DM me when free"):
+        assert social_spans(text) == [], text

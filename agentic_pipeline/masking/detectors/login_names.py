@@ -12,8 +12,9 @@
 * A name that is part of a login name widens to it ("<name>.dunleavy", ``login_extent``; a
   lower-case one with hyphens too: "<name>-builds").
 * Social posts' login names by where they stand (``social_spans``): a signature after a dash, a
-  handle in brackets after a name, after "DM" or "/whois", beside a platform's name ("<handle>
-  on Instagram", "on GitHub under <handle>"), a reblog chain's speakers, a leaderboard's players.
+  handle in brackets after a name, after "DM", "Message", "write to" or "/whois", beside a
+  platform's name ("<handle> on Instagram", "on GitHub under <handle>"), a reblog chain's
+  speakers, a leaderboard's players.
 * A dotted login name standing alone that holds a listed first name beside a part no language
   has as a word ("<given>.<surname>" in a post; ``named_handle_spans``): no code's attribute
   ("bill.amount": all words), no file's or site's name.
@@ -201,7 +202,10 @@ _BRACKETED = re.compile(
     rf"|\([^\W\d_][^()\n,\d_]{{0,29}},[ \t]*)@?{_HANDLE}\)"
 )
 _CUE = re.compile(
-    rf"(?i)(?:(?<![\w/])(?:dm|pm|follow|posted[ \t]+by|shared[ \t]+by|photos?[ \t]+by|h/t"
+    rf"(?i)(?:(?<![\w/])(?:dm|pm|follow|message|msg|posted[ \t]+by|shared[ \t]+by"
+    rf"|photos?[ \t]+by|h/t"
+    # "write to <handle>" in the main European languages
+    rf"|escr[ií]b[eií]le[ \t]+a|scrivi[ \t]+a|[ée]cris[ \t]+[àa]|schreib(?:t)?[ \t]+an?"
     rf"|(?:in[ \t]+)?repl(?:y|ying)[ \t]+to|raid(?:ed)?(?:[ \t]+incoming)?[ \t]+(?:from|by))"
     rf"|(?<![\w/])/(?:whois|msg|dm|invite|kick|ban|mute))[ \t]+@?{_HANDLE}(?![\w@])"
 )
