@@ -5,8 +5,16 @@ customer") and words glued to an honorific in unspaced text stay; and the speake
 after an app's tag ("[LINE] <name> :"). Written for this test."""
 
 import pytest
+from conftest import masked_cells
 
+from agentic_pipeline.masking import Masker
 from agentic_pipeline.masking.names.fields import honorific_values, script_speaker_values
+
+
+@pytest.fixture(scope="module")
+def masker():
+    with Masker(key="honorifics-test-key-0123456789abcdef01234567", n_workers=1) as m:
+        yield m
 
 
 @pytest.mark.parametrize(
@@ -30,3 +38,23 @@ def test_speakers_after_an_apps_tag_are_a_chat():
     chat = "[LINE] ひな : 蒼太 、写真送って\n[LINE] 佐野 蒼太 : いいよ\n[LINE] ひな : ありがとう"
     found = [chat[a:b] for a, b in script_speaker_values(chat)]
     assert sorted(set(found)) == ["ひな", "佐野 蒼太"]
+
+
+def test_korean_names_before_a_position_and_names_after_titles_of_more_scripts(masker):
+    """A Korean name of three syllables (a family name first) before a position; a department's
+    noun before one stays. Names after a salutation in Tamil, Amharic, Bengali and Nepali, and a
+    Hindi patient's name before a comma and the age."""
+    cells = [
+        ("tool", "현장 연락처\n윤재희 과장 · 내선 2204\n총무 과장 회의 안내"),
+        ("user", "அன்புள்ள திருமதி பூங்கொடி சேகர் அவர்களுக்கு,\nஉங்கள் விண்ணப்பம் ஏற்கப்பட்டது."),
+        ("user", "ውድ ወ/ሮ ትዕግስት ደምሴ፣\nማመልከቻዎ ደርሶናል።"),
+        ("user", "প্রিয় মৌটুসী দেবনাথ,\nআপনার আবেদন গৃহীত হয়েছে।"),
+        ("user", "आदरणीय गोविन्द भट्टराई ज्यू,\nतपाईंको निवेदन प्राप्त भयो।"),
+        ("tool", "ओपीडी पर्चा\nरोगी: निर्मला जोशी, आयु 47\nनिदान: खांसी"),
+    ]
+    outs = masked_cells(masker, *cells)
+    for out, name in zip(
+        outs, ("윤재희", "பூங்கொடி", "ትዕግስት", "মৌটুসী", "गोविन्द", "निर्मला"), strict=True
+    ):
+        assert name not in out and "<PERSON_" in out, out
+    assert "총무 과장" in outs[0] and "आयु 47" in outs[5]

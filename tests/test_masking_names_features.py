@@ -12,7 +12,7 @@ from agentic_pipeline.masking.names.features import TextFeatures, _csv_header
 from agentic_pipeline.masking.names.model import load_model
 from agentic_pipeline.masking.names.recognizer import DETECTOR, decide_persons, without_titles
 from agentic_pipeline.masking.names.words import word_info
-from agentic_pipeline.masking.vocabulary import english_compound, text_language
+from agentic_pipeline.masking.vocabulary import english_compound, not_english, text_language
 
 
 def _features(nlp, text: str, word: str) -> list[str]:
@@ -239,3 +239,15 @@ def test_capitals_in_brackets_that_abbreviate_the_words_before_are_no_name():
     assert not abbreviates("the Records Office (rro)", "rro")
     assert abbreviates("the Human Resources (HR) team", "HR")
     assert not abbreviates("shipped from logistics (LI) today", "LI")  # two letters: initials
+
+
+def test_a_text_in_a_language_without_a_word_list_is_foreign_and_english_is_not():
+    """Basque and Welsh have no word list here (``text_language`` names neither); fewer than a
+    quarter of their longer lower-case words are English ones, so the text is foreign; an
+    English note and a short line are not."""
+    basque = "Gaur goizean bilera izan dugu eta hurrengo asteko egutegia adostu dugu denon artean"
+    welsh = "Bydd y cyfarfod nesaf yn cael ei gynnal yn y neuadd ar ôl y gwasanaeth bore dydd Sul"
+    english = "We met this morning and agreed on the schedule for the next two weeks with everyone"
+    assert text_language(basque.split()) is None and not_english(basque.split())
+    assert not_english(welsh.split())
+    assert not not_english(english.split()) and not not_english("ok see you".split())

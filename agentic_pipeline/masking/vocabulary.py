@@ -120,6 +120,7 @@ WORLD_NAME_LOCALES = (
     "pt_BR",
     "tr_TR",
     "id_ID",
+    "vi_VN",
     "fr_BE",
     "nl_BE",
     "fr_CA",
@@ -271,6 +272,24 @@ def text_language(words: Iterable[str]) -> str | None:
     if cover[best] * 2 < len(sample) or cover[best] <= english:
         return None
     return best
+
+
+#: A text is in another language than English, which ``text_language`` may not know (Basque,
+#: Hausa, Welsh, Kazakh), when fewer than this share of its lower-case words are English ones...
+_FOREIGN_ENGLISH_SHARE = 0.25
+#: ... of at least this many.
+_FOREIGN_MIN_WORDS = 8
+
+
+def not_english(words: Iterable[str]) -> bool:
+    """Fewer than ``_FOREIGN_ENGLISH_SHARE`` of a text's words of three letters or more that do
+    not start with a capital (``_FOREIGN_MIN_WORDS`` at least) are frequent English words (Zipf
+    3 and more): a text in another language, whether or not ``text_language`` names it."""
+    sample = [w.lower() for w in words if len(w) > 2 and w.isalpha() and not w[0].isupper()]
+    sample = sample[:_TEXT_SAMPLE]
+    if len(sample) < _FOREIGN_MIN_WORDS:
+        return False
+    return sum(zipf(w, ("en",)) >= 3 for w in sample) < _FOREIGN_ENGLISH_SHARE * len(sample)
 
 
 def bare_word(word: str) -> str:

@@ -53,12 +53,13 @@ from agentic_pipeline.masking.vocabulary import (
     english_compound,
     foreign_stop_word,
     is_city,
+    not_english,
     text_language,
     zipf,
 )
 
 #: Bumped whenever a feature changes meaning: a model built on other features is refused.
-FEATURE_VERSION = "27"
+FEATURE_VERSION = "28"
 
 #: A word in no name list that is vocabulary of another main European language (Zipf bin at least
 #: ``FOREIGN_MIN_ZFO``) and ``FOREIGN_GAP`` bins more frequent there than in English ("Sie",
@@ -128,6 +129,8 @@ class TextFeatures:
         self._line_words: dict[int, int] = {}
         #: the text's language when it is not English (``text_language``; the ``ztl`` features)
         self.language = text_language(self.words)
+        #: the text is in another language than English, named by ``language`` or not
+        self.foreign = self.language is not None or not_english(self.words)
 
     def candidates(self) -> list[int]:
         """Indices of the units that may be part of a person name."""
@@ -259,6 +262,8 @@ class TextFeatures:
             ztl = min(7, int(zipf(bare, (self.language,)))) if len(bare) > 1 else 9
             kind = "ztl" if shape == "lower" else "ztlcap"
             feats += [f"{kind}={ztl}", f"{kind}={ztl}|listed={listed}"]
+        if self.foreign and self.language is None:  # a language without a word list (Hausa)
+            feats += ["unknownlang", f"unknownlang|listed={listed}", f"unknownlang|shape={shape}"]
         if foreign_stop_word(f):
             feats += ["stopother", f"stopother|listed={listed}"]  # "Sie", "Votre", "Uw"
         elsewhere = self.labels_of.get(w, ())

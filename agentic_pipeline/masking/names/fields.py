@@ -10,14 +10,21 @@ import re
 import unicodedata
 from functools import lru_cache
 
-import yaml
-
 from agentic_pipeline.masking.detectors.data_files import alternation, data_file
 from agentic_pipeline.masking.detectors.field_labels import next_label
 from agentic_pipeline.masking.detectors.label_lists import label_entity, unaccented
 from agentic_pipeline.masking.detectors.labels import norm_label
 from agentic_pipeline.masking.detectors.login_names import chat_spans
 from agentic_pipeline.masking.json_walker import key_entity
+from agentic_pipeline.masking.names.cjk import (
+    HAN,
+    HAN_KANA,
+    HANGUL_LETTERS,
+    HONORIFIC_AFTER,
+    HONORIFIC_DATA,
+    honorific_values,  # noqa: F401  (public here too)
+    one_word_name,
+)
 from agentic_pipeline.masking.names.lexicon import (
     DATA,
     NAME_PARTICLES,
@@ -193,37 +200,6 @@ _FIELD = re.compile(
 _CJK_NEXT_LABEL = re.compile(
     r"[ \t\u3000]+[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af][^\s:：]{0,7}[:：]"
 )
-#: Honorifics after a name (``data/honorifics.yaml``), longest first, those after a family and a
-#: given name (Japanese), and the role nouns that take one without being a name.
-_H = yaml.safe_load((DATA / "honorifics.yaml").read_text(encoding="utf-8"))
-_HONORIFICS = alternation([*_H["japanese"], *_H["chinese"], *_H["korean"]])
-_AFTER_FULL_NAME = alternation(_H["japanese"])
-_HONORIFIC_ROLES = frozenset(_H["roles"])
-_HONORIFIC_AFTER = re.compile(rf"[ \t]*(?:{_HONORIFICS})$")
-_HAN = r"\u4e00-\u9fff"
-_HANGUL_LETTERS = r"\uac00-\ud7a3"
-_HAN_KANA = rf"\u3040-\u30ff{_HAN}"
-#: A name of Han, kana or Hangul letters before an honorific: one Hangul word, maybe glued to it
-#: ("김하늘님"); one word of Han or kana set off by a space ("李明 老师"), or a family and a given
-#: name after a label or at a line's start ("紹介元： <family> <given> 医師").
-_BEFORE_HONORIFIC = re.compile(
-    rf"(?<![^\W\d_])(?P<name>[{_HANGUL_LETTERS}]{{2,4}}(?=[ ]?(?:{_HONORIFICS}))"
-    rf"|(?:(?<=[:：])[ \t\u3000]*|(?<![^\n]))[{_HAN}]{{1,3}}[ \u3000][{_HAN_KANA}]{{1,4}}"
-    rf"(?=[ \u3000](?:{_AFTER_FULL_NAME}))"
-    rf"|[{_HAN_KANA}]{{1,5}}(?=[ \u3000](?:{_HONORIFICS})))"
-)
-
-
-def honorific_values(text: str) -> list[tuple[int, int]]:
-    """(start, end) of the names of Japanese, Chinese and Korean letters set off before an
-    honorific ("李明 老师", "김하늘 님"), but a role's noun ("고객 님": the customer)."""
-    out = []
-    for m in _BEFORE_HONORIFIC.finditer(text):
-        name = m.group("name").strip()
-        if name.split()[-1] in _HONORIFIC_ROLES:
-            continue
-        out.append((m.end("name") - len(name), m.end("name")))
-    return out
 
 
 def _non_latin_name_shape(value: str) -> bool:
@@ -255,9 +231,9 @@ def script_label_values(text: str) -> list[tuple[int, int]]:
             value = value[:cut]
         if (nxt := _CJK_NEXT_LABEL.search(value)) is not None:  # "学生：<name> 家长：<name>"
             value = value[: nxt.start()]
-        # "<name> (<a note>)", "<name>（<clinic>）"
-        value = re.split(r"[(（]", value, maxsplit=1)[0]
-        value = _HONORIFIC_AFTER.sub("", value.rstrip())
+        # "<name> (<a note>)", "<name>（<clinic>）", "<name>, <age>"
+        value = re.split(r"[(（,،፣]", value, maxsplit=1)[0]
+        value = HONORIFIC_AFTER.sub("", value.rstrip())
         if not _non_latin_name_shape(value) or not _whole_person_label(label):
             continue
         out.append((m.start("value"), m.start("value") + len(value)))
@@ -268,7 +244,7 @@ def script_label_values(text: str) -> list[tuple[int, int]]:
 #: of the patient) and those that name it last ("রোগীর নাম", "मरीज़ का नाम": the patient's name).
 _HEAD_FIRST = re.compile(r"[\u0590-\u06ff\u0750-\u077f\ufb1d-\ufdff\ufe70-\ufeff]")
 _HEAD_LAST = re.compile(r"[\u0900-\u0dff]")
-_HANGUL = re.compile(rf"[{_HANGUL_LETTERS}]")
+_HANGUL = re.compile(rf"[{HANGUL_LETTERS}]")
 _THAI = re.compile(r"[\u0e00-\u0e7f]")
 
 
@@ -290,26 +266,26 @@ def _whole_person_label(label: str) -> bool:
     return bool(glued) and any(label[k:] in PERSON_LABELS for k in range(1, len(label)))
 
 
-_TITLES_BEFORE = alternation(t for group in _H["titles_before"].values() for t in group)
-_AFTER_TITLE = alternation(_H["honorifics_after"])
-#: Titles of a script that no name list holds ("جناب آقای"), then one to three words up to a
-#: comma, a stop, a bracket, a slash or the line's end ("السيد/ <name> المحترم،", "प्रिय श्री
-#: <name>,"); in Thai, which writes a sentence's words without spaces, two ("นพ. <given>
-#: <family>").
-_SCRIPT_NAME = r"(?P<name>[^\W\d_][^\s,،.;:()/<>\d]*(?:[ \t][^\W\d_][^\s,،.;:()/<>\d]*){0,2})"
+_TITLES_BEFORE = alternation(t for group in HONORIFIC_DATA["titles_before"].values() for t in group)
+_AFTER_TITLE = alternation(HONORIFIC_DATA["honorifics_after"])
+#: Titles of a script that no name list holds ("جناب آقای"), ending their word or with a stop
+#: ("นพ.<given>"), then one to three words up to a comma, a stop, a bracket, a slash or the
+#: line's end ("السيد/ <name> المحترم،"); in Thai, which writes without spaces, two words.
+_SCRIPT_NAME = r"(?P<name>[^\W\d_][^\s,،፣።.;:()/<>\d]*(?:[ \t][^\W\d_][^\s,،፣።.;:()/<>\d]*){0,2})"
 _SCRIPT_TITLE = re.compile(
-    rf"(?<![^\W\d_])(?:(?:{_TITLES_BEFORE})(?![^\W\d_])[ \t]*/?[ \t]*)+{_SCRIPT_NAME}"
+    rf"(?<![^\W\d_])(?:(?:{_TITLES_BEFORE})(?:(?<=\.)|(?![^\W\d_]))[ \t]*/?[ \t]*)+{_SCRIPT_NAME}"
 )
 #: A letter's closing in such a script, then its writer's name on its line or the next one.
 _SCRIPT_CLOSING = re.compile(
-    rf"(?<![^\W\d_])(?:{alternation(_H['closings_before'])})[ \t]*[,،!]?[ \t]*(?:\r?\n[ \t]*)?"
+    rf"(?<![^\W\d_])(?:{alternation(HONORIFIC_DATA['closings_before'])})"
+    r"[ \t]*[,،!]?[ \t]*(?:\r?\n[ \t]*)?"
     rf"{_SCRIPT_NAME}"
     rf"(?=[ \t]*(?:$|[\r\n,،.;(]))",
     re.MULTILINE,
 )
-_CLOSING_GROUPS = frozenset(_H["closing_groups"])
+_CLOSING_GROUPS = frozenset(HONORIFIC_DATA["closing_groups"])
 #: Honorifics written after a name in Latin letters ("Hanım", "san"), folded.
-HONORIFICS_AFTER_NAME = frozenset(_H["latin_after"])
+HONORIFICS_AFTER_NAME = frozenset(HONORIFIC_DATA["latin_after"])
 #: Degrees and registrations written after a name ("BDS", "MRCVS"; ``data/post_nominals.txt``),
 #: as written.
 POST_NOMINALS = read_lines(DATA / "post_nominals.txt")
@@ -337,26 +313,6 @@ def script_title_values(text: str) -> list[tuple[int, int]]:
     return out
 
 
-#: Chinese and Korean family names (Faker's ``zh_CN`` and ``ko_KR`` person providers, the
-#: ``_FAMILY_NAMES`` most frequent Chinese ones), before a given name of one or two characters.
-_FAMILY_NAMES = 150
-_ONE_WORD_NAME = re.compile(rf"[{_HAN}]{{2,3}}|[{_HANGUL_LETTERS}]{{3}}")
-
-
-@lru_cache(maxsize=1)
-def _family_names() -> frozenset[str]:
-    from faker.providers.person.ko_KR import Provider as Korean
-    from faker.providers.person.zh_CN import Provider as Chinese
-
-    return frozenset([*list(Chinese.last_names)[:_FAMILY_NAMES], *Korean.last_names])
-
-
-def _one_word_name(word: str) -> bool:
-    """``word`` is a Chinese name of two or three characters or a Korean one of three
-    syllables, its first a family name ("王建国", "이수진"; not "老婆", "엄마")."""
-    return bool(_ONE_WORD_NAME.fullmatch(word)) and word[0] in _family_names()
-
-
 #: A chat line's speaker at the head of its line, maybe after a time stamp or an app's tag, before
 #: a colon or a tab ("王 建国：…", "10:15<TAB><name><TAB>…" of a LINE export, "[LINE] <name> :").
 _SPEAKER = re.compile(
@@ -376,7 +332,7 @@ def script_speaker_values(text: str) -> list[tuple[int, int]]:
     name-shaped speakers (``_non_latin_name_shape``) of a text where two speak and one of them
     on two lines at least (a chat), each a family and a given name or after a time stamp or an
     app's tag, none of them a label of the key rules or a person's label (a form's "住所：",
-    "電話：" are one word); and a Chinese or Korean name written as one word (``_one_word_name``)
+    "電話：" are one word); and a Chinese or Korean name written as one word (``one_word_name``)
     in a text where any two speak, one of them twice ("엄마:" speaks too), or before a phone
     number (a contact list)."""
     if ":" not in text and "：" not in text and "\t" not in text:
@@ -393,7 +349,7 @@ def script_speaker_values(text: str) -> list[tuple[int, int]]:
         # a family and a given name, or a name after a time stamp (a label is one word, no time)
         if " " in name or "\u3000" in name or m.group("time"):
             found.setdefault(name, []).append(span)
-        elif _one_word_name(name):  # a Chinese or Korean name written as one word
+        elif one_word_name(name):  # a Chinese or Korean name written as one word
             one_word.setdefault(name, []).append(span)
             if _PHONE_AFTER.match(text, m.end()):  # a contact list's "<name>：<phone>"
                 contacts.append(span)
@@ -408,7 +364,7 @@ def script_speaker_values(text: str) -> list[tuple[int, int]]:
 
 #: Letters of the scripts whose names a list writes without a label before them: Han, Kana,
 #: Hangul.
-_CJK_NAME_PART = rf"[{_HAN_KANA}{_HANGUL_LETTERS}]{{1,4}}"
+_CJK_NAME_PART = rf"[{HAN_KANA}{HANGUL_LETTERS}]{{1,4}}"
 #: A list line's head: a name of one word or two (a Japanese "<family> <given>"), then a label.
 _LIST_HEAD = re.compile(
     rf"(?m)^[ \t]*(?:[-*•·・]|\d{{1,3}}[.)．])?[ \t]*(?P<name>{_CJK_NAME_PART}(?:[ \u3000]"
@@ -416,10 +372,10 @@ _LIST_HEAD = re.compile(
 )
 #: A person's label, a space, and a one-word Chinese or Korean name ("家长 <name>") or a Japanese
 #: family and given name ("会長 <family> <given>").
-_HAN_HANGUL = rf"[{_HAN}{_HANGUL_LETTERS}]"
+_HAN_HANGUL = rf"[{HAN}{HANGUL_LETTERS}]"
 _LABEL_THEN_NAME = re.compile(
     rf"(?P<label>{_HAN_HANGUL}{{2,4}})[ \t\u3000]+"
-    rf"(?P<name>[{_HAN_KANA}]{{1,4}}[ \u3000][{_HAN_KANA}]{{1,4}}|{_HAN_HANGUL}{{2,3}})(?![^\W\d_])"
+    rf"(?P<name>[{HAN_KANA}]{{1,4}}[ \u3000][{HAN_KANA}]{{1,4}}|{_HAN_HANGUL}{{2,3}})(?![^\W\d_])"
 )
 
 
@@ -440,10 +396,10 @@ _CONTACT_LINE = re.compile(
 #: set off by spaces, quotes or punctuation in a text that writes none between its words ("…
 #: <family> <given> …" written by hand).
 _SPACED_HAN_NAME = re.compile(
-    rf"(?:(?<=[\s\u3000\"'“「(（])|^)(?P<name>[{_HAN}] [{_HAN}]{{1,2}})"
+    rf"(?:(?<=[\s\u3000\"'“「(（])|^)(?P<name>[{HAN}] [{HAN}]{{1,2}})"
     r"(?=[\s\u3000\"'”」)），。：:、！？]|$)"
 )
-_CJK_LETTERS = re.compile(rf"[{_HAN_KANA}{_HANGUL_LETTERS} \u3000]+")
+_CJK_LETTERS = re.compile(rf"[{HAN_KANA}{HANGUL_LETTERS} \u3000]+")
 
 
 def _script_contact_name(name: str) -> bool:
@@ -462,13 +418,13 @@ def _script_contact_name(name: str) -> bool:
 def script_list_values(text: str) -> list[tuple[int, int]]:
     """(start, end) of the names a list writes in Chinese, Japanese or Korean with no label
     before them: at a line's head before the label of an id ("<name> 学号 …", "<family>
-    <given> 社員番号 …", "<name> 학번 …"), a Chinese or Korean one-word name (``_one_word_name``)
+    <given> 社員番号 …", "<name> 학번 …"), a Chinese or Korean one-word name (``one_word_name``)
     or a Japanese family and given name; such a name right after a person's label and a
     space ("家长 <name>", "会長 <family> <given>"); a Chinese name with a space inside, set
     off by spaces (``_SPACED_HAN_NAME``); and a contact list's name of a script with no
     letter case before a phone number or an e-mail (``_script_contact_name``)."""
     spaced = _SPACED_HAN_NAME.finditer(text)
-    out = [m.span("name") for m in spaced if _one_word_name(m["name"].replace(" ", ""))]
+    out = [m.span("name") for m in spaced if one_word_name(m["name"].replace(" ", ""))]
     for m in _CONTACT_LINE.finditer(text):
         name = m.group("name").strip()
         if _script_contact_name(name):
@@ -488,7 +444,7 @@ def script_list_values(text: str) -> list[tuple[int, int]]:
 
 def _cjk_name(name: str) -> bool:
     """A Chinese or Korean name of one word, or a Japanese family and given name."""
-    return _one_word_name(name) or _two_part_name(name)
+    return one_word_name(name) or _two_part_name(name)
 
 
 def _two_part_name(name: str) -> bool:

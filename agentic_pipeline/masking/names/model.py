@@ -323,7 +323,7 @@ class NameModel:
             )
             if self.veto_always is not None and best < self.veto_always and not by_label:
                 continue
-            other = tf.language is not None and self.veto_other_language is not None
+            other = tf.foreign and self.veto_other_language is not None
             if other and best < self.veto_other_language and not by_label:
                 continue
             if (
