@@ -265,3 +265,17 @@ def test_an_address_with_a_named_region_or_a_prefixed_street_is_one_span(masker,
 def test_a_bay_with_its_number_stays_a_label(masker):
     (out,) = masked_cells(masker, ("user", "Loading Bay 4 is closed; use Bay 12, Dock Road."))
     assert "Loading Bay 4" in out and "Bay 12" in out, out
+
+
+@pytest.mark.parametrize(
+    ("text", "parts"),
+    [
+        (
+            "Recapito: Via Lorenzo dalle Fonti Chiare 27, 40137 Bologna",
+            ("Lorenzo", "Fonti", "27", "40137"),
+        ),
+        ("Heimilisfang: Álfabraut 41, íbúð 0304, Reykjavík", ("Álfabraut", "0304")),
+    ],
+)
+def test_an_italian_street_with_dalle_and_an_icelandic_flat_are_one_span(masker, text, parts):
+    _one_address(masker, text, parts)

@@ -38,7 +38,8 @@ _WORD = rf"[{_UP}{_LW}][{_UP}{_LW}'’.-]*"
 #: A word of a street name after an address word: capitalised, or a lower-case particle ("Via
 #: della Spiga"); never a sentence's end ("the weekend. I'll") nor "is"/"of".
 _STREET_WORD = (
-    rf"(?:[{_UP}][{_UP}{_LW}'’-]*\.?|(?:de|del|della|delle|dei|degli|dello|dal|dalla|di|da|do|"
+    rf"(?:[{_UP}][{_UP}{_LW}'’-]*\.?|(?:de|del|della|delle|dei|degli|dello|dal|dalla|dalle|dai|"
+    r"dagli|di|da|do|"
     r"dos|das|du|des|la|le|les|el|los|las|van|von|der|den|ter|ten|het|am|an|im|nad|pod|na|u|y|e|"
     r"i)(?![\w'’])|"
     rf"[ld]['’][{_UP}][{_UP}{_LW}'’-]*)"
