@@ -757,3 +757,25 @@ def test_labels_of_plates_registers_and_deposits_in_more_languages(masker):
     outs = _masked(masker, *cells)
     for out, digits in zip(outs, ("704", "902", "77120468", "30088142", "8126"), strict=True):
         assert digits not in out, out
+
+
+def test_a_fleet_drivers_id_a_ribs_bank_codes_a_student_card_and_plate_letters(masker):
+    """ "driver_id=" names a person's id though "driver" is a thing's word before "id" alone; a
+    RIB's bank and branch codes; a Romanian student card's number; a Swedish employment number
+    abbreviated; a plate's letters after its digits, in a possessive too."""
+    cells = [
+        ("tool", "ts=2026-02-11T07:40Z lat=52.37 driver_id=QZR-7710 (on shift) odo=90412"),
+        ("tool", "Domiciliation : Banque Lorraine\nCode banque 27361 · Code guichet 00418"),
+        ("user", "Am pierdut legitimația. Carnet nr. 52917. Mersi!"),
+        ("tool", "Greta Ekdahl — sjuksköterska — anst. 80127 — heltid"),
+        ("user", "motornya hilang, plat D 5512 KQT warna hitam"),
+        ("user", "I'll drive, my plate's WX-30592 for the gate list"),
+    ]
+    outs = _masked(masker, *cells)
+    for out, value in zip(outs, ("7710", "27361", "52917", "80127", "5512", "30592"), strict=True):
+        assert value not in out, out
+    assert "00418" not in outs[1] and "KQT" not in outs[4]
+    assert (
+        "The printer driver 4.2.1"
+        in _masked(masker, ("tool", "The printer driver 4.2.1 failed"))[0]
+    )

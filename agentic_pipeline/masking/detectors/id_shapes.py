@@ -233,11 +233,22 @@ def spaced_groups(text: str, start: int, end: int) -> tuple[int, int]:
     return start, end
 
 
+#: A plate's letters after its digits ("B 4471 KZT", "AB 512 CD"): one to three capitals.
+_PLATE_TAIL = re.compile(r"[ ](?P<tail>[A-Z]{1,3})(?![\w-])")
+
+
 def whole_id(text: str, start: int, end: int, entity: str) -> tuple[int, int]:
     """An id's whole extent: its glued parts (``whole_code``), then, unless it is a date, its
-    groups and series (``spaced_groups``)."""
+    groups and series (``spaced_groups``); a plate's letters after its digits, unless they are
+    an id's label ("<plate> VIN <number>")."""
     start, end = whole_code(text, start, end)
-    return (start, end) if entity in DATE_TYPES else spaced_groups(text, start, end)
+    if entity in DATE_TYPES:
+        return start, end
+    start, end = spaced_groups(text, start, end)
+    tail = _PLATE_TAIL.match(text, end) if entity == "VEHICLE_ID" else None
+    if tail and text[end - 1].isdigit() and tail["tail"].lower() not in label_words():
+        end = tail.end()
+    return start, end
 
 
 def _after_label(text: str, at: int) -> bool:
