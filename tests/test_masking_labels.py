@@ -779,3 +779,17 @@ def test_a_fleet_drivers_id_a_ribs_bank_codes_a_student_card_and_plate_letters(m
         "The printer driver 4.2.1"
         in _masked(masker, ("tool", "The printer driver 4.2.1 failed"))[0]
     )
+
+
+def test_a_bar_table_whose_name_column_holds_commas_is_read_on_its_bars(masker):
+    """Each row has one comma (in "<surname>, <given>") and three bars: the bars part the
+    columns, so the member-number column's values are ids."""
+    table = (
+        "Registro de socios — Club Náutico Poniente\n"
+        "N.º socio | Apellidos, nombre | DNI | Categoría\n"
+        "5831 | Ferrán Oliva, Tomás | 11223344B | senior\n"
+        "0277 | Ibarra Sanz, Lucía | 55667788C | juvenil"
+    )
+    (out,) = _masked(masker, ("tool", table))
+    assert "5831" not in out and "0277" not in out, out
+    assert "senior" in out and "juvenil" in out

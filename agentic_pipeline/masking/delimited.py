@@ -53,10 +53,10 @@ def header_lines(lines: list[str]) -> range:
 def header_candidates(lines: list[str]) -> list[tuple[int, str]]:
     """``(index, delimiter)`` of the lines that may be a table's header, in the order to try
     them: the first line, or one after at most ``MAX_TITLE_LINES`` title lines without that
-    delimiter."""
+    delimiter; the delimiter the line holds most first ("No. | Surname, Given | DOB": bars)."""
     out = []
     for skip in header_lines(lines):
-        for delim in DELIMITERS:
+        for delim in sorted(DELIMITERS, key=lambda d: -lines[skip].count(d)):
             if delim in lines[skip] and not any(delim in ln for ln in lines[:skip]):
                 out.append((skip, delim))
     return out
