@@ -374,3 +374,18 @@ def test_a_person_the_model_rejects_in_a_text_of_another_language_loses_the_floo
         assert _found(other, text, doc) == kept
         assert _found(_BLIND, text, doc) == ["Quorvinde"]
     assert build.VETO_OTHER_LANGUAGE == default_model().veto_other_language
+
+
+def test_a_lower_case_phrase_of_a_foreign_text_is_no_person(nlp):
+    """In a text of a language without a word list here (Swahili), several words in lower case
+    that spaCy reads as a person are a phrase, even when a name list holds one of them; one
+    lower-case nickname of an English chat is the model's to judge."""
+    text = "Asanteni wote kwa sherehe ya jana! Picha nyingi ziko kwa shangazi yetu sasa hivi."
+    doc = _doc(nlp, text, "ziko kwa shangazi")
+    tf = TextFeatures(text, doc)
+    start = text.index("ziko")
+    assert tf.foreign and tf.language is None
+    assert non_person_signal(tf, start, start + len("ziko kwa shangazi")) == "lower"
+    chat = "lol ask benji about the keys"
+    tf = TextFeatures(chat, _doc(nlp, chat, "benji"))
+    assert not tf.foreign

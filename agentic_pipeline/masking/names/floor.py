@@ -1,8 +1,6 @@
-"""The non-person signals that veto the name model's floor (``non_person_signal``): why a span
-spaCy calls a person looks like no person (a code, chat words, vocabulary of a main European
-language, a thing's name, an organisation's word, a word spaCy calls an organisation elsewhere).
-``model.NameModel`` keeps a spaCy person unless the model and one of these signals both reject
-it."""
+"""Why a span spaCy calls a person looks like no person (``non_person_signal``: a code, chat
+words, vocabulary, a thing's or an organisation's word): ``model.NameModel`` keeps a spaCy
+person unless the model and one of these signals both reject it."""
 
 from __future__ import annotations
 
@@ -93,7 +91,7 @@ def non_person_signal(tf: TextFeatures, start: int, end: int) -> str | None:
     ``"identifier"`` (a digit or an underscore in it), ``"upper"`` (all capitals: a code or a
     header; not when every word is a listed name that no language has as a word), ``"lower"``
     (all in lower case and no word of it a listed name, or a surname that is a frequent word of
-    the text's language: chat words such as "pls verfy", a Swedish text's "hemma"),
+    the text's language: "pls verfy", a Swedish text's "hemma"; several, in a foreign text),
     ``"vocabulary"`` (every word is vocabulary of one of the main European languages
     that no name list has, a stop word of one of them, a place or a calendar word: "Desk Lamp",
     "Ich komme aus", "Die Bestellung"), ``"language"`` (every word is a frequent word of the
@@ -138,6 +136,8 @@ def non_person_signal(tf: TextFeatures, start: int, end: int) -> str | None:
     if all(w.isupper() for w in words) and not all(listed_not_word(w) for w in words):
         return "upper"
     firsts = listed_names()[0]
+    if len(words) > 1 and tf.foreign and all(w.islower() for w in words):
+        return "lower"  # a lower-case phrase of a foreign text, listed or not
     if all(w.islower() for w in words) and not any(
         listed_name(w)
         and fold(w) not in STOP_WORDS
