@@ -58,3 +58,10 @@ def test_korean_names_before_a_position_and_names_after_titles_of_more_scripts(m
     ):
         assert name not in out and "<PERSON_" in out, out
     assert "총무 과장" in outs[0] and "आयु 47" in outs[5]
+
+
+def test_a_thai_title_glued_to_the_name_after_a_salutation_stays_out_of_it():
+    from agentic_pipeline.masking.names.fields import script_title_values
+
+    text = "เรียน คุณพรรณทิพา แก้วมณี\nทางบริษัทได้รับเอกสารของท่านแล้ว"
+    assert [text[a:b] for a, b in script_title_values(text)] == ["พรรณทิพา แก้วมณี"]

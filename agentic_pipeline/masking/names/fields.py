@@ -305,12 +305,18 @@ def script_title_values(text: str) -> list[tuple[int, int]]:
         if not m.group("name")[0].islower() and m.group("name").split()[0] not in _CLOSING_GROUPS
     ]
     for m in [*_SCRIPT_TITLE.finditer(text), *closings]:
-        name = _HONORIFIC_AFTER_TITLE.sub("", m.group("name"))
+        name, start = _HONORIFIC_AFTER_TITLE.sub("", m.group("name")), m.start("name")
         if _THAI.match(name):
             name = " ".join(name.split()[:2])
+            if (glued := _THAI_TITLE.match(name)) and len(name) > glued.end():  # "คุณ<given>"
+                name, start = name[glued.end() :], start + glued.end()
         if _non_latin_name_shape(name) and not key_entity(name) and not _whole_person_label(name):
-            out.append((m.start("name"), m.start("name") + len(name)))
+            out.append((start, start + len(name)))
     return out
+
+
+#: A Thai title written glued to the name after it ("คุณ<given>").
+_THAI_TITLE = re.compile(alternation(HONORIFIC_DATA["titles_before"]["thai"]))
 
 
 #: A chat line's speaker at the head of its line, maybe after a time stamp or an app's tag, before
