@@ -431,6 +431,7 @@ def test_a_lead_stem_alone_after_id_or_an_everyday_one_is_no_label():
         "Машина Е 418 КХ 150 стоит у подъезда.",
         "बिक्री: स्कूटर, नंबर RJ 14 QX 7730, पहला मालिक",
         "Parked: GJ-01-KM-4429 near gate 3",
+        "Başvurunuz üzerine 35 TRV 802 plakalı aracın cezası silindi.",
     ],
 )
 def test_plates_of_strict_national_formats_are_masked_without_a_label(masker, text):

@@ -92,8 +92,8 @@ _VEHICLE_LABEL = re.compile(rf"(?i:(?<!\w)(?:{alternation(_VEHICLE_IDS + _VEHICL
 #: ("AB-123-CD", no I, O or U), Belgian ("1-ABC-123"), the Dutch side codes of three groups with
 #: a group of three ("AB-123-C", "12-ABC-3", ...), South Korean (two or three digits, one of
 #: the Hangul syllables plates use, four digits: "12가 3456"), Russian (a letter, three
-#: digits, two letters of the twelve Cyrillic ones that look Latin, the region: "А 123 ВС 77")
-#: and Indian (``_INDIAN_PLATE``).
+#: digits, two letters of the twelve Cyrillic ones that look Latin, the region: "А 123 ВС 77"),
+#: Turkish before "plakalı" ("06 KB 4471 plakalı araç") and Indian (``_INDIAN_PLATE``).
 #: In the development corpora every French, Belgian and Dutch match was a labelled plate (7 of
 #: 7).
 #: The Hangul syllables of South Korean plates' use class.
@@ -106,6 +106,7 @@ _STRICT_PLATE = re.compile(
     r"(?<![\w-])(?:[A-Z]{2}(?:0[2-9]|[12]\d|5[1-9]|[67]\d) [A-Z]{3}"
     rf"|\d{{2,3}}[{_KOREAN_PLATE_SYLLABLES}] ?\d{{4}}"
     r"|[АВЕКМНОРСТУХ] ?\d{3} ?[АВЕКМНОРСТУХ]{2} ?\d{2,3}"
+    r"|\d{2} ?[A-Z]{1,3} ?\d{2,4}(?=[ \t]+plaka)"  # Turkish, before "plakalı"
     r"|[A-HJ-NP-TV-Z]{2}-\d{3}-[A-HJ-NP-TV-Z]{2}|[1-9]-[A-Z]{3}-\d{3}"
     r"|[A-Z]{2}-\d{3}-[A-Z]|[A-Z]-\d{3}-[A-Z]{2}|\d{2}-[A-Z]{3}-\d|\d-[A-Z]{3}-\d{2}"
     r"|[A-Z]{3}-\d{2}-[A-Z]|[A-Z]-\d{2}-[A-Z]{3}|\d-[A-Z]{2}-\d{3}|\d{3}-[A-Z]{2}-\d)(?![\w-])"
