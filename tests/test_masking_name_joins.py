@@ -200,3 +200,14 @@ def test_both_halves_of_an_airline_name_are_one_span_even_when_one_is_unlisted(_
 def test_a_given_name_in_capitals_after_a_surname_written_first(_masked):
     (out,) = _masked("DRIVER: WOJTASZEK-ABARO, HELENA   CLASS: B")
     assert "HELENA" not in out and "WOJTASZEK" not in out and "CLASS: B" in out, out
+
+
+def test_a_particle_and_a_surname_ending_a_field_after_a_name_join_it(_masked):
+    """A name of two words, then "de" and a capitalised word before the field's end: the third
+    surname is the name's; a place after "in" in a sentence stays."""
+    out = _masked(
+        "Cadastro / Edvânia Barreto de Aguiar / CPF pendente",
+        "We met Carla Nunes in Porto, then left.",
+    )
+    assert "Aguiar" not in out[0] and " de " not in out[0] and "CPF pendente" in out[0], out
+    assert "in Porto, then left." in out[1]

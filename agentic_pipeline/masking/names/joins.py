@@ -262,11 +262,21 @@ _NICKNAME_AFTER = re.compile(rf"{_NICKNAME.pattern}([^\W\d_][\w'’-]*)")
 _NICKNAME_BEFORE = re.compile(rf"(?<![\w'’-])([^\W\d_][\w'’-]*){_NICKNAME.pattern}$")
 
 
+#: Particles and a capitalised word after a name, ending a field: the line's end, a comma, a
+#: semicolon, a slash, a bar, a dash or a bracket ("<First> <Surname> de <Surname> /").
+_PARTICLE_TAIL = re.compile(
+    r"((?:[ \t]+[^\W\d_A-Z]{1,4}){1,2})[ \t]+[A-ZÀ-ÖØ-ÞĀ-Ž][\w'’-]*(?=[ \t]*(?:$|[,;/|(—–]))",
+    re.MULTILINE,
+)
+
+
 def with_particles(text: str, spans: list[tuple[int, int, float]]) -> list[tuple[int, int, float]]:
     """Person ``spans`` with the name particles and nicknames that belong to them: particles
     between two spans on one line make one name ("<First> de las <Surnames>"), and those before
     a span at the head of its line or after a title are its own ("van den <Surname>" in a
-    form's line, "Sra. de la <Surname>"); a nickname in quotes joins the name it stands in, and
+    form's line, "Sra. de la <Surname>"), and those after a name of two words or more before a
+    capitalised word that ends a field are its own ("<First> <Surname> de <Surname>,"); a
+    nickname in quotes joins the name it stands in, and
     the word on its other side when that is a name's ('<First> "Lupe" <Last>'), so that no
     part of a name stays in clear beside a masked one."""
     out: list[tuple[int, int, float]] = []
@@ -292,6 +302,9 @@ def with_particles(text: str, spans: list[tuple[int, int, float]]) -> list[tuple
     for k, (s, e, p) in enumerate(out):
         if grown and e <= grown[-1][1]:
             continue  # the nickname of the name before, taken in with it
+        tail = _PARTICLE_TAIL.match(text, e)
+        if tail and len(text[s:e].split()) > 1 and all(_particle(w) for w in tail[1].split()):
+            e = tail.end()  # "<First> <Surname> de <Surname>" ending a field: one name
         m = _NICKNAME_AFTER.match(text, e)
         nxt = out[k + 1] if k + 1 < len(out) else None
         # not into the next name, unless it is the nickname itself ('<First> "<Nick>" <Last>')
