@@ -28,6 +28,8 @@ def masker():
         ("고객 님, 안녕하세요", []),
         ("お客 様へのお知らせ", []),
         ("这是我的老师", []),
+        ("현장 연락처: 편도훈 팀장, 내선 12", ["편도훈"]),  # a family name no list holds
+        ("영업팀 팀장 회의는 금요일", []),  # a team's lead
     ],
 )
 def test_names_before_an_honorific(text, names):

@@ -326,6 +326,12 @@ COMPOUND_ZIPF = 3.5
 COMPOUND_CHARS = 8
 
 
+def listed_word(word: str, lang: str) -> bool:
+    """``word`` is in wordfreq's small list of ``lang`` as written (Zipf 3 and more): no
+    tokenizer runs, so Korean and Japanese, whose tokenizer needs MeCab, are read too."""
+    return word in _zipf_table(lang)
+
+
 @cache
 def _zipf_table(lang: str) -> dict[str, float]:
     """Zipf frequency of every word of wordfreq's small list of ``lang`` (Zipf 3 and more), for

@@ -13,6 +13,7 @@ import yaml
 
 from agentic_pipeline.masking.detectors.data_files import alternation
 from agentic_pipeline.masking.names.lexicon import DATA
+from agentic_pipeline.masking.vocabulary import listed_word
 
 #: ``data/honorifics.yaml``: honorifics and positions after a name, role nouns that take one
 #: without being a name, and the titles and closings that ``fields`` reads for other scripts.
@@ -54,10 +55,19 @@ _POSITIONS = alternation(HONORIFIC_DATA["korean_positions"])
 _POSITION_AFTER = re.compile(rf"(?<![^\W\d_])[{HANGUL_LETTERS}]{{3}}(?=[ ]?(?:{_POSITIONS}))")
 
 
+#: The last syllable of a Korean unit's name (team, department, section, office): no person's.
+_UNIT_ENDS = "팀부과실처청"
+
+
 def _position_values(text: str) -> list[tuple[int, int]]:
     """(start, end) of Korean names before a position ("<name> 팀장", "<name> 대리님"): three
-    syllables, the first a family name (``one_word_name``)."""
-    return [m.span() for m in _POSITION_AFTER.finditer(text) if one_word_name(m.group())]
+    syllables, the first a family name (``one_word_name``), or no word of Korean's word list
+    and no unit's name ("영업팀 팀장": the sales team's lead)."""
+    return [
+        m.span()
+        for m in _POSITION_AFTER.finditer(text)
+        if one_word_name(w := m.group()) or not (listed_word(w, "ko") or w[-1] in _UNIT_ENDS)
+    ]
 
 
 #: Chinese and Korean family names (Faker's ``zh_CN`` and ``ko_KR`` person providers, the
