@@ -251,3 +251,11 @@ def test_a_text_in_a_language_without_a_word_list_is_foreign_and_english_is_not(
     assert text_language(basque.split()) is None and not_english(basque.split())
     assert not_english(welsh.split())
     assert not not_english(english.split()) and not not_english("ok see you".split())
+
+
+def test_a_name_with_letters_unicode_does_not_decompose_is_listed_by_its_latin_form():
+    """Name lists drawn from ASCII sources write "ł", "ø" and "đ" as "l", "o" and "d": a
+    Polish or Serbian given name written with them is listed all the same."""
+    for word in ("Mirosław", "Wiesław", "Đorđe"):
+        assert word_info(word)[2], word
+    assert not word_info("Łódź")[2]

@@ -199,10 +199,21 @@ def listed_names() -> tuple[frozenset[str], frozenset[str]]:
 
 def _unaccented_forms(names: set[str]) -> set[str]:
     """The names written without their accents, as capitals and keyboards often write them
-    ("BACZKIEWICZ", "Dostalova"), that are no word of a main European language ("bär" is no
-    "bar")."""
-    forms = {f for n in names if (f := unaccented(n)) != n} - names
+    ("BACZKIEWICZ", "Dostalova"), and with the letters Unicode does not decompose in Latin ones
+    (``ascii_form``: "Paweł" of "pawel"), that are no word of a main European language ("bär"
+    is no "bar")."""
+    forms = {f for n in names for f in (unaccented(n), ascii_form(n)) if f != n} - names
     return forms - vocabulary_of(forms)
+
+
+#: Letters that have no accent to strip, in the Latin letters a keyboard writes them with.
+_LATIN = str.maketrans({"ł": "l", "ø": "o", "đ": "d", "ð": "d", "þ": "th", "æ": "ae", "œ": "oe"})
+
+
+def ascii_form(word: str) -> str:
+    """``word`` (folded) without accents and with "ł", "ø", "đ", "ð", "þ", "æ", "œ" in Latin
+    letters: how a name list drawn from ASCII sources writes it ("bolesław" as "boleslaw")."""
+    return unaccented(word).translate(_LATIN)
 
 
 @lru_cache(maxsize=1)
@@ -251,7 +262,7 @@ def listed_name(word: str) -> bool:
     w = fold(word)
     if w.endswith(("'s", "’s")):
         w = w[:-2]
-    return w in _all_listed()
+    return w in _all_listed() or ascii_form(w) in _all_listed()
 
 
 def listed_not_word(word: str) -> bool:

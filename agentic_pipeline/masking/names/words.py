@@ -11,6 +11,7 @@ from agentic_pipeline.masking.names.fields import PERSON_LABELS
 from agentic_pipeline.masking.names.lexicon import (
     COMMON_WORDS,
     DATA,
+    ascii_form,
     listed_names,
     read_lines,
 )
@@ -48,6 +49,7 @@ def word_info(word: str) -> tuple[str, str, bool, bool, bool, int, int, bool]:
     bare = f.strip("'’.-")
     # a double-barrelled name is listed by its parts ("Marlow-Nowak", "Jean-Baptiste")
     parts = [bare, *(p for p in bare.split("-") if len(p) > 2)] if "-" in bare else [bare]
+    parts += [a for p in parts if (a := ascii_form(p)) != p]  # "bolesław" listed as "boleslaw"
     return (
         f,
         shape,
