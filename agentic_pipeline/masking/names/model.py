@@ -111,7 +111,7 @@ class NameModel:
     veto: float | None = None
     #: ... or below this whatever the signal (None: never)
     veto_always: float | None = None
-    #: ... or, in a text of another language than English (``TextFeatures.language``), below
+    #: ... or, in a text of another language than English (``TextFeatures.foreign``), below
     #: this whatever the signal: spaCy's English model reads its capitalised words as persons
     #: (None: never)
     veto_other_language: float | None = None
