@@ -304,8 +304,7 @@ class NameModel:
                 self.threshold,
             )
         ]
-        # a phone list with a person among its keys lists people (a form's keys otherwise)
-        phone_keys = phone_list_keys(tf.text)
+        phone_keys = phone_list_keys(tf.text)  # people when one key is a person, else a form's
         people = any(
             p >= self.threshold and s <= tf.starts[i] and tf.ends[i] <= e
             for s, e in phone_keys
