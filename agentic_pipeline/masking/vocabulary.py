@@ -252,16 +252,23 @@ _TEXT_SAMPLE = 120
 _MIN_TEXT_WORDS = 3
 
 
+def _lower_sample(words: Iterable[str], min_chars: int) -> list[str]:
+    """The first ``_TEXT_SAMPLE`` words of ``min_chars`` letters or more that do not start with
+    a capital (names mostly do), lower-cased: what a text's language is read from."""
+    sample = []
+    for w in words:
+        if len(w) >= min_chars and w.isalpha() and not w[0].isupper():
+            sample.append(w.lower())
+            if len(sample) == _TEXT_SAMPLE:
+                break
+    return sample
+
+
 def text_language(words: Iterable[str]) -> str | None:
     """The language other than English whose frequent words (Zipf 3 and more) make up most of
     the words of a text that do not start with a capital (names mostly do), when they make up at
     least half of them and more than English's do; None for English and for too few words."""
-    sample = []
-    for w in words:
-        if len(w) > 1 and w.isalpha() and not w[0].isupper():
-            sample.append(w.lower())
-            if len(sample) == _TEXT_SAMPLE:
-                break
+    sample = _lower_sample(words, 2)
     if len(sample) < _MIN_TEXT_WORDS:
         return None
     english = sum(zipf(w, ("en",)) >= 3 for w in sample)
@@ -285,8 +292,7 @@ def not_english(words: Iterable[str]) -> bool:
     """Fewer than ``_FOREIGN_ENGLISH_SHARE`` of a text's words of three letters or more that do
     not start with a capital (``_FOREIGN_MIN_WORDS`` at least) are frequent English words (Zipf
     3 and more): a text in another language, whether or not ``text_language`` names it."""
-    sample = [w.lower() for w in words if len(w) > 2 and w.isalpha() and not w[0].isupper()]
-    sample = sample[:_TEXT_SAMPLE]
+    sample = _lower_sample(words, 3)
     if len(sample) < _FOREIGN_MIN_WORDS:
         return False
     return sum(zipf(w, ("en",)) >= 3 for w in sample) < _FOREIGN_ENGLISH_SHARE * len(sample)

@@ -284,6 +284,8 @@ _SCRIPT_CLOSING = re.compile(
     re.MULTILINE,
 )
 _CLOSING_GROUPS = frozenset(HONORIFIC_DATA["closing_groups"])
+#: A Thai title written glued to the name after it ("คุณ<given>").
+_THAI_TITLE = re.compile(alternation(HONORIFIC_DATA["titles_before"]["thai"]))
 #: Honorifics written after a name in Latin letters ("Hanım", "san"), folded.
 HONORIFICS_AFTER_NAME = frozenset(HONORIFIC_DATA["latin_after"])
 #: Degrees and registrations written after a name ("BDS", "MRCVS"; ``data/post_nominals.txt``),
@@ -313,10 +315,6 @@ def script_title_values(text: str) -> list[tuple[int, int]]:
         if _non_latin_name_shape(name) and not key_entity(name) and not _whole_person_label(name):
             out.append((start, start + len(name)))
     return out
-
-
-#: A Thai title written glued to the name after it ("คุณ<given>").
-_THAI_TITLE = re.compile(alternation(HONORIFIC_DATA["titles_before"]["thai"]))
 
 
 #: A chat line's speaker at the head of its line, maybe after a time stamp or an app's tag, before
