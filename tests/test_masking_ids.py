@@ -653,3 +653,25 @@ def test_an_id_shaped_token_of_a_persons_record_is_masked_and_a_things_date_stay
     assert got["dive card"].startswith("<") and "Q8812045" not in out
     assert got["signed_at"] == record["signed_at"] and got["plan_code"] == "PLAN_2024"
     assert got["logged dives"] == "112"
+
+
+def test_a_vanity_plate_after_a_plate_label_is_masked_in_prose_json_and_columns(masker):
+    """A vanity plate is capitals with as little as one digit ("QRNSKY4"): short of an id's shape,
+    but a plate label's value. A year after the label, or a word, stays."""
+    assert "QRNSKY4" not in _one(masker, "Traded in the wagon; plate QRNSKY4 went with it.")
+    out = _one(masker, json.dumps({"plate": "BRM2ZAP", "model_year": "2016"}), "tool")
+    assert "BRM2ZAP" not in out and "2016" in out
+    table = _one(masker, "unit\tplate\tstatus\nvan 3\tWYND5R\tparked", "tool")
+    assert "WYND5R" not in table and "parked" in table
+    assert "2019" in _one(masker, "Plate 2019 renewal is due next week.")
+    assert "LATER" in _one(masker, "Plate LATER, the form said.")
+
+
+def test_a_snake_case_key_ending_in_an_id_label_labels_its_value_in_a_log_line(masker):
+    """``key=value`` log lines: a key whose last part is a label ("prev_plate", "home_passport_no")
+    labels its value; a key ending in a bare id word ("request_id", "batch_no") is a thing's."""
+    line = "INFO yard: bay=14 prev_plate=HZV 2207 alt_passport_no: P8841207 request_id=RQ88120455"
+    out = _one(masker, line, "tool")
+    assert "HZV 2207" not in out and "P8841207" not in out
+    assert "RQ88120455" in out and "bay=14" in out
+    assert "B-55120" in _one(masker, "WARN batch_no=B-55120 retried", "tool")

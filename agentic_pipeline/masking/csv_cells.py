@@ -13,12 +13,11 @@ from agentic_pipeline.masking.delimited import (
     markdown_rows,
 )
 from agentic_pipeline.masking.detectors.bare_numbers import thing_key
-from agentic_pipeline.masking.detectors.id_shapes import is_year
+from agentic_pipeline.masking.detectors.id_shapes import is_year, label_value_ok
 from agentic_pipeline.masking.detectors.key_rules import normalize_key
 from agentic_pipeline.masking.detectors.label_lists import id_labels, id_word_set
 from agentic_pipeline.masking.detectors.labels import (
     GENERIC_LABELS,
-    bank_sort_code,
     handle_value_ok,
     id_value_ok,
     label_entity,
@@ -183,7 +182,7 @@ def tabular_values(
             if et == "USER_ID" and not handle_value_ok(cell):
                 continue  # a login column's cell must look like a login name
             id_column = et in _LABEL_ID_TYPES and et != "USER_ID"
-            if id_column and not (id_value_ok(cell) or bank_sort_code(et, cell)):
+            if id_column and not label_value_ok(et, cell):
                 continue  # an id column's cell must look like an id ("40-11-28": a sort code)
             out.append((cell, et))
     return out

@@ -26,7 +26,7 @@ from agentic_pipeline.masking.detectors.addresses import address_part, is_addres
 from agentic_pipeline.masking.detectors.bare_numbers import bare_number_entity
 from agentic_pipeline.masking.detectors.checked_ids import own_label_id
 from agentic_pipeline.masking.detectors.field_labels import first_field
-from agentic_pipeline.masking.detectors.id_shapes import id_token
+from agentic_pipeline.masking.detectors.id_shapes import id_token, label_value_ok
 from agentic_pipeline.masking.detectors.label_lists import form_id_label, id_word_set
 from agentic_pipeline.masking.detectors.labels import (  # noqa: F401  (key_entity: public here)
     GENERIC_LABELS,
@@ -150,7 +150,7 @@ def label_id(key: str, value: Any) -> str | None:
     values = value if isinstance(value, list) else items or [value]
     if not values or any(isinstance(v, dict | list | bool) or v is None for v in values):
         return None
-    return et if all(id_value_ok(str(first_field(v))) for v in values) else None
+    return et if all(label_value_ok(et, str(first_field(v))) for v in values) else None
 
 
 #: The items of a list printed into a string ("[1HGCM82633A004352, 7XKR219]"), quotes stripped.

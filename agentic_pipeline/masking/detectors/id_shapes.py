@@ -128,11 +128,28 @@ def id_token(value: object) -> bool:
     return 4 <= len(text) <= 64 and not re.search(r"\s", text) and bool(re.search(r"\d", text))
 
 
-def bank_sort_code(entity: str | None, value: str) -> bool:
-    """A sort code after a bank label ("sort code 20-18-33", "Bank code: 40-12-07"): read as
-    the bank's code, not as a date."""
-    bank = entity in ("BANK_ACCOUNT", "ABA_ROUTING_NUMBER")
-    return bank and SORT_CODE.fullmatch(value) is not None
+#: A plate of capitals with a digit or more, maybe in two groups ("GOFSTR8", "LUV 2RUN").
+_VANITY_PLATE = re.compile(
+    r"(?=[A-Z0-9 -]*\d)(?=[A-Z0-9 -]*[A-Z])[A-Z0-9]{1,8}(?:[ -][A-Z0-9]{1,4})?"
+)
+
+
+def typed_short_id(entity: str | None, value: str) -> bool:
+    """A value of less than an id's usual shape (``id_value_ok``) that its label's type allows:
+    a sort code after a bank label ("sort code 20-18-33", "Bank code: 40-12-07"), read as the
+    bank's code, not as a date; a vanity plate after a plate label ("plate GOFSTR8": one digit
+    among capitals)."""
+    if entity in ("BANK_ACCOUNT", "ABA_ROUTING_NUMBER"):
+        return SORT_CODE.fullmatch(value) is not None
+    if entity == "VEHICLE_ID" and 4 <= len(value) <= 10 and not _YEAR.fullmatch(value):
+        return _VANITY_PLATE.fullmatch(value) is not None
+    return False
+
+
+def label_value_ok(entity: str | None, value: str) -> bool:
+    """A value after (or under) a label of type ``entity`` that may be its id: an id's shape, or
+    a shorter one the type allows (``typed_short_id``)."""
+    return id_value_ok(value) or typed_short_id(entity, value)
 
 
 #: A place's name and a comma right before a two-letter code: "Boise, ID 83702" is Idaho's ZIP.

@@ -231,6 +231,20 @@ def label_words() -> frozenset[str]:
     return frozenset(w for w in words if len(w) > 3 or (len(w) > 1 and w not in stops))
 
 
+#: The rest of a snake_case key from one of its words: maybe one more part, then "=" or ":".
+_KEY_TAIL = re.compile(r"([^\W_]+)(?:_([^\W_]+))?[\"']?[ \t]*[=:]")
+
+
+def key_tail_label(text: str, start: int) -> bool:
+    """The word at ``start``, after "_", ends a snake_case key of a ``key=value`` text, maybe
+    before an id word ("last_plate=…", "home_passport_no: …"), and is no id word itself
+    ("session_id=…", "trace_no=…" stay a thing's)."""
+    m = _KEY_TAIL.match(text, start)
+    if m is None or m.group(1).lower() in id_word_set() | {"identifier"}:
+        return False
+    return m.group(2) is None or m.group(2).lower() in id_word_set()
+
+
 @lru_cache(maxsize=1)
 def id_word_set() -> frozenset[str]:
     """The id words of ``labels.yaml``, folded, without their full stops."""

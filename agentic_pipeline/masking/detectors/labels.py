@@ -31,10 +31,10 @@ from agentic_pipeline.masking.detectors.id_shapes import (  # noqa: F401  (publi
     NUMBER_SIGN,
     SORT_CODE,
     UNIT_AFTER,
-    bank_sort_code,
     handle_value_ok,
     id_value_ok,
     is_date,
+    label_value_ok,
     quantity_after,
     same_shape_list,
     state_zip,
@@ -50,6 +50,7 @@ from agentic_pipeline.masking.detectors.label_lists import (  # noqa: F401  (pub
     id_labels,
     id_word_set,
     id_words,
+    key_tail_label,
     label_alternation,
     label_entity,
     lead_articles,
@@ -176,8 +177,9 @@ def _label_starts(text: str) -> list[int]:
         if word in first and _after_id_word(text, m.start(), numbers=False):
             out.append(m.start())  # a label after an id word and "_": "id_cliente"
             continue
-        if m.start() and (text[m.start() - 1] in "_@." or text[m.start() - 1].isdigit()):
-            continue
+        prev = text[m.start() - 1] if m.start() else " "
+        if prev in "@." or prev.isdigit() or (prev == "_" and not key_tail_label(text, m.start())):
+            continue  # after "_" only a key's last word ("last_plate=…")
         if word in first or _glued_label_start(word):
             out.append(m.start())
         elif (head := compound_head_at(m.group())) is not None:
@@ -287,8 +289,7 @@ def _label_line_ids(text: str, entities: list[str], found: set[int]) -> list[Rec
     as text: "Prontuário" over "21.507.338"); ``found``: where values already start."""
     if "\n" not in text:
         return []
-    out = []
-    start = 0
+    out, start = [], 0
     for line in text.splitlines(keepends=True):
         end = start + len(line)
         label = line.strip().rstrip(":#").strip()
@@ -415,9 +416,8 @@ def _answers(text: str, entities: list[str]) -> list[RecognizerResult]:
 
 
 def _three_digit_id(text: str, m: re.Match[str], entity: str | None) -> bool:
-    """Three digits after a label that says a number follows (an id word: "Employee no. 612",
-    a colon, hash, equals or number sign) or a routing label (a branch: "支店番号 214"); never
-    a sum, and never after a bare "ID" (a task's, a row's)."""
+    """Three digits after a label that says a number follows ("Employee no. 612", ":", "#", "=")
+    or a routing label (a branch: "支店番号 214"); never a sum, nor after a bare "ID" (a task's)."""
     value = m.group("value")
     words = norm_label(m.group("label")).split()
     if len(value) != 3 or not value.isdigit() or m.group("glue"):
@@ -473,7 +473,7 @@ class IdLabelRecognizer(LocalRecognizer):
                 et = lead_stems().get(norm)  # "nr_pracownika=…": after its number word only
             short = _three_digit_id(text, m, et)
             if (
-                not (id_value_ok(value) or short or bank_sort_code(et, value))
+                not (label_value_ok(et, value) or short)
                 or _starts_with_a_word(value)
                 or state_zip(text, m.start("label"), m.group("label"), value)
                 or (glued and not _GLUED_VALUE.fullmatch(value))
