@@ -81,6 +81,10 @@ def test_every_personal_type_plain_presidio_reports_is_masked():
         ("attendeeId", "USER_ID"),
         ("reservation_id", None),
         ("Donation ID", None),
+        # a Nepali claim number, a Hungarian student's code with its possessive, a Danish staff no.
+        ("दाबी नम्बर", "INSURANCE_ID"),
+        ("Neptun-kódja", "USER_ID"),
+        ("MA-nr.", "USER_ID"),
     ],
 )
 def test_labels_name_their_type(label, expected):

@@ -68,6 +68,12 @@ def masker():
             "Ship to 2-9 Tomioka 4-jo Sakuragi 2-chome, Hinode-ku, Kawabe 040-0011, Japan",
             "2-9 Tomioka 4-jo Sakuragi 2-chome, Hinode-ku, Kawabe 040-0011, Japan",
         ),
+        # a Macedonian or Serbian house number after "бр." ("number"), a flat ("стан")
+        ("Живее на ул. Дреновска бр. 41/2, 6330 Стругово", "ул. Дреновска бр. 41/2, 6330 Стругово"),
+        (
+            "Доставити на Булевар Мирослава 7, стан 19, 34117 Рашевац",
+            "Булевар Мирослава 7, стан 19, 34117 Рашевац",
+        ),
     ],
 )
 def test_an_address_is_found_whole_by_its_words(text, address):
@@ -97,3 +103,18 @@ def test_the_masker_writes_one_token_for_the_address(masker):
         assert part not in out, (part, out)
     assert out.count("<STREET_ADDRESS_") == 1, out
     assert out.startswith("Cliente nuevo.") and out.endswith(". Cảm ơn!"), out
+
+
+@pytest.mark.parametrize(
+    ("text", "kept", "parts"),
+    [
+        # address labels of languages the first lists lacked: Basque, Welsh
+        ("Helbidea: Lizarreta kalea 9, 2. ezk., 20570 Orbegi", "Helbidea:", ("Lizarreta", "20570")),
+        ("Cyfeiriad: 14 Heol y Fedwen, Llanddewin, LL55 4RT", "Cyfeiriad:", ("Fedwen", "LL55")),
+    ],
+)
+def test_an_address_after_a_label_of_more_languages_is_masked(masker, text, kept, parts):
+    (out,) = masked_cells(masker, ("user", text))
+    assert out.startswith(kept), out
+    for part in parts:
+        assert part not in out, (part, out)
