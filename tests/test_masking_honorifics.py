@@ -30,6 +30,10 @@ def masker():
         ("这是我的老师", []),
         ("현장 연락처: 편도훈 팀장, 내선 12", ["편도훈"]),  # a family name no list holds
         ("영업팀 팀장 회의는 금요일", []),  # a team's lead
+        # a staff list's position before a name; Chinese physicians' grades after one
+        ("교직원 명단\n교감 송민재 내선 31\n보건교사 문하린 내선 35", ["송민재", "문하린"]),
+        ("门诊：周三 韩立诚 副主任医师，周五 邵佳 主治医师", ["韩立诚", "邵佳"]),
+        ("교사 회의는 목요일", []),
     ],
 )
 def test_names_before_an_honorific(text, names):

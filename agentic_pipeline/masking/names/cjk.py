@@ -53,6 +53,10 @@ def honorific_values(text: str) -> list[tuple[int, int]]:
 
 _POSITIONS = alternation(HONORIFIC_DATA["korean_positions"])
 _POSITION_AFTER = re.compile(rf"(?<![^\W\d_])[{HANGUL_LETTERS}]{{3}}(?=[ ]?(?:{_POSITIONS}))")
+#: A name after a position in a staff list ("교장 <name>"): set off by a space, a word of its own.
+_POSITION_BEFORE = re.compile(
+    rf"(?<![^\W\d_])(?:{_POSITIONS})[ ]([{HANGUL_LETTERS}]{{3}})(?![^\W\d_])"
+)
 
 
 #: The last syllable of a Korean unit's name (team, department, section, office): no person's.
@@ -62,12 +66,14 @@ _UNIT_ENDS = "팀부과실처청"
 def _position_values(text: str) -> list[tuple[int, int]]:
     """(start, end) of Korean names before a position ("<name> 팀장", "<name> 대리님"): three
     syllables, the first a family name (``one_word_name``), or no word of Korean's word list
-    and no unit's name ("영업팀 팀장": the sales team's lead)."""
-    return [
+    and no unit's name ("영업팀 팀장": the sales team's lead); after a position, only a name of
+    that shape ("교장 <name>")."""
+    after = [
         m.span()
         for m in _POSITION_AFTER.finditer(text)
         if one_word_name(w := m.group()) or not (listed_word(w, "ko") or w[-1] in _UNIT_ENDS)
     ]
+    return after + [m.span(1) for m in _POSITION_BEFORE.finditer(text) if one_word_name(m[1])]
 
 
 #: Chinese and Korean family names (Faker's ``zh_CN`` and ``ko_KR`` person providers, the
