@@ -68,6 +68,9 @@ def test_a_transfers_parties_telugu_names_and_a_long_arabic_name_after_labels():
     assert _values("受取人名：スズキ ケンタ") == ["スズキ ケンタ"]
     assert _values("పేరు: రామ కృష్ణ రావు") == ["రామ కృష్ణ రావు"]
     assert _values("الاسم الكامل: عبد الله بن سالم القحطاني") == ["عبد الله بن سالم القحطاني"]
+    # a transfer's parties in Hebrew and Hindi
+    assert _values("מוטב: עומר ברזני") == ["עומר ברזני"]
+    assert _values("भेजने वाला: सरिता मेहरोत्रा") == ["सरिता मेहरोत्रा"]
 
 
 def test_labels_of_more_languages_and_an_equals_sign(masker):
