@@ -73,6 +73,20 @@ def test_a_transfers_parties_telugu_names_and_a_long_arabic_name_after_labels():
     assert _values("भेजने वाला: सरिता मेहरोत्रा") == ["सरिता मेहरोत्रा"]
 
 
+def test_a_company_after_a_person_label_or_a_closing_stays(masker):
+    """A payer that is a company: its legal form opens the value and its name is quoted
+    ("ООО «…»"), no person's; an Indonesian insurer signing a letter stays; the person paid is
+    masked."""
+    assert _values("Плательщик: АО «Тихая Заводь»") == []
+    ru, id_ = masked_cells(
+        masker,
+        ("tool", "Платёж № 31\nПлательщик: ООО «Ясный Берег»\nПолучатель: Карпова Дина Олеговна"),
+        ("user", "Klaim Anda sudah kami proses.\nHormat kami,\nAsuransi Cemara Lestari"),
+    )
+    assert "Ясный Берег" in ru and "Карпова" not in ru, ru
+    assert "Asuransi Cemara Lestari" in id_, id_
+
+
 def test_labels_of_more_languages_and_an_equals_sign(masker):
     """Person labels of Thai, Persian and Korean letters (``labels.yaml`` ``person``), a
     key written with "=", and birth dates of a Japanese era, in Persian digits, after a Catalan

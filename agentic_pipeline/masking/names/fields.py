@@ -203,13 +203,14 @@ _CJK_NEXT_LABEL = re.compile(
 
 
 def _non_latin_name_shape(value: str) -> bool:
-    """Letters of other scripts than Latin, no digit, one to four words (seven with "بن")."""
+    """Letters of other scripts than Latin, no digit and no quotation mark (a company's name is
+    quoted: "ООО «<name>»"), one to four words (seven with "بن")."""
     letters = [c for c in value if c.isalpha()]
     words = value.split()
     chain = any(w in NAME_PARTICLES for w in words)  # "<name> بن <father> بن <grandfather>"
     return (
         bool(letters)
-        and not any(c.isdigit() for c in value)
+        and not any(c.isdigit() or c in "«»“”„\"" for c in value)
         and len(words) <= (7 if chain else 4)
         and len(value) <= (48 if chain else 24)
         and not any("LATIN" in unicodedata.name(c, "") for c in letters)

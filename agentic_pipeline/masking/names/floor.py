@@ -310,7 +310,7 @@ _AFTER_PARTNER = re.compile(r"[ \t]*&[ \t]*((?:[A-Z][\w'’-]*,?[ \t]*){2,3})")
 
 
 #: The words on a span's line before it, each followed by spaces or tabs alone (up to three).
-_WORDS_BEFORE = re.compile(r"(?:[^\W\d_]+[ \t]+){1,3}$")
+_WORDS_BEFORE = re.compile(r"(?:[^\W\d_]+[ \t]+){1,3}(?:[«\"“„][ \t]*)?$")
 #: An organisation word at least this long also ends a compound of the Germanic languages
 #: ("Hausarztpraxis", "Tanzschule", "Wohnstiftung"): ``organisation_word``.
 _COMPOUND_HEAD = 5
@@ -347,12 +347,12 @@ def _compound_heads(last_letter: str) -> tuple[str, ...]:
 
 def organisation_before(text: str, start: int) -> bool:
     """An organisation word stands before ``start`` on its line, after spaces alone or with stop
-    words between ("Bäckerei <NAME>", "Stiftung zur <NAME>", "Universidad de <NAME>"): the
-    span names the organisation, as a street is named after a person."""
+    words between ("Bäckerei <NAME>", "Stiftung zur <NAME>", "Universidad de <NAME>"), maybe
+    with an opening quote ("ООО «<NAME>»"): the span names the organisation."""
     m = _WORDS_BEFORE.search(text, max(0, start - 80), start)
     if m is None:
         return False
-    for word in reversed(m.group(0).split()):
+    for word in reversed(SPAN_WORD.findall(m.group(0))):
         if word[:1].isupper() and organisation_word(word):  # not "as" (Norwegian "AS")
             return True
         if fold(word) not in european_stop_words():
