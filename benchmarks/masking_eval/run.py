@@ -84,6 +84,7 @@ DEFAULT_SIZES = {
     C.FRESH_BLIND_20: None,
     C.FRESH_BLIND_21: None,
     C.FRESH_BLIND_22: None,
+    C.FRESH_BLIND_23: None,
 }
 Key = tuple[str, int, int, str]
 
