@@ -566,3 +566,17 @@ def test_an_address_under_a_key_in_another_language_is_masked_whole(masker):
     got = json.loads(out)
     assert got["tarif"] == "gold"
     assert got["adresa"].startswith("<STREET_ADDRESS_") and got["住所"].startswith("<STREET_")
+
+
+@pytest.mark.parametrize(
+    ("line", "kept"),
+    [
+        # particles inside an American street's name
+        ("Ship to 5120 Vista del Sol Dr, Apt 9, San Diego, CA 92071 please", "Ship to"),
+        # a town that begins with a given name, in the town's place before a state and a ZIP
+        ("Office: 740 Harbor Crest Blvd, Suite 12, Coral Gables, FL 33419", "Office:"),
+    ],
+)
+def test_a_street_with_particles_and_a_town_like_a_name_are_one_address(masker, line, kept):
+    (out,) = _masked(masker, ("tool", line))
+    assert out.startswith(kept) and out.count("<") == 1 and "<STREET_ADDRESS_" in out, out

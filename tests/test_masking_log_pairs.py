@@ -79,3 +79,9 @@ def test_ids_of_staff_and_dispute_columns_registers_with_a_region_and_credential
     assert "DQ-55120331" not in disputes and "12.50" in disputes
     assert "551207" not in register and "330184" not in credential
     assert "7712345TA" not in pps and "QRTX7712345580" not in card
+
+
+def test_an_unquoted_personal_value_of_a_logfmt_line_ends_before_the_next_pair(masker):
+    """``email=<e-mail> status=ok``: the e-mail is masked and the pairs after it stay."""
+    (out,) = masked_cells(masker, ("tool", "WARN notify email=rudo.b@quillnet.org status=ok n=2"))
+    assert "rudo.b@quillnet.org" not in out and out.endswith(" status=ok n=2"), out

@@ -442,7 +442,8 @@ def without_names_inside(text: str, spans: list[Span]) -> list[Span]:
     """``spans`` without the person spans that lie inside a whole address after its start and do
     not open with a listed first name: a town that the name model took for a name ("12 Oak Ct.,
     <Town> AL 36532") is the address's, which masks it all the same; a person named inside an
-    address ("attn <First> <Last>") stays a person."""
+    address ("attn <First> <Last>") stays a person, but not in the town's place, before a region's
+    code and a postcode ("Suite 17, <a town like a given name>, FL 33134")."""
     addresses = [(s, e) for s, e, t, *_ in spans if t == ADDRESS]
     if not addresses:
         return spans
@@ -452,8 +453,18 @@ def without_names_inside(text: str, spans: list[Span]) -> list[Span]:
         for sp in spans
         if sp[2] != "PERSON"
         or not any(a < sp[0] and sp[1] <= b for a, b in addresses)
-        or fold(text[sp[0] : sp[1]].split()[0]) in firsts
+        or (
+            fold(text[sp[0] : sp[1]].split()[0]) in firsts
+            and _TOWN_SLOT_AFTER.match(text, sp[1]) is None
+        )
     ]
+
+
+#: What follows a town in an address line: a region's code and a postcode, or a postcode
+#: (", FL 33134", " ON M5V 2T6", ", 8001").
+_TOWN_SLOT_AFTER = re.compile(
+    r",?[ \t]+(?:[A-Z]{2}[ \t]+)?(?:\d{4,6}(?:-\d{4})?|[A-Z]\d[A-Z][ ]?\d[A-Z]\d)(?![\w-])"
+)
 
 
 def inside_rows(sp: Span, cells: list[Span], text: str) -> bool:

@@ -31,9 +31,11 @@ _FIELD_LINE = re.compile(
 #: The next field's label on the value's line ("SSN: <ssn> DOB: <date>", "Town of birth: <town>
 #: Forename(s): <name>"): blanks, one to four words (the first of three letters or more), a colon
 #: and a blank or the line's end; a unit or house word of an address, first or last ("Daire: 6",
-#: "Cad. No: 9"), is none (``next_label``).
+#: "Cad. No: 9"), is none (``next_label``); or the next pair of a logfmt line ("email=<e-mail>
+#: status=ok": the value ends before " status=").
 _NEXT_LABEL = re.compile(
     r"[ \t]+(?P<first>[^\W\d_]{3,})[\w.'’/()-]*(?:[ \t][\w.'’/()-]+){0,3}[:：](?:[ \t]|$)"
+    r"|[ \t]+[A-Za-z_][\w.-]{1,39}=(?=[^\s=])"
 )
 
 
