@@ -85,6 +85,10 @@ def test_every_personal_type_plain_presidio_reports_is_masked():
         ("दाबी नम्बर", "INSURANCE_ID"),
         ("Neptun-kódja", "USER_ID"),
         ("MA-nr.", "USER_ID"),
+        ("Pers.-Nr", "USER_ID"),
+        ("N.º de colaborador", "USER_ID"),
+        ("ID pracownika", "USER_ID"),
+        ("Clock number", "USER_ID"),
     ],
 )
 def test_labels_name_their_type(label, expected):
