@@ -374,8 +374,11 @@ COUNTRY_ADDRESSES = [
     ],
 )
 def test_a_numbered_title_or_a_count_is_no_address(masker, text):
+    """No part of these is an address: their numbers and places stay (a composer's name is the
+    name model's to judge)."""
     (out,) = _masked(masker, ("user", text))
-    assert out == text
+    assert "<STREET_ADDRESS_" not in out and "<ZIP_CODE_" not in out, out
+    assert re.sub(r"<PERSON_[0-9a-f]+>", "", out) == re.sub(r"Mozart", "", text), out
 
 
 @pytest.mark.parametrize(("before", "address", "after"), COUNTRY_ADDRESSES)

@@ -675,3 +675,26 @@ def test_a_snake_case_key_ending_in_an_id_label_labels_its_value_in_a_log_line(m
     assert "HZV 2207" not in out and "P8841207" not in out
     assert "RQ88120455" in out and "bay=14" in out
     assert "B-55120" in _one(masker, "WARN batch_no=B-55120 retried", "tool")
+
+
+def test_chinese_and_japanese_plates_are_masked_in_text_without_spaces(masker):
+    """A Chinese plate (a province's character, the city's letter, five or six more) and a
+    Japanese one (office, class, kana, number) are masked wherever they stand; an order number
+    of more characters after a province's character stays."""
+    zh, ja, order = (
+        _one(masker, "我的车是苏E·7K2Q9，停在地库"),
+        _one(masker, "車両は練馬 330 ほ 41-07 です"),
+        _one(masker, "订单号苏E12345678已发货"),
+    )
+    assert "7K2Q9" not in zh and "41-07" not in ja and "12345678" in order
+
+
+def test_the_words_of_an_id_label_stay_in_clear_before_its_value(masker):
+    """The first word of a label that opens a line ("Nomor polisi:", "Osobní číslo
+    zaměstnance:") is no name, even where the name model reads it as one."""
+    plate, staff = (
+        _one(masker, "Nomor polisi: D 7712 QRT", "tool"),
+        _one(masker, "Osobní číslo zaměstnance: 58120", "tool"),
+    )
+    assert plate.startswith("Nomor polisi: <VEHICLE_ID_") and "7712" not in plate
+    assert staff.startswith("Osobní číslo zaměstnance: <USER_ID_"), staff

@@ -66,3 +66,25 @@ def test_forms_of_address_stay_in_clear_in_both_lines(masker, text, kept, name):
     (out,) = masked_cells(masker, ("user", text))
     assert kept in out, out
     assert name is None or name not in out, out
+
+
+@pytest.mark.parametrize(
+    ("text", "kept", "name"),
+    [
+        # a job title after a signature: vocabulary before a role is no name
+        ("Regards,\nOrsolya Brennagh-Tate, Claims Assessor, Quillmere Mutual", "Claims", "Tate"),
+        ("Sincerely, Ferdinand Quobbelmay, Account Executive", "Account", "Quobbelmay"),
+        # a health worker's role before the name stays in clear
+        (
+            "Scaling done today. Hygienist Wilhelmina Crasto. Recall in six months.",
+            "Hygienist",
+            "Crasto",
+        ),
+    ],
+)
+def test_a_job_title_and_a_role_before_a_name_stay_in_clear(masker, text, kept, name):
+    """A role at a span's end that leaves only vocabulary before it is a job title, no name; a
+    role before a name stays out of the name's span."""
+    (out,) = masked_cells(masker, ("user", text))
+    assert kept in out, out
+    assert name not in out, out

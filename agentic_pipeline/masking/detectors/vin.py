@@ -93,7 +93,9 @@ _VEHICLE_LABEL = re.compile(rf"(?i:(?<!\w)(?:{alternation(_VEHICLE_IDS + _VEHICL
 #: a group of three ("AB-123-C", "12-ABC-3", ...), South Korean (two or three digits, one of
 #: the Hangul syllables plates use, four digits: "12가 3456"), Russian (a letter, three
 #: digits, two letters of the twelve Cyrillic ones that look Latin, the region: "А 123 ВС 77"),
-#: Turkish before "plakalı" ("06 KB 4471 plakalı araç") and Indian (``_INDIAN_PLATE``).
+#: Turkish before "plakalı" ("06 KB 4471 plakalı araç"), Chinese (a province's character, the
+#: city's letter, five or six letters and digits: "粤B·D12345"), Japanese (the office, the class,
+#: a kana, the number: "品川 300 あ 12-34") and Indian (``_INDIAN_PLATE``).
 #: In the development corpora every French, Belgian and Dutch match was a labelled plate (7 of
 #: 7).
 #: The Hangul syllables of South Korean plates' use class.
@@ -102,6 +104,8 @@ _KOREAN_PLATE_SYLLABLES = (
 )
 #: The codes of India's states and union territories that open its plates ("KA 05 MX 2291").
 _INDIAN_STATES = "|".join(data_file("labels.yaml")["indian_plate_states"])
+#: The one-character abbreviations of China's provinces that open its plates.
+_CHINESE_PROVINCES = "京津沪渝冀豫云辽黑湘皖鲁新苏浙赣鄂桂甘晋蒙陕吉闽贵粤青藏川宁琼"
 _STRICT_PLATE = re.compile(
     r"(?<![\w-])(?:[A-Z]{2}(?:0[2-9]|[12]\d|5[1-9]|[67]\d) [A-Z]{3}"
     rf"|\d{{2,3}}[{_KOREAN_PLATE_SYLLABLES}] ?\d{{4}}"
@@ -110,6 +114,13 @@ _STRICT_PLATE = re.compile(
     r"|[A-HJ-NP-TV-Z]{2}-\d{3}-[A-HJ-NP-TV-Z]{2}|[1-9]-[A-Z]{3}-\d{3}"
     r"|[A-Z]{2}-\d{3}-[A-Z]|[A-Z]-\d{3}-[A-Z]{2}|\d{2}-[A-Z]{3}-\d|\d-[A-Z]{3}-\d{2}"
     r"|[A-Z]{3}-\d{2}-[A-Z]|[A-Z]-\d{2}-[A-Z]{3}|\d-[A-Z]{2}-\d{3}|\d{3}-[A-Z]{2}-\d)(?![\w-])"
+)
+#: Chinese and Japanese plates (see above): in text written without spaces, after any letter.
+_CJK_PLATE = re.compile(
+    rf"(?<![{_CHINESE_PROVINCES}A-Za-z0-9])[{_CHINESE_PROVINCES}][A-Z][·•. ]?[A-HJ-NP-Z0-9]{{5,6}}"
+    r"(?![A-Za-z0-9])"
+    r"|(?<![\u4e00-\u9fff0-9])[\u4e00-\u9fff]{1,4} ?\d{2,3} ?[\u3041-\u3096] ?"
+    r"(?:\d{1,2}-\d{2}|・{1,3}\d{1,3})(?![0-9])"
 )
 #: An Indian plate: the state's code, the district's number, one to three letters of the series,
 #: four digits ("KA 05 MX 2291"); a series that is a stop word ("AS 2 OF 2024") is none.
@@ -150,7 +161,8 @@ def _prose_plate(text: str, start: int) -> int | None:
 def _strict_plates(text: str) -> list[tuple[int, int]]:
     """Plates of strict national formats, wherever they stand (``_STRICT_PLATE``)."""
     indian = (m for m in _INDIAN_PLATE.finditer(text) if m["series"].lower() not in STOP_WORDS)
-    return [m.span() for m in (*_STRICT_PLATE.finditer(text), *indian)]
+    cjk = _CJK_PLATE.finditer(text) if not text.isascii() else ()
+    return [m.span() for m in (*_STRICT_PLATE.finditer(text), *indian, *cjk)]
 
 
 def near_plates(text: str) -> list[tuple[int, int]]:

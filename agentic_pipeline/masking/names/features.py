@@ -7,15 +7,14 @@ spaCy puts in a PERSON entity, a lower-case listed first name beside a listed na
 a CSV column or after a label that names a person ("Customer", "Payee", "Name:"). Everything else
 is never a name and costs nothing.
 
-Features are strings (one-hot): the word's shape and length, whether the name lists have it,
-its word frequency in English, in the other main European languages and in the text's own
-language when that is not English (``wordfreq``, binned),
-whether it is a place or calendar word, the spaCy entity label of it and of its neighbours, the
-neighbour words (their identity only when they are frequent vocabulary, so no rare word, hence no
-name, is ever a feature), a title or form of address before it in the main European languages
-(``data/titles.txt``: "Frau", "Pani", "Nurse"), the punctuation around it, its place in its line
-(first, last, after a bullet or a ``label:``), the header of its CSV column, and the run of
-capitalised words it is in.
+Features are strings (one-hot): the word's shape, length and ending, whether the name lists have it,
+its word frequency in English, in the other main European languages and in the text's own language
+when that is not English (``wordfreq``, binned), whether it is a place or calendar word, the spaCy
+entity label of it and of its neighbours, the neighbour words (their identity only when they are
+frequent vocabulary, so no rare word, hence no name, is ever a feature), a title or form of address
+before it in the main European languages (``data/titles.txt``: "Frau", "Pani", "Nurse"), the
+punctuation around it, its place in its line (first, last, after a bullet or a ``label:``), the
+header of its CSV column, and the run of capitalised words it is in.
 No name or value is a feature: the model generalises from the word's kind, not from the word.
 """
 
@@ -59,8 +58,11 @@ from agentic_pipeline.masking.vocabulary import (
 )
 
 #: Bumped whenever a feature changes meaning: a model built on other features is refused.
-FEATURE_VERSION = "29"
+FEATURE_VERSION = "30"
 
+#: A word of at least this many letters has its last three as a feature (``suf=``): endings
+#: say a word's kind in many languages (a field of study, a noun of action, a patronymic).
+SUFFIX_MIN_LETTERS = 6
 #: A word in no name list that is vocabulary of another main European language (Zipf bin at least
 #: ``FOREIGN_MIN_ZFO``) and ``FOREIGN_GAP`` bins more frequent there than in English ("Sie",
 #: "Adresse") is that language's vocabulary (the ``foreign`` features).
@@ -237,6 +239,8 @@ class TextFeatures:
         # how often the given-name data records the word, a word of some language or not
         # ("Kemi", "Corazon" are given names the lists leave out as words); its absence says
         # nothing (a rare or new name is in no data set), so it is no feature
+        if len(f) >= SUFFIX_MIN_LETTERS and f[-3:].isalpha():
+            feats.append(f"suf={f[-3:]}")  # a word's ending: "-ology", "-ción"; "-escu", "-ović"
         gn = given_name_bin(w)
         if gn:
             feats += [f"gn={gn}", f"gn={gn}|listed={listed}"]

@@ -210,7 +210,7 @@ def _non_latin_name_shape(value: str) -> bool:
     chain = any(w in NAME_PARTICLES for w in words)  # "<name> بن <father> بن <grandfather>"
     return (
         bool(letters)
-        and not any(c.isdigit() or c in "«»“”„\"" for c in value)
+        and not any(c.isdigit() or c in '«»“”„"' for c in value)
         and len(words) <= (7 if chain else 4)
         and len(value) <= (48 if chain else 24)
         and not any("LATIN" in unicodedata.name(c, "") for c in letters)

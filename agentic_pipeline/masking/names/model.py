@@ -71,6 +71,7 @@ from agentic_pipeline.masking.names.layout import greeted, phone_list_keys, with
 from agentic_pipeline.masking.names.lexicon import (
     is_name_pair,
     listed_name,
+    name_like_span,
     not_a_name_word,
 )
 from agentic_pipeline.masking.vocabulary import WORD_LANGUAGES
@@ -171,14 +172,12 @@ class NameModel:
             if cur is not None and (
                 text[cur[1] : s] in _JOINS or _slash_halves(text, cur[0], cur[1], s, e)
             ):
-                cur[1] = e
-                cur[2] = max(cur[2], p)
+                cur[1], cur[2] = e, max(cur[2], p)
                 continue
             if cur is not None:
                 out.append((cur[0], cur[1], cur[2]))
             cur = [s, e, p]
-        if cur is not None:
-            out.append((cur[0], cur[1], cur[2]))
+        out += [(cur[0], cur[1], cur[2])] if cur else []
         # "Ann." at a sentence end: the name without its period
         out = [(s, e - 1 if text[e - 1] == "." else e, p) for s, e, p in out]
         out = [sp for sp in person_extents(text, out) if not self.unlike_a_person(tf, *sp)]
@@ -201,12 +200,13 @@ class NameModel:
             )
         ]
         # a span inside a value that its words say is none ("Contact: Sales, Marketing") goes,
-        # unless the model is sure of it
+        # unless the model is sure of it and it holds an initial or a name ("Payee: Quill, J.")
         unnamed = [v for v in values if v not in named]
         out = [
             sp
             for sp in out
-            if sp[2] >= self.propagate or not any(a <= sp[0] and sp[1] <= b for a, b in unnamed)
+            if not any(a <= sp[0] and sp[1] <= b for a, b in unnamed)
+            or (sp[2] >= self.propagate and name_like_span(tf.text[sp[0] : sp[1]]))
         ]
         by_place = named + script_label_values(tf.text) + script_speaker_values(tf.text)
         by_place += script_title_values(tf.text) + script_list_values(tf.text)

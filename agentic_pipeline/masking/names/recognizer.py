@@ -22,13 +22,19 @@ from agentic_pipeline.masking.detectors.dicom import DETECTOR as DICOM_DETECTOR
 from agentic_pipeline.masking.detectors.hl7 import DETECTOR as HL7_DETECTOR
 from agentic_pipeline.masking.detectors.key_rules import key_entity
 from agentic_pipeline.masking.detectors.label_lists import id_words, label_entity, label_words
+from agentic_pipeline.masking.detectors.labels import id_label_re
 from agentic_pipeline.masking.detectors.swift import DETECTOR as SWIFT_DETECTOR
 from agentic_pipeline.masking.detectors.vcard import DETECTOR as VCARD_DETECTOR
 from agentic_pipeline.masking.detectors.x12 import DETECTOR as X12_DETECTOR
 from agentic_pipeline.masking.detectors.xml_fields import DETECTOR as XML_DETECTOR
 from agentic_pipeline.masking.names.fields import HONORIFICS_AFTER_NAME, POST_NOMINALS
 from agentic_pipeline.masking.names.joins import particles_before
-from agentic_pipeline.masking.names.lexicon import given_name_bin, is_title, listed_name
+from agentic_pipeline.masking.names.lexicon import (
+    given_name_bin,
+    is_title,
+    listed_name,
+    not_a_name_word,
+)
 from agentic_pipeline.masking.names.model import NameModel, default_model
 from agentic_pipeline.masking.names.words import is_role
 from agentic_pipeline.masking.pseudonyms import fold_word as fold
@@ -85,9 +91,11 @@ def decide_persons(text: str, spans: list) -> list:
     """The detections of ``text`` with only the model's person spans (sorted), none of them the
     value of a city, region or country key written inline (``{'city': 'Tarnby'}``) or the start
     of a street line on one line ("Calle del <Name> 45": a street named after a person; a name
-    over a phone number on the next line is no street), each without the titles
-    it starts with ("Frau Adler": "Adler"), none made of titles alone."""
+    over a phone number on the next line is no street) or a word of an id label before its value
+    ("Nomor polisi: <plate>": ``_in_an_id_label``), each without the titles it starts with
+    ("Frau Adler": "Adler"), none made of titles alone."""
     places = inline_place_values(text) if ("=" in text or ":" in text) else set()
+    values = {sp[0] for sp in spans if sp[2] != "PERSON"}
     streets = [
         (sp[0], sp[1])
         for sp in spans
@@ -102,9 +110,18 @@ def decide_persons(text: str, spans: list) -> list:
             sp[4] == DETECTOR
             and (sp[0], sp[1]) not in places
             and not any(a <= sp[0] and sp[1] < b for a, b in streets)
+            and not (values and _in_an_id_label(text, sp, values))
         )
     )
     return sorted(sp for sp in kept if sp is not None)
+
+
+def _in_an_id_label(text: str, span: tuple, values: set[int]) -> bool:
+    """``span`` opens an id label whose value starts where a value of another type was found
+    (``values``: their starts): the label's words, no name ("Osobní číslo zaměstnance: <id>",
+    "Biển số: <plate>")."""
+    m = id_label_re().match(text, span[0])
+    return m is not None and span[1] <= m.end("label") and m.start("value") in values
 
 
 #: What follows a label: a colon or hash ("Last: ", "Acc #"), or its value with a digit after an
@@ -163,14 +180,15 @@ _LAST_WORD = re.compile(r"[ \t]+(\S+)$")
 
 def without_titles(text: str, span: tuple) -> tuple | None:
     """``span`` past the titles, salutations, greetings and roles it starts with, and before the
-    roles it ends with
-    (``words.is_title`` and ``is_role``: spaCy's "Bonjour Mme Charbonneau", "Producer Ines
-    Vidal", the model's "holder Ines Vidal"), so that they stay in clear before the name's token;
-    None when nothing else is left (spaCy's "Dear Madam"). A word that a name list has ("Don",
-    "Rose", "Hunter") stays in the span unless it is written in lower case ("account holder").
-    A span with a capital loses the lower-case words at its edges (spaCy's "los datos de <First>
-    <Last> para", "van <First> <Last>"); a name's particles between its words stay, and so do
-    those that open it at the head of its line or after a title (``joins.particles_before``)."""
+    roles it ends with (``words.is_title`` and ``is_role``: spaCy's "Bonjour Mme Charbonneau",
+    "Producer Ines Vidal", the model's "holder Ines Vidal"), so that they stay in clear before the
+    name's token; None when nothing else is left (spaCy's "Dear Madam") or when what a role ends is
+    vocabulary that no name list has (a job title: "Claims Adjuster", "Sales Director"). A word that
+    a name list has ("Don", "Rose", "Hunter") stays in the span unless it is written in lower case
+    ("account holder"). A span with a capital loses the lower-case words at its edges (spaCy's "los
+    datos de <First> <Last> para", "van <First> <Last>"); a name's particles between its words stay,
+    and so do those that open it at the head of its line or after a title
+    (``joins.particles_before``)."""
     start, end = span[0], span[1]
     while (m := _FIRST_WORD.match(text, start, end)) and m.end() < end and _title(m.group(1)):
         start = m.end()
@@ -183,6 +201,8 @@ def without_titles(text: str, span: tuple) -> tuple | None:
         if listed_name(word) or not after:
             break
         end = m.start()
+        if is_role(word) and all(not_a_name_word(w) for w in _SPAN_WORDS.findall(text, start, end)):
+            return None  # "Claims Adjuster": a job title
     if any(c.isupper() for c in text[start:end]):
         head = start
         while (m := _FIRST_WORD.match(text, start, end)) and m.end() < end and m[1].islower():
