@@ -72,8 +72,8 @@ def test_forms_of_address_stay_in_clear_in_both_lines(masker, text, kept, name):
     ("text", "kept", "name"),
     [
         # a job title after a signature: vocabulary before a role is no name
-        ("Regards,\nOrsolya Brennagh-Tate, Claims Assessor, Quillmere Mutual", "Claims", "Tate"),
-        ("Sincerely, Ferdinand Quobbelmay, Account Executive", "Account", "Quobbelmay"),
+        ("— Oriel Quastenbrook-Pike, Claims Adjuster, Harbourline Mutual", "Claims", "Pike"),
+        ("Signed: Quenby Marsh-Adair, Loss Adjuster", "Loss Adjuster", "Adair"),
         # a health worker's role before the name stays in clear
         (
             "Scaling done today. Hygienist Wilhelmina Crasto. Recall in six months.",
