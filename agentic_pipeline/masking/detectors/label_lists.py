@@ -240,7 +240,7 @@ def key_tail_label(text: str, start: int) -> bool:
     before an id word ("last_plate=…", "home_passport_no: …"), and is no id word itself
     ("session_id=…", "trace_no=…" stay a thing's)."""
     m = _KEY_TAIL.match(text, start)
-    if m is None or m.group(1).lower() in id_word_set() | {"identifier"}:
+    if m is None or (head := m.group(1).lower()) in id_word_set() or head == "identifier":
         return False
     return m.group(2) is None or m.group(2).lower() in id_word_set()
 

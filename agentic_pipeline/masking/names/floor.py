@@ -20,6 +20,7 @@ from agentic_pipeline.masking.names.lexicon import (
     COMMON_WORDS,
     DATA,
     NAME_PARTICLES,
+    SPAN_WORD,
     given_names_before_a_name,
     is_name_pair,
     is_title,
@@ -358,10 +359,6 @@ def organisation_before(text: str, start: int) -> bool:
         if fold(word) not in european_stop_words():
             return False
     return False
-
-
-#: A word of a span, with its inner apostrophes and hyphens ("D'Quennith", "Ulla-Brit").
-SPAN_WORD = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*")
 
 
 def person_extents(text: str, spans: list[tuple[int, int, float]]) -> list[tuple[int, int, float]]:

@@ -271,14 +271,14 @@ def listed_not_word(word: str) -> bool:
     return listed_name(word) and not is_vocabulary(word, languages=WORD_LANGUAGES)
 
 
-#: A word with its inner apostrophes and hyphens, or an initial.
-_WORD = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*")
+#: A word of a span, with its inner apostrophes and hyphens ("D'Quennith", "Ulla-Brit").
+SPAN_WORD = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*")
 
 
 def name_like_span(span: str) -> bool:
     """A word of ``span`` is an initial ("J.") or a listed name that no language has as a word
     (``listed_not_word``)."""
-    return any(len(w) == 1 or listed_not_word(w) for w in _WORD.findall(span))
+    return any(len(w) == 1 or listed_not_word(w) for w in SPAN_WORD.findall(span))
 
 
 def is_name_pair(first: str, last: str) -> bool:
