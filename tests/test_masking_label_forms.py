@@ -129,16 +129,33 @@ def test_a_label_word_after_a_name_goes_before_an_id_word_or_a_value():
         ("Dr. Quennelby (CPSO 71245)", "71245"),
         ("kendaraan bernomor D 4410 QRT telah disetujui", "D 4410 QRT"),
         ("[agent] fordon: XQV 44B chassinr okänt", "XQV 44B"),
+        ("login user: 88412 failed twice", "88412"),
+        ("escalated by user #52218 after the outage", "52218"),
     ],
 )
 def test_more_id_labels_and_their_forms(masker, text, value):
     """A label with an abbreviation in brackets before its colon, tenancy references, Swedish
     staff and clearing numbers, Korean and Czech student numbers, a Romanian identity card's
     series and number, a physicians' college registration, plates after a vehicle word and a
-    colon."""
+    colon, a service's user by number."""
     out = _masked(masker, "user", text)
     assert value not in out, out
     assert not any(part in out for part in value.split() if any(c.isdigit() for c in part)), out
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "user: 14:45 suits me, thanks",
+        "user: order 88120 is still open",
+        "user: 3 bags, both checked",
+        "user agent string 5.0 on every request",
+    ],
+)
+def test_a_chat_speaker_called_user_says_numbers_that_stay(masker, text):
+    """The word "user" labels an id only when an id's shape follows it: a time, a thing's
+    number after its word, a count and a version stay."""
+    assert _masked(masker, "user", text) == text
 
 
 @pytest.mark.parametrize(
