@@ -345,6 +345,8 @@ def test_vins_by_their_check_digit(masker):
         ("no tax disc on the van, reg shown as QWT 5528 by the gate", "QWT 5528"),
         ("Bilen med JTX 40P stod parkerad vid porten.", "JTX 40P"),
         ("Seen twice near the school: GH68 WNP, silver.", "GH68 WNP"),
+        # a log line's key=value
+        ("geofence breach vehicle=QLM-4408 at 02:10", "QLM-4408"),
     ],
 )
 def test_a_number_plate_after_its_label_is_one_value(text, plate):
@@ -364,6 +366,7 @@ def test_a_number_plate_after_its_label_is_one_value(text, plate):
         "My plate. KRT 5528 is the room code.",
         "put the plate on the AB 12 rack",
         "Car 2 of 3 and van 12 arrived at 9 AM.",
+        "vehicle=van-02 status=ok",
         "the car was a 2019 model with 40000 km on it",
         "Meeting room GH41 WNP? No: a 2-letter code, then GH90 WNP.",  # no age identifier 41, 90
     ],
