@@ -602,6 +602,8 @@ def test_fields_of_one_line_separated_by_bars_are_read_one_by_one(masker):
         ("Номер полиса", "INSURANCE_ID"),
         ("Nomor rekening", "BANK_ACCOUNT"),
         ("Mã số thuế", "TAX_ID"),
+        ("Mã số bệnh nhân", "MEDICAL_RECORD"),
+        ("Mã người bệnh", "MEDICAL_RECORD"),
         ("رقم الهوية", "ID_DOCUMENT"),
         ("車牌號", None),  # traditional characters are not listed: only the forms written there
         ("车牌号", "VEHICLE_ID"),
