@@ -206,3 +206,21 @@ def test_a_name_written_surname_first_alone_in_a_lists_field():
     assert found == ["QUARLEBY, TESS", "Dorrington, Ada", "Pennyworth, Kolawole"]
     assert field_last_first_values("Sent to Quarleby, Tess and others") == []
     assert field_last_first_values("Thanks for the tea.\nGroetjes, Femke") == []
+
+
+def test_shops_in_a_payee_column_and_a_care_home_in_prose_stay(masker):
+    """A payee column holds shops as often as people: a word that no given-name list has before a
+    kind of business is the shop's name ("<word> Espresso Bar", "<word> Outdoor"), and a care
+    home's "Manor" is no surname; the person beside them is masked."""
+    statement, note = masked_cells(
+        masker,
+        (
+            "tool",
+            '"date"\t"payee"\t"amount"\n"03/04"\t"Quillon Espresso Bar"\t"-4.10"\n'
+            '"03/05"\t"refund Harrowgale Outdoor"\t"30.00"\n"03/06"\t"Tamsin Ferrebee"\t"-20.00"',
+        ),
+        ("tool", "Family prefers Maplecrest Manor near Dayton; spoke with Odalys Pennywick."),
+    )
+    assert "Quillon Espresso Bar" in statement and "Harrowgale Outdoor" in statement, statement
+    assert "Ferrebee" not in statement, statement
+    assert "Maplecrest Manor" in note and "Pennywick" not in note, note

@@ -75,7 +75,10 @@ def test_without_a_veto_bar_the_model_alone_decides(nlp):
         # "&", a partner's name, then the firm's kind (maybe after a comma)
         ("Flowers went to Tolliver & Quade Funeral Directors.", "Tolliver", "company"),
         ("Send it to Tolliver & Quade, Attorneys by Friday.", "Tolliver", "company"),
-        ("Invoices from Quinley Bakery arrive monthly.", "Quinley", "business"),
+        # a business's kind after one word that no given-name list has: the shop's name, however
+        # confident the model; after a given name, a title-case sentence as often ("Ana Hotel")
+        ("Invoices from Quinley Bakery arrive monthly.", "Quinley", "company"),
+        ("Invoices from Dunya Bakery arrive monthly.", "Dunya", "business"),
         # a common word between: a place named after a person ("<name> International Airport")
         ("We land at Orla Venmire Regional Airport.", "Orla Venmire", "company"),
         # a legal form ends the capitalised words after it: a company named after a person

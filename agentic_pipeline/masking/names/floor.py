@@ -169,8 +169,9 @@ def non_person_signal(tf: TextFeatures, start: int, end: int) -> str | None:
         return "company"
     if organisation_before(tf.text, start):
         return "company"
-    if after := _organisation_after(tf.text, end):
-        return after
+    if after := _organisation_after(tf.text, end):  # one word no given name then a business
+        single = len(words) == 1 and fold(words[0]) not in firsts  # "Quill Espresso": a shop's
+        return "company" if after == "business" and single else after
     if any(organisation_word(w) for w in words):
         return "organisation"
     if all((f in _one_word_id_labels() or glued_label(f)) and not listed_name(f) for f in folded):
