@@ -85,6 +85,7 @@ DEFAULT_SIZES = {
     C.FRESH_BLIND_21: None,
     C.FRESH_BLIND_22: None,
     C.FRESH_BLIND_23: None,
+    C.FRESH_BLIND_24: None,
 }
 Key = tuple[str, int, int, str]
 
