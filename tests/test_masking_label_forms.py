@@ -8,6 +8,7 @@ import pytest
 from conftest import masked_cells
 
 from agentic_pipeline.masking import Masker
+from agentic_pipeline.masking.detectors.patterns import STREET_RE
 from agentic_pipeline.masking.names.recognizer import without_labels
 
 KEY = "label-forms-test-key-0123456789abcdef012345"
@@ -267,3 +268,67 @@ def test_a_birthday_without_its_year_and_an_ordinal_day(masker, text, date):
 )
 def test_a_day_and_month_without_a_birthday_stays(masker, text):
     assert "<DATE_OF_BIRTH_" not in _masked(masker, "user", text)
+
+
+def test_staff_numbers_under_abbreviated_headers_and_a_managers_key(masker):
+    """A staff list's "Pers.-Nr." header with its full stop (beside an extension column), a
+    semicolon export's "nº trabajador", a crew list's "crew_id" and a record's "manager_id":
+    each column's or key's values are staff numbers; the extensions and departments stay."""
+    bars, semicolons, crew, record = masked_cells(
+        masker,
+        (
+            "tool",
+            "Personalliste Werk Ulm\nPers.-Nr. | Name | Abteilung | Durchwahl\n"
+            "31174 | Jonas Terweil | Montage | -117\n31580 | Greta Ambsdorf | Versand | -120",
+        ),
+        (
+            "tool",
+            "nº trabajador;nombre;alta\n0041;Rosa Villaverde;01/11/2025\n"
+            "0077;Iker Zubiaurre;02/11/2025",
+        ),
+        ("tool", "crew_id,name,base\nK0419,Tove Brandqvist,Oslo\nK0533,Ilan Mercado,Lima"),
+        ("tool", "employee:\n  id: QA-55120\n  manager_id: QA-10442\n  team: Field Service"),
+    )
+    for value in ("31174", "31580", "Terweil"):
+        assert value not in bars, bars
+    assert "-117" in bars and "Montage" in bars, bars
+    assert "0041" not in semicolons and "0077" not in semicolons, semicolons
+    assert "K0419" not in crew and "K0533" not in crew and "Oslo" in crew, crew
+    assert "QA-10442" not in record and "Field Service" in record, record
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "kind"),
+    [
+        (
+            "วันเกิด: 9 กรกฎาคม 2531",
+            "9 กรกฎาคม 2531",
+            "DATE_OF_BIRTH",
+        ),  # a Thai month, a Buddhist-era year
+        ("Дете: Милан Петровић, рођен 04.03.2016. ЈМБГ следи", "04.03.2016", "DATE_OF_BIRTH"),
+        ("Tarikh lahir: 3 Ogos 1984", "3 Ogos 1984", "DATE_OF_BIRTH"),  # a Malay month
+        ("la mia autovettura targata FK 402 TR è stata tamponata", "FK 402 TR", "VEHICLE_ID"),
+        ("kereta Proton Saga nombor pendaftaran BQT 5081 hilang", "BQT 5081", "VEHICLE_ID"),
+        ("min bil (JRX 418) stod på platsen", "JRX 418", "VEHICLE_ID"),
+        (
+            "Dott. Ruggero Iaccarino — iscr. Ordine n. BA-55120 — studio chiuso",
+            "BA-55120",
+            "LICENSE",
+        ),
+        ("hringdu í síma 771 2084 eftir hádegi", "771 2084", "PHONE_NUMBER"),
+        ("Mon  Dr. Ayodele Brandt  pager 555-0133", "555-0133", "PHONE_NUMBER"),
+    ],
+)
+def test_birth_dates_plates_licences_and_phones_in_more_languages(masker, text, value, kind):
+    """Thai, Malay and Serbian months and birth words, an Italian "plated" and a Malay
+    registration number before a plate, a plate in brackets after a vehicle word, an Italian
+    clinician's register number, an Icelandic phone word and a ward's pager."""
+    out = _masked(masker, "user", text)
+    assert value not in out and f"{kind}_" in out, out
+
+
+def test_a_rotas_date_and_weekday_lines_hold_no_street():
+    """A house number and its street's name stand on one line: a date ending one line and
+    "Tue  Dr. <name>" opening the next are no "Tue Dr." street."""
+    text = "ROTA week of 07/14\nMon  Dr. Ayodele Brandt  x\nTue  Dr. Wenzel Harrop   x"
+    assert [m.group() for m in STREET_RE.finditer(text)] == []

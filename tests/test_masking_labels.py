@@ -89,6 +89,11 @@ def test_every_personal_type_plain_presidio_reports_is_masked():
         ("N.º de colaborador", "USER_ID"),
         ("ID pracownika", "USER_ID"),
         ("Clock number", "USER_ID"),
+        # a listed label with its abbreviation's full stop; a number word as a label writes it
+        ("Pers.-Nr.", "USER_ID"),
+        ("nº trabajador", "USER_ID"),
+        ("Marcă", "USER_ID"),
+        ("supervisor_id", "USER_ID"),
     ],
 )
 def test_labels_name_their_type(label, expected):

@@ -89,6 +89,9 @@ BIRTH_WORDS = (
     r"dzimis|dzimusi|dzimšanas|gimęs|gimusi|gimimo|sündinud|sünniaeg|fæddur|fædd|"
     r"ipinanganak|kapanganakan|kaarawan|"
     r"дата рождения|родил(?:ся|ась)|дата народження|народил(?:ся|ася)|"
+    # South Slavic and Bulgarian: "рођен", "rođena", "роден", "rojen", "дата на раждане"
+    r"рођен[аo]?|rođen[ao]?|датум рођења|datum rođenja|роден[ао]?|дата на раждане|rojen[ao]?|"
+    r"datum rojstva|"
     r"ημ(?:ερομηνία|\.)\s?γέννησης|γεννήθηκε|تاريخ الميلاد|تاریخ تولد|תאריך לידה|วันเกิด|जन्म तिथि|"
     r"生年月日(?:は)?|出生日期|出生年月日|생년월일(?:은|이)?|생일(?:은|이)?|誕生日(?:は)?|生日(?:是|为)?|জন্ম|जन्म|נולדה?|დაბადებული|დაბადების"
 )

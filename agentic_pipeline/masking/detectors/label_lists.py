@@ -182,8 +182,10 @@ def _lead_labels() -> tuple[dict[str, str], frozenset[str]]:
 
 @lru_cache(maxsize=1)
 def number_word_set() -> frozenset[str]:
-    """The id words that say "number" (``number_words`` of ``labels.yaml``), folded."""
-    return frozenset(w.lower() for w in data_file("labels.yaml")["number_words"])
+    """The id words that say "number" (``number_words`` of ``labels.yaml``), folded, as written
+    and as ``norm_label`` leaves them in a label ("nº" -> "n")."""
+    words = data_file("labels.yaml")["number_words"]
+    return frozenset(w.lower() for w in words) | {norm_label(w) for w in words} - {""}
 
 
 def lead_stems() -> dict[str, str]:
@@ -303,6 +305,7 @@ def label_entity(label: str, ids_first: bool = False) -> str | None:
     if not norm:
         return None
     written = _folded(label.strip())[0]
+    written = written if written in id_labels() else written.rstrip(".")  # "Pers.-Nr." too
     if norm not in id_labels() and written in id_labels():  # "таб. №", "מ.ר.": as listed
         return id_labels()[written]
     if norm in person_labels() and not (ids_first and norm in id_labels()):

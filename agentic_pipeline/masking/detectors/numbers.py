@@ -67,7 +67,8 @@ _PHONE_WORDS = (
     r"fax|whatsapp|dial|hotline|callback|call back|ring|telefon|telefonnummer|handy|téléphone|"
     r"tél|portable|numéro|"
     r"teléfono|telefono|móvil|cellulare|numero|telefoon|nummer|mobiel|komórka|tel\.|nr|"
-    r"answering|answer|landline|office|message|messages|registered|whatsapp"
+    r"answering|answer|landline|office|message|messages|registered|whatsapp|"
+    r"pager|beeper|bleep|sími|síma|símanúmer|tlf|puhelin|gsm"  # a ward's pager, Nordic phones
 )
 _PHONE_CTX_RE = re.compile(rf"(?i)(?<!\w)(?:{_PHONE_WORDS})(?!\w)")
 PHONE_CONTEXT_WORDS = _PHONE_CTX_RE

@@ -123,11 +123,13 @@ STREET_RE = re.compile(
     # maybe a unit before a slash: "3/27 Wattle Crescent" (Australia, New Zealand)
     # a range of house numbers: "15-17 Crown Street"
     # a direction before the name, an ordinal in it: "2210 SW 12th Ter" (Florida, Washington)
-    rf"\b(?:\d{{1,4}}[A-Za-z]?/)?\d{{1,6}}(?:[–-]\d{{1,5}}[A-Za-z]?)?\s+"
+    # one line holds the number and the name ("07/14" ending a line is no house number)
+    rf"\b(?:\d{{1,4}}[A-Za-z]?/)?\d{{1,6}}(?:[–-]\d{{1,5}}[A-Za-z]?)?[ \t]+"
     # a name's words in any Latin, Greek or Cyrillic letters: "41 Tōtara Street", "9 Peñasco Rd",
     # with Spanish and French particles inside: "4410 Vista del Mar Dr", "Ponce de Leon Blvd"
-    rf"(?:(?:[NSEW]|NE|NW|SE|SW)\.?\s+)?(?:(?:[{UP}][{UP}{LW}'-]*|\d{{1,3}}(?:st|nd|rd|th))\.?\s+"
-    rf"(?:(?:de|del|de la|la|las|los|el|du|des)\s+(?=[{UP}]))?){{1,4}}"
+    rf"(?:(?:[NSEW]|NE|NW|SE|SW)\.?[ \t]+)?"
+    rf"(?:(?:[{UP}][{UP}{LW}'-]*|\d{{1,3}}(?:st|nd|rd|th))\.?[ \t]+"
+    rf"(?:(?:de|del|de la|la|las|los|el|du|des)[ \t]+(?=[{UP}]))?){{1,4}}"
     rf"(?:{_STREET_SUFFIX})\b\.?"
     # a quadrant after the type: "1207 Larch Hollow Ave NW" (Washington, Atlanta, Calgary)
     r"(?:[ \t](?:NE|NW|SE|SW|N|S|E|W)(?![\w'’-]))?"

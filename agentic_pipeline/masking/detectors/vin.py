@@ -67,8 +67,9 @@ _ONE_TOKEN = re.compile(r"[A-Z0-9]{5,8}(?![\w-])")
 #: A word of the sentence between a vehicle label and a plate in prose, maybe with its comma.
 _PROSE_WORD = re.compile(r",?[ \t]+[^\W\d_][\w'’]*,?(?=[ \t])")
 #: What stands between the label or a word and the next word: maybe a comma or a colon ("fordon:
-#: <plate>"), then blanks; or a log line's "=" ("vehicle=<plate>").
-_GAP = re.compile(r"[ \t]*[,:]?[ \t]+|=")
+#: <plate>"), then blanks, maybe a bracket ("bilen (<plate>)"); or a log line's "="
+#: ("vehicle=<plate>").
+_GAP = re.compile(r"[ \t]*[,:]?[ \t]+\(?|=")
 #: A year (1900-2099) as one group of a value: a model year or a date, no plate's group.
 _YEAR = re.compile(r"(?:19|20)\d\d")
 
