@@ -152,6 +152,12 @@ def masker():
             ("Corvell", " NW", "Tarnby", "30468"),
             " please.",
         ),
+        # a Serbian boulevard named after a king, his title in the genitive
+        (
+            "Стан: Булевар краља Петра 118, 11000 Београд\nТел: 5",
+            ("краља", "Петра", "118", "11000"),
+            "\nТел: 5",
+        ),
     ],
 )
 def test_an_address_of_another_form_is_one_span(masker, text, parts, after):

@@ -34,6 +34,10 @@ def masker():
         ("교직원 명단\n교감 송민재 내선 31\n보건교사 문하린 내선 35", ["송민재", "문하린"]),
         ("门诊：周三 韩立诚 副主任医师，周五 邵佳 主治医师", ["韩立诚", "邵佳"]),
         ("교사 회의는 목요일", []),
+        # a customer, a member and a student addressed by name; "our" before one is no name
+        ("박지후 고객님, 청구가 접수되었습니다.", ["박지후"]),
+        ("윤서아 학생에게 알립니다", ["윤서아"]),
+        ("우리 고객님께 감사드립니다", []),
     ],
 )
 def test_names_before_an_honorific(text, names):

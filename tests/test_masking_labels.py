@@ -94,6 +94,7 @@ def test_every_personal_type_plain_presidio_reports_is_masked():
         ("nº trabajador", "USER_ID"),
         ("Marcă", "USER_ID"),
         ("supervisor_id", "USER_ID"),
+        ("导师", "PERSON"),  # a new hire's mentor in a Chinese staff list
     ],
 )
 def test_labels_name_their_type(label, expected):

@@ -224,3 +224,13 @@ def test_shops_in_a_payee_column_and_a_care_home_in_prose_stay(masker):
     assert "Quillon Espresso Bar" in statement and "Harrowgale Outdoor" in statement, statement
     assert "Ferrebee" not in statement, statement
     assert "Maplecrest Manor" in note and "Pennywick" not in note, note
+
+
+def test_car_makers_before_their_models_stay(masker):
+    """Car makers that no name list has are organisation words: "<maker> <model>" in a report or a
+    parking list is no person, and the plate beside it is masked."""
+    (note,) = masked_cells(
+        masker,
+        ("user", "a grey Mazda Tribute and a white Toyota Sienna, plate QWX-5520, block the lane"),
+    )
+    assert "Mazda Tribute" in note and "Toyota Sienna" in note and "QWX-5520" not in note, note

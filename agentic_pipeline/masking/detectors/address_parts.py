@@ -443,7 +443,8 @@ def without_names_inside(text: str, spans: list[Span]) -> list[Span]:
     not open with a listed first name: a town that the name model took for a name ("12 Oak Ct.,
     <Town> AL 36532") is the address's, which masks it all the same; a person named inside an
     address ("attn <First> <Last>") stays a person, but not in the town's place, before a region's
-    code and a postcode ("Suite 17, <a town like a given name>, FL 33134")."""
+    code and a postcode ("Suite 17, <a town like a given name>, FL 33134"), nor when a dwelling's
+    word ends it ("Flat 3, <Given> House, 14 ...": the building's name)."""
     addresses = [(s, e) for s, e, t, *_ in spans if t == ADDRESS]
     if not addresses:
         return spans
@@ -456,6 +457,7 @@ def without_names_inside(text: str, spans: list[Span]) -> list[Span]:
         or (
             fold(text[sp[0] : sp[1]].split()[0]) in firsts
             and _TOWN_SLOT_AFTER.match(text, sp[1]) is None
+            and text[sp[0] : sp[1]].split()[-1] not in _DWELLING_WORDS  # "<Given> House"
         )
     ]
 

@@ -41,7 +41,9 @@ _STREET_WORD = (
     rf"(?:[{_UP}][{_UP}{_LW}'’-]*\.?|(?:de|del|della|delle|dei|degli|dello|dal|dalla|dalle|dai|"
     r"dagli|di|da|do|"
     r"dos|das|du|des|la|le|les|el|los|las|van|von|der|den|ter|ten|het|am|an|im|nad|pod|na|u|y|e|"
-    r"i)(?![\w'’])|"
+    r"i|"
+    # a king's, a prince's or a duke's title in the genitive, South Slavic ("Булевар краља …")
+    r"краља|кнеза|војводе|цара|краљице|деспота|kralja|kneza|vojvode|cara|kraljice)(?![\w'’])|"
     rf"[ld]['’][{_UP}][{_UP}{_LW}'’-]*)"
 )
 _D = data_file("addresses.yaml")
