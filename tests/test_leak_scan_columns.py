@@ -48,3 +48,11 @@ def test_known_values_are_searched_in_every_column():
     table = _table(source_file="Wojciechowski-export.jsonl")
     leaks = scan_for_leaks(table, known_values={"ep-1": ["Wojciechowski"]})
     assert [(leak.column, leak.detector) for leak in leaks] == [("source_file", "known_value")]
+
+
+def test_a_known_value_equal_to_the_days_year_is_no_leak_in_the_partition_column():
+    """A masked four-digit value ("2026", a staff number) is the day's year in ``ds``: no leak
+    there, still one wherever else it stands in clear."""
+    table = _table(ds="2026-11-28", started_at=None, content="staff no 2026 in clear")
+    leaks = scan_for_leaks(table, known_values={"ep-1": ["2026"]})
+    assert [(leak.column, leak.detector) for leak in leaks] == [("content", "known_value")]

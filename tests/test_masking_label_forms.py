@@ -332,3 +332,10 @@ def test_a_rotas_date_and_weekday_lines_hold_no_street():
     "Tue  Dr. <name>" opening the next are no "Tue Dr." street."""
     text = "ROTA week of 07/14\nMon  Dr. Ayodele Brandt  x\nTue  Dr. Wenzel Harrop   x"
     assert [m.group() for m in STREET_RE.finditer(text)] == []
+
+
+def test_a_staff_number_equal_to_the_days_year_does_not_withhold_the_episode(masker):
+    """A staff number "2026" is masked as a known value; the day's partition "2026-11-28" on every
+    row is no leak of it, so the episode is written (``masked_cells`` asserts none withheld)."""
+    (table,) = masked_cells(masker, ("tool", "employee id;team\n2026;Montage\n2031;Versand"))
+    assert "2026" not in table and "2031" not in table and "Versand" in table, table
