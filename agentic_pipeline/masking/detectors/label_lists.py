@@ -185,7 +185,8 @@ def number_word_set() -> frozenset[str]:
     """The id words that say "number" (``number_words`` of ``labels.yaml``), folded, as written
     and as ``norm_label`` leaves them in a label ("nº" -> "n")."""
     words = data_file("labels.yaml")["number_words"]
-    return frozenset(w.lower() for w in words) | {norm_label(w) for w in words} - {""}
+    normed = {norm_label(w) for w in words} - {""}
+    return frozenset(w.lower() for w in words) | normed
 
 
 def lead_stems() -> dict[str, str]:
