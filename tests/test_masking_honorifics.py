@@ -77,3 +77,19 @@ def test_a_thai_title_glued_to_the_name_after_a_salutation_stays_out_of_it():
 
     text = "เรียน คุณพรรณทิพา แก้วมณี\nทางบริษัทได้รับเอกสารของท่านแล้ว"
     assert [text[a:b] for a, b in script_title_values(text)] == ["พรรณทิพา แก้วมณี"]
+
+
+def test_cjk_staff_roles_are_labels_of_the_name_after_them(masker):
+    """A head teacher's, a manager's or the person in charge's role before a colon, or before a
+    space after the organisation's name, labels the name after it, as "manager:" does in
+    English; the organisation before the role stays."""
+    cells = [
+        ("tool", "동아리 연락망\n교감: 남궁 진\n보건교사: 탁수빈 — 내선 310"),
+        ("tool", "ご相談窓口\n担当： 三浦 千尋（045-555-0187）"),
+        ("tool", "账户变更通知\n客户经理： 欧阳倩\n电话： 010-5555-0176"),
+        ("tool", "診療情報提供書\n青葉整形外科 院長 三浦 千尋"),
+    ]
+    outs = masked_cells(masker, *cells)
+    for out, name in zip(outs, ("탁수빈", "千尋", "欧阳倩", "千尋"), strict=True):
+        assert name not in out and "<PERSON_" in out, out
+    assert "青葉整形外科 院長" in outs[3]

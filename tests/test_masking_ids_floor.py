@@ -170,9 +170,13 @@ def test_spaced_groups_take_digit_groups_and_a_series_but_no_label_or_count():
     assert _widened("card 4471 2093 8812 5512 94, ok", "2093 8812 5512") == "4471 2093 8812 5512 94"
     assert _widened("policy QX 4471 12 items", "4471") == "QX 4471"
     assert _widened("license: UT QK 530917", "530917") == "UT QK 530917"
-    # capitals that follow no label are a label themselves, kept in clear
+    # capitals that follow no label are a label themselves, kept in clear, unless they are two
+    # in a text not written in capitals or follow a word for "number"
     assert _widened("MRN 4471203 noted", "4471203") == "4471203"
     assert _widened("the ΦΚΠ 738105264 was approved", "738105264") == "738105264"
+    assert _widened("contrat n° QJW 7730 4182", "7730 4182") == "QJW 7730 4182"
+    assert _widened("řidič | VT 551207 | linka 3", "551207") == "VT 551207"
+    assert _widened("ROUTE VT 551207 NORTH", "551207") == "551207"
     assert _widened("Polis no 4471203 44", "4471203") == "4471203 44"
 
 

@@ -220,6 +220,13 @@ def test_a_birth_date_with_a_roman_month(masker):
         ("Номер картки: ТВ-90317 (терапія)", "ТВ-90317"),
         ("Копия истории болезни № 9031/24 передана лечащему врачу", "9031/24"),
         ("आईएफएससी : QRSB0009031", "QRSB0009031"),
+        # the number word in brackets after the label
+        ("Apportez votre permis de conduire (n° 22KB51930) et la carte grise.", "22KB51930"),
+        # a Romanian "registered" and a Ukrainian vehicle number before a plate (its letters
+        # after the digits too), a Hindi roll number
+        ("Autoturismul meu, înmatriculat CJ 41 WXP, a fost avariat", "CJ 41 WXP"),
+        ("Номер транспортного засобу: ВС 7734 ТР.", "ВС 7734 ТР"),
+        ("परीक्षा शुल्क, रोल नं. PTU-27-88213 जमा", "PTU-27-88213"),
     ],
 )
 def test_ids_after_labels_of_more_languages(masker, text, value):
@@ -339,3 +346,21 @@ def test_a_staff_number_equal_to_the_days_year_does_not_withhold_the_episode(mas
     row is no leak of it, so the episode is written (``masked_cells`` asserts none withheld)."""
     (table,) = masked_cells(masker, ("tool", "employee id;team\n2026;Montage\n2031;Versand"))
     assert "2026" not in table and "2031" not in table and "Versand" in table, table
+
+
+def test_staff_numbers_after_matr_and_under_a_czech_abbreviated_header(masker):
+    """An Italian payroll's "matr." in prose and in a bank line written in capitals, and a Czech
+    staff table's "os. č." header: their values are staff numbers; the extension stays."""
+    prose, bank, table = masked_cells(
+        masker,
+        ("user", "Turno notte: Sig. Bellandi, matr. QX-4471, int. 2210"),
+        ("tool", "05/03 STIPENDIO DA FONDERIA SPA MATR. QX-5512 +1.880,00"),
+        (
+            "tool",
+            "os. č. | jméno | oddělení\n5521 | Vojtěch Kratochvíl | sklad\n"
+            "5538 | Ludmila Šťastná | expedice",
+        ),
+    )
+    assert "QX-4471" not in prose and "int. 2210" in prose, prose
+    assert "QX-5512" not in bank and "+1.880,00" in bank, bank
+    assert "5521" not in table and "5538" not in table and "sklad" in table, table

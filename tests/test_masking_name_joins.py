@@ -38,6 +38,11 @@ def _masked(masker):
             ["van der", "Plasschaert"],
             "Groep B, dinsdag",
         ),
+        (  # the first particle capitalised at the head of the line
+            "Van der Spuy, Retha\nGroep C, woensdag",
+            ["Van der", "Spuy", "Retha"],
+            "Groep C, woensdag",
+        ),
     ],
 )
 def test_name_particles_are_masked_with_the_name(text, gone, kept, _masked):

@@ -12,6 +12,7 @@ from name_docs import spans_found as _found
 from agentic_pipeline.masking.names.features import TextFeatures
 from agentic_pipeline.masking.names.floor import non_person_signal
 from agentic_pipeline.masking.names.layout import (
+    chat_speaker_values,
     form_heading,
     form_key,
     greeted,
@@ -24,7 +25,7 @@ _EAGER = NameModel(weights={}, intercept=12.0, threshold=0.3, propagate=0.85, ve
 
 _FORM = (
     "Pieteikums peldbaseina abonementam\n"
-    "Vārds: Ilgvars Strautkalns\n"
+    "Pieteicējs: Ilgvars Strautkalns\n"
     "Dzimšanas datums: 14.09.1983\n"
     "Tālrunis: +371 2940 7715\n"
     "Adrese: Lāčplēša iela 88-4, Rēzekne"
@@ -38,10 +39,10 @@ def _signal(nlp, text: str, span: str) -> str | None:
 
 
 def test_a_forms_field_key_in_any_language_is_no_person(nlp):
-    start = _FORM.index("Vārds")
-    assert form_key(_FORM, start, start + len("Vārds"))
-    assert _signal(nlp, _FORM, "Vārds") == "form-key"
-    assert _found(_BLIND, _FORM, _doc(nlp, _FORM, "Vārds")) == []
+    start = _FORM.index("Pieteicējs")
+    assert form_key(_FORM, start, start + len("Pieteicējs"))
+    assert _signal(nlp, _FORM, "Pieteicējs") == "form-key"
+    assert _found(_BLIND, _FORM, _doc(nlp, _FORM, "Pieteicējs")) == []
 
 
 def test_markdown_keys_of_an_agents_summary_make_a_form(nlp):
@@ -124,3 +125,20 @@ def test_a_phone_list_of_people_keeps_its_unlisted_names(nlp):
     roles = "Telefony:\nKsięgarnia: 61 822 40 10\nPortiernia: 61 822 40 11\nKadry: 61 822 40 19"
     doc = _doc(nlp, roles, "Księgarnia", "Portiernia")
     assert _found(default_model(), roles, doc) == []
+
+
+def test_a_time_stamped_chats_speakers_are_names_even_when_they_are_words():
+    """Where a listed given name speaks in a time-stamped chat, every speaker is a person: a
+    nickname that is also a word ("Sunny", "Bay") when it speaks twice; a system's or a bot's
+    line stays, and so does a log's levels (no given name speaks)."""
+    chat = (
+        "[4/2/27, 7:41 PM] Sunny: anyone seen my blue scarf\n"
+        "[4/2/27, 7:42 PM] Cosimo: check the car\n"
+        "[4/2/27, 7:44 PM] Sunny: found it, ty\n"
+        "[4/2/27, 7:45 PM] System: Cosimo changed the group photo"
+    )
+    log = "[07:41] Error: queue full\n[07:42] Warning: retrying\n[07:43] Error: queue full"
+    found = [chat[a:b] for a, b in chat_speaker_values(chat)]
+    assert sorted(set(found)) == ["Cosimo", "Sunny"] and len(found) == 3
+    assert chat_speaker_values(log) == []
+    assert chat_speaker_values(chat.replace("Cosimo", "Nightly")) == []  # no given name

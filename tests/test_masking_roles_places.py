@@ -84,3 +84,23 @@ def test_a_name_after_a_person_label_is_the_models(masker, text):
     assert "PERSON" not in FieldLabelRecognizer().supported_entities
     (out,) = masked_cells(masker, ("user", text))
     assert "Zábranský" not in out and "Veselá" not in out, out
+
+
+@pytest.mark.parametrize(
+    ("text", "kept", "name"),
+    [
+        # a form's heading naming a public body, in languages no name model reads, above the
+        # name under that language's name label
+        ("ESKAERA — Bilboko Udala, Hirigintza Saila\nIzena: Nekane Larrañeta", "Udala", "Nekane"),
+        ("KËRKESË — Bashkia Korçë\nEmri: Ilirjana Meksi", "Bashkia", "Ilirjana"),
+        (
+            "BORANG — Perpustakaan Awam Kuantan\nNama: Syafiqah Zulkarnain",
+            "Perpustakaan",
+            "Syafiqah",
+        ),
+        ("CAIS — Comhairle Cathrach Luimnigh\nAinm: Ailbhe Ní Bhroin", "Comhairle", "Ailbhe"),
+    ],
+)
+def test_a_public_bodys_words_stay_and_the_name_label_of_its_form_is_read(masker, text, kept, name):
+    (out,) = masked_cells(masker, ("tool", text))
+    assert kept in out and name not in out and "<PERSON_" in out, out

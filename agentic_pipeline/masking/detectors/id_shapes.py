@@ -10,6 +10,7 @@ from agentic_pipeline.masking.detectors.label_lists import (
     ends_with_id_label,
     id_word_set,
     label_words,
+    number_word_set,
 )
 from agentic_pipeline.masking.vocabulary import STOP_WORDS, is_vocabulary
 
@@ -243,15 +244,20 @@ def spaced_groups(text: str, start: int, end: int) -> tuple[int, int]:
         part = text[before : start - 1]
         if part.isdigit() and 2 <= len(part) <= 8 and text[start].isdigit():
             start = before
-        elif _series(part) and text[start].isalnum() and _after_label(text, before):
+        elif (
+            _series(part)
+            and text[start].isalnum()
+            and (_after_label(text, before) or _series_code(part, text, before))
+        ):
             start = before
         else:
             break
     return start, end
 
 
-#: A plate's letters after its digits ("B 4471 KZT", "AB 512 CD"): one to three capitals.
-_PLATE_TAIL = re.compile(r"[ ](?P<tail>[A-Z]{1,3})(?![\w-])")
+#: A plate's letters after its digits ("B 4471 KZT", "AB 512 CD", "ВС 7734 ІМ"): one to three
+#: capitals of any script.
+_PLATE_TAIL = re.compile(r"[ ](?P<tail>[^\W\d_]{1,3})(?![\w-])")
 
 
 def whole_id(text: str, start: int, end: int, entity: str) -> tuple[int, int]:
@@ -263,7 +269,12 @@ def whole_id(text: str, start: int, end: int, entity: str) -> tuple[int, int]:
         return start, end
     start, end = spaced_groups(text, start, end)
     tail = _PLATE_TAIL.match(text, end) if entity == "VEHICLE_ID" else None
-    if tail and text[end - 1].isdigit() and tail["tail"].lower() not in label_words():
+    if (
+        tail
+        and tail["tail"].isupper()
+        and text[end - 1].isdigit()
+        and tail["tail"].lower() not in label_words()
+    ):
         end = tail.end()
     return start, end
 
@@ -276,6 +287,20 @@ def _after_label(text: str, at: int) -> bool:
         if ends_with_id_label(near.rstrip(" \t\"':=#.-").replace("_", " ")):
             return True
     return False
+
+
+def _series_code(part: str, text: str, at: int) -> bool:
+    """Capitals before an id that no label precedes, which are its series all the same: two
+    capitals in a text not written in capitals ("<series> 219044" in a table's cell), or three
+    or four after a word for "number" ("n° <series> 0447 218"); three or four capitals are an
+    id's label of their own as often ("<acronym> 41807736215"), and stay."""
+    if at > 0 and text[at - 1] not in " \t|:(/\n":
+        return False
+    near = text[max(0, at - 60) : at]
+    if len(part) > 2:
+        words = near.split()
+        return bool(words) and words[-1].lower().rstrip(".:") in number_word_set()
+    return sum(c.islower() for c in near) > sum(c.isupper() for c in near)
 
 
 def _series(part: str) -> bool:

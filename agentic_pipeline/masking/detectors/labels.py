@@ -101,7 +101,7 @@ def id_label_re() -> re.Pattern[str]:
         rf"|(?:{lead_stem_alternation()})(?=[\"']?[ \t]*[:=#]))"
         # a label ends its word ("Lic.", "Acct."), or a short id word glued to it ends it
         rf"(?:(?![^\W_])|(?<=[^\W\d_]{{{GLUED_STEM_CHARS}}})(?=(?:{glued_id_words()})\.?(?![^\W_])))\.?"
-        rf"(?P<idw>(?:[ \t_-]*(?:{idw}))*)"  # "number", "no.", "#", "ID", a key's "_no"
+        rf"(?P<idw>(?:[ \t_-]*\(?(?:{idw}))*)"  # "no.", "#", "ID", "_no", "licence (no. <id>)"
         # a second label after a slash, before a colon ("NRIC/FIN:", "Passport/ID no.:")
         rf"(?:[ \t]*/[ \t]*[^\W\d_][\w.'-]{{0,20}}(?:[ \t]*(?:{idw}))*(?=[ \t]*[:=#]))?"
         # an abbreviation in brackets before a colon ("Tarjeta sanitaria (CIP):", "… (INE) :")

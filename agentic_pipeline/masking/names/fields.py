@@ -378,9 +378,9 @@ _LIST_HEAD = re.compile(
 #: A person's label, a space, and a one-word Chinese or Korean name ("家长 <name>") or a Japanese
 #: family and given name ("会長 <family> <given>").
 _HAN_HANGUL = rf"[{HAN}{HANGUL_LETTERS}]"
-_LABEL_THEN_NAME = re.compile(
-    rf"(?P<label>{_HAN_HANGUL}{{2,4}})[ \t\u3000]+"
-    rf"(?P<name>[{HAN_KANA}]{{1,4}}[ \u3000][{HAN_KANA}]{{1,4}}|{_HAN_HANGUL}{{2,3}})(?![^\W\d_])"
+_LABEL_THEN_NAME = re.compile(  # a lookahead: "<clinic> 院長 <name>" is read at both words
+    rf"(?<!{_HAN_HANGUL})(?=(?P<label>{_HAN_HANGUL}{{2,4}})[ \t\u3000]+"
+    rf"(?P<name>[{HAN_KANA}]{{1,4}}[ \u3000][{HAN_KANA}]{{1,4}}|{_HAN_HANGUL}{{2,3}})(?![^\W\d_]))"
 )
 
 

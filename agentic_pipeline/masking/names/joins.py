@@ -235,9 +235,10 @@ def _particle(word: str) -> bool:
 
 
 def particles_before(text: str, start: int, end: int) -> int:
-    """The start of the name ``start:end`` with up to three particles before it, when they stand
-    at the head of the line or after a title and the name is a surname ("van der <Surname>"),
-    not a first name and more ("van <First> <Last>": "from"); ``start`` otherwise."""
+    """The start of the name ``start:end`` with up to three particles before it, the first of
+    them maybe capitalised, when they stand at the head of the line or after a title and the
+    name is a surname ("van der <Surname>", "Van der <Surname>"), not a first name and more
+    ("van <First> <Last>": "from"); ``start`` otherwise."""
     words = text[start:end].split()
     firsts, lasts = listed_names()
     if len(words) > 1 and (fold(words[0]) in firsts or fold(words[0]) not in lasts):
@@ -245,9 +246,15 @@ def particles_before(text: str, start: int, end: int) -> int:
     a = start
     for _ in range(3):
         m = _WORD_BEFORE.search(text, max(0, a - 16), a)
-        if m is None or not _particle(m.group().rstrip()):
+        if m is None:
             break
-        a = m.start()
+        word = m.group().rstrip()
+        if _particle(word.lower()) and word[1:].islower():  # "Van der <Surname>": the first
+            a = m.start()
+            if not _particle(word):
+                break
+            continue
+        break
     if a == start:
         return start
     before = text[text.rfind("\n", 0, a) + 1 : a].split()

@@ -9,8 +9,19 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from agentic_pipeline.masking.names.lexicon import is_title, listed_name
-from agentic_pipeline.masking.vocabulary import zipf
+from agentic_pipeline.masking.detectors.label_lists import label_entity
+from agentic_pipeline.masking.detectors.login_names import SPEAKER_PREFIX, chat_spans
+from agentic_pipeline.masking.names.cjk import honorific_values
+from agentic_pipeline.masking.names.fields import (
+    script_label_values,
+    script_list_values,
+    script_speaker_values,
+    script_title_values,
+)
+from agentic_pipeline.masking.names.lexicon import is_title, listed_name, listed_names
+from agentic_pipeline.masking.names.words import is_role
+from agentic_pipeline.masking.pseudonyms import fold_word as fold
+from agentic_pipeline.masking.vocabulary import STOP_WORDS, is_vocabulary, zipf
 
 #: A form's field line: a key of 42 characters at most (maybe after a bullet, maybe in Markdown
 #: emphasis as agents write keys: "- **Total:** $240", "**Fare**: Economy"), its colon, a value
@@ -167,4 +178,45 @@ def without_abbreviations(
         for sp in spans
         if not abbreviation_in_brackets(text, sp[0], sp[1])
         or any(sp[0] - 3 <= b < sp[0] for _, b, _ in spans)
+    ]
+
+
+#: A chat line with a time stamp (``SPEAKER_PREFIX``: "[2/3/27, 9:01 PM] ", "[18:40] ") and its
+#: speaker: one or two capitalised words before a colon and the message.
+_CHAT_LINE = re.compile(
+    rf"(?m)^{SPEAKER_PREFIX.pattern}(?P<name>[^\W\d_a-z][^\W\d_]*(?:[ ][^\W\d_a-z][^\W\d_]*)?)"
+    r"[ \t]*:[ \t]+\S"
+)
+
+
+def chat_speaker_values(text: str) -> list[tuple[int, int]]:
+    """(start, end) of the speakers of a time-stamped chat whose speakers are people: two speak,
+    one of them twice, and one is a listed given name; then every speaker is a name, a word
+    of a language too ("Vale", "Oz", "Sunny") when it speaks twice, but a role, a label or a
+    stop word ("System", "Agent", "Note")."""
+    found: dict[str, list[tuple[int, int]]] = {}
+    for m in _CHAT_LINE.finditer(text):
+        name = m.group("name")
+        if any(is_role(w) or fold(w) in STOP_WORDS for w in name.split()) or label_entity(name):
+            continue
+        found.setdefault(name, []).append(m.span("name"))
+    given = {n for n in found if fold(n.split()[0]) in listed_names()[0]}
+    if not given:
+        return []
+    return chat_spans(
+        {n: s for n, s in found.items() if n in given or len(s) > 1 or not is_vocabulary(n)}
+    )
+
+
+def placed_names(text: str) -> list[tuple[int, int]]:
+    """(start, end) of the names that their place says are names, whatever the model's
+    probability: in scripts no name list holds, after a label, a title or an honorific, as a
+    chat's speakers or in a list (``fields``, ``cjk``), and a time-stamped chat's speakers."""
+    return [
+        *script_label_values(text),
+        *script_speaker_values(text),
+        *script_title_values(text),
+        *script_list_values(text),
+        *honorific_values(text),
+        *chat_speaker_values(text),
     ]

@@ -40,15 +40,10 @@ from agentic_pipeline.masking.names.fields import (
     after_person_label,
     chat_header_names,
     field_last_first_values,
-    honorific_values,
     label_before,
     last_first_value,
     last_first_values,
     person_field_key,
-    script_label_values,
-    script_list_values,
-    script_speaker_values,
-    script_title_values,
 )
 from agentic_pipeline.masking.names.floor import (
     SPAN_WORD,
@@ -67,7 +62,12 @@ from agentic_pipeline.masking.names.joins import (
     with_name_parts,
     with_particles,
 )
-from agentic_pipeline.masking.names.layout import greeted, phone_list_keys, without_abbreviations
+from agentic_pipeline.masking.names.layout import (
+    greeted,
+    phone_list_keys,
+    placed_names,
+    without_abbreviations,
+)
 from agentic_pipeline.masking.names.lexicon import (
     is_name_pair,
     listed_name,
@@ -208,10 +208,7 @@ class NameModel:
             if not any(a <= sp[0] and sp[1] <= b for a, b in unnamed)
             or (sp[2] >= self.propagate and name_like_span(tf.text[sp[0] : sp[1]]))
         ]
-        by_place = named + script_label_values(tf.text) + script_speaker_values(tf.text)
-        by_place += script_title_values(tf.text) + script_list_values(tf.text)
-        by_place += honorific_values(tf.text)
-        by_label = [(a, b, self.threshold) for a, b in by_place]
+        by_label = [(a, b, self.threshold) for a, b in named + placed_names(tf.text)]
         spans = _union([_whole_last_first(sp, values) for sp in out], by_label)
         return with_hyphen_halves(text, with_particles(text, spans))
 
