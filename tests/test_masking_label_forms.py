@@ -227,6 +227,8 @@ def test_a_birth_date_with_a_roman_month(masker):
         ("Autoturismul meu, înmatriculat CJ 41 WXP, a fost avariat", "CJ 41 WXP"),
         ("Номер транспортного засобу: ВС 7734 ТР.", "ВС 7734 ТР"),
         ("परीक्षा शुल्क, रोल नं. PTU-27-88213 जमा", "PTU-27-88213"),
+        # a Korean teacher's certificate (a Hangul letter between its digits)
+        ("보건교사 — 교원자격번호 5120-보-77310", "5120-보-77310"),
     ],
 )
 def test_ids_after_labels_of_more_languages(masker, text, value):
@@ -324,6 +326,13 @@ def test_staff_numbers_under_abbreviated_headers_and_a_managers_key(masker):
         ),
         ("hringdu í síma 771 2084 eftir hádegi", "771 2084", "PHONE_NUMBER"),
         ("Mon  Dr. Ayodele Brandt  pager 555-0133", "555-0133", "PHONE_NUMBER"),
+        # a Greek identity card's and register's abbreviations name the value's kind
+        (
+            "Βρέθηκε ταυτότητα: Σταύρος Λιάπης, Α.Δ.Τ. ΑΝ 552071, στο περίπτερο.",
+            "ΑΝ 552071",
+            "ID_DOCUMENT",
+        ),
+        ("Δρ. Ευανθία Κουρή — Καρδιολόγος — Α.Μ. 51207", "51207", "PROFESSIONAL_LICENSE"),
     ],
 )
 def test_birth_dates_plates_licences_and_phones_in_more_languages(masker, text, value, kind):
@@ -353,12 +362,12 @@ def test_staff_numbers_after_matr_and_under_a_czech_abbreviated_header(masker):
     staff table's "os. č." header: their values are staff numbers; the extension stays."""
     prose, bank, table = masked_cells(
         masker,
-        ("user", "Turno notte: Sig. Bellandi, matr. QX-4471, int. 2210"),
+        ("user", "Turno notte: Sig. Brusasco, matr. QX-4471, int. 2210"),
         ("tool", "05/03 STIPENDIO DA FONDERIA SPA MATR. QX-5512 +1.880,00"),
         (
             "tool",
-            "os. č. | jméno | oddělení\n5521 | Vojtěch Kratochvíl | sklad\n"
-            "5538 | Ludmila Šťastná | expedice",
+            "os. č. | jméno | oddělení\n5521 | Bořivoj Kalousek | sklad\n"
+            "5538 | Zdeňka Hrubínová | expedice",
         ),
     )
     assert "QX-4471" not in prose and "int. 2210" in prose, prose

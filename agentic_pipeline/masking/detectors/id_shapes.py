@@ -181,8 +181,12 @@ _PART_CHARS = 20
 
 
 def _code_part(part: str) -> bool:
-    """A part of a code: digits, or capitals and digits ("RN", "H652", "ШК"), not a word."""
-    return part.isalnum() and (part.isdigit() or (part.isupper() and len(part) <= _CODE_CAPITALS))
+    """A part of a code: digits, or capitals and digits ("RN", "H652", "ШК"), not a word, or one
+    or two letters of a script without case between digits ("<number>-보-<number>")."""
+    if not part.isalnum():
+        return False
+    caseless = len(part) <= 2 and not part.isupper() and not part.islower()
+    return part.isdigit() or caseless or (part.isupper() and len(part) <= _CODE_CAPITALS)
 
 
 def whole_code(text: str, start: int, end: int) -> tuple[int, int]:
