@@ -175,8 +175,20 @@ def test_spaced_groups_take_digit_groups_and_a_series_but_no_label_or_count():
     assert _widened("MRN 4471203 noted", "4471203") == "4471203"
     assert _widened("the ΦΚΠ 738105264 was approved", "738105264") == "738105264"
     assert _widened("contrat n° QJW 7730 4182", "7730 4182") == "QJW 7730 4182"
-    assert _widened("řidič | VT 551207 | linka 3", "551207") == "VT 551207"
+    assert _widened("řidič | VT 551207 | směna 3", "551207") == "VT 551207"
     assert _widened("ROUTE VT 551207 NORTH", "551207") == "551207"
+
+
+def test_a_codes_part_of_caseless_letters_between_digits_is_the_codes():
+    """One or two letters of a script without case between a code's digits ("<n>-초-<n>") are
+    part of it; a word of such letters after a code is not ("<n>-확인")."""
+    from agentic_pipeline.masking.detectors.id_shapes import whole_code
+
+    text = "번호 77310-초-5120 확인, 코드 4471-확인필요"
+    a = text.index("77310")
+    assert text[slice(*whole_code(text, a, a + 5))] == "77310-초-5120"
+    b = text.index("4471")
+    assert text[slice(*whole_code(text, b, b + 4))] == "4471"
     assert _widened("Polis no 4471203 44", "4471203") == "4471203 44"
 
 

@@ -221,14 +221,14 @@ def test_a_birth_date_with_a_roman_month(masker):
         ("Копия истории болезни № 9031/24 передана лечащему врачу", "9031/24"),
         ("आईएफएससी : QRSB0009031", "QRSB0009031"),
         # the number word in brackets after the label
-        ("Apportez votre permis de conduire (n° 22KB51930) et la carte grise.", "22KB51930"),
+        ("Le contrôle a relevé le permis de conduire (n° 22KB51930) du chauffeur.", "22KB51930"),
         # a Romanian "registered" and a Ukrainian vehicle number before a plate (its letters
         # after the digits too), a Hindi roll number
-        ("Autoturismul meu, înmatriculat CJ 41 WXP, a fost avariat", "CJ 41 WXP"),
-        ("Номер транспортного засобу: ВС 7734 ТР.", "ВС 7734 ТР"),
-        ("परीक्षा शुल्क, रोल नं. PTU-27-88213 जमा", "PTU-27-88213"),
+        ("Vând un Logan din 2019, înmatriculat CJ 41 WXP, stare bună.", "CJ 41 WXP"),
+        ("Власник авто, номер транспортного засобу ВС 7734 ТР, чекає.", "ВС 7734 ТР"),
+        ("छात्र का रोल नं. PTU/5521/19 दर्ज किया गया", "PTU/5521/19"),
         # a Korean teacher's certificate (a Hangul letter between its digits)
-        ("보건교사 — 교원자격번호 5120-보-77310", "5120-보-77310"),
+        ("신규 교사 교원자격번호: 77310-초-5120 (확인 완료)", "77310-초-5120"),
     ],
 )
 def test_ids_after_labels_of_more_languages(masker, text, value):
@@ -328,11 +328,15 @@ def test_staff_numbers_under_abbreviated_headers_and_a_managers_key(masker):
         ("Mon  Dr. Ayodele Brandt  pager 555-0133", "555-0133", "PHONE_NUMBER"),
         # a Greek identity card's and register's abbreviations name the value's kind
         (
-            "Βρέθηκε ταυτότητα: Σταύρος Λιάπης, Α.Δ.Τ. ΑΝ 552071, στο περίπτερο.",
+            "Υποβλήθηκε αίτηση με Α.Δ.Τ. ΑΝ 552071 από τον αιτούντα.",
             "ΑΝ 552071",
             "ID_DOCUMENT",
         ),
-        ("Δρ. Ευανθία Κουρή — Καρδιολόγος — Α.Μ. 51207", "51207", "PROFESSIONAL_LICENSE"),
+        (
+            "Η Δρ. Ευανθία Κουρή (καρδιολόγος, Α.Μ. 51207) δέχεται Τρίτη.",
+            "51207",
+            "PROFESSIONAL_LICENSE",
+        ),
     ],
 )
 def test_birth_dates_plates_licences_and_phones_in_more_languages(masker, text, value, kind):
@@ -362,14 +366,14 @@ def test_staff_numbers_after_matr_and_under_a_czech_abbreviated_header(masker):
     staff table's "os. č." header: their values are staff numbers; the extension stays."""
     prose, bank, table = masked_cells(
         masker,
-        ("user", "Turno notte: Sig. Brusasco, matr. QX-4471, int. 2210"),
-        ("tool", "05/03 STIPENDIO DA FONDERIA SPA MATR. QX-5512 +1.880,00"),
+        ("user", "Il dipendente Brusasco (matr. QX-4471) è in ferie fino a lunedì 2210."),
+        ("tool", "ACCREDITO EMOLUMENTI MARZO MATR. QX-5512 — 1.880,00 EUR"),
         (
             "tool",
-            "os. č. | jméno | oddělení\n5521 | Bořivoj Kalousek | sklad\n"
-            "5538 | Zdeňka Hrubínová | expedice",
+            "os. č. | příjmení a jméno | středisko\n5521 | Kalousek Bořivoj | sklad\n"
+            "5538 | Hrubínová Zdeňka | expedice",
         ),
     )
-    assert "QX-4471" not in prose and "int. 2210" in prose, prose
-    assert "QX-5512" not in bank and "+1.880,00" in bank, bank
+    assert "QX-4471" not in prose and "lunedì 2210" in prose, prose
+    assert "QX-5512" not in bank and "1.880,00 EUR" in bank, bank
     assert "5521" not in table and "5538" not in table and "sklad" in table, table

@@ -295,8 +295,8 @@ def _after_label(text: str, at: int) -> bool:
 
 def _series_code(part: str, text: str, at: int) -> bool:
     """Capitals before an id that no label precedes, which are its series all the same: two
-    capitals in a text not written in capitals ("<series> 219044" in a table's cell), or three
-    or four after a word for "number" ("n° <series> 0447 218"); three or four capitals are an
+    capitals in a text not written in capitals ("<series> 492806" in a table's cell), or three
+    or four after a word for "number" ("n° <series> 6610 352"); three or four capitals are an
     id's label of their own as often ("<acronym> 41807736215"), and stay."""
     if at > 0 and text[at - 1] not in " \t|:(/\n":
         return False

@@ -192,7 +192,7 @@ _CHAT_LINE = re.compile(
 def chat_speaker_values(text: str) -> list[tuple[int, int]]:
     """(start, end) of the speakers of a time-stamped chat whose speakers are people: two speak,
     one of them twice, and one is a listed given name; then every speaker is a name, a word
-    of a language too ("Vale", "Oz", "Sunny") when it speaks twice, but a role, a label or a
+    of a language too ("Sunny", "Bay") when it speaks twice, but a role, a label or a
     stop word ("System", "Agent", "Note")."""
     found: dict[str, list[tuple[int, int]]] = {}
     for m in _CHAT_LINE.finditer(text):
