@@ -249,11 +249,11 @@ def particles_before(text: str, start: int, end: int) -> int:
         if m is None:
             break
         word = m.group().rstrip()
-        if _particle(word.lower()) and word[1:].islower():  # "Van der <Surname>": the first
+        if _particle(word):
             a = m.start()
-            if not _particle(word):
-                break
             continue
+        if word[:1].isupper() and word[1:].islower() and _particle(word.lower()):
+            a = m.start()  # "Van der <Surname>": the first particle, capitalised
         break
     if a == start:
         return start
