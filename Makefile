@@ -37,8 +37,12 @@ lint: install
 docs: install
 	$(BIN)/mkdocs build --strict --quiet --site-dir "$$(mktemp -d)"
 
+# two pytest workers (pytest-xdist), one per core of the CI machine: most long tests wait on
+# Dagster's daemons and subprocesses, so the other worker's masking tests fill the idle core; each
+# file runs whole on one worker, the files with long tests first (tests/conftest.py)
+TEST_WORKERS ?= 2
 test: install candidate lint docs
-	AGENTIC_PIPELINE_REQUIRE_CANDIDATE=1 $(BIN)/python -m pytest
+	AGENTIC_PIPELINE_REQUIRE_CANDIDATE=1 $(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile
 
 # the demo's simulated data is masked with the public development key, explicitly
 demo: export AGENTIC_PIPELINE_DEV_MODE := 1

@@ -18,6 +18,14 @@ os.environ["AGENTIC_PIPELINE_DEV_MODE"] = "1"
 os.environ.pop("AGENTIC_PIPELINE_MASKING_KEY", None)
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The files holding a long end-to-end test (marked ``slow``) run first, in their order:
+    ``make test`` gives each file whole to one of two workers (pytest-xdist ``--dist loadfile``),
+    and a long file taken last would leave the other worker idle at the end."""
+    slow_files = {item.path for item in items if item.get_closest_marker("slow")}
+    items.sort(key=lambda item: item.path not in slow_files)
+
+
 @pytest.fixture
 def data_root(tmp_path: Path) -> Path:
     root = tmp_path / "data"

@@ -21,6 +21,7 @@ import sys
 import zlib
 from pathlib import Path
 
+import pytest
 from conftest import chat_episode, write_jsonl
 
 from agentic_pipeline.demo import generate_episodes
@@ -173,6 +174,7 @@ def _hostile_day(root: Path, bomb_bytes: int) -> set[str]:
     return {r["episode_id"] for r in good}
 
 
+@pytest.mark.slow
 def test_a_hostile_day_materializes_with_every_good_episode(tmp_path):
     """Through the CLI, in its own process (so its peak memory is its own)."""
     root = tmp_path / "data"

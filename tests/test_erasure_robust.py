@@ -144,6 +144,7 @@ def _episodes(root: Path, zone: str, asset: str) -> set[str]:
     }
 
 
+@pytest.mark.slow
 def test_killed_at_each_step_and_run_again_gives_the_bytes_of_one_clean_erasure(
     materialized, tmp_path
 ):

@@ -15,6 +15,7 @@ import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import pytest
 from test_ui_backfill import ASSETS, LAUNCH, STATUS, _free_port, _post
 
 from cli.dev import DEMO_MARKER, key_mode
@@ -38,6 +39,7 @@ def test_only_the_demo_root_falls_back_to_the_development_key(tmp_path):
     assert key_mode(demo, secret) == "production"  # a real key always wins
 
 
+@pytest.mark.slow
 def test_make_dev_materializes_a_demo_day_from_the_ui(tmp_path):
     data = tmp_path / "data"
     args = ["--start", DAY, "--days", "1", "--episodes-per-day", "4", "--data-dir", str(data)]

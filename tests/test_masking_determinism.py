@@ -105,6 +105,7 @@ def _day() -> pa.Table:
     )
 
 
+@pytest.mark.slow
 def test_one_day_masked_with_1_and_2_workers_twice_each_is_byte_identical(tmp_path):
     day = _day()
     src = tmp_path / "day.parquet"

@@ -121,6 +121,7 @@ def _benchmark_rows(path: Path) -> list[dict]:
     return ingestor.finish().steps.to_pylist()
 
 
+@pytest.mark.slow
 def test_offline_candidate_shadows_real_logs_without_network(loopback_only, tmp_path):
     _model_or_skip()
     refused, allowed = loopback_only
