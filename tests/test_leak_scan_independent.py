@@ -15,7 +15,7 @@ from agentic_pipeline.masking.apply import Partition
 from agentic_pipeline.masking.episode import Episode
 from agentic_pipeline.masking.mask import _replace_values, mask_leaks
 from agentic_pipeline.masking.pool import AnalyzerPool
-from agentic_pipeline.masking.pseudonyms import TOKEN_HEX_CHARS  # noqa: E402
+from agentic_pipeline.masking.pseudonyms import TOKEN_HEX_CHARS, TOKEN_RE  # noqa: E402
 from agentic_pipeline.masking.scan.detectors import name_findings
 from agentic_pipeline.masking.scan.leaks import compile_values, find_leaks
 from agentic_pipeline.schema import STEP_SCHEMA
@@ -199,6 +199,24 @@ def test_the_second_lines_find_takes_its_groups_and_never_cuts_a_token(masker):
     masked = _replace_values(part, compile_values(values), values, masker, out)
     token = masker.token("4417 0054 8810 2293 38", "PHONE_NUMBER")
     assert masked == f"card {token}, ok" and out == [("PHONE_NUMBER", token)]
+
+
+def test_a_find_that_runs_across_a_token_is_masked_around_it(masker):
+    """The scan reads a cell with its tokens blanked, so an id it finds after an id word may run
+    across a token the first line wrote; the second line masks the pieces on both sides and
+    keeps the token, instead of finding nothing to replace and withholding the episode."""
+    kept = masker.token("Brannock Ivelle", "PERSON")
+    cell = f"on file: passport number 6042 {kept} 1187 3390, checked"
+    table = cell_table(("tool", cell), episode_id="ep-gap")
+    found = find_leaks(table, {"ep-gap": []})
+    assert any(et == "NATIONAL_ID" for et in (leak.entity_type for leak, _ in found))
+    fixed, replaced = mask_leaks(
+        table, found, masker, defaultdict(Episode), ["ep-gap"], Partition(masker)
+    )
+    (text,) = fixed.column("content").to_pylist()
+    assert replaced == 2 and kept in text and text.startswith("on file: passport number <")
+    assert not any(c.isdigit() for c in TOKEN_RE.sub("", text))
+    assert not find_leaks(fixed, {"ep-gap": []})
 
 
 @pytest.mark.parametrize(

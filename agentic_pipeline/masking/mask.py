@@ -194,7 +194,7 @@ def mask_leaks(
         text = cells[row]
         if not isinstance(text, str):
             continue
-        rx = compile_values(values)
+        rx = compile_values(values, across_tokens=True)
         tokens: list[tuple[str, str]] = []
         replace = partial(_replace_values, rx=rx, values=values, masker=masker, out=tokens)
         cells[row] = replace_in_cell(text, replace)
@@ -214,14 +214,20 @@ def _replace_values(
     out: list[tuple[str, str]],
 ) -> str:
     """``part`` with each match of ``rx`` outside tokens (in its normalised view, mapped back)
-    replaced by its keyed token; ``out`` gets ``(type, token)`` per replacement."""
+    replaced by its keyed token; ``out`` gets ``(type, token)`` per replacement. A match that
+    runs across whole tokens has each of its pieces between them replaced (the tokens stay)."""
     view = text_view(part)
     hits = [(m.start(), m.end()) for m in rx.finditer(fold(view.text if view else part))]
     taken = [(t.start(), t.end()) for t in TOKEN_RE.finditer(part)]
     replaced_from = len(part)
     for a, b in sorted(map_spans(view, hits), reverse=True):
-        if b > replaced_from or any(x < b and a < y for x, y in taken):
+        inner = [(x, y) for x, y in taken if x < b and a < y]
+        if b > replaced_from or any(x < a or y > b for x, y in inner):
             continue  # inside a token, or inside the groups a find to its right took
+        if inner:
+            part = _replace_pieces(part, a, b, inner, values, masker, out)
+            replaced_from = a
+            continue
         raw = part[a:b]
         et = next((t for v, t in values.items() if fold(v) == fold(raw)), None)
         et = et or next(iter(values.values()))
@@ -233,6 +239,34 @@ def _replace_values(
         out.append((et, token))
         part = part[:a] + token + part[b:]
         replaced_from = a
+    return part
+
+
+def _replace_pieces(
+    part: str,
+    a: int,
+    b: int,
+    tokens: list[tuple[int, int]],
+    values: dict[str, str],
+    masker: Masker,
+    out: list[tuple[str, str]],
+) -> str:
+    """``part`` with the pieces of ``part[a:b]`` between its ``tokens`` replaced by their keyed
+    tokens, right to left, each of the type of the value found."""
+    words = fold(" ".join(TOKEN_RE.sub(" ", part[a:b]).split()))
+    et = next((t for v, t in values.items() if fold(" ".join(v.split())) == words), None)
+    et = et or next(iter(values.values()))
+    pieces, start = [], a
+    for x, y in [*tokens, (b, b)]:
+        piece = part[start:x]
+        lead = len(piece) - len(piece.lstrip())
+        if piece.strip():
+            pieces.append((start + lead, start + lead + len(piece.strip())))
+        start = y
+    for s, e in reversed(pieces):
+        token = masker.token(part[s:e], et)
+        out.append((et, token))
+        part = part[:s] + token + part[e:]
     return part
 
 

@@ -70,12 +70,21 @@ class PIILeakError(RuntimeError):
         super().__init__(f"{len(self.leaks)} PII leak(s) after masking: {summary}")
 
 
-def compile_values(values: Iterable[str]) -> re.Pattern[str] | None:
-    """One case-insensitive, word-bounded alternation of ``values`` (longest first)."""
+#: Between two words of a value read by the scan, where the scan blanked a token to a space.
+_GAP_WITH_TOKENS = rf"(?:\s|{TOKEN_RE.pattern})+"
+
+
+def compile_values(values: Iterable[str], across_tokens: bool = False) -> re.Pattern[str] | None:
+    """One case-insensitive, word-bounded alternation of ``values`` (longest first). With
+    ``across_tokens``, the spaces between a value's words also match tokens: the scan reads a
+    cell with its tokens blanked, so a value it reports may run across one."""
     uniq = sorted({v for v in values if v and v.strip()}, key=lambda v: (-len(v), v))
     if not uniq:
         return None
-    alts = "|".join(re.escape(v) for v in uniq)
+    if across_tokens:
+        alts = "|".join(_GAP_WITH_TOKENS.join(map(re.escape, v.split())) for v in uniq)
+    else:
+        alts = "|".join(re.escape(v) for v in uniq)
     return re.compile(rf"(?<!\w)(?:{alts})(?!\w)", re.IGNORECASE)
 
 
