@@ -145,6 +145,29 @@ def test_more_id_labels_and_their_forms(masker, text, value):
 
 
 @pytest.mark.parametrize(
+    ("text", "value", "kind"),
+    [
+        ("Lagerhal B · medarb.nr. VX-3308 · vagt nat", "VX-3308", "USER_ID"),
+        ("Halter wechselt, altes Kennz. ST-QW 590 entfällt", "ST-QW 590", "VEHICLE_ID"),
+        ("Bitte die eVB-Nr. 4TX8KP2 an die Zulassungsstelle", "4TX8KP2", "INSURANCE_ID"),
+        ("Плательщик найден, сч. № 40817810700012345098 закрыт", "40817810700012345098", "BANK"),
+        ("Εισαγωγή, αρ. φακέλου ΚΡΤ-70914, θάλαμος 3", "ΚΡΤ-70914", "MEDICAL_RECORD"),
+        ("Kopi af: nr dowodu osob. KXW 530916 (ważny)", "KXW 530916", "ID_DOCUMENT"),
+        ("Aplikuesi, nr. personal G70415338N, banon në Durrës", "G70415338N", "ID_DOCUMENT"),
+        ("Insurance policy no (see the renewal letter): YT-2290-4471", "YT-2290-4471", "INSUR"),
+    ],
+)
+def test_labels_written_short_and_a_note_in_brackets_before_the_colon(masker, text, value, kind):
+    """Labels abbreviated as forms write them (a Danish staff number, a German plate and motor
+    insurance confirmation, a Russian account, a Greek file number, a Polish identity card with
+    its series, an Albanian personal number), and a note in brackets between a label and its
+    colon: each value is masked whole, as its label's type."""
+    out = _masked(masker, "user", text)
+    assert not any(part in out for part in value.split()), out
+    assert f"<{kind}" in out, out
+
+
+@pytest.mark.parametrize(
     "text",
     [
         "user: 14:45 suits me, thanks",

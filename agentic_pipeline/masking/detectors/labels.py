@@ -104,8 +104,8 @@ def id_label_re() -> re.Pattern[str]:
         rf"(?P<idw>(?:[ \t_-]*\(?(?:{idw}))*)"  # "no.", "#", "ID", "_no", "licence (no. <id>)"
         # a second label after a slash, before a colon ("NRIC/FIN:", "Passport/ID no.:")
         rf"(?:[ \t]*/[ \t]*[^\W\d_][\w.'-]{{0,20}}(?:[ \t]*(?:{idw}))*(?=[ \t]*[:=#]))?"
-        # an abbreviation in brackets before a colon ("Tarjeta sanitaria (CIP):", "… (INE) :")
-        r"(?:(?:[ \t]*\([^\W\d_][\w.'-]{0,12})?\)(?=[ \t]*[:=#]))?"
+        # an abbreviation or a note in brackets before a colon ("Tarjeta sanitaria (CIP):")
+        r"(?:(?:[ \t]*[(（][^\W\d_][\w.' -]{0,30})?[)）](?=[ \t]*[:=#：]))?"
         # a region's code glued to a register's label ("CRM-SP 123456", "CRO/RJ 7734")
         r"(?:[-/](?-i:[A-Z]{2})(?=[ \t]))?"
         r"(?:[\"'](?=[ \t]*[:=]))?"  # a quoted key of JSON or a Python dict in a text
