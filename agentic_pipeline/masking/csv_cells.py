@@ -123,22 +123,26 @@ def _entity(header: str) -> str | None:
 #: A list's bullet, indented from its item by spaces as an aligned column would be.
 _BULLET = re.compile(r"[*\-•·‣▪►>]+|\d{1,2}[.)]")
 #: Between the columns of a table aligned with spaces (a CLI's or SQL client's output).
-_COLUMN_GAP = re.compile(r"[ \t]{2,}|\t")
+_COLUMN_GAP = re.compile(r"[ \t\u3000]{2,}|\t")
+#: Chinese and Japanese tables part their columns with one ideographic space too.
+_WIDE_GAP = re.compile(r"[ \t\u3000]{2,}|[\t\u3000]")
 
 
 def _aligned_table(lines: list[str]) -> tuple[list[str], list[list[str]]] | None:
     """(header, rows) of a table whose columns are aligned with runs of spaces ("claim_id
     patient   member_id"), maybe under a title line or two: a header of two or more cells and
     rows, most split into as many cells; else None."""
-    for skip in header_lines(lines):
-        if "|" in lines[skip]:
-            continue  # a pipe table under a title line: the delimiters read it
-        rows = [_COLUMN_GAP.split(ln.strip()) for ln in lines[skip:]]
-        n = len(rows[0])
-        if n < 2 or not header_like(rows[0]) or _BULLET.fullmatch(rows[0][0]):
-            continue  # "*   First Name:" over "*   Last Name:": a bulleted list, no table
-        if sum(len(r) == n for r in rows[1:]) >= max(1, (len(rows) - 1) // 2 + 1):
-            return rows[0], rows[1:]
+    gaps = (_COLUMN_GAP, _WIDE_GAP) if "\u3000" in lines[0] + lines[-1] else (_COLUMN_GAP,)
+    for gap in gaps:
+        for skip in header_lines(lines):
+            if "|" in lines[skip]:
+                continue  # a pipe table under a title line: the delimiters read it
+            rows = [gap.split(ln.strip(" \t\u3000")) for ln in lines[skip:]]
+            n = len(rows[0])
+            if n < 2 or not header_like(rows[0]) or _BULLET.fullmatch(rows[0][0]):
+                continue  # "*   First Name:" over "*   Last Name:": a bulleted list, no table
+            if sum(len(r) == n for r in rows[1:]) >= max(1, (len(rows) - 1) // 2 + 1):
+                return rows[0], rows[1:]
     return None
 
 

@@ -12,6 +12,7 @@ from functools import lru_cache
 import yaml
 
 from agentic_pipeline.masking.detectors.data_files import alternation
+from agentic_pipeline.masking.detectors.label_lists import person_labels
 from agentic_pipeline.masking.names.lexicon import DATA
 from agentic_pipeline.masking.vocabulary import listed_word
 
@@ -22,6 +23,14 @@ _HONORIFICS = alternation(
     [*HONORIFIC_DATA["japanese"], *HONORIFIC_DATA["chinese"], *HONORIFIC_DATA["korean"]]
 )
 _AFTER_FULL_NAME = alternation(HONORIFIC_DATA["japanese"])
+#: A person label that opens with an honorific's letters ("氏名", a name, opens with "氏"): no
+#: honorific there.
+_LABELS_LIKE_HONORIFICS = [
+    label
+    for label in person_labels()
+    if any(label.startswith(h) and label != h for h in HONORIFIC_DATA["japanese"])
+]
+_NOT_A_LABEL = rf"(?!{alternation(_LABELS_LIKE_HONORIFICS)})" if _LABELS_LIKE_HONORIFICS else ""
 _HONORIFIC_ROLES = frozenset(HONORIFIC_DATA["roles"])
 HONORIFIC_AFTER = re.compile(rf"[ \t]*(?:{_HONORIFICS})$")
 HAN = r"\u4e00-\u9fff"
@@ -33,8 +42,8 @@ HAN_KANA = rf"\u3040-\u30ff{HAN}"
 _BEFORE_HONORIFIC = re.compile(
     rf"(?<![^\W\d_])(?P<name>[{HANGUL_LETTERS}]{{2,4}}(?=[ ]?(?:{_HONORIFICS}))"
     rf"|(?:(?<=[:：])[ \t\u3000]*|(?<![^\n]))[{HAN}]{{1,3}}[ \u3000][{HAN_KANA}]{{1,4}}"
-    rf"(?=[ \u3000](?:{_AFTER_FULL_NAME}))"
-    rf"|[{HAN_KANA}]{{1,5}}(?=[ \u3000](?:{_HONORIFICS})))"
+    rf"(?=[ \u3000]{_NOT_A_LABEL}(?:{_AFTER_FULL_NAME}))"
+    rf"|[{HAN_KANA}]{{1,5}}(?=[ \u3000]{_NOT_A_LABEL}(?:{_HONORIFICS})))"
 )
 
 
