@@ -39,10 +39,12 @@ docs: install
 
 # two pytest workers (pytest-xdist), one per core of the CI machine: most long tests wait on
 # Dagster's daemons and subprocesses, so the other worker's masking tests fill the idle core; each
-# file runs whole on one worker, the files with long tests first (tests/conftest.py)
+# file runs whole on one worker, in the order tests/conftest.py gives (the files with long tests
+# first; xdist would otherwise take the files with the most tests first, the long ones last)
 TEST_WORKERS ?= 2
 test: install candidate lint docs
-	AGENTIC_PIPELINE_REQUIRE_CANDIDATE=1 $(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile
+	AGENTIC_PIPELINE_REQUIRE_CANDIDATE=1 $(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile \
+		--no-loadscope-reorder
 
 # the demo's simulated data is masked with the public development key, explicitly
 demo: export AGENTIC_PIPELINE_DEV_MODE := 1
