@@ -49,7 +49,7 @@ def _simulate_one_day(data_dir: Path) -> None:
     "args, expected, exit_code",
     [
         (["--start", "2999-01-01"], "has not ended yet", 2),
-        (["--start", datetime.now(UTC).date().isoformat()], "has not ended yet", 2),
+        (["--start", "{today}"], "has not ended yet", 2),  # resolved when the test runs
         (["--start", "2026-13-01"], "not a date", 2),
         (["--start", YESTERDAY, "--end", "2020-01-01"], "is before --start", 2),
         (["--start", YESTERDAY], "no landing files", 3),  # nothing to read
@@ -58,7 +58,14 @@ def _simulate_one_day(data_dir: Path) -> None:
 def test_bad_days_are_refused_in_one_line_before_dagster_loads(
     data_root, args, expected, exit_code
 ):
-    code, out, seconds = run_cli("materialize", *args, data_dir=data_root)
+    # "today" is read at run time, not at collection: a suite that crosses midnight UTC (as CI's
+    # did) would otherwise ask for a day that has ended by the time the test runs.
+    today = datetime.now(UTC).date().isoformat()
+    code, out, seconds = run_cli(
+        "materialize", *(arg.format(today=today) for arg in args), data_dir=data_root
+    )
+    if datetime.now(UTC).date().isoformat() != today:
+        pytest.skip("midnight UTC passed while the command ran")
     assert code == exit_code
     assert expected in out
     assert "Traceback" not in out, out
