@@ -6,6 +6,8 @@ The sentences are written for these tests."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from conftest import masked_cells
 
@@ -61,3 +63,22 @@ def test_site_pages_sections_and_hyphen_chains(masker):
     assert pages == "see x.com/home, x.com/search and t.me/botfather"
     assert section == "see section (b. 2021-05-03 amendment) of the lease"
     assert "Ana" not in chain and "Maria" not in chain and "Quorvath" not in chain
+
+
+def test_an_email_message_under_an_email_key_keeps_its_subject_and_body(masker):
+    """An object under an email key is a message, not an address: its sender and recipients are
+    masked, its subject and body are read as text."""
+    message = {
+        "inbound_email": {
+            "sender": "tamsin.q@harbourlane.example",
+            "subject": "Gutter overflowing above loading bay four",
+            "body": "The downpipe at bay four is blocked again, water is reaching the pallets.",
+            "reply_to": {"email": "desk-7@harbourlane.example"},
+        }
+    }
+    (out,) = masked_cells(masker, ("tool", json.dumps(message)))
+    email = json.loads(out)["inbound_email"]
+    assert email["subject"] == message["inbound_email"]["subject"]
+    assert email["body"] == message["inbound_email"]["body"]
+    assert email["sender"].startswith("<EMAIL_ADDRESS_")
+    assert email["reply_to"]["email"].startswith("<EMAIL_ADDRESS_")

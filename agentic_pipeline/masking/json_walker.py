@@ -1,17 +1,16 @@
 """Structure-aware walk over JSON values (tool arguments, tool results, goals, context).
 
-Scalar leaves are handed to a visitor together with the entity type that a key-path rule assigns
-them (``email`` -> ``EMAIL_ADDRESS``, ``first_name`` -> ``PERSON``, an id label of
-``detectors/labels.yaml`` such as ``mrn`` or ``policy_no`` -> its id type, ...); values under a
-personal key (``"address": {...}``) inherit it, and the city, region and unit of an object that
-holds a street or postcode are masked with it. A bare number under a key that names no thing is
-typed by its own shape (a phone or card written as an integer). Keys go to the visitor too, so a
-personal value used as a key is masked like a value; schema keys stay as they are. A string that
-itself holds a JSON object or array is decoded, walked and re-encoded. Subtrees deeper than
-``max_depth`` go to the visitor's ``too_deep`` as a whole. A JSON object or a Python dict written
-inside a text (``embedded_structures``: "observation: HTTP 200 {...}", a fenced block of a reply)
-is walked as one, the text around it read as text.
-"""
+Scalar leaves go to a visitor with the entity type a key-path rule gives them (``email`` ->
+``EMAIL_ADDRESS``, ``first_name`` -> ``PERSON``, an id label of ``detectors/labels.yaml``: ``mrn``
+-> its id type); values under a personal key (``"address": {...}``) inherit it (an email's only
+with an "@"), and the city, region and unit of an object that holds a street or postcode are masked
+with it. A bare number under a key that names no thing is typed by its own shape (a phone or card
+written as an integer). Keys go to the visitor too, so a personal value used as a key is masked
+like a value; schema keys stay as they are. A string that itself holds a JSON object or array is
+decoded, walked and re-encoded. Subtrees deeper than ``max_depth`` go to the visitor's ``too_deep``
+as a whole. A JSON object or a Python dict written inside a text (``embedded_structures``:
+"observation: HTTP 200 {...}", a fenced block of a reply) is walked as one, the text around it as
+text."""
 
 from __future__ import annotations
 
@@ -159,8 +158,7 @@ _PRINTED_LIST = re.compile(r"(?:(?<=^\[)|(?<=,)) *['\"]?([^,\[\]'\"]+?)['\"]? *(
 
 def _id_scalar(value: Any) -> bool:
     """A string or number (no bool) with an id's shape."""
-    scalar = isinstance(value, str | int) and not isinstance(value, bool)
-    return scalar and id_value_ok(str(value))
+    return isinstance(value, str | int) and not isinstance(value, bool) and id_value_ok(str(value))
 
 
 def _value_key(key: Any, value: Any) -> bool:
@@ -432,6 +430,8 @@ def walk(
                 ent = "USER_ID"  # "user": "U07ZT3RQ9"
             if ent in _DIGIT_TYPES and ent == entity and _no_digit(v) and key_entity(ks) is None:
                 ent = None  # inherited: "brand": "visa" under "card", "type": "mobile"
+            if ent == "EMAIL_ADDRESS" == entity and isinstance(v, str) and "@" not in v:
+                ent = key_entity(ks)  # an email message's "subject" and "body" under "inbox"
             if ent == "PERSON" and isinstance(k, str) and normalize_key(k) == "name":
                 # a product's or a tool's name: read as text (the name model), not masked whole
                 keys = [str(x) for x in obj]
