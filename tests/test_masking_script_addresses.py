@@ -74,6 +74,17 @@ def masker():
             "Доставити на Булевар Мирослава 7, стан 19, 34117 Рашевац",
             "Булевар Мирослава 7, стан 19, 34117 Рашевац",
         ),
+        # an id card's "số <number>" and the words after it open no address; the street's own
+        # "số 57" before its word does (and an amount far before a Jalan)
+        (
+            "Anh nhớ mang thẻ số 030712558816 và giấy khám sức khỏe đến trung tâm tại số 57 "
+            "đường Cây Bàng, Phường Lạc Viên, TP. Ngân Khê trước thứ Sáu.",
+            "số 57 đường Cây Bàng, Phường Lạc Viên, TP. Ngân Khê",
+        ),
+        (
+            "Bayar 250000 rupiah lewat aplikasi lalu ambil barang di Jl. Kemuning No. 14, Bantul",
+            "Jl. Kemuning No. 14, Bantul",
+        ),
     ],
 )
 def test_an_address_is_found_whole_by_its_words(text, address):

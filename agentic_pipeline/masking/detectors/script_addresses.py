@@ -97,11 +97,24 @@ class _Part:
     def marked(self) -> bool:
         return bool(self.markers) or self.digit
 
+    def _opening(self, text: str) -> re.Match[str] | None:
+        """The address word the address opens at: the first strong one, after the weak ones
+        just before it ("số 57 đường …"), not a weak one that marks another number earlier in
+        the sentence (an id card's "số <number>" before "… tại số 57 đường …")."""
+        strong = [i for i, m in enumerate(self.markers) if m.lastgroup != "weak"]
+        i = strong[0] if strong else 0
+        while i > 0 and _near(text, self.markers[i - 1].end(), self.markers[i].start()):
+            i -= 1
+        return self.markers[i] if self.markers else None
+
     def first_start(self, text: str) -> int:
-        """Where the address starts in this part: its first address word (with up to two names
-        before a word written after them), or its first number."""
-        first = self.markers[0] if self.markers else None
+        """Where the address starts in this part: its opening address word (with up to two
+        names before a word written after them), or a number just before it."""
+        first = self._opening(text)
         digit = _DIGIT.search(text, self.start, self.end)
+        far = first and digit and not _near(text, digit.start(), first.start())
+        if far and first.lastgroup != "glued":  # "2-9 <Name> 4-jo <Name> 2-chome" is one
+            digit = None  # a number far before the address word (a date, an amount, an id)
         if first is None or (digit is not None and digit.start() < first.start()):
             return next(s for s, e in self.tokens if e > digit.start()) if digit else self.start
         if first.lastgroup == "glued":  # "2-9 <Name> 4-jo <Name> 2-chome": from the part's start
@@ -131,6 +144,14 @@ class _Part:
 
 
 _NEXT_TOKEN = re.compile(r"[ \t]*([^\s,،、，;؛]+)")
+#: An address word opens an address with the words before it that are at most this many tokens
+#: away ("No. 14 Jl. …", "Số 27 ngõ …").
+_NEAR_TOKENS = 2
+
+
+def _near(text: str, start: int, end: int) -> bool:
+    """Whether at most ``_NEAR_TOKENS`` tokens stand between ``start`` and ``end``."""
+    return len(_TOKEN.findall(text, start, end)) <= _NEAR_TOKENS
 
 
 def _marks(text: str, m: re.Match[str], end: int) -> bool:
