@@ -309,3 +309,16 @@ def test_a_chinese_name_written_with_a_space_in_running_text():
     stay."""
     text = '昨天开会时 韩 立新 提了三个问题。\n{"医生": "龚 雪梅"}\n今天 天气 很好'
     assert [text[a:b] for a, b in script_list_values(text)] == ["韩 立新", "龚 雪梅"]
+
+
+def test_one_word_names_in_the_cells_of_a_staff_lines_middle():
+    """A staff list that writes the staff number first: the name is a cell between commas in a
+    line with a phone or an e-mail; a frequent word that opens with a family name ("周末") and a
+    line with no contact value keep theirs."""
+    text = (
+        "值班表\n编号 Q-3308 ， 谭一鸣 ，仓储部，电话 135 5501 2874\n"
+        "编号 Q-3311，邵雨晴，客服部，shao.yq@example.cn\n"
+        "周末，高级，手机 135 5501 2874\n编号 Q-3315 ， 邓子墨 ，已离职"
+    )
+    found = [text[a:b] for a, b in script_list_values(text)]
+    assert found == ["谭一鸣", "邵雨晴"], found

@@ -41,6 +41,7 @@ from agentic_pipeline.masking.vocabulary import (
     is_city,
     is_place_or_calendar,
     is_vocabulary,
+    listed_word,
 )
 
 #: Labels and column headers whose value is a person (``person`` of ``detectors/labels.yaml``),
@@ -444,6 +445,28 @@ def script_list_values(text: str) -> list[tuple[int, int]]:
     for m in _LABEL_THEN_NAME.finditer(text):
         if _whole_person_label(m.group("label")) and _cjk_name(m.group("name")):
             out.append((m.start("name"), m.end("name")))
+    return out + _cell_names(text)
+
+
+#: A cell of a delimited line: between commas (Chinese ones too), enumeration commas, bars, tabs.
+_CELL = re.compile(r"[^\n，,、|\t]+")
+_CONTACT_VALUE = re.compile(rf"{_PHONE}|[\w.+-]+@[\w-]+\.\w")
+
+
+def _cell_names(text: str) -> list[tuple[int, int]]:
+    """(start, end) of the Chinese or Korean one-word names (``one_word_name``) that fill a cell
+    of a delimited line holding a phone number or an e-mail address (a staff list's "<id> ，
+    <name> ，<department>，<phone>"), none a word of wordfreq's lists ("周末" opens with a family
+    name too)."""
+    out = []
+    for line in re.finditer(r"[^\n]+", text):
+        if not _CONTACT_VALUE.search(line.group()):
+            continue
+        for m in _CELL.finditer(text, line.start(), line.end()):
+            cell = m.group().strip(" \u3000")
+            if one_word_name(cell) and not (listed_word(cell, "zh") or listed_word(cell, "ko")):
+                start = m.start() + m.group().index(cell)
+                out.append((start, start + len(cell)))
     return out
 
 
