@@ -118,6 +118,20 @@ def test_ids_are_found_by_their_label_in_prose_lines_and_tables(masker):
     assert kept == "Order 55120 with item 8812093345 left on flight QA441 on 2025-03-04."
 
 
+def test_camel_case_labels_of_a_directory_entry_and_a_log_line(masker):
+    """A directory's attributes and a log's fields write their labels in camelCase; an id word
+    after a thing's word or a camelCase word with no id word keeps its value."""
+    entry, log, kept = _masked(
+        masker,
+        ("tool", "dn: uid=wbrask,ou=people\ncn: Wenna Brask\nemployeeNumber: RV-80413\nl: Depot"),
+        ("tool", "batch 7 done\ncustomerNumber=CU-33817 retryCount=3"),
+        ("tool", "batch 8 done\norderNumber=55120 retryCount=3"),
+    )
+    assert "RV-80413" not in entry and "<USER_ID_" in entry, entry
+    assert "CU-33817" not in log and "retryCount=3" in log, log
+    assert kept == "batch 8 done\norderNumber=55120 retryCount=3"
+
+
 def test_a_python_dict_with_keys_that_are_no_strings_is_masked(masker):
     """A tool written in Python may print a dict whose keys are numbers, tuples or ``...``: it is
     walked and masked like any other (it raised before, failing the whole shard)."""

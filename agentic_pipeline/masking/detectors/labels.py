@@ -5,11 +5,9 @@ policy, tax, licence, passport, IBAN, customer, ... in English and the main Euro
 and the labels of a person's name ("Payee", "Account holder", "Patient name", ...). A label
 decides the type in every place a value can stand:
 
-* prose and ``label: value`` lines: ``IdLabelRecognizer`` ("MRN: 00451288", "policy no. HX-2020-31",
-  "her NPI is 1234567893"), and ``field_labels.FieldLabelRecognizer`` ("Payee: …", a line's
-  value under a personal label);
-* CSV/TSV columns and JSON, YAML or Python-dict keys: ``label_entity`` (used by the JSON walker
-  and the tabular reader).
+* prose and ``label: value`` lines: ``IdLabelRecognizer`` ("MRN: 00451288", "policyNumber=HX-2031",
+  "her NPI is 1234567893"), ``field_labels.FieldLabelRecognizer`` ("Payee: …");
+* CSV/TSV columns and JSON, YAML or Python-dict keys: ``label_entity`` (JSON walker, tables).
 
 An id needs three digits (or two and a letter), is no year, date, amount or decimal; ids of a
 list after one label share its shape. Labels of things' ids (order, flight, ...) are absent.
@@ -99,8 +97,9 @@ def id_label_re() -> re.Pattern[str]:
         # what follows a label's opening number word ("pracownika" of "numer pracownika")
         # counts only after a number word (``_label_starts``) and before its value's sign
         rf"|(?:{lead_stem_alternation()})(?=[\"']?[ \t]*[:=#]))"
-        # a label ends its word ("Lic.", "Acct."), or a short id word glued to it ends it
-        rf"(?:(?![^\W_])|(?<=[^\W\d_]{{{GLUED_STEM_CHARS}}})(?=(?:{glued_id_words()})\.?(?![^\W_])))\.?"
+        # a label ends its word ("Lic.", "Acct."), a short id word glued to it, or camelCase's
+        rf"(?:(?![^\W_])|(?<=[^\W\d_]{{{GLUED_STEM_CHARS}}})(?=(?:{glued_id_words()})\.?(?![^\W_]))"
+        r"|(?-i:(?<=[a-z])(?=[A-Z])))\.?"
         rf"(?P<idw>(?:[ \t_-]*\(?(?:{idw}))*)"  # "no.", "#", "ID", "_no", "licence (no. <id>)"
         # a second label after a slash, before a colon ("NRIC/FIN:", "Passport/ID no.:")
         rf"(?:[ \t]*/[ \t]*[^\W\d_][\w.'-]{{0,20}}(?:[ \t]*(?:{idw}))*(?=[ \t]*[:=#]))?"
@@ -180,7 +179,8 @@ def _label_starts(text: str) -> list[int]:
         prev = text[m.start() - 1] if m.start() else " "
         if prev in "@." or prev.isdigit() or (prev == "_" and not key_tail_label(text, m.start())):
             continue  # after "_" only a key's last word ("last_plate=…")
-        if word in first or _glued_label_start(word):
+        camel = re.match(r"[a-z]+(?=[A-Z])", m.group())  # "employee" of "employeeNumber"
+        if word in first or _glued_label_start(word) or (camel and camel.group() in first):
             out.append(m.start())
         elif (head := compound_head_at(m.group())) is not None:
             out.append(m.start() + head)
