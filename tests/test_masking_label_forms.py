@@ -155,6 +155,8 @@ def test_more_id_labels_and_their_forms(masker, text, value):
         ("Kopi af: nr dowodu osob. KXW 530916 (ważny)", "KXW 530916", "ID_DOCUMENT"),
         ("Aplikuesi, nr. personal G70415338N, banon në Durrës", "G70415338N", "ID_DOCUMENT"),
         ("Insurance policy no (see the renewal letter): YT-2290-4471", "YT-2290-4471", "INSUR"),
+        # Greek "αρ." (number) before a label's own word, as "nr" before a Polish one
+        ("Νέα εγγραφή — αρ. μητρώου: ΛΧ-30552, τμήμα Β", "ΛΧ-30552", "USER_ID"),
     ],
 )
 def test_labels_written_short_and_a_note_in_brackets_before_the_colon(masker, text, value, kind):
