@@ -1,6 +1,6 @@
 """The repo's hand-labelled corpora (``benchmarks/fresh_corpus/``): each loads through the harness
-loader and every label points at a real substring of its text; ``fresh-blind`` to ``-25`` are
-development corpora (the name model trains on them), ``fresh-blind-26`` is held out and stays
+loader and every label points at a real substring of its text; ``fresh-blind`` to ``-26`` are
+development corpora (the name model trains on them), ``fresh-blind-27`` is held out and stays
 out of the training. No value of a corpus is quoted here (the corpus-value
 test forbids it)."""
 
@@ -42,6 +42,7 @@ CORPORA = {
     C.FRESH_BLIND_24: (C.FRESH_BLIND_24_FILE, _GENRES | {"directory"}),
     C.FRESH_BLIND_25: (C.FRESH_BLIND_25_FILE, _GENRES | {"directory"}),
     C.FRESH_BLIND_26: (C.FRESH_BLIND_26_FILE, _GENRES | {"directory"}),
+    C.FRESH_BLIND_27: (C.FRESH_BLIND_27_FILE, _GENRES | {"directory"}),
 }
 
 
@@ -152,6 +153,7 @@ def test_the_later_loaders_check_labels_like_the_first(tmp_path):
         C.load_fresh_blind_24,
         C.load_fresh_blind_25,
         C.load_fresh_blind_26,
+        C.load_fresh_blind_27,
     ):
         with pytest.raises(ValueError, match="not in the text"):
             load(path=path)
@@ -161,11 +163,11 @@ def test_the_later_loaders_check_labels_like_the_first(tmp_path):
     assert doc.corpus == C.FRESH_BLIND_6 and doc.values() == [("PERSON", "Orlaith Penvose")]
 
 
-def test_the_held_out_corpus_is_not_trained_on_and_the_first_twenty_five_are():
-    """``fresh-blind-26`` is not among the corpora the name model is built from
+def test_the_held_out_corpus_is_not_trained_on_and_the_first_twenty_six_are():
+    """``fresh-blind-27`` is not among the corpora the name model is built from
     (``TEXT_CORPORA``/``TAU_CORPORA``, what ``names.build.corpus_names`` returns); it is in
     ``HELD_OUT_CORPORA``, which keeps it out of the benchmark's default corpora and out of
-    ``--show-misses`` (``masking_eval/run.py``). The first twenty-five are development corpora
+    ``--show-misses`` (``masking_eval/run.py``). The first twenty-six are development corpora
     now."""
     from agentic_pipeline.masking.names import build
 
@@ -195,8 +197,9 @@ def test_the_held_out_corpus_is_not_trained_on_and_the_first_twenty_five_are():
         C.FRESH_BLIND_23,
         C.FRESH_BLIND_24,
         C.FRESH_BLIND_25,
+        C.FRESH_BLIND_26,
     }
-    held_out = (C.FRESH_BLIND_26,)
+    held_out = (C.FRESH_BLIND_27,)
     assert C.HELD_OUT_CORPORA == held_out and set(held_out) <= set(C.LOADERS)
     assert not set(held_out) & {*C.TEXT_CORPORA, *C.TAU_CORPORA}
     assert developed <= set(C.TEXT_CORPORA)

@@ -19,10 +19,10 @@ The data lives outside the repo (``../shared/external`` beside the checkout, or 
 in ``$AGENTIC_PIPELINE_EXTERNAL``); the presidio-evaluator templates are read from its wheel
 without importing the package (``pip download --no-deps presidio-evaluator==0.3.2 -d /tmp/pe``).
 
-Twenty-six hand-labelled corpora live in the repo (``benchmarks/fresh_corpus/``), each written
-blind to the masking rules and to the others. ``fresh-blind`` to ``fresh-blind-25`` were each held
+Twenty-seven hand-labelled corpora live in the repo (``benchmarks/fresh_corpus/``), each written
+blind to the masking rules and to the others. ``fresh-blind`` to ``fresh-blind-26`` were each held
 out until the next one was written; they are development corpora now (in ``TEXT_CORPORA``: the
-name model trains on them, their misses are read). ``fresh-blind-26`` is held out: measured,
+name model trains on them, their misses are read). ``fresh-blind-27`` is held out: measured,
 never tuned on, in ``LOADERS`` and ``HELD_OUT_CORPORA`` but not in
 ``TEXT_CORPORA``/``TAU_CORPORA``.
 
@@ -127,6 +127,7 @@ FRESH_BLIND_23 = "fresh-blind-23"
 FRESH_BLIND_24 = "fresh-blind-24"
 FRESH_BLIND_25 = "fresh-blind-25"
 FRESH_BLIND_26 = "fresh-blind-26"
+FRESH_BLIND_27 = "fresh-blind-27"
 
 
 def external_root() -> Path:
@@ -791,6 +792,7 @@ FRESH_BLIND_23_FILE = FRESH_BLIND_FILE.with_name("fresh_blind_23.jsonl")
 FRESH_BLIND_24_FILE = FRESH_BLIND_FILE.with_name("fresh_blind_24.jsonl")
 FRESH_BLIND_25_FILE = FRESH_BLIND_FILE.with_name("fresh_blind_25.jsonl")
 FRESH_BLIND_26_FILE = FRESH_BLIND_FILE.with_name("fresh_blind_26.jsonl")
+FRESH_BLIND_27_FILE = FRESH_BLIND_FILE.with_name("fresh_blind_27.jsonl")
 
 
 def _label_spans(text: str, labels: list[list[Any]], doc_id: str) -> list[Span]:
@@ -1034,9 +1036,18 @@ def load_fresh_blind_25(
 def load_fresh_blind_26(
     limit: int | None = None, path: str | Path | None = None
 ) -> list[LabelledText]:
-    """The twenty-sixth, held out, written blind to the masking rules and to the first
-    twenty-five (56 languages; ``benchmarks/fresh_corpus/README.md``)."""
+    """The twenty-sixth, written blind to the masking rules and to the first twenty-five (56
+    languages; ``benchmarks/fresh_corpus/README.md``); development since the session that had
+    fresh-blind-27 written."""
     return _load_labelled_jsonl(Path(path or FRESH_BLIND_26_FILE), FRESH_BLIND_26, limit)
+
+
+def load_fresh_blind_27(
+    limit: int | None = None, path: str | Path | None = None
+) -> list[LabelledText]:
+    """The twenty-seventh, held out, written blind to the masking rules and to the first
+    twenty-six (80 languages; ``benchmarks/fresh_corpus/README.md``)."""
+    return _load_labelled_jsonl(Path(path or FRESH_BLIND_27_FILE), FRESH_BLIND_27, limit)
 
 
 # ------------------------------------------------------------------------------------- registry
@@ -1075,8 +1086,9 @@ LOADERS: dict[str, Callable[..., list[LabelledText]]] = {
     FRESH_BLIND_24: load_fresh_blind_24,
     FRESH_BLIND_25: load_fresh_blind_25,
     FRESH_BLIND_26: load_fresh_blind_26,
+    FRESH_BLIND_27: load_fresh_blind_27,
 }
-#: The four outsider corpora of ``pii-dev/``, the evaluator templates and the first twenty-five
+#: The four outsider corpora of ``pii-dev/``, the evaluator templates and the first twenty-six
 #: hand-labelled corpora (text corpora); the tau files are whole agent logs (``limit`` counts
 #: episodes there).
 TEXT_CORPORA = (
@@ -1110,10 +1122,11 @@ TEXT_CORPORA = (
     FRESH_BLIND_23,
     FRESH_BLIND_24,
     FRESH_BLIND_25,
+    FRESH_BLIND_26,
 )
 TAU_CORPORA = (TAU_AIRLINE, TAU_RETAIL, TAU2_AIRLINE)
 #: Corpora measured, never trained or tuned on (not in the two tuples above).
-HELD_OUT_CORPORA = (FRESH_BLIND_26,)
+HELD_OUT_CORPORA = (FRESH_BLIND_27,)
 
 
 def available() -> bool:

@@ -88,6 +88,7 @@ DEFAULT_SIZES = {
     C.FRESH_BLIND_24: None,
     C.FRESH_BLIND_25: None,
     C.FRESH_BLIND_26: None,
+    C.FRESH_BLIND_27: None,
 }
 Key = tuple[str, int, int, str]
 

@@ -3,7 +3,7 @@ source files (the corpus-value test, issue #21: no corpus value or sentence in d
 or tests).
 
 Values: every labelled span of the text corpora (the repo's ``fresh-blind`` to ``-14`` among
-them) and of the held-out corpus (``fresh-blind-26``) except ``OTHER:*``
+them) and of the held-out corpus (``fresh-blind-27``) except ``OTHER:*``
 (names, emails, streets, addresses, ids, companies, organisations, places...), the personal
 values of the tau users files
 and the FakeNameGenerator people file of the presidio-evaluator templates (names, streets,
