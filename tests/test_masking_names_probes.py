@@ -101,7 +101,7 @@ def test_the_entity_floor_judges_one_word_organisations_and_places_by_the_model(
     assert labels.get("Vastrid") in {"GPE", "LOC", "ORG", "NORP", "FAC"}, labels
     blind = dataclasses.replace(shipped, threshold=0.9999, extend=None)
     assert "Vastrid" not in [text[s:e] for s, e, _ in blind.spans(text, doc)]
-    on = dataclasses.replace(blind, entity_floor=0.1)
+    on = dataclasses.replace(blind, entity_floor=0.05)  # names-f30-deed5263a3: about 0.07
     found = [text[s:e] for s, e, _ in on.spans(text, doc)]
     assert "Vastrid" in found and "Paris" not in found and "IBM" not in found
 

@@ -23,7 +23,12 @@ def masker():
         ("Applicant Tomasz Wronek sent a copy of his passport.", "Applicant", "Wronek"),
         ("Antragstellerin Jolanda Brüggemeier hat unterschrieben.", "Antragstellerin", "Jolanda"),
         # a chat's speaker after a role of another language
-        ("Temsilci Ozanay Kırbaş: Kaydınızı güncelledim.", "Temsilci", "Kırbaş"),
+        pytest.param(
+            "Temsilci Ozanay Kırbaş: Kaydınızı güncelledim.",
+            "Temsilci",
+            "Kırbaş",
+            marks=pytest.mark.xfail(strict=True, reason="known miss of the model: docs/names.md"),
+        ),
         ("Asiakaspalvelija Veikkola Rantanen: Tilaus on matkalla.", "Asiakaspalvelija", "Veikkola"),
     ],
 )
