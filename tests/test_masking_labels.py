@@ -823,3 +823,24 @@ def test_a_bar_table_whose_name_column_holds_commas_is_read_on_its_bars(masker):
     (out,) = _masked(masker, ("tool", table))
     assert "5831" not in out and "0277" not in out, out
     assert "senior" in out and "juvenil" in out
+
+
+@pytest.mark.parametrize("digits", ["٠١٢٣٤٥٦٧٨٩", "０１２３４５６７８９", "०१२३४५६७८९"])
+def test_the_second_line_masks_a_value_written_in_other_digits(masker, digits):
+    """The scan reports a value as its cell writes it; one written in Arabic-Indic, full-width
+    or Devanagari digits is found in the cell's folded text too, masked, and not withheld."""
+    other = str.maketrans("0123456789", digits)
+    table = _table(("user", "hello"), ("tool", "ring +44 20 7946 0321 after five".translate(other)))
+    found = find_leaks(table)
+    assert found
+    from collections import defaultdict
+
+    from agentic_pipeline.masking.apply import Partition
+    from agentic_pipeline.masking.episode import Episode
+
+    fixed, replaced = mask_leaks(
+        table, found, masker, defaultdict(Episode), ["ep-labels", "ep-labels"], Partition(masker)
+    )
+    (cell,) = fixed.column("content").to_pylist()[1:]
+    assert replaced >= 1 and "<PHONE_NUMBER_" in cell, cell
+    assert not find_leaks(fixed)

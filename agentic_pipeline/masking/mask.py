@@ -194,7 +194,8 @@ def mask_leaks(
         text = cells[row]
         if not isinstance(text, str):
             continue
-        rx = compile_values(values, across_tokens=True)
+        # on the cell's folded text: a value written in other digits ("٤٥١٢", "４５１２") too
+        rx = compile_values({fold(v) for v in values}, across_tokens=True)
         tokens: list[tuple[str, str]] = []
         replace = partial(_replace_values, rx=rx, values=values, masker=masker, out=tokens)
         cells[row] = replace_in_cell(text, replace)
