@@ -85,6 +85,14 @@ def masker():
             "Bayar 250000 rupiah lewat aplikasi lalu ambil barang di Jl. Kemuning No. 14, Bantul",
             "Jl. Kemuning No. 14, Bantul",
         ),
+        # one street word, its name and number, then the town
+        ("הפגישה תתקיים בכתובת שדרות הדקלים 23, כפר יונה. נא להגיע", "שדרות הדקלים 23, כפר יונה"),
+        ("Пакет оставить: ул. Лесная 9, Кострома", "ул. Лесная 9, Кострома"),
+        # a flat written with a nukta
+        (
+            "नया पता — फ़्लैट 407, सरोवर अपार्टमेंट, हजरतगंज, सीतापुर 261001",
+            "फ़्लैट 407, सरोवर अपार्टमेंट, हजरतगंज, सीतापुर 261001",
+        ),
     ],
 )
 def test_an_address_is_found_whole_by_its_words(text, address):

@@ -211,12 +211,24 @@ def _segment_spans(text: str, start: int, end: int) -> list[Span]:
     return out
 
 
+def _numbered_street(text: str, run: list[_Part]) -> bool:
+    """A run of a street word written before its name, the name and a house number, then a
+    place ("שדרות <name> 17, <city>", "Jl. <name> 14, <city>"): an address of one address word."""
+    if len(run) != 2 or not run[1].place:
+        return False
+    word = next((m for m in run[0].markers if m.lastgroup == "strong"), None)
+    after = _TOKEN.findall(text, word.end(), run[0].end) if word else []
+    return 2 <= len(after) <= 4 and _name_token(after[0]) and _DIGIT.search(after[-1]) is not None
+
+
 def _run_span(text: str, run: list[_Part], after: _Part | None = None) -> list[Span]:
     """The address a run of short parts holds, if it is one (see module doc); ``after``: the
     part after the run, whose leading names close it ("…, <City> adresine gitti")."""
     strong = sum(p.strong for p in run)
     words = sum(len(p.markers) for p in run)
-    if not strong or not any(p.digit for p in run) or (words < 2 and len(run) < 3):
+    if not strong or not any(p.digit for p in run):
+        return []
+    if words < 2 and len(run) < 3 and not _numbered_street(text, run):
         return []
     marked = [i for i, p in enumerate(run) if p.marked]
     # it opens at its first address word, not at a number before it (a CSV row's date, amount)
