@@ -583,3 +583,21 @@ def test_an_address_under_a_key_in_another_language_is_masked_whole(masker):
 def test_a_street_with_particles_and_a_town_like_a_name_are_one_address(masker, line, kept):
     (out,) = _masked(masker, ("tool", line))
     assert out.startswith(kept) and out.count("<") == 1 and "<STREET_ADDRESS_" in out, out
+
+
+def test_addresses_in_capitals_and_french_streets_named_with_aux(masker):
+    """A mailing label's or a legacy system's address in capitals (an ordinal street, a unit, a
+    city of two words with no comma before its state) is masked whole; a French street whose
+    name holds "aux" or "au" too. Capitals that name no street stay."""
+    caps, log, french, kept = _masked(
+        masker,
+        ("tool", "SHIP TO: 2207 N 14TH ST APT 9, EL CENTRO, CA 92243"),
+        ("tool", "verify ok dob=1981-06-02 addr=880 E 31ST AVE SUITE 12 SANTA BELLA NM 87122 done"),
+        ("user", "Livrez au 9 rue du Pont aux Tanneurs, 51100 Reims — merci"),
+        ("tool", "GATE 12 TERMINAL B, 2 BAGS CHECKED, ROOM 4 EAST WING"),
+    )
+    for raw in ("2207", "14TH", "CENTRO", "92243", "31ST", "SANTA BELLA", "87122"):
+        assert raw not in caps + log, raw
+    assert caps.count("<STREET_ADDRESS_") == 1 and log.endswith(" done"), (caps, log)
+    assert "Tanneurs" not in french and "Reims" not in french and french.endswith(" — merci")
+    assert kept == "GATE 12 TERMINAL B, 2 BAGS CHECKED, ROOM 4 EAST WING"

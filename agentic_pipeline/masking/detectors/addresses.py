@@ -106,7 +106,9 @@ _PART = re.compile(
     rf"{_SEP}(?:(?P<unit>{_UNIT})(?![\w-])"
     rf"|(?P<postcode>{_POSTCODE})(?![\w-])|(?P<weak>{_WEAK_POSTCODE})(?![\w-])"
     rf"|(?P<pcity>{'|'.join(_D['postcodes_before_city'])})(?=[ \t]+{_CAP_WORD})"
-    rf"|(?P<code>[A-Z](?:\.?[A-Z]){{0,2}}\.?)(?![\w'’-])|(?P<town>{PREFIXED_TOWN})"
+    # a code, but the first word of a city in capitals ("LOS ANGELES CA 90017")
+    rf"|(?P<code>[A-Z](?:\.?[A-Z]){{0,2}}\.?)(?![\w'’-])(?![ \t]+[A-Z]{{4,}}(?![\w'’-]))"
+    rf"|(?P<town>{PREFIXED_TOWN})"
     rf"|(?P<words>{_CITY}))"
 )
 #: What may follow a city that closes an address: the end of a clause, line, field or text (a

@@ -112,11 +112,15 @@ PHONE_CONTEXT_RE = re.compile(
     r"cell|tel(?:ephone)?|number)\b[^\d\n]{0,20}?(?<![\w-])(?!\d{4}-\d\d?-\d\d?\b)(\+?\(?\d[\d\s().-]{8,18}\d(?:\s?x\d{1,5})?)"
     r"(?![\w-])"
 )
-#: Street-type words ("Lane", "Crescent"), data of ``detectors/addresses.yaml``.
-_STREET_SUFFIX = "|".join(sorted(street_types(), key=len, reverse=True))
+#: Street-type words ("Lane", "Crescent"), data of ``detectors/addresses.yaml``, and the same in
+#: capitals ("LANE", "ST": a mailing label's or a legacy system's line is written so).
+_STREET_SUFFIX = "|".join(
+    sorted({*street_types(), *(t.upper() for t in street_types())}, key=len, reverse=True)
+)
 #: A unit designator needs a word end ("United" is no "Unit") and a digit in its number.
 _UNIT = (
-    r"(?:Apt\.?|Apartment|Appartamento|Interno|Piso|Suite|Ste\.?|Unit|#)(?![A-Za-z])"
+    r"(?:Apt\.?|Apartment|Appartamento|Interno|Piso|Suite|Ste\.?|Unit|APT\.?|SUITE|STE\.?|UNIT|#)"
+    r"(?![A-Za-z])"
     r"\s*[A-Za-z-]*\d[A-Za-z0-9-]*"
 )
 STREET_RE = re.compile(
@@ -128,7 +132,7 @@ STREET_RE = re.compile(
     # a name's words in any Latin, Greek or Cyrillic letters: "41 Tōtara Street", "9 Peñasco Rd",
     # with Spanish and French particles inside: "4410 Vista del Mar Dr", "Ponce de Leon Blvd"
     rf"(?:(?:[NSEW]|NE|NW|SE|SW)\.?[ \t]+)?"
-    rf"(?:(?:[{UP}][{UP}{LW}'-]*|\d{{1,3}}(?:st|nd|rd|th))\.?[ \t]+"
+    rf"(?:(?:[{UP}][{UP}{LW}'-]*|\d{{1,3}}(?:st|nd|rd|th|ST|ND|RD|TH))\.?[ \t]+"
     rf"(?:(?:de|del|de la|la|las|los|el|du|des)[ \t]+(?=[{UP}]))?){{1,4}}"
     rf"(?:{_STREET_SUFFIX})\b\.?"
     # a quadrant after the type: "1207 Larch Hollow Ave NW" (Washington, Atlanta, Calgary)

@@ -40,7 +40,8 @@ _WORD = rf"[{_UP}{_LW}][{_UP}{_LW}'’.-]*"
 _STREET_WORD = (
     rf"(?:[{_UP}][{_UP}{_LW}'’-]*\.?|(?:de|del|della|delle|dei|degli|dello|dal|dalla|dalle|dai|"
     r"dagli|di|da|do|"
-    r"dos|das|du|des|la|le|les|el|los|las|van|von|der|den|ter|ten|het|am|an|im|nad|pod|na|u|y|e|"
+    r"dos|das|du|des|aux|au|la|le|les|el|los|las|van|von|der|den|ter|ten|het|am|an|im|nad|pod|na|"
+    r"u|y|e|"
     r"i|"
     # a king's, a prince's or a duke's title in the genitive, South Slavic ("Булевар краља …")
     r"краља|кнеза|војводе|цара|краљице|деспота|kralja|kneza|vojvode|cara|kraljice)(?![\w'’])|"
