@@ -216,3 +216,16 @@ def test_a_particle_and_a_surname_ending_a_field_after_a_name_join_it(_masked):
     )
     assert "Aguiar" not in out[0] and " de " not in out[0] and "CPF pendente" in out[0], out
     assert "in Porto, then left." in out[1]
+
+
+def test_a_titled_names_last_word_before_the_comma_is_masked_though_it_is_a_word(_masked):
+    """A salutation's title opens a name that runs to the comma or the line's end: its last
+    surname is masked though it is a word of its language ("Prazeres": pleasures); the line
+    after it stays."""
+    pt, es = _masked(
+        "Prezada Sra. Jandira Coutinho Prazeres,\n\nSeu cadastro foi atualizado.",
+        "Estimado Sr. Eusebio Larrañaga Palacios\nSu cita queda confirmada.",
+    )
+    assert "Prazeres" not in pt and "Coutinho" not in pt, pt
+    assert pt.endswith(",\n\nSeu cadastro foi atualizado."), pt
+    assert "Palacios" not in es and es.endswith("\nSu cita queda confirmada."), es

@@ -72,7 +72,37 @@ def with_name_parts(tf: TextFeatures, probs: dict[int, float], names: set[int]) 
             out.add(j)
         if i - 1 in probs and i - 1 not in out and _surname_before_first(tf, i - 1, i):
             out.add(i - 1)
+    for i in sorted(out):
+        out.update(_titled_name_rest(tf, probs, i))
     return two_people(tf, out)
+
+
+#: What closes a salutation's name: a comma or the line's end.
+_NAME_CLOSE = re.compile(r"[ \t]*(?:,|\r?$)", re.M)
+#: The word right before a name (a title: "Sra.", "Mrs.", "Frau").
+_TITLE_BEFORE = re.compile(r"(?<!\S)([^\W\d_][\w.'’-]*)[ \t]+$")
+
+
+def _titled_name_rest(tf: TextFeatures, probs: dict[int, float], i: int) -> list[int]:
+    """The units after the masked unit ``i`` that a title opens, up to a comma or the line's
+    end, when all are capitalised name words ("Sra. <given> <surname> <surname>,": a surname
+    that is also a word of its language): no stop word, title, role, organisation, place,
+    calendar or English word; at most three."""
+    title = _TITLE_BEFORE.search(tf.text, max(0, tf.starts[i] - 30), tf.starts[i])
+    if title is None or not is_title(title.group(1)):
+        return []
+    rest, j = [], i + 1
+    while j in probs and len(rest) < 3 and tf.text[tf.ends[j - 1] : tf.starts[j]] == " ":
+        w, f = tf.words[j], fold(tf.words[j])
+        if not w[:1].isupper() or len(w) < 2 or f in STOP_WORDS or is_title(w) or is_role(w):
+            return []
+        if organisation_word(w) or is_place_or_calendar(f) or is_vocabulary(w, languages=("en",)):
+            return []  # an English word ("Said Yes,") is no surname the lists lack
+        rest.append(j)
+        if _NAME_CLOSE.match(tf.text, tf.ends[j]) is not None:
+            return rest
+        j += 1
+    return []
 
 
 #: What closes a list's "<Surname> <Given>" field: the line's end (also a CRLF line's), a dash,
