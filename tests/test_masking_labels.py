@@ -844,3 +844,48 @@ def test_the_second_line_masks_a_value_written_in_other_digits(masker, digits):
     (cell,) = fixed.column("content").to_pylist()[1:]
     assert replaced >= 1 and "<PHONE_NUMBER_" in cell, cell
     assert not find_leaks(fixed)
+
+
+def test_the_second_line_masks_an_id_the_scan_read_inside_a_longer_word(masker):
+    """The scan's bounds are its own: an id it reports glued to letters before it is masked
+    where it stands, not left for the episode to be withheld."""
+    from collections import defaultdict
+
+    from agentic_pipeline.masking.apply import Partition
+    from agentic_pipeline.masking.episode import Episode
+    from agentic_pipeline.masking.scan import Leak
+
+    table = _table(("user", "hello"), ("tool", "ref QZW5531 2208 4476 filed"))
+    found = [(Leak("content", 1, "NATIONAL_ID", "-", "scan_national_id"), "5531 2208 4476")]
+    fixed, replaced = mask_leaks(
+        table, found, masker, defaultdict(Episode), ["ep-labels", "ep-labels"], Partition(masker)
+    )
+    (cell,) = fixed.column("content").to_pylist()[1:]
+    assert replaced == 1 and "2208" not in cell and cell.endswith(" filed"), cell
+
+
+def test_the_second_line_scans_again_what_it_masked(masker, monkeypatch):
+    """What the scan finds once the second line's tokens stand in a cell is masked in a next
+    round. Here the first line's output is left out (the cell reaches the scan as written) and
+    the first scan reports one of its two phones: the second round masks the other, and the
+    episode is written."""
+    import agentic_pipeline.masking.mask as mask_module
+
+    real_find, real_replace, calls = mask_module.find_leaks, mask_module.replace_columns, []
+
+    def first_find_only(table, **kwargs):
+        found = real_find(table, **kwargs)
+        calls.append(len(found))
+        return found[:1] if len(calls) == 1 else found
+
+    def first_line_left_out(table, columns):
+        return table if not calls else real_replace(table, columns)
+
+    monkeypatch.setattr(mask_module, "find_leaks", first_find_only)
+    monkeypatch.setattr(mask_module, "replace_columns", first_line_left_out)
+    table = _table(("user", "hello"), ("tool", "ring +44 20 7946 0321 or +44 20 7946 0877"))
+    result = mask_steps(table, masker)
+    assert calls[0] >= 2 and len(calls) >= 2, calls
+    assert result.withheld.num_rows == 0
+    (cell,) = result.masked.column("content").to_pylist()[1:]
+    assert "0321" not in cell and "0877" not in cell, cell

@@ -72,7 +72,6 @@ from agentic_pipeline.masking.scan import (
     PIILeakError,
     compile_values,
     find_leaks,
-    scan_for_leaks,
 )
 from agentic_pipeline.masking.tables import (  # noqa: F401  (AUDIT_SCHEMA: public here too)
     AUDIT_SCHEMA,
@@ -163,6 +162,9 @@ class Masker:
 
 #: Detector credited in the audit for a value the final scan found and masking then masked.
 SECOND_LINE = "second_line"
+#: Rounds of the second line (mask what the scan finds, scan again) before an episode that
+#: still leaks is withheld.
+SECOND_LINE_ROUNDS = 3
 
 
 def mask_leaks(
@@ -218,7 +220,9 @@ def _replace_values(
     replaced by its keyed token; ``out`` gets ``(type, token)`` per replacement. A match that
     runs across whole tokens has each of its pieces between them replaced (the tokens stay)."""
     view = text_view(part)
-    hits = [(m.start(), m.end()) for m in rx.finditer(fold(view.text if view else part))]
+    folded = fold(view.text if view else part)
+    hits = [(m.start(), m.end()) for m in rx.finditer(folded)]
+    hits += _unbounded_hits(folded, values, hits)
     taken = [(t.start(), t.end()) for t in TOKEN_RE.finditer(part)]
     replaced_from = len(part)
     for a, b in sorted(map_spans(view, hits), reverse=True):
@@ -241,6 +245,27 @@ def _replace_values(
         part = part[:a] + token + part[b:]
         replaced_from = a
     return part
+
+
+#: A value with this many digits is masked where the scan found it inside a longer word.
+_ID_DIGITS = 4
+
+
+def _unbounded_hits(
+    folded: str, values: dict[str, str], hits: list[tuple[int, int]]
+) -> list[tuple[int, int]]:
+    """Where a value of ``_ID_DIGITS`` digits or more that no word-bounded find met stands in
+    ``folded`` inside a longer word: the scan's bounds are its own ("<id>X", an id glued to a
+    letter), and the value must go all the same."""
+    out: list[tuple[int, int]] = []
+    for value in values:
+        fv = fold(value.strip())
+        if sum(c.isdigit() for c in fv) < _ID_DIGITS:
+            continue
+        spans = [(m.start(), m.start() + len(fv)) for m in re.finditer(re.escape(fv), folded)]
+        if not any(a < e and s < b for s, e in spans for a, b in hits):
+            out += spans
+    return out
 
 
 def _replace_pieces(
@@ -385,9 +410,15 @@ def mask_steps(
     if scan:
         known = {e: {v for v in ep.raw_found if v.strip()} for e, ep in episodes.items()}
         found = find_leaks(masked, known_values=known)  # every string column
-        if found:  # the second line's finds are masked with their keyed tokens, then re-scanned
-            masked, second_line = mask_leaks(masked, found, masker, episodes, episode_ids, mp)
-            leaks = scan_for_leaks(masked, known_values=known)
+        # the second line's finds are masked with their keyed tokens, then re-scanned: a cell
+        # with new tokens may read differently ("<word> <digits>" once its neighbour is a token)
+        for _ in range(SECOND_LINE_ROUNDS):
+            if not found:
+                break
+            masked, replaced = mask_leaks(masked, found, masker, episodes, episode_ids, mp)
+            second_line += replaced
+            found = find_leaks(masked, known_values=known)
+        leaks = [leak for leak, _ in found]
     if leaks and on_leak == "raise":
         raise PIILeakError(leaks)
     withheld = withheld_episodes(leaks, episode_ids, ds, failed)
