@@ -330,6 +330,8 @@ _SPEAKER = re.compile(
 #: A phone number of any country's writing, and one right after a speaker's colon: the line is
 #: a contact list's, not a chat's.
 _PHONE = r"\+?[\d(][\d \-().]{6,}\d"
+#: A contact list's value: a phone number or an e-mail address.
+_CONTACT = rf"{_PHONE}|[\w.+-]+@[\w-]+\.\w"
 _PHONE_AFTER = re.compile(rf"[ \t\u3000]*{_PHONE}")
 
 
@@ -394,7 +396,7 @@ _CONTACT_LINE = re.compile(
     rf"(?P<name>[^\W\d_]{_CELL_CHAR}{{0,30}}?)"
     r"[ \t\u3000]*(?:[—–|:：,\t\u3000]|\s-)[ \t\u3000]*"
     rf"(?:[^\W\d_]{_CELL_CHAR}{{0,24}}?[ \t\u3000]*(?:[—–|,\t\u3000]|\s-)[ \t\u3000]*)?"
-    rf"(?={_PHONE}|[\w.+-]+@[\w-]+\.\w)"
+    rf"(?={_CONTACT})"
 )
 
 
@@ -450,7 +452,7 @@ def script_list_values(text: str) -> list[tuple[int, int]]:
 
 #: A cell of a delimited line: between commas (Chinese ones too), enumeration commas, bars, tabs.
 _CELL = re.compile(r"[^\n，,、|\t]+")
-_CONTACT_VALUE = re.compile(rf"{_PHONE}|[\w.+-]+@[\w-]+\.\w")
+_CONTACT_VALUE = re.compile(_CONTACT)
 
 
 def _cell_names(text: str) -> list[tuple[int, int]]:
